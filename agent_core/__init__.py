@@ -1,0 +1,1 @@
+"""agent_core: the finished, tested pieces of the course, one module per lesson."""
