@@ -1,0 +1,174 @@
+"""Every protocol rule the mock enforces, checked through the real SDK: HTTP 400 and the real error text."""
+
+import openai
+import pytest
+
+from agent_core import mock
+
+ADD = {"type": "function", "function": {"name": "add", "parameters": {"type": "object", "properties": {}}}}
+USER = {"role": "user", "content": "What is 4 + 2?"}
+
+
+def assistant_calling(*ids):
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": "add", "arguments": "{}"}} for i in ids
+        ],
+    }
+
+
+def tool(call_id, content="6"):
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def refused(messages, **kwargs) -> openai.BadRequestError:
+    client = mock.client(mock.Script("never used"))
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(model="mock-model", messages=messages, **kwargs)
+    error = info.value
+    assert error.status_code == 400
+    assert error.body["type"] == "invalid_request_error"
+    assert "agent_core mock hint:" in error.body["message"]
+    assert client.trace[0].status == 400  # refused calls are recorded too
+    return error
+
+
+def test_tool_message_without_preceding_tool_calls():
+    error = refused([USER, tool("call_1")])
+    assert error.body["message"].startswith(
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+        "with 'tool_calls'."
+    )
+    assert error.body["param"] == "messages.[1].role"
+
+
+def test_tool_calls_not_answered_before_the_next_message():
+    error = refused([USER, assistant_calling("call_1", "call_2"), tool("call_1"), USER])
+    assert "did not have response messages: call_2" in error.body["message"]
+    assert error.body["param"] == "messages.[3].role"
+
+
+def test_tool_calls_not_answered_at_the_end():
+    error = refused([USER, assistant_calling("call_1")])
+    assert error.body["message"].startswith(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+        "each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1"
+    )
+
+
+def test_tool_message_after_a_text_message_is_refused():
+    history = [USER, assistant_calling("call_1"), tool("call_1"), {"role": "user", "content": "and?"}]
+    error = refused(history + [tool("call_1")])
+    assert "must be a response to a preceeding message" in error.body["message"]
+
+
+def test_duplicate_tool_call_id():
+    error = refused([USER, assistant_calling("call_1"), tool("call_1"), tool("call_1")])
+    assert error.body["message"].startswith(
+        "Invalid parameter: Duplicate value for 'tool_call_id' of 'call_1', in messages[2] and messages[3]."
+    )
+
+
+def test_unknown_tool_call_id():
+    error = refused([USER, assistant_calling("call_1"), tool("call_9")])
+    assert error.body["message"].startswith(
+        "Invalid parameter: 'tool_call_id' of 'call_9' not found in 'tool_calls' of previous message."
+    )
+
+
+def test_duplicate_ids_inside_one_assistant_message():
+    error = refused([USER, assistant_calling("call_1", "call_1")])
+    assert "duplicate" in error.body["message"].lower()
+
+
+def test_arguments_must_be_a_json_string():
+    message = assistant_calling("call_1")
+    message["tool_calls"][0]["function"]["arguments"] = {"a": 1}
+    error = refused([USER, message, tool("call_1")])
+    assert error.body["param"] == "messages[1].tool_calls[0].function.arguments"
+
+
+@pytest.mark.parametrize(
+    ("tools", "text", "param"),
+    [
+        ([{"type": "function"}], "Missing required parameter: 'tools[0].function'.", "tools[0].function"),
+        (
+            [{"type": "function", "function": {"name": "add numbers"}}],
+            "Invalid 'tools[0].function.name': string does not match pattern.",
+            "tools[0].function.name",
+        ),
+        (
+            [{"type": "function", "function": {"name": "add", "parameters": {"type": "array"}}}],
+            "Invalid schema for function 'add': schema must be a JSON Schema of 'type: \"object\"'",
+            "tools[0].function.parameters",
+        ),
+        ([{"type": "retrieval"}], "Invalid value: 'retrieval'.", "tools[0].type"),
+        ([], "Invalid 'tools': empty array.", "tools"),
+        ([ADD, ADD], "Invalid 'tools': duplicate function name 'add'.", "tools"),
+    ],
+)
+def test_invalid_tool_definitions(tools, text, param):
+    error = refused([USER], tools=tools)
+    assert error.body["message"].startswith(text)
+    assert error.body["param"] == param
+
+
+def test_tool_choice_naming_a_tool_not_offered():
+    choice = {"type": "function", "function": {"name": "divide"}}
+    error = refused([USER], tools=[ADD], tool_choice=choice)
+    assert "no function named 'divide'" in error.body["message"]
+    assert error.body["param"] == "tool_choice"
+
+
+def test_tool_choice_without_tools():
+    error = refused([USER], tool_choice="required")
+    assert error.body["message"].startswith(
+        "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "text", "param"),
+    [
+        ({"role": "bot", "content": "hi"}, "Invalid value: 'bot'. Supported values are:", "messages[0].role"),
+        ({"content": "hi"}, "Missing required parameter: 'messages[0].role'.", "messages[0].role"),
+        ({"role": "user"}, "Invalid value for 'content': expected a string, got null.", "messages.[0].content"),
+        (
+            {"role": "user", "content": None},
+            "Invalid value for 'content': expected a string, got null.",
+            "messages.[0].content",
+        ),
+        (
+            {"role": "user", "content": 42},
+            "Invalid type for 'messages[0].content': expected one of a string or array of objects",
+            "messages[0].content",
+        ),
+    ],
+)
+def test_messages_need_a_valid_role_and_content(message, text, param):
+    error = refused([message])
+    assert error.body["message"].startswith(text)
+    assert error.body["param"] == param
+
+
+def test_empty_messages():
+    error = refused([])
+    assert error.body["message"].startswith(
+        "Invalid 'messages': empty array. Expected an array with minimum length 1"
+    )
+    assert error.body["code"] == "empty_array"
+
+
+def test_a_correct_tool_round_trip_is_accepted():
+    client = mock.client(mock.Script("6"))
+    history = [USER, assistant_calling("call_1"), tool("call_1")]
+    reply = client.chat.completions.create(model="mock-model", messages=history, tools=[ADD])
+    assert reply.choices[0].message.content == "6"
+
+
+def test_strict_false_lets_anything_through():
+    client = mock.client(mock.Script("ok"), strict=False)
+    reply = client.chat.completions.create(model="mock-model", messages=[tool("call_1")])
+    assert reply.choices[0].message.content == "ok"
