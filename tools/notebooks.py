@@ -1,0 +1,142 @@
+"""Execute the course notebooks in a fresh kernel and store their outputs; check that stored notebooks are clean.
+
+    python tools/notebooks.py run            # every notebook in lessons/ and solutions/
+    python tools/notebooks.py run lessons/00_one_model_call.ipynb
+    python tools/notebooks.py check          # what CI checks (also run by tests/test_notebooks.py)
+    python tools/notebooks.py new draft.py lessons/NN_name.ipynb   # percent-format draft -> notebook
+
+`run` is the one command that regenerates what is stored: each notebook runs top to bottom in a new
+kernel, in its own folder, and is saved with normalised metadata (no kernel version, no widget
+state, no timings, cell ids from their position), so the same code stores the same file everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("lessons", "solutions")
+CLEAN_METADATA = {
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
+ALLOWED_CELL_METADATA = {"tags"}
+MACHINE_SPECIFIC = re.compile(r"(/root/|/home/\w+|/work/|/tmp/\w|\\\\Users\\\\|site-packages|0x[0-9a-f]{8,})")
+
+
+def notebooks(paths: list[str]) -> list[Path]:
+    if paths:
+        return [Path(p).resolve() for p in paths]
+    return sorted(p for folder in FOLDERS for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+
+
+def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """metadata that does not depend on the machine or the run"""
+    nb.metadata = nbformat.from_dict(CLEAN_METADATA)
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    for index, cell in enumerate(nb.cells):
+        cell.id = f"cell-{index:03d}"
+        cell.metadata = nbformat.from_dict(
+            {k: v for k, v in cell.metadata.items() if k in ALLOWED_CELL_METADATA}
+        )
+    return nb
+
+
+def run(path: Path, timeout: int = 300) -> None:
+    """execute one notebook in a fresh kernel, in its own folder, and store it"""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,
+        store_widget_state=False,
+    )
+    client.execute()
+    nbformat.write(normalise(nb), path)
+
+
+def problems(path: Path) -> list[str]:
+    """what is wrong with a stored notebook, as sentences (empty when it is clean)"""
+    found = []
+    nb = nbformat.read(path, as_version=4)
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    if dict(nb.metadata) != CLEAN_METADATA:
+        found.append(f"{name}: notebook metadata is not normalised")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    counts = [c.execution_count for c in code]
+    if counts != list(range(1, len(code) + 1)):
+        found.append(f"{name}: execution counts are {counts[:10]}..., not 1..{len(code)} (not run top to bottom)")
+    for index, cell in enumerate(nb.cells):
+        if cell.get("id") != f"cell-{index:03d}" or set(cell.metadata) - ALLOWED_CELL_METADATA:
+            found.append(f"{name}: cell {index} has ids or metadata that `run` would not store")
+            break
+    for cell in code:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
+                found.append(f"{name}: a cell raised {output.get('ename')} (tag it raises-exception if meant)")
+            text = str(output.get("text", "")) + str(output.get("data", ""))
+            match = MACHINE_SPECIFIC.search(text)
+            if match:
+                found.append(f"{name}: an output shows something machine-specific: {match.group(0)!r}")
+    return found
+
+
+def from_script(path: Path, target: Path) -> Path:
+    """turn a percent-format script (`# %%` code cells, `# %% [markdown]` cells) into a notebook"""
+    cells, kind, tags, lines = [], None, [], []
+
+    def flush():
+        source = "\n".join(lines).strip("\n")
+        if kind == "markdown":
+            source = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in source.splitlines())
+            cells.append(nbformat.v4.new_markdown_cell(source))
+        elif kind == "code" and source:
+            cell = nbformat.v4.new_code_cell(source)
+            if tags:
+                cell.metadata["tags"] = tags
+            cells.append(cell)
+
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# %%"):
+            flush()
+            kind, lines = ("markdown" if "[markdown]" in line else "code"), []
+            tags = json.loads(line.split("tags=", 1)[1]) if "tags=" in line else []
+        else:
+            lines.append(line)
+    flush()
+    nbformat.write(normalise(nbformat.v4.new_notebook(cells=cells)), target)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["run", "check", "new"])
+    parser.add_argument("paths", nargs="*")
+    args = parser.parse_args(argv)
+    if args.command == "new":
+        if len(args.paths) != 2:
+            parser.error("new takes a draft .py and the .ipynb to write")
+        print("wrote", from_script(Path(args.paths[0]), Path(args.paths[1])))
+        return 0
+    if args.command == "run":
+        for path in notebooks(args.paths):
+            print("running", path.relative_to(ROOT) if path.is_relative_to(ROOT) else path, flush=True)
+            run(path)
+        return 0
+    found = [p for path in notebooks(args.paths) for p in problems(path)]
+    print("\n".join(found) if found else "all notebooks clean")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
