@@ -65,15 +65,18 @@ DEFAULT_MODEL = "mock-model"
 BASE_URL = "http://mock.agent-core.invalid/v1"  # never resolved: requests stay in this process
 
 
-def transport(policy: PolicyLike | None = None, *, strict: bool = True) -> httpx2.MockTransport:
+def transport(
+    policy: PolicyLike | None = None, *, strict: bool = True, picky: bool = False
+) -> httpx2.MockTransport:
     """the in-process httpx2 transport that answers as the mock model"""
-    return httpx2.MockTransport(MockModel(policy, strict=strict).handle)
+    return httpx2.MockTransport(MockModel(policy, strict=strict, picky=picky).handle)
 
 
 def client(
     policy: PolicyLike | None = None,
     *,
     strict: bool = True,
+    picky: bool = False,
     trace: Trace | None = None,
     max_retries: int = 0,
 ) -> openai.OpenAI:
@@ -81,11 +84,13 @@ def client(
 
     policy: what the model says next (default: Echo, a plain text reply).
     strict: refuse what the real API refuses, with its HTTP 400 and error text.
+    picky: also refuse message fields the request schema does not define, as some
+        OpenAI-compatible servers (vLLM, for one) do.
     trace: the Trace to record into (default: a new one).
     max_retries: the SDK's retries; 0 so a mock error shows at once.
     """
     trace = trace if trace is not None else Trace()
-    recording = RecordingTransport(transport(policy, strict=strict), trace)
+    recording = RecordingTransport(transport(policy, strict=strict, picky=picky), trace)
     sdk_client = openai.OpenAI(
         api_key="mock-key-not-secret",
         base_url=BASE_URL,

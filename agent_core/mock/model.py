@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 
 from .policy import Policy, PolicyLike, Reply, as_policy, last_user_text
-from .protocol import ProtocolError, check_request
+from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .tokens import count_reply, count_request
 
 __all__ = ["MockModel", "Echo", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
@@ -35,9 +35,10 @@ class Echo(Policy):
 class MockModel:
     """answers Chat Completions requests with a policy, after the real API's protocol checks"""
 
-    def __init__(self, policy: PolicyLike | None = None, *, strict: bool = True):
+    def __init__(self, policy: PolicyLike | None = None, *, strict: bool = True, picky: bool = False):
         self.policy: Policy = as_policy(policy) if policy is not None else Echo()
-        self.strict = strict
+        self.strict = strict  # the real API's protocol checks
+        self.picky = picky  # also refuse unknown message fields, like some OpenAI-compatible servers
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
@@ -66,6 +67,8 @@ class MockModel:
         try:
             if self.strict:
                 check_request(request)
+            if self.picky:
+                check_no_extra_fields(request)
             reply = self.policy(request)
         except ProtocolError as error:
             return _error_response(error)

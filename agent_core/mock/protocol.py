@@ -19,9 +19,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ProtocolError", "check_request", "VALID_ROLES"]
+__all__ = ["ProtocolError", "check_request", "check_no_extra_fields", "VALID_ROLES", "MESSAGE_FIELDS"]
 
 VALID_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+# the fields a request message may have, per role, as the SDK's *MessageParam types define them
+MESSAGE_FIELDS = {
+    "system": {"role", "content", "name"},
+    "developer": {"role", "content", "name"},
+    "user": {"role", "content", "name"},
+    "assistant": {"role", "content", "name", "tool_calls", "refusal", "audio", "function_call"},
+    "tool": {"role", "content", "tool_call_id"},
+    "function": {"role", "content", "name"},
+}
 _NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
@@ -62,6 +71,26 @@ def check_request(body: Any) -> None:
     tool_names = _check_tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), body.get("tools"), tool_names)
     _check_messages(body.get("messages"))
+
+
+def check_no_extra_fields(body: dict[str, Any]) -> None:
+    """what a server that validates requests strictly (e.g. vLLM, with pydantic) adds: no unknown fields
+
+    OpenAI ignores a message field it does not define; such servers refuse it, in pydantic's words.
+    """
+    for i, message in enumerate(body.get("messages") or []):
+        allowed = MESSAGE_FIELDS.get(message.get("role"), set())
+        for key in message:
+            if key not in allowed:
+                raise ProtocolError(
+                    f"1 validation error for ChatCompletionRequest\nmessages.{i}.{message['role']}.{key}\n"
+                    f"  Extra inputs are not permitted [type=extra_forbidden, input_value="
+                    f"{message[key]!r}, input_type={type(message[key]).__name__}]",
+                    param=f"messages[{i}].{key}",
+                    code="extra_forbidden",
+                    hint=f"Send only {sorted(allowed)} in a {message['role']} message: build it "
+                    "as a plain dict instead of dumping the SDK object.",
+                )
 
 
 def _check_tools(tools: Any) -> list[str]:

@@ -1,0 +1,85 @@
+"""Reading tool calls out of a response, and writing the messages that answer them (lesson 02)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = [
+    "wants_tools",
+    "tool_calls_of",
+    "parse_arguments",
+    "assistant_message",
+    "tool_message",
+]
+
+
+def _message_of(response_or_message: Any) -> Any:
+    """the assistant message inside a ChatCompletion (or the message itself)"""
+    choices = getattr(response_or_message, "choices", None)
+    if choices is None and isinstance(response_or_message, dict):
+        choices = response_or_message.get("choices")
+    if choices:
+        first = choices[0]
+        return first.message if hasattr(first, "message") else first["message"]
+    return response_or_message
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def wants_tools(response: Any) -> bool:
+    """True when the model asked for at least one tool call instead of only answering"""
+    return bool(tool_calls_of(response))
+
+
+def tool_calls_of(response_or_message: Any) -> list[dict[str, Any]]:
+    """the tool calls of a reply, as plain dicts {"id", "type", "function": {"name", "arguments"}}"""
+    calls = _field(_message_of(response_or_message), "tool_calls") or []
+    plain = []
+    for call in calls:
+        function = _field(call, "function")
+        plain.append(
+            {
+                "id": _field(call, "id"),
+                "type": "function",
+                "function": {"name": _field(function, "name"), "arguments": _field(function, "arguments")},
+            }
+        )
+    return plain
+
+
+def parse_arguments(call: Any) -> dict[str, Any]:
+    """the arguments of one tool call, parsed from their JSON string into a dict"""
+    function = _field(call, "function")
+    name, raw = _field(function, "name"), _field(function, "arguments")
+    try:
+        arguments = json.loads(raw or "{}")
+    except json.JSONDecodeError as error:
+        raise ValueError(f"the arguments of {name!r} are not valid JSON ({error}): {raw!r}") from None
+    if not isinstance(arguments, dict):
+        raise ValueError(f"the arguments of {name!r} should be a JSON object, got: {raw!r}")
+    return arguments
+
+
+def assistant_message(response_or_message: Any) -> dict[str, Any]:
+    """the assistant message to append to the history: role, content and tool calls, nothing else
+
+    The SDK's message object carries more fields (refusal, annotations, audio...), most of them
+    None. Sending those back works with OpenAI but some OpenAI-compatible servers refuse fields
+    they do not know, so we write the message out explicitly.
+    """
+    message = _message_of(response_or_message)
+    plain: dict[str, Any] = {"role": "assistant", "content": _field(message, "content")}
+    calls = tool_calls_of(message)
+    if calls:
+        plain["tool_calls"] = calls
+    return plain
+
+
+def tool_message(call: Any, content: Any) -> dict[str, Any]:
+    """the `tool` message that answers one call; non-text results are sent as JSON"""
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    call_id = call if isinstance(call, str) else _field(call, "id")
+    return {"role": "tool", "tool_call_id": call_id, "content": text}

@@ -1,0 +1,82 @@
+"""Reading tool calls and writing the messages that answer them, through the real SDK."""
+
+import openai
+import pytest
+
+from agent_core import mock
+from agent_core.calls import assistant_message, parse_arguments, tool_calls_of, tool_message, wants_tools
+
+DIVIDE = {
+    "type": "function",
+    "function": {
+        "name": "divide",
+        "description": "Divide a by b.",
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    },
+}
+QUESTION = [{"role": "user", "content": "What is 8 / 12?"}]
+
+
+def ask(client, messages=QUESTION):
+    return client.chat.completions.create(model="mock-model", messages=messages, tools=[DIVIDE])
+
+
+def test_one_round_trip_by_hand():
+    client = mock.client(mock.Script(mock.call("divide", a=8, b=12), "8 / 12 = 0.6666666666666666"))
+    response = ask(client)
+    assert wants_tools(response)
+    [call] = tool_calls_of(response)
+    arguments = parse_arguments(call)
+    assert arguments == {"a": 8, "b": 12}
+    messages = QUESTION + [assistant_message(response), tool_message(call, arguments["a"] / arguments["b"])]
+    final = ask(client, messages)
+    assert not wants_tools(final)
+    assert final.choices[0].message.content == "8 / 12 = 0.6666666666666666"
+    assert client.trace[1].request["messages"][2] == {
+        "role": "tool",
+        "tool_call_id": call["id"],
+        "content": "0.6666666666666666",
+    }
+
+
+def test_assistant_message_keeps_only_what_the_request_schema_defines():
+    client = mock.client(mock.Script(mock.call("divide", a=8, b=12)))
+    message = assistant_message(ask(client))
+    assert set(message) == {"role", "content", "tool_calls"}
+    assert message["content"] is None
+    assert set(message["tool_calls"][0]) == {"id", "type", "function"}
+
+
+def test_a_picky_server_refuses_the_sdk_object_but_accepts_the_plain_message():
+    client = mock.client(mock.Script(mock.call("divide", a=8, b=12), "done", "done"), picky=True)
+    response = ask(client)
+    call = response.choices[0].message.tool_calls[0]
+    dumped = response.choices[0].message.model_dump()
+    with pytest.raises(openai.BadRequestError, match="Extra inputs are not permitted"):
+        ask(client, QUESTION + [dumped, tool_message(call, "0.67")])
+    ok = ask(client, QUESTION + [assistant_message(response), tool_message(call, "0.67")])
+    assert ok.choices[0].message.content == "done"
+
+
+def test_parse_arguments_says_what_is_wrong():
+    bad = {"id": "call_1", "function": {"name": "divide", "arguments": '{"a": 8,'}}
+    with pytest.raises(ValueError, match="not valid JSON"):
+        parse_arguments(bad)
+    not_object = {"id": "call_1", "function": {"name": "divide", "arguments": "[8, 12]"}}
+    with pytest.raises(ValueError, match="should be a JSON object"):
+        parse_arguments(not_object)
+
+
+def test_tool_message_sends_non_text_as_json():
+    assert tool_message("call_1", {"temp": 14, "sky": "rain"})["content"] == '{"temp": 14, "sky": "rain"}'
+    assert tool_message("call_1", "plain text")["content"] == "plain text"
+
+
+def test_a_text_reply_has_no_tool_calls():
+    response = ask(mock.client(mock.Script("no tools needed")))
+    assert not wants_tools(response) and tool_calls_of(response) == []
+    assert assistant_message(response) == {"role": "assistant", "content": "no tools needed"}
