@@ -12,6 +12,7 @@ import httpx2
 import openai
 
 from ..trace import RecordingTransport, Trace
+from .calculator import Calculator
 from .model import CREATED, MODELS, SYSTEM_FINGERPRINT, Echo, MockModel
 from .policy import (
     Policy,
@@ -39,6 +40,7 @@ __all__ = [
     "BASE_URL",
     "MockModel",
     "Echo",
+    "Calculator",
     "Policy",
     "PolicyLike",
     "Reply",
