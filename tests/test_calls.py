@@ -4,7 +4,13 @@ import openai
 import pytest
 
 from agent_core import mock
-from agent_core.calls import assistant_message, parse_arguments, tool_calls_of, tool_message, wants_tools
+from agent_core.calls import (
+    assistant_message,
+    parse_arguments,
+    tool_calls_of,
+    tool_message,
+    wants_tools,
+)
 
 DIVIDE = {
     "type": "function",

@@ -3,7 +3,7 @@
     python tools/notebooks.py run            # every notebook in lessons/ and solutions/
     python tools/notebooks.py run lessons/00_one_model_call.ipynb
     python tools/notebooks.py check          # what CI checks (also run by tests/test_notebooks.py)
-    python tools/notebooks.py new draft.py lessons/NN_name.ipynb   # percent-format draft -> notebook
+    python tools/notebooks.py new draft.py NN_name   # a percent-format draft -> lesson and solution
 
 `run` is the one command that regenerates what is stored: each notebook runs top to bottom in a new
 kernel, in its own folder, and is saved with normalised metadata (no kernel version, no widget
@@ -27,6 +27,7 @@ CLEAN_METADATA = {
     "language_info": {"name": "python"},
 }
 ALLOWED_CELL_METADATA = {"tags"}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MACHINE_SPECIFIC = re.compile(r"(/root/|/home/\w+|/work/|/tmp/\w|\\\\Users\\\\|site-packages|0x[0-9a-f]{8,})")
 
 
@@ -45,6 +46,10 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata = nbformat.from_dict(
             {k: v for k, v in cell.metadata.items() if k in ALLOWED_CELL_METADATA}
         )
+        for output in cell.get("outputs", []):
+            # a live widget's random model id: without saved widget state it cannot be shown
+            # anyway, and the widget's own text/html fallback stays beside it
+            output.get("data", {}).pop(WIDGET_VIEW, None)
     return nb
 
 
@@ -82,6 +87,8 @@ def problems(path: Path) -> list[str]:
             break
     for cell in code:
         for output in cell.get("outputs", []):
+            if WIDGET_VIEW in output.get("data", {}):
+                found.append(f"{name}: an output stores a live widget's model id (run stores none)")
             if output.get("output_type") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
                 found.append(f"{name}: a cell raised {output.get('ename')} (tag it raises-exception if meant)")
             text = str(output.get("text", "")) + str(output.get("data", ""))
@@ -91,31 +98,52 @@ def problems(path: Path) -> list[str]:
     return found
 
 
-def from_script(path: Path, target: Path) -> Path:
-    """turn a percent-format script (`# %%` code cells, `# %% [markdown]` cells) into a notebook"""
-    cells, kind, tags, lines = [], None, [], []
+def from_script(path: Path, name: str) -> list[Path]:
+    """turn a percent-format draft into lessons/NAME.ipynb and solutions/NAME.ipynb
+
+    `# %%` starts a code cell (`# %% tags=["raises-exception"]` to tag it), `# %% [markdown]` a
+    markdown cell. Lines between `# BEGIN STUB` and `# END STUB` go only to the lesson, lines
+    between `# BEGIN SOLUTION` and `# END SOLUTION` only to the solution, so the two notebooks
+    are the same everywhere else.
+    """
+    written = []
+    for folder, keep, drop in (("lessons", "STUB", "SOLUTION"), ("solutions", "SOLUTION", "STUB")):
+        lines, skipping = [], False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            marker = line.strip()
+            if marker in (f"# BEGIN {drop}", f"# END {drop}"):
+                skipping = marker.startswith("# BEGIN")
+            elif marker not in (f"# BEGIN {keep}", f"# END {keep}") and not skipping:
+                lines.append(line)
+        target = ROOT / folder / f"{name}.ipynb"
+        nbformat.write(normalise(nbformat.v4.new_notebook(cells=_cells(lines))), target)
+        written.append(target)
+    return written
+
+
+def _cells(lines: list[str]) -> list[nbformat.NotebookNode]:
+    cells, kind, tags, source = [], None, [], []
 
     def flush():
-        source = "\n".join(lines).strip("\n")
+        text = "\n".join(source).strip("\n")
         if kind == "markdown":
-            source = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in source.splitlines())
-            cells.append(nbformat.v4.new_markdown_cell(source))
-        elif kind == "code" and source:
-            cell = nbformat.v4.new_code_cell(source)
+            text = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in text.splitlines())
+            cells.append(nbformat.v4.new_markdown_cell(text))
+        elif kind == "code" and text:
+            cell = nbformat.v4.new_code_cell(text)
             if tags:
                 cell.metadata["tags"] = tags
             cells.append(cell)
 
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         if line.startswith("# %%"):
             flush()
-            kind, lines = ("markdown" if "[markdown]" in line else "code"), []
+            kind, source = ("markdown" if "[markdown]" in line else "code"), []
             tags = json.loads(line.split("tags=", 1)[1]) if "tags=" in line else []
         else:
-            lines.append(line)
+            source.append(line)
     flush()
-    nbformat.write(normalise(nbformat.v4.new_notebook(cells=cells)), target)
-    return target
+    return cells
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,8 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "new":
         if len(args.paths) != 2:
-            parser.error("new takes a draft .py and the .ipynb to write")
-        print("wrote", from_script(Path(args.paths[0]), Path(args.paths[1])))
+            parser.error("new takes a draft .py and a notebook name such as 03_dispatcher")
+        for target in from_script(Path(args.paths[0]), args.paths[1]):
+            print("wrote", target.relative_to(ROOT))
         return 0
     if args.command == "run":
         for path in notebooks(args.paths):

@@ -61,15 +61,21 @@ class DescriptionReader(Policy):
         return call(chosen, fill_arguments(user_text, tools[chosen]))
 
     def _answer(self, request: dict[str, Any]) -> str:
-        names = {}
-        for message in request.get("messages", []):
+        """quote the results that came back since the last assistant turn"""
+        messages = request.get("messages", [])
+        names, latest = {}, []
+        for message in messages:
             for tool_call in message.get("tool_calls") or []:
                 names[tool_call.get("id")] = (tool_call.get("function") or {}).get("name")
-        lines = [
-            f"The {names.get(call_id, 'tool')} tool says: {result}"
-            for call_id, result in tool_results(request).items()
-        ]
-        return lines[-1] if len(lines) == 1 else "\n".join(lines)
+        for message in reversed(messages):
+            if message.get("role") != "tool":
+                break
+            latest.insert(0, message.get("tool_call_id"))
+        results = tool_results(request)
+        return "\n".join(
+            f"The {names.get(call_id) or 'tool'} tool says: {results[call_id]}"
+            for call_id in latest
+        )
 
 
 def score_tools(request_text: str, tools: dict[str, dict[str, Any]]) -> list[ToolScore]:

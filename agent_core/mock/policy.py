@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "ToolCall",
@@ -60,7 +60,7 @@ class Reply:
         return "tool_calls" if self.tool_calls else "stop"
 
 
-ReplyLike = Union[Reply, str, ToolCall, Sequence[ToolCall]]
+ReplyLike = Reply | str | ToolCall | Sequence[ToolCall]
 
 
 def text(content: str) -> Reply:
@@ -105,7 +105,7 @@ class Policy:
         return as_reply(self.reply(request))
 
 
-PolicyLike = Union[Policy, Callable[[dict[str, Any]], ReplyLike]]
+PolicyLike = Policy | Callable[[dict[str, Any]], ReplyLike]
 
 
 class _FunctionPolicy(Policy):

@@ -1,0 +1,168 @@
+"""The ReAct loop: call the model, run the tools it asks for, show it the results, until it answers (lesson 04)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from .calls import assistant_message, tool_calls_of
+from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
+from .trace import Trace, recorded, trace_of
+
+__all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun", "DEFAULT_MODEL"]
+
+DEFAULT_MODEL = "mock-model"
+
+
+class StopRun(Exception):
+    """raised by a guardrail to end the run; `reason` becomes the run's stop_reason"""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass
+class AgentRun:
+    """one run of the agent: its messages as they grow, its counters, and finally how it ended"""
+
+    task: str
+    messages: list[dict[str, Any]]
+    tools: ToolRegistry
+    model_calls: int = 0
+    tool_calls: int = 0
+    started: float = field(default_factory=time.monotonic)
+    answer: str | None = None
+    stop_reason: str | None = None  # "answered", "max_turns", or a guardrail's reason
+    trace: Trace = field(default_factory=Trace)
+    observations: list[Observation] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.stop_reason == "answered"
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+class Guardrail:
+    """a hook into run_agent (lesson 05); every method is optional and does nothing by default
+
+    Raise StopRun from any method to end the run with an honest message.
+    """
+
+    def before_model(self, run: AgentRun) -> None:
+        """called before each model call"""
+
+    def after_model(self, run: AgentRun, message: dict[str, Any], usage: Any) -> None:
+        """called with the assistant message just appended and the call's token usage"""
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        """return text to answer the call without running it (a refusal the model reads as an error)"""
+        return None
+
+    def after_tool(self, run: AgentRun, call: dict[str, Any], observation: Observation) -> None:
+        """called with what the tool produced"""
+
+    def check_answer(self, run: AgentRun, answer: str) -> str | None:
+        """return feedback to reject the model's final answer and keep the loop going"""
+        return None
+
+
+def run_agent(
+    client: openai.OpenAI,
+    task: str,
+    tools: ToolRegistry | Iterable[Callable[..., Any]] = (),
+    *,
+    model: str = DEFAULT_MODEL,
+    system: str | None = None,
+    max_turns: int = 10,
+    guardrails: Sequence[Guardrail] = (),
+    history: Sequence[dict[str, Any]] = (),
+    **create_options: Any,
+) -> AgentRun:
+    """run the loop until the model answers without asking for a tool, or max_turns model calls
+
+    Returns the AgentRun: answer, messages, stop_reason ("answered", "max_turns" or a
+    guardrail's), counters, and the trace of this run's model calls.
+    """
+    registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+    if trace_of(client) is None:
+        client = recorded(client)
+    first_turn = len(trace_of(client))
+    messages = [{"role": "system", "content": system}] if system else []
+    messages += [*history, {"role": "user", "content": task}]
+    run = AgentRun(task=task, messages=messages, tools=registry)
+    tool_options = {"tools": registry.definitions} if len(registry) else {}
+    try:
+        while run.model_calls < max_turns:
+            _each(guardrails, "before_model", run)
+            run.model_calls += 1
+            response = client.chat.completions.create(
+                model=model, messages=messages, **tool_options, **create_options
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            _each(guardrails, "after_model", run, message, response.usage)
+            calls = tool_calls_of(message)
+            if not calls:
+                feedback = _first(guardrails, "check_answer", run, message["content"] or "")
+                if feedback is None:
+                    run.answer, run.stop_reason = message["content"], "answered"
+                    break
+                messages.append({"role": "user", "content": feedback})
+                continue
+            for call in calls:  # every call gets an answer, in order, before the next model call
+                run.tool_calls += 1
+                refusal = _first(guardrails, "before_tool", run, call)
+                if refusal is None:
+                    observation = registry.run(call)
+                else:
+                    if not refusal.startswith(ERROR_PREFIX):
+                        refusal = ERROR_PREFIX + refusal
+                    observation = Observation(call["id"], call["function"]["name"], refusal, is_error=True,
+                                              error_type="refused")
+                run.observations.append(observation)
+                messages.append(observation.to_message())
+                _each(guardrails, "after_tool", run, call, observation)
+        else:
+            run.stop_reason = "max_turns"
+            run.answer = (
+                f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
+                "a final answer. The work so far is in the messages."
+            )
+    except StopRun as stop:
+        run.stop_reason, run.answer = stop.reason, stop.message
+        _answer_unanswered_calls(messages, stop.message)
+    run.trace = trace_of(client).since(first_turn)
+    return run
+
+
+def _answer_unanswered_calls(messages: list[dict[str, Any]], why: str) -> None:
+    """a run stopped between parallel calls: answer the rest so the history stays valid"""
+    last_assistant = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=None)
+    if last_assistant is None:
+        return
+    answered = {m.get("tool_call_id") for m in messages[last_assistant + 1 :]}
+    for call in messages[last_assistant].get("tool_calls") or []:
+        if call["id"] not in answered:
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": f"{ERROR_PREFIX}not run: {why}"})
+
+
+def _each(guardrails: Sequence[Guardrail], hook: str, *args: Any) -> None:
+    for guardrail in guardrails:
+        getattr(guardrail, hook)(*args)
+
+
+def _first(guardrails: Sequence[Guardrail], hook: str, *args: Any) -> str | None:
+    for guardrail in guardrails:
+        result = getattr(guardrail, hook)(*args)
+        if result is not None:
+            return result
+    return None

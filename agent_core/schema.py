@@ -1,0 +1,420 @@
+"""The tool schema: one Python function becomes the tool definition a model reads (lesson 01)."""
+
+from __future__ import annotations
+
+import copy
+import enum
+import functools
+import inspect
+import json
+import re
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, Union, get_args, get_origin
+
+import typing_extensions
+
+__all__ = [
+    "Tool",
+    "ToolSchemaError",
+    "tool",
+    "tool_definition",
+    "parse_docstring",
+    "split_optional",
+    "TOOL_NAME_PATTERN",
+]
+
+# The rule OpenAI documents for function names (see FunctionDefinition.name in the openai SDK).
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+SUPPORTED = (
+    "str, int, float, bool, list[T], dict[str, T], Literal[...], an Enum, "
+    "T | None, a pydantic BaseModel or a TypedDict"
+)
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class ToolSchemaError(TypeError):
+    """a function cannot become a tool definition; the message says which parameter and why"""
+
+
+class Tool:
+    """a function plus the definition the model reads; calling the Tool calls the function"""
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool = False,
+    ):
+        if isinstance(function, Tool):  # re-wrapping keeps its name and description
+            name = name or function.name
+            description = description or function.description
+            function = function.function
+        functools.update_wrapper(self, function)  # first: it copies the function's __dict__
+        self.function = function
+        self.name = name or getattr(function, "__name__", "")
+        self.strict = strict
+        if not TOOL_NAME_PATTERN.match(self.name):
+            raise ToolSchemaError(
+                f"tool name {self.name!r} is not allowed: use 1 to 64 letters, digits, "
+                "'_' or '-' (pass name=... to choose one)"
+            )
+        summary, parameter_docs = parse_docstring(function.__doc__ or "")
+        self.description = description or summary
+        if not self.description:
+            raise ToolSchemaError(
+                f"{self.name}() has no description: its docstring is missing or empty. The "
+                "description is the prompt the model reads to decide when to call this tool: "
+                "write a docstring saying what it does and when to use it (or pass description=...)"
+            )
+        parameters = _parameters_schema(function, self.name, parameter_docs)
+        self.parameters = (
+            _make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
+        )
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        """the Chat Completions tool definition, ready for `tools=[...]` (a fresh copy each time)"""
+        function: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": copy.deepcopy(self.parameters),
+        }
+        if self.strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r}, strict={self.strict})"
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool = False,
+) -> Any:
+    """decorator: `@tool` or `@tool(strict=True, name=..., description=...)` turns a function into a Tool"""
+
+    def make(function: Callable[..., Any]) -> Tool:
+        return Tool(function, name=name, description=description, strict=strict)
+
+    return make if function is None else make(function)
+
+
+def tool_definition(
+    function: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+) -> dict[str, Any]:
+    """the Chat Completions tool definition of a function (or of a Tool, keeping its own options)"""
+    if isinstance(function, Tool) and strict is None:
+        strict = function.strict
+    return Tool(function, name=name, description=description, strict=bool(strict)).definition
+
+
+# --- docstrings -----------------------------------------------------------------------------
+
+_PARAMETER_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args"}
+_OTHER_SECTIONS = {"returns", "return", "yields", "raises", "examples", "example", "notes", "note"}
+_OTHER_SECTIONS |= {"attributes", "see also", "warning", "warnings", "todo", "references"}
+_GOOGLE_PARAMETER = re.compile(r"^\*{0,2}(?P<name>\w+)\s*(?:\([^)]*\))?\s*:(?P<text>.*)$")
+_SPHINX_PARAMETER = re.compile(
+    r"^:(?:param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?(?P<name>\w+)\s*:(?P<text>.*)$"
+)
+_SPHINX_OTHER_FIELD = re.compile(r"^:\w[^:]*:")
+
+
+def parse_docstring(docstring: str) -> tuple[str, dict[str, str]]:
+    """(description, {parameter: text}) from a Google-style or `:param name:` docstring"""
+    summary: list[str] = []
+    texts: dict[str, str] = {}
+    section = "summary"  # or "args", "sphinx", "other"
+    current = None  # the parameter whose text continues on the next lines
+    base_indent = 0
+    for line in inspect.cleandoc(docstring).splitlines():
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        header = stripped.rstrip(":").lower() if stripped.endswith(":") else None
+        sphinx = _SPHINX_PARAMETER.match(stripped)
+        if indent == 0 and sphinx:
+            section, current = "sphinx", sphinx["name"]
+            texts[current] = sphinx["text"].strip()
+        elif indent == 0 and _SPHINX_OTHER_FIELD.match(stripped):
+            section, current = "other", None
+        elif indent == 0 and header in _PARAMETER_SECTIONS | _OTHER_SECTIONS:
+            section = "args" if header in _PARAMETER_SECTIONS else "other"
+            current, base_indent = None, -1  # the section's indent is that of its first line
+        elif section == "summary":
+            summary.append(stripped)
+        elif not stripped or section == "other":
+            continue
+        elif section == "args":
+            if base_indent < 0:
+                base_indent = indent
+            google = _GOOGLE_PARAMETER.match(stripped)
+            if indent == 0:
+                section, current = "other", None  # prose after the section: not a parameter
+            elif indent <= base_indent and google:
+                current = google["name"]
+                texts[current] = google["text"].strip()
+            elif current:
+                texts[current] = f"{texts[current]} {stripped}".strip()
+        elif section == "sphinx" and current and indent > 0:
+            texts[current] = f"{texts[current]} {stripped}".strip()
+    paragraphs = " ".join(line or "\n\n" for line in summary).split("\n\n")
+    description = "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+    return description, {name: text for name, text in texts.items() if text}
+
+
+# --- Python types -> JSON Schema ------------------------------------------------------------
+
+
+def _parameters_schema(
+    function: Callable[..., Any], tool_name: str, parameter_docs: dict[str, str]
+) -> dict[str, Any]:
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except NameError as error:
+        raise ToolSchemaError(
+            f"{tool_name}(): cannot resolve a type hint ({error}); define the types it uses "
+            "at module level"
+        ) from error
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for parameter in inspect.signature(function).parameters.values():
+        where = f"parameter '{parameter.name}' of {tool_name}()"
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise ToolSchemaError(
+                f"{where}: *args and **kwargs cannot be described to a model; "
+                "list each parameter by name with a type hint"
+            )
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            raise ToolSchemaError(
+                f"{where} is positional-only, but tool arguments arrive by name; remove the '/'"
+            )
+        if parameter.name not in hints:
+            raise ToolSchemaError(f"{where} has no type hint; give it one of: {SUPPORTED}")
+        annotation = hints[parameter.name]
+        schema = _schema_for(annotation, where)
+        text = parameter_docs.get(parameter.name) or _annotated_text(annotation)
+        if text:
+            schema["description"] = text
+        has_default = parameter.default is not inspect.Parameter.empty
+        if has_default and _is_json(_plain(parameter.default)):
+            schema["default"] = _plain(parameter.default)
+        if not has_default and not split_optional(annotation)[1]:
+            required.append(parameter.name)
+        properties[parameter.name] = schema
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def split_optional(annotation: Any) -> tuple[Any, bool]:
+    """`T | None` -> (T, True); anything else -> (annotation, False)"""
+    if get_origin(annotation) is typing.Annotated:
+        annotation = get_args(annotation)[0]
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = get_args(annotation)
+        if type(None) in members:
+            rest = tuple(m for m in members if m is not type(None))
+            return (rest[0] if len(rest) == 1 else Union[rest]), True  # noqa: UP007
+    return annotation, False
+
+
+def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (typing.Annotated, typing_extensions.Required, typing_extensions.NotRequired):
+        return _schema_for(args[0], where)
+    if annotation is Any:
+        return {}
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    if origin is Literal:
+        return _enum_schema(list(args), where)
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return _enum_schema([member.value for member in annotation], where)
+    inner, nullable = split_optional(annotation)
+    if nullable:
+        return _nullable(_schema_for(inner, where))
+    if annotation is list:
+        return {"type": "array"}
+    if origin is list:
+        return {"type": "array", "items": _schema_for(args[0], f"the items of {where}")}
+    if annotation is dict:
+        return {"type": "object"}
+    if origin is dict:
+        if args[0] is not str:
+            raise ToolSchemaError(f"{where}: JSON object keys are strings; write dict[str, ...]")
+        return {"type": "object", "additionalProperties": _schema_for(args[1], where)}
+    if typing_extensions.is_typeddict(annotation):
+        return _typeddict_schema(annotation, where)
+    if _is_pydantic_model(annotation):
+        return _inline_refs(annotation.model_json_schema(), where)
+    raise ToolSchemaError(
+        f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}"
+    )
+
+
+def _enum_schema(values: list[Any], where: str) -> dict[str, Any]:
+    json_types = []
+    for value in values:
+        json_type = "null" if value is None else _JSON_TYPES.get(type(value))
+        if json_type is None:
+            raise ToolSchemaError(f"{where}: choice {value!r} is not a JSON string, number or bool")
+        if json_type not in json_types:
+            json_types.append(json_type)
+    return {"type": json_types[0] if len(json_types) == 1 else json_types, "enum": values}
+
+
+def _typeddict_schema(typed_dict: Any, where: str) -> dict[str, Any]:
+    hints = typing.get_type_hints(typed_dict, include_extras=True)
+    schema: dict[str, Any] = {"type": "object"}
+    if typed_dict.__doc__:
+        schema["description"] = parse_docstring(typed_dict.__doc__)[0]
+    schema["properties"] = {
+        key: _schema_for(hint, f"field '{key}' of {typed_dict.__name__} in {where}")
+        for key, hint in hints.items()
+    }
+    schema["required"] = [key for key in hints if key in typed_dict.__required_keys__]
+    return schema
+
+
+def _inline_refs(schema: Any, where: str, defs: dict | None = None, seen: tuple = ()) -> Any:
+    """pydantic's schema without $ref/$defs/title, so every model and server accepts it"""
+    if isinstance(schema, list):
+        return [_inline_refs(item, where, defs, seen) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    defs = schema.get("$defs", defs) or {}
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        if ref in seen:
+            raise ToolSchemaError(
+                f"{where}: the model refers to itself ({ref}); recursive models are not supported"
+            )
+        target = defs[ref.rsplit("/", 1)[-1]]
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        return _inline_refs({**target, **rest}, where, defs, (*seen, ref))
+    inlined = {}
+    for key, value in schema.items():
+        if key in ("$defs", "title"):
+            continue
+        if key == "properties":
+            value = {name: _inline_refs(sub, where, defs, seen) for name, sub in value.items()}
+        elif key not in ("default", "enum", "const", "examples"):
+            value = _inline_refs(value, where, defs, seen)
+        inlined[key] = value
+    return inlined
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """the same schema, also accepting null"""
+    json_type = schema.get("type")
+    if "anyOf" in schema:
+        if {"type": "null"} not in schema["anyOf"]:
+            schema = {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+        return schema
+    if json_type in ("string", "integer", "number", "boolean") or isinstance(json_type, list):
+        types_ = json_type if isinstance(json_type, list) else [json_type]
+        schema = {**schema, "type": types_ if "null" in types_ else [*types_, "null"]}
+        if "enum" in schema and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    outer = {k: schema[k] for k in ("description", "default") if k in schema}
+    inner = {k: v for k, v in schema.items() if k not in outer}
+    return {"anyOf": [inner, {"type": "null"}], **outer}
+
+
+# --- strict mode ----------------------------------------------------------------------------
+# OpenAI strict mode accepts a subset of JSON Schema: every object lists all its properties in
+# `required` and sets `additionalProperties: false`; an optional field is a required field that
+# may be null. https://platform.openai.com/docs/guides/structured-outputs#supported-schemas and
+# https://platform.openai.com/docs/guides/function-calling (section "Strict mode").
+
+
+def _make_strict(schema: dict[str, Any], where: str, top: bool = False) -> dict[str, Any]:
+    schema = dict(schema)
+    if not any(key in schema for key in ("type", "enum", "const", "anyOf")):
+        raise ToolSchemaError(
+            f"strict mode cannot express {where}: it accepts any JSON value, and strict mode "
+            "needs a concrete type. Give it one, or use strict=False"
+        )
+    if "anyOf" in schema:
+        schema["anyOf"] = [_make_strict(option, where) for option in schema["anyOf"]]
+    json_types = schema.get("type")
+    json_types = json_types if isinstance(json_types, list) else [json_types]
+    if "object" in json_types:
+        if "properties" not in schema or schema.get("additionalProperties", False) is not False:
+            raise ToolSchemaError(
+                f"strict mode cannot express {where}: a free-form dict may hold keys the schema "
+                "does not name, and strict mode needs every key listed. Use a TypedDict or a "
+                "pydantic model with named fields, or use strict=False"
+            )
+        required = set(schema.get("required", []))
+        properties = {}
+        for name, sub in schema["properties"].items():
+            inner_where = f"parameter '{name}' of {where}" if top else f"field '{name}' in {where}"
+            sub = _make_strict(sub, inner_where)
+            if name not in required:
+                sub = _nullable(sub)
+                sub.pop("default", None)
+            properties[name] = sub
+        schema.update(properties=properties, required=list(properties), additionalProperties=False)
+    if "array" in json_types:
+        if "items" not in schema:
+            raise ToolSchemaError(
+                f"strict mode cannot express {where}: a list needs an item type, e.g. list[str]"
+            )
+        schema["items"] = _make_strict(schema["items"], f"the items of {where}")
+    return schema
+
+
+# --- small helpers --------------------------------------------------------------------------
+
+
+def _annotated_text(annotation: Any) -> str | None:
+    """`Annotated[str, "the city"]` carries its own description"""
+    if get_origin(annotation) is typing.Annotated:
+        return next((m for m in get_args(annotation)[1:] if isinstance(m, str)), None)
+    return None
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _is_pydantic_model(annotation: Any) -> bool:
+    try:
+        from pydantic import BaseModel
+    except (
+        ImportError
+    ):  # pragma: no cover - pydantic is a dependency, but keep schema.py standalone
+        return False
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _type_name(annotation: Any) -> str:
+    return (
+        getattr(annotation, "__qualname__", None)
+        if isinstance(annotation, type)
+        else repr(annotation)
+    )

@@ -1,0 +1,121 @@
+"""run_agent: the loop on the mock model with real tools and the real dispatcher."""
+
+import math
+
+import pytest
+
+from agent_core import mock
+from agent_core.dispatch import ToolRegistry
+from agent_core.loop import Guardrail, StopRun, run_agent
+
+
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+def divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+def test_five_plus_eight_twelfths_takes_three_model_calls():
+    run = run_agent(mock.client(mock.Calculator()), "5 + 8/12", ToolRegistry([add, divide]))
+    assert run.stop_reason == "answered"
+    assert run.model_calls == 3 and len(run.trace) == 3
+    assert run.answer == "5 + 8/12 = 5.666666666666667"
+    first_calls = run.trace[0].reply["tool_calls"]
+    assert [c["function"]["name"] for c in first_calls] == ["divide"]
+    assert run.trace[1].reply["tool_calls"][0]["function"]["name"] == "add"
+    assert math.isclose(float(run.answer.split("=")[1]), 5 + 8 / 12)
+
+
+@pytest.mark.parametrize("task", ["4+2 and 7+8", "Suma 4+2 y suma 7+8"])
+def test_independent_sums_are_requested_in_parallel(task):
+    run = run_agent(mock.client(mock.Calculator()), task, [add])
+    assert run.model_calls == 2
+    assert len(run.trace[0].reply["tool_calls"]) == 2
+    assert run.tool_calls == 2
+    assert "6" in run.answer and "15" in run.answer
+
+
+@pytest.mark.parametrize("tools", [[add], [divide]])
+def test_a_missing_tool_is_done_in_the_models_head(tools):
+    run = run_agent(mock.client(mock.Calculator()), "5 + 8/12", tools)
+    assert run.model_calls == 2
+    assert run.answer == "5 + 8/12 = 5.666666666666667"
+
+
+def test_the_tool_call_id_threads_each_result_to_its_request():
+    run = run_agent(mock.client(mock.Calculator()), "4+2 and 7+8", [add])
+    requested = [c["id"] for c in run.messages[1]["tool_calls"]]
+    answered = [m["tool_call_id"] for m in run.messages[2:4]]
+    assert requested == answered
+    assert [m["content"] for m in run.messages[2:4]] == ["6", "15"]
+
+
+def test_the_turn_cap_stops_with_an_honest_message():
+    script = mock.Script(*[mock.call("add", a=1, b=1)] * 5)
+    run = run_agent(mock.client(script), "loop for ever", [add], max_turns=3)
+    assert run.stop_reason == "max_turns"
+    assert run.model_calls == 3
+    assert "stopped after 3 model calls" in run.answer
+    assert run.messages[-1]["role"] == "tool"  # every call was still answered
+
+
+def test_model_mistakes_become_observations_and_the_loop_goes_on():
+    script = mock.Script(mock.call("multiply", a=2, b=3), mock.call("add", '{"a": 2,'), "I give up.")
+    run = run_agent(mock.client(script), "2 * 3", [add])
+    assert run.stop_reason == "answered" and run.answer == "I give up."
+    assert [o.error_type for o in run.observations] == ["unknown_tool", "invalid_json"]
+
+
+def test_system_prompt_and_history_go_first():
+    run = run_agent(
+        mock.client(mock.Script("hi")), "hello", [], system="Be brief.",
+        history=[{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "ok"}],
+    )
+    assert [m["role"] for m in run.trace[0].messages] == ["system", "user", "assistant", "user"]
+    assert "tools" not in run.trace[0].request  # no tools offered, no empty list sent
+
+
+class Deny(Guardrail):
+    def before_tool(self, run, call):
+        return "ERROR: refused by policy"
+
+
+class StopAfterFirstTool(Guardrail):
+    def after_tool(self, run, call, observation):
+        raise StopRun("stopped", "stopped by a guardrail")
+
+
+class RejectFirstAnswer(Guardrail):
+    def __init__(self):
+        self.rejected = False
+
+    def check_answer(self, run, answer):
+        if not self.rejected:
+            self.rejected = True
+            return "Check your answer again."
+        return None
+
+
+def test_a_guardrail_can_refuse_a_tool_call():
+    run = run_agent(mock.client(mock.Script(mock.call("add", a=1, b=2), "ok")), "1+2", [add], guardrails=[Deny()])
+    assert run.messages[2]["content"] == "ERROR: refused by policy"
+    assert run.observations[0].error_type == "refused"
+
+
+def test_a_guardrail_stop_leaves_a_valid_history():
+    script = mock.Script([mock.call("add", a=1, b=2), mock.call("add", a=3, b=4)])
+    run = run_agent(mock.client(script), "two sums", [add], guardrails=[StopAfterFirstTool()])
+    assert run.stop_reason == "stopped" and run.answer == "stopped by a guardrail"
+    assert [m["role"] for m in run.messages[-2:]] == ["tool", "tool"]
+    assert run.messages[-1]["content"].startswith("ERROR: not run")
+    mock.check_request({"model": "m", "messages": run.messages})  # the strict rules still hold
+
+
+def test_a_guardrail_can_reject_the_final_answer():
+    run = run_agent(mock.client(mock.Script("done?", "done!")), "task", [], guardrails=[RejectFirstAnswer()])
+    assert run.answer == "done!" and run.model_calls == 2
+    assert run.messages[2] == {"role": "user", "content": "Check your answer again."}
