@@ -1,20 +1,37 @@
 """Exercise checks: each lesson's checks say what is right, or exactly what is still wrong (every lesson).
 
 A check never raises: it prints a verdict, so a notebook with an unsolved exercise still runs
-to the end, and returns True or False so a test can assert on it.
+to the end, and returns a Verdict that is truthy when the exercise is solved (for tests).
 """
 
 from __future__ import annotations
 
-__all__ = ["verdict"]
+__all__ = ["Verdict", "verdict"]
 
 
-def verdict(exercise: str, problems: list[str], success: str) -> bool:
-    """print a pass line, or one line per problem; True when there are none"""
+class Verdict:
+    """the outcome of a check: truthy when solved; shows nothing more in a notebook"""
+
+    def __init__(self, exercise: str, problems: list[str]):
+        self.exercise = exercise
+        self.problems = problems
+
+    def __bool__(self) -> bool:
+        return not self.problems
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.exercise!r}, solved={not self.problems})"
+
+    def _ipython_display_(self) -> None:
+        """the verdict was already printed; don't echo the object as the cell's value"""
+
+
+def verdict(exercise: str, problems: list[str], success: str) -> Verdict:
+    """print a pass line, or one line per problem"""
     if problems:
         print(f"✗ Exercise {exercise}: not yet.")
         for problem in problems:
             print(f"  - {problem}")
-        return False
-    print(f"✓ Exercise {exercise}: {success}")
-    return True
+    else:
+        print(f"✓ Exercise {exercise}: {success}")
+    return Verdict(exercise, problems)

@@ -8,12 +8,12 @@ from typing import Any
 import openai
 
 from .. import mock
-from . import verdict
+from . import Verdict, verdict
 
 __all__ = ["check_ask", "check_repaired"]
 
 
-def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> bool:
+def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
     """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn"""
     client = mock.client()
     history: list[dict[str, Any]] = []
@@ -40,7 +40,7 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> bool:
     return verdict("0.1", problems, "the model now sees the whole conversation on every call.")
 
 
-def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]]) -> bool:
+def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]]) -> Verdict:
     """Exercise 0.2: the same messages, in an order the API accepts"""
     problems = []
     if sorted(map(repr, messages)) != sorted(map(repr, original)):

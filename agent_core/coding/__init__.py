@@ -1,0 +1,35 @@
+"""The coding agent's workbench: tools, sandbox and practice projects (lesson 07)."""
+
+from agent_core.coding.sandbox import (
+    CommandResult,
+    OutputCap,
+    SandboxLimits,
+    run_sandboxed,
+    sandbox_env,
+)
+from agent_core.coding.tools import ALL_TOOLS, CORE_TOOLS, ToolError, ToolLimits, Workspace
+from agent_core.coding.workspace import (
+    copy_project,
+    diff,
+    list_projects,
+    project_files,
+    snapshot,
+)
+
+__all__ = [
+    "Workspace",
+    "ToolLimits",
+    "ToolError",
+    "CORE_TOOLS",
+    "ALL_TOOLS",
+    "SandboxLimits",
+    "CommandResult",
+    "OutputCap",
+    "run_sandboxed",
+    "sandbox_env",
+    "list_projects",
+    "copy_project",
+    "project_files",
+    "snapshot",
+    "diff",
+]

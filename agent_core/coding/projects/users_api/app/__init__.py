@@ -1,0 +1,1 @@
+"""A tiny users API: handlers take a request and return (status, body)."""

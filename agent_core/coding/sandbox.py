@@ -1,0 +1,246 @@
+"""Running a shell command with a time limit, an output cap and a clean environment (lesson 07).
+
+What this protects against, and what it does not: see SANDBOX.md next to this file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # Windows has no resource limits (and no /bin/sh)
+    resource = None  # type: ignore[assignment]
+
+__all__ = ["SandboxLimits", "CommandResult", "OutputCap", "sandbox_env", "run_sandboxed"]
+
+SHELL = "/bin/sh"
+READ_CHUNK_BYTES = 64 * 1024
+POLL_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """the limits every sandboxed command runs under"""
+
+    max_timeout: float = 120
+    """the longest timeout (seconds) a command may ask for"""
+    max_output_chars: int = 10_000
+    """output kept: the first half and the last half; a marker replaces the middle"""
+    cpu_seconds: int = 60
+    """CPU time per process (RLIMIT_CPU); the timeout usually ends a busy loop first"""
+    memory_bytes: int = 1024**3
+    """address space per process (RLIMIT_AS): asking for more fails (MemoryError in Python)"""
+    extra_processes: int = 256
+    """processes a command may add to the user's count (RLIMIT_NPROC; Linux ignores it for root)"""
+    file_size_bytes: int = 10 * 1024**2
+    """the largest file a command may write (RLIMIT_FSIZE)"""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """what one command did: its exit code (None if it timed out) and its capped output"""
+
+    command: str
+    timeout: float
+    exit_code: int | None
+    timed_out: bool
+    output: str
+    chars_cut: int
+
+    def observation(self) -> str:
+        """the text a model reads: a status line, then the output"""
+        if self.timed_out:
+            status = f"timed out after {self.timeout:g}s; process group killed"
+        elif self.exit_code is not None and self.exit_code < 0:
+            status = f"exit code: {self.exit_code} (killed by {_signal_name(-self.exit_code)})"
+        else:
+            status = f"exit code: {self.exit_code}"
+        return f"{status}\n{self.output or '(no output)'}"
+
+
+class OutputCap:
+    """keeps the first and the last characters of a stream and counts the ones in between"""
+
+    def __init__(self, max_chars: int):
+        if max_chars < 2:
+            raise ValueError(f"max_chars must be at least 2, got {max_chars}")
+        self.head_size = max_chars // 2
+        self.tail_size = max_chars - self.head_size
+        self.head = ""
+        self.tail = ""
+        self.total = 0
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        room = self.head_size - len(self.head)
+        if room > 0:
+            self.head += text[:room]
+            text = text[room:]
+        if text:
+            self.tail = (self.tail + text)[-self.tail_size :]
+
+    @property
+    def chars_cut(self) -> int:
+        return self.total - len(self.head) - len(self.tail)
+
+    def text(self) -> str:
+        if self.chars_cut == 0:
+            return self.head + self.tail
+        return f"{self.head}\n[... {self.chars_cut} characters cut ...]\n{self.tail}"
+
+
+def sandbox_env(home: Path) -> dict[str, str]:
+    """the whole environment of a sandboxed command: nothing from os.environ but PATH"""
+    python_dir = os.path.dirname(sys.executable)  # `python` is the interpreter running this code
+    return {
+        "PATH": os.pathsep.join([python_dir, os.environ.get("PATH", os.defpath)]),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONUNBUFFERED": "1",  # stdout and stderr then interleave in the order they happened
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # the course's own pytest plugins stay out
+    }
+
+
+def run_sandboxed(
+    command: str, cwd: Path, timeout: float, limits: SandboxLimits = SandboxLimits()
+) -> CommandResult:
+    """run `/bin/sh -c command` in cwd: no stdin, clean env, resource limits, killed at timeout"""
+    process = subprocess.Popen(
+        [SHELL, "-c", command],
+        cwd=cwd,
+        env=sandbox_env(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # the command leads a new process group: one killpg ends it all
+        preexec_fn=_resource_limits(limits),
+    )
+    assert process.stdout is not None
+    pipe = process.stdout.fileno()
+    output = OutputCap(limits.max_output_chars)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            chunk = _read_chunk(pipe, min(left, POLL_SECONDS))
+            if chunk is None:  # quiet for a moment: has the shell finished?
+                if process.poll() is not None:
+                    break  # yes; whatever it left running in the background still holds the pipe
+            elif chunk:
+                output.add(decoder.decode(chunk))
+            else:  # end of output: every process holding the pipe has closed it
+                try:
+                    process.wait(timeout=max(deadline - time.monotonic(), 0))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                break
+    finally:
+        _kill_process_group(process.pid)  # also ends anything left running in the background
+        process.wait()
+        _drain(pipe, output, decoder)
+        output.add(decoder.decode(b"", final=True))
+        process.stdout.close()
+    return CommandResult(
+        command=command,
+        timeout=timeout,
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        output=output.text(),
+        chars_cut=output.chars_cut,
+    )
+
+
+def _read_chunk(pipe: int, wait: float) -> bytes | None:
+    """up to one chunk from the pipe; b"" at its end; None if nothing arrived within `wait`"""
+    ready, _, _ = select.select([pipe], [], [], wait)
+    return os.read(pipe, READ_CHUNK_BYTES) if ready else None
+
+
+def _drain(pipe: int, output: OutputCap, decoder: codecs.IncrementalDecoder) -> None:
+    """read what is left in the pipe, for at most half a second (an escaped process may hold it)"""
+    deadline = time.monotonic() + 0.5
+    while (left := deadline - time.monotonic()) > 0:
+        chunk = _read_chunk(pipe, left)
+        if not chunk:
+            return
+        output.add(decoder.decode(chunk))
+
+
+def _kill_process_group(group_id: int) -> None:
+    try:
+        os.killpg(group_id, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _resource_limits(limits: SandboxLimits) -> Callable[[], None]:
+    """the function the child runs between fork and exec to lower its own limits"""
+    max_processes = _processes_of_this_user()
+    if max_processes is not None:
+        max_processes += limits.extra_processes  # RLIMIT_NPROC counts ALL of the user's processes
+
+    def lower_limits() -> None:
+        _lower_limit("RLIMIT_CPU", limits.cpu_seconds)
+        _lower_limit("RLIMIT_AS", limits.memory_bytes)
+        _lower_limit("RLIMIT_FSIZE", limits.file_size_bytes)
+        _lower_limit("RLIMIT_CORE", 0)
+        if max_processes is not None:
+            _lower_limit("RLIMIT_NPROC", max_processes)
+
+    return lower_limits
+
+
+def _lower_limit(name: str, value: int) -> None:
+    """lower one resource limit if this OS has it and allows it (macOS refuses RLIMIT_AS)"""
+    which = getattr(resource, name, None)
+    if which is None:
+        return
+    try:
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+    except (ValueError, OSError):
+        pass
+
+
+def _processes_of_this_user() -> int | None:
+    """how many processes this user runs now (Linux /proc); None where we cannot tell"""
+    proc = Path("/proc")
+    if resource is None or not proc.is_dir():
+        return None
+    uid, count = os.getuid(), 0
+    for entry in proc.iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                count += 1
+        except OSError:
+            pass  # the process ended while we counted
+    return count
