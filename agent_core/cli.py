@@ -3,52 +3,48 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from . import mock
+from .loop import run_agent
+from .schema import tool
 
-__all__ = ["main", "demo"]
+__all__ = ["main", "run", "demo"]
 
 DEMO_QUESTION = "What is 4 + 2?"
 
 
+@tool
 def add(a: float, b: float) -> float:
-    """Add two numbers."""
+    """Add two numbers.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
     return a + b
 
 
-ADD_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "add",
-        "description": "Add two numbers.",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    },
-}
+def terminal():
+    """a rich console for this process's stdout: colour only on a real terminal, unless NO_COLOR is set"""
+    import os
+
+    from .render import console
+
+    return console(color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
 
 
 def demo(as_json: bool = False) -> int:
-    """one question, one tool call, one answer, on the mock model; prints every turn's JSON"""
-    client = mock.client(mock.Script(mock.call("add", a=4, b=2), "4 + 2 = 6"))
-    messages = [{"role": "user", "content": DEMO_QUESTION}]
-    first = client.chat.completions.create(model="mock-model", messages=messages, tools=[ADD_TOOL])
-    call = first.choices[0].message.tool_calls[0]
-    messages.append({"role": "assistant", "content": None, "tool_calls": [call.model_dump(exclude_none=True)]})
-    result = add(**json.loads(call.function.arguments))
-    messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
-    client.chat.completions.create(model="mock-model", messages=messages, tools=[ADD_TOOL])
+    """one question, one tool call, one answer: run_agent on the mock calculator, every turn's JSON shown"""
+    run = run_agent(mock.client(mock.Calculator()), DEMO_QUESTION, [add])
     if as_json:
-        print(client.trace.to_json(timings=False))
+        print(run.trace.to_json(timings=False))
     else:
         from .render import print_trace
 
-        print_trace(client.trace, json=True)
-    return 0
+        print_trace(run.trace, console=terminal(), json=True)
+        print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls} tool call)")
+    return 0 if run.stop_reason == "answered" else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,5 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """main(), quiet when the reader closes the pipe early (agent-core demo | head)"""
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())
