@@ -1,0 +1,316 @@
+"""Checks for lesson 04's exercises: the loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import openai
+
+from .. import mock
+from ..dispatch import ToolRegistry
+from ..loop import run_agent
+from ..schema import tool
+from . import Verdict, verdict
+
+__all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES", "ARITHMETIC_TOOLS"]
+
+
+@tool
+def add(a: float, b: float) -> float:
+    """Add two numbers: a + b."""
+    return a + b
+
+
+@tool
+def subtract(a: float, b: float) -> float:
+    """Subtract b from a: a - b."""
+    return a - b
+
+
+@tool
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers: a * b."""
+    return a * b
+
+
+@tool
+def divide(a: float, b: float) -> float:
+    """Divide a by b: a / b."""
+    return a / b
+
+
+ARITHMETIC_TOOLS = {t.name: t for t in (add, subtract, multiply, divide)}
+
+# (expression, tools offered): the cases Exercise 4.1 asks about
+PREDICTION_CASES = (
+    ("2*3 + 4", ("add", "multiply")),
+    ("(1 + 2) * (3 + 4)", ("add", "multiply")),
+    ("(1 + 2) * (3 + 4)", ("multiply",)),
+    ("10 - 4 and 6/3", ("subtract", "divide")),
+    ("1 + 2 + 3 + 4", ("add",)),
+    ("1 + 2 + 3 + 4", ()),
+)
+
+_MORE = (
+    "too few. An operation that needs another tool's result waits for the next model call, "
+    "and the final answer takes a call of its own"
+)
+_FEWER = (
+    "too many. Independent operations are asked for in the same model call, and an operation "
+    "with no tool is done in the model's head"
+)
+
+
+# --- Exercise 4.1 ---------------------------------------------------------------------------
+
+
+def check_predictions(predictions: Any) -> Verdict:
+    """Exercise 4.1: predicted model calls per (expression, tools), compared with real runs"""
+    if not isinstance(predictions, dict):
+        return verdict(
+            "4.1",
+            [
+                f"predictions should be a dict {{(expression, tools): calls}}, not {type(predictions).__name__}"
+            ],
+            "",
+        )
+    problems = []
+    missing = [case for case in PREDICTION_CASES if case not in predictions]
+    problems += [f"keep the case {case!r} in predictions and give it a number" for case in missing]
+    unanswered = [case for case in predictions if predictions[case] is None]
+    if unanswered:
+        problems.append(
+            f"{len(unanswered)} case(s) still say None: replace each None with the number of "
+            "model calls you expect"
+        )
+    for case, predicted in predictions.items():
+        if predicted is None:
+            continue
+        where = _describe_case(case)
+        if where is None:
+            problems.append(
+                f"{case!r} is not a case: use (expression, (tool names...)) with tool names "
+                f"from {', '.join(ARITHMETIC_TOOLS)}"
+            )
+            continue
+        if isinstance(predicted, bool) or not isinstance(predicted, int):
+            problems.append(f"{where}: predict a whole number of model calls, not {predicted!r}")
+            continue
+        actual = _model_calls(*case)
+        if predicted < actual:
+            problems.append(f"{where}: you predicted {predicted}; {_MORE}")
+        elif predicted > actual:
+            problems.append(f"{where}: you predicted {predicted}; {_FEWER}")
+    return verdict(
+        "4.1",
+        problems,
+        f"all {len(predictions)} predictions match the runs: model calls = depth of the "
+        "dependency tree over the offered tools + 1.",
+    )
+
+
+def _describe_case(case: Any) -> str | None:
+    """'2*3 + 4' with add, multiply - or None when the case is not (expression, tool names)"""
+    if not (isinstance(case, tuple) and len(case) == 2 and isinstance(case[0], str)):
+        return None
+    expression, names = case
+    if isinstance(names, str) or not all(name in ARITHMETIC_TOOLS for name in names):
+        return None
+    offered = ", ".join(names) if names else "no tools"
+    return f"{expression!r} with {offered}"
+
+
+def _model_calls(expression: str, names: tuple[str, ...]) -> int:
+    registry = ToolRegistry(ARITHMETIC_TOOLS[name] for name in names)
+    return run_agent(mock.client(mock.Calculator()), expression, registry).model_calls
+
+
+# --- Exercise 4.2 ---------------------------------------------------------------------------
+
+
+class _Limited(mock.Policy):
+    """another policy, until `limit` model calls; then a server error ends a loop that never stops"""
+
+    def __init__(self, policy: mock.Policy, limit: int):
+        self.policy, self.limit, self.calls = policy, limit, 0
+
+    def reply(self, request: dict[str, Any]) -> Any:
+        self.calls += 1
+        if self.calls > self.limit:
+            raise RuntimeError(f"called {self.calls} times; the check stops here")
+        return self.policy.reply(request)
+
+
+class _CountForever(mock.Policy):
+    """a model that never answers: it keeps asking to add 1 to its last result"""
+
+    def reply(self, request: dict[str, Any]) -> mock.ToolCall:
+        results = list(mock.tool_results(request).values())
+        return mock.call("add", a=int(results[-1]) if results else 0, b=1)
+
+
+_SCENARIOS = (  # task, tools, model calls, answer
+    ("5 + 8/12", ("add", "divide"), 3, "5 + 8/12 = 5.666666666666667"),
+    ("Suma 4+2 y suma 7+8", ("add",), 2, "4 + 2 = 6\n7 + 8 = 15"),
+)
+_CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios
+_RUNAWAY_TURNS = 4  # max_turns passed in the runaway scenario
+_EXTRA_CALLS = 6  # calls the check allows past max_turns before it stops a loop itself
+
+
+def check_my_run(my_run: Callable[..., Any]) -> Verdict:
+    """Exercise 4.2: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)"""
+    problems = []
+    for task, names, calls, answer in _SCENARIOS:
+        problems += _check_answers(my_run, task, names, calls, answer)
+        if problems:  # one scenario's problems at a time: the later ones usually repeat them
+            break
+    if not problems:
+        problems += _check_cap(my_run)
+    return verdict(
+        "4.2",
+        problems,
+        "my_run answers with the model's final text, answers every tool call, and stops at "
+        "max_turns with an honest message.",
+    )
+
+
+def _attempt(
+    my_run: Callable[..., Any], policy: mock.Policy, task: str, names: tuple[str, ...], turns: int
+) -> tuple[openai.OpenAI, Any, list[str]]:
+    """run my_run on a fresh mock client: (client, what it returned, problems)"""
+    limited = _Limited(policy, turns + _EXTRA_CALLS)
+    client = mock.client(limited)
+    registry = ToolRegistry(ARITHMETIC_TOOLS[name] for name in names)
+    where = f"my_run(client, {task!r}, registry, max_turns={turns})"
+    try:
+        result = my_run(client, task, registry, max_turns=turns)
+    except openai.APIStatusError as error:
+        if limited.calls > limited.limit:
+            return (
+                client,
+                None,
+                [
+                    f"{where} kept calling the model: it made {limited.limit} calls and would have "
+                    f"gone on. Stop when a reply has no tool calls, and never make more than "
+                    f"max_turns model calls"
+                ],
+            )
+        return client, None, [_refused(where, error, len(client.trace))]
+    except Exception as error:  # the learner's code: report, don't crash the notebook
+        return client, None, [f"{where} raised {type(error).__name__}: {error}"]
+    if not (isinstance(result, (tuple, list)) and len(result) == 3):
+        return (
+            client,
+            None,
+            [f"{where} should return (answer, messages, stop_reason); it returned {result!r:.120}"],
+        )
+    return client, result, []
+
+
+def _refused(where: str, error: openai.APIStatusError, calls: int) -> str:
+    body = error.body if isinstance(error.body, dict) else {}
+    message = str(body.get("message") or error).splitlines()[0]
+    advice = "Send a valid history."
+    if "must be followed by tool messages" in message:
+        advice = (
+            "Every tool call needs its own tool message (with its tool_call_id) before the next "
+            "model call: run all the calls of a reply, not only the first."
+        )
+    elif "must be a response to a preceeding message" in message:
+        advice = (
+            "Append the assistant message, with its tool_calls, to messages before the tool "
+            "messages that answer it."
+        )
+    return f"{where}: the API refused model call {calls} (HTTP {error.status_code}): {message} {advice}"
+
+
+def _check_answers(
+    my_run: Callable[..., Any], task: str, names: tuple[str, ...], calls: int, answer: str
+) -> list[str]:
+    client, result, problems = _attempt(my_run, mock.Calculator(), task, names, _CALCULATOR_TURNS)
+    if problems:
+        return problems
+    got_answer, messages, stop_reason = result
+    trace = client.trace
+    where = f"for {task!r} with {', '.join(names)}"
+    if not len(trace):
+        return [f"{where}: my_run never called the model"]
+    if "tools" not in trace[0].request:
+        problems.append(
+            f"{where}: the request offered no tools, so the model did everything in its head. "
+            "Pass tools=registry.definitions to every model call"
+        )
+    early_text = [
+        i + 1 for i, turn in enumerate(trace.turns[:-1]) if not (turn.reply or {}).get("tool_calls")
+    ]
+    if early_text:
+        problems.append(
+            f"{where}: model call {early_text[0]} answered in text (no tool calls), but my_run "
+            "called the model again. Stop there and return that text as the answer"
+        )
+    elif len(trace) < calls and (trace[-1].reply or {}).get("tool_calls"):
+        problems.append(
+            f"{where}: my_run stopped after {len(trace)} model call(s) while the model was still "
+            "asking for tools. Run them, append the results and call the model again, until a "
+            "reply has no tool calls"
+        )
+    if problems:
+        return problems
+    if got_answer != answer:
+        problems.append(
+            f"{where}: the answer should be the text of the model's last reply, {answer!r}; "
+            f"my_run returned {got_answer!r}"
+        )
+    if stop_reason != "answered":
+        problems.append(
+            f"{where}: stop_reason should be 'answered' when the model answered; got {stop_reason!r}"
+        )
+    if not isinstance(messages, list):
+        problems.append(
+            f"{where}: messages should be the list of messages; got {type(messages).__name__}"
+        )
+    elif len(messages) != len(trace[-1].messages) + 1 or _role(messages[-1]) != "assistant":
+        problems.append(
+            f"{where}: messages should hold the whole conversation: the {len(trace[-1].messages)} "
+            f"messages of the last request plus the model's final reply; it has {len(messages)} "
+            "message(s)"
+        )
+    return problems
+
+
+def _check_cap(my_run: Callable[..., Any]) -> list[str]:
+    turns = _RUNAWAY_TURNS
+    client, result, problems = _attempt(my_run, _CountForever(), "count for ever", ("add",), turns)
+    if problems:
+        return problems
+    answer, messages, stop_reason = result
+    where = f"with a model that never stops asking for tools and max_turns={turns}"
+    made = len(client.trace)
+    if made > turns:
+        problems.append(
+            f"{where}, my_run made {made} model calls: stop after max_turns model calls"
+        )
+    elif made < turns:
+        problems.append(
+            f"{where}, my_run gave up after {made} model call(s): max_turns={turns} allows "
+            f"{turns} model calls (count model calls, not loop steps or tool calls)"
+        )
+    if stop_reason != "max_turns":
+        problems.append(f"{where}, stop_reason should be 'max_turns'; got {stop_reason!r}")
+    if not (isinstance(answer, str) and answer.strip()):
+        problems.append(
+            f"{where}, the answer should be an honest message saying the run stopped at max_turns "
+            f"without a final answer; got {answer!r}"
+        )
+    if isinstance(messages, list) and messages and _role(messages[-1]) != "tool":
+        problems.append(
+            f"{where}, the last message should be the tool result answering the last call; it "
+            f"is a {_role(messages[-1])!r} message. Answer every call, even on the last turn"
+        )
+    return problems
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)

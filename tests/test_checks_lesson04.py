@@ -1,0 +1,169 @@
+"""Lesson 04's exercise checks: they pass the solutions and say exactly what is wrong otherwise."""
+
+import pytest
+
+from agent_core.calls import assistant_message, tool_calls_of
+from agent_core.checks.lesson04 import PREDICTION_CASES, check_my_run, check_predictions
+
+RIGHT = dict(zip(PREDICTION_CASES, [3, 3, 2, 2, 4, 1], strict=True))
+
+
+def test_right_predictions_pass(capsys):
+    assert check_predictions(RIGHT)
+    assert "all 6 predictions match the runs" in capsys.readouterr().out
+
+
+def test_the_unsolved_stub_says_how_many_are_left(capsys):
+    assert not check_predictions(dict.fromkeys(PREDICTION_CASES))
+    out = capsys.readouterr().out
+    assert "6 case(s) still say None" in out
+    assert out.count("\n  - ") == 1  # one line, not six
+
+
+def test_a_wrong_prediction_says_which_case_and_which_direction(capsys):
+    wrong = {**RIGHT, ("1 + 2 + 3 + 4", ("add",)): 2, ("1 + 2 + 3 + 4", ()): 4}
+    assert not check_predictions(wrong)
+    out = capsys.readouterr().out
+    assert "'1 + 2 + 3 + 4' with add: you predicted 2; too few" in out
+    assert "'1 + 2 + 3 + 4' with no tools: you predicted 4; too many" in out
+    assert "3" not in out.split("too few")[1].split("\n")[0]  # the right number is not given away
+
+
+def test_missing_cases_and_values_that_are_not_numbers_are_named(capsys):
+    answers = dict(RIGHT)
+    del answers[("2*3 + 4", ("add", "multiply"))]
+    answers[("10 - 4 and 6/3", ("subtract", "divide"))] = "two"
+    answers[("1 + 2 + 3 + 4", ())] = True
+    answers[("2 ** 3", ("power",))] = 2
+    assert not check_predictions(answers)
+    out = capsys.readouterr().out
+    assert "keep the case ('2*3 + 4', ('add', 'multiply'))" in out
+    assert "predict a whole number of model calls, not 'two'" in out
+    assert "not True" in out
+    assert "('2 ** 3', ('power',)) is not a case" in out
+
+
+def test_an_extra_case_of_the_learners_own_is_checked_too():
+    assert check_predictions({**RIGHT, ("4+2 and 7+8", ("add",)): 2})
+    assert not check_predictions({**RIGHT, ("4+2 and 7+8", ("add",)): 3})
+
+
+def test_predictions_must_be_a_dict(capsys):
+    assert not check_predictions([3, 3, 2, 2, 4, 1])
+    assert "should be a dict" in capsys.readouterr().out
+
+
+# --- Exercise 4.2 ---------------------------------------------------------------------------
+
+
+def make_run(
+    *,
+    offer_tools=True,
+    append_reply=True,
+    answer_every_call=True,
+    stop_on_text=True,
+    cap=True,
+    turns_short=0,
+    cap_reason="max_turns",
+    cap_answer="No final answer: stopped at max_turns.",
+):
+    """a loop for my_run, right by default; each flag breaks one rule"""
+
+    def my_run(client, task, registry, max_turns=10):
+        messages = [{"role": "user", "content": task}]
+        options = {"tools": registry.definitions} if offer_tools else {}
+        made = 0
+        while not cap or made < max_turns - turns_short:
+            made += 1
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, **options
+            )
+            message = assistant_message(response)
+            if append_reply:
+                messages.append(message)
+            calls = tool_calls_of(message)
+            if not calls:
+                if stop_on_text:
+                    return message["content"], messages, "answered"
+                continue
+            for call in calls if answer_every_call else calls[:1]:
+                messages.append(registry.dispatch(call))
+        return cap_answer, messages, cap_reason
+
+    return my_run
+
+
+def stub(client, task, registry, max_turns=10):
+    messages = [{"role": "user", "content": task}]
+    response = client.chat.completions.create(
+        model="mock-model", messages=messages, tools=registry.definitions
+    )
+    message = assistant_message(response)
+    messages.append(message)
+    return message["content"], messages, "answered"
+
+
+def test_a_right_loop_passes(capsys):
+    assert check_my_run(make_run())
+    assert "stops at max_turns with an honest message" in capsys.readouterr().out
+
+
+def test_the_stub_is_told_to_keep_going(capsys):
+    assert not check_my_run(stub)
+    assert (
+        "for '5 + 8/12' with add, divide: my_run stopped after 1 model call(s) while the model "
+        "was still asking for tools"
+    ) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("broken", "explanation"),
+    [
+        (dict(answer_every_call=False), "Every tool call needs its own tool message"),
+        (dict(append_reply=False), "Append the assistant message, with its tool_calls"),
+        (dict(offer_tools=False), "the request offered no tools"),
+        (
+            dict(stop_on_text=False),
+            "model call 3 answered in text (no tool calls), but my_run called the model again",
+        ),
+        (dict(stop_on_text=False, cap=False), "kept calling the model"),
+        (dict(cap=False), "max_turns=4) kept calling the model"),
+        (dict(turns_short=1), "gave up after 3 model call(s): max_turns=4 allows 4 model calls"),
+        (dict(cap_reason="answered"), "stop_reason should be 'max_turns'; got 'answered'"),
+        (dict(cap_answer=None), "the answer should be an honest message"),
+    ],
+)
+def test_each_broken_rule_is_named(capsys, broken, explanation):
+    assert not check_my_run(make_run(**broken))
+    assert explanation in capsys.readouterr().out
+
+
+def test_the_answer_and_stop_reason_of_a_finished_run_are_checked(capsys):
+    def wrong_answer(client, task, registry, max_turns=10):
+        answer, messages, _ = make_run()(client, task, registry, max_turns)
+        return "done", messages, "finished"
+
+    assert not check_my_run(wrong_answer)
+    out = capsys.readouterr().out
+    assert (
+        "the answer should be the text of the model's last reply, '5 + 8/12 = 5.666666666666667'"
+        in out
+    )
+    assert "stop_reason should be 'answered' when the model answered; got 'finished'" in out
+
+
+def test_messages_must_be_the_whole_conversation(capsys):
+    def only_the_start(client, task, registry, max_turns=10):
+        answer, messages, reason = make_run()(client, task, registry, max_turns)
+        return answer, messages[:2], reason
+
+    assert not check_my_run(only_the_start)
+    assert "messages should hold the whole conversation" in capsys.readouterr().out
+
+
+def test_a_wrong_shape_or_an_exception_is_reported_not_raised(capsys):
+    assert not check_my_run(lambda client, task, registry, max_turns=10: "6")
+    assert not check_my_run(lambda client, task, registry, max_turns=10: 1 / 0)
+    out = capsys.readouterr().out
+    assert "should return (answer, messages, stop_reason); it returned '6'" in out
+    assert "raised ZeroDivisionError: division by zero" in out
