@@ -1,0 +1,203 @@
+"""Lesson 01's exercise checks: they pass the solutions and say what is wrong with the stubs."""
+
+from typing import Literal, TypedDict
+
+from agent_core.checks.lesson01 import (
+    DELIVERY_TARGET,
+    check_cancel_description,
+    check_schedule_delivery,
+    check_strict_find_orders,
+)
+from agent_core.schema import tool_definition
+
+# --- exercise 1.1 -----------------------------------------------------------------------------
+
+
+def schedule_delivery(
+    order_id: str,
+    day: Literal["monday", "tuesday", "wednesday", "thursday", "friday"],
+    window: Literal["morning", "afternoon", "evening"] = "morning",
+    leave_at_door: bool = False,
+    instructions: str | None = None,
+) -> str:
+    """Books a delivery slot for an order that has not arrived yet.
+
+    Args:
+        order_id: The order's id, like A-1042.
+        day: Weekday of the delivery.
+        window: Part of the day the courier comes.
+        leave_at_door: Whether the courier may leave the parcel without a signature.
+        instructions: A note for the courier, if any.
+    """
+    return f"{order_id} {day} {window}"
+
+
+def test_the_solution_generates_the_target_definition(capsys):
+    assert tool_definition(schedule_delivery) == DELIVERY_TARGET
+    assert check_schedule_delivery(schedule_delivery)
+    assert "✓ Exercise 1.1" in capsys.readouterr().out
+
+
+def test_the_delivery_check_names_each_difference(capsys):
+    def schedule_delivery(order_id: str, day: str, window: str = "morning") -> str:
+        """Schedules a delivery."""
+        return f"{order_id} {day} {window}"
+
+    assert not check_schedule_delivery(schedule_delivery)
+    out = capsys.readouterr().out
+    assert 'description should be "Books a delivery slot' in out
+    assert "property 'leave_at_door' is missing" in out
+    assert "property 'day' has no enum" in out and "Literal[...]" in out
+    assert "property 'order_id' has no description" in out and "Args:" in out
+
+
+def test_the_delivery_check_reports_wrong_types_defaults_and_required(capsys):
+    def schedule_delivery(
+        order_id: int,
+        day: Literal["monday", "tuesday", "wednesday", "thursday", "friday"] = "monday",
+        window: Literal["morning", "afternoon", "evening"] = "evening",
+        leave_at_door: bool = False,
+        instructions: str | None = None,
+        extra: str = "",
+    ) -> str:
+        """Books a delivery slot for an order that has not arrived yet."""
+        return ""
+
+    assert not check_schedule_delivery(schedule_delivery)
+    out = capsys.readouterr().out
+    assert 'property \'order_id\' type should be "string", yours is "integer"' in out
+    assert 'property \'window\' default should be "morning", yours is "evening"' in out
+    assert "property 'day' should have no default" in out
+    assert "property 'extra' is not in the target" in out
+    assert 'required should be ["order_id", "day"], yours is ["order_id"]' in out
+
+
+def test_the_delivery_check_reports_a_function_that_cannot_be_a_tool(capsys):
+    def schedule_delivery(order_id, day):
+        """Books a delivery slot."""
+
+    assert not check_schedule_delivery(schedule_delivery)
+    assert "cannot become a tool: ToolSchemaError: parameter 'order_id'" in capsys.readouterr().out
+
+
+# --- exercise 1.2 -----------------------------------------------------------------------------
+
+
+def cancel_order(order_id: str) -> str:
+    """Cancels an order by its id, if it has not shipped yet."""
+    return f"Order {order_id} is cancelled."
+
+
+def test_a_clear_cancel_description_gets_picked(capsys):
+    assert check_cancel_description(cancel_order)
+    assert "✓ Exercise 1.2" in capsys.readouterr().out
+
+
+def test_a_vague_cancel_description_shows_the_scores(capsys):
+    def cancel_order(order_id: str) -> str:
+        """Handles changes."""
+        return order_id
+
+    assert not check_cancel_description(cancel_order)
+    out = capsys.readouterr().out
+    assert "the model called lookup_order, not cancel_order" in out
+    assert (
+        "lookup_order 1 (order); search_products 1 (order); find_customer 0; cancel_order 0" in out
+    )
+
+
+def test_a_description_that_steals_another_request_fails(capsys):
+    def cancel_order(order_id: str) -> str:
+        """Cancels an order, or finds running shoes in stock."""
+        return order_id
+
+    assert not check_cancel_description(cancel_order)
+    out = capsys.readouterr().out
+    assert "for 'Do you have blue running shoes in stock?' the model called cancel_order" in out
+    assert "cancel_order 3 (running, shoe, stock)" in out
+    assert "say what cancel_order does, not what search_products does" in out
+
+
+def test_a_description_naming_one_order_is_refused(capsys):
+    def cancel_order(order_id: str) -> str:
+        """Cancels order A-2071 or B-3310."""
+        return order_id
+
+    assert not check_cancel_description(cancel_order)
+    assert "mentions A-2071, B-3310" in capsys.readouterr().out
+
+
+def test_the_cancel_check_wants_the_name_and_a_docstring(capsys):
+    def cancel(order_id: str) -> str:
+        """Cancels an order."""
+        return order_id
+
+    def cancel_order(order_id: str) -> str:
+        return order_id
+
+    assert not check_cancel_description(cancel)
+    assert not check_cancel_description(cancel_order)
+    out = capsys.readouterr().out
+    assert "keep the name cancel_order (yours is 'cancel')" in out
+    assert "has no description" in out
+
+
+# --- exercise 1.3 -----------------------------------------------------------------------------
+
+
+class OrderFilters(TypedDict):
+    status: Literal["open", "shipped", "delivered", "cancelled"]
+    placed_after: str
+
+
+def find_orders(customer_email: str, filters: OrderFilters, tags: list[str] | None = None) -> str:
+    """Finds a customer's orders, newest first."""
+    return f"No {filters['status']} orders for {customer_email}."
+
+
+def find_orders_stub(customer_email: str, filters: dict, tags: list | None = None) -> str:
+    """Finds a customer's orders, newest first."""
+    return customer_email
+
+
+def test_typed_parameters_make_find_orders_strict(capsys):
+    assert check_strict_find_orders(find_orders)
+    assert "✓ Exercise 1.3" in capsys.readouterr().out
+
+
+def test_the_strict_check_names_each_loose_parameter(capsys):
+    assert not check_strict_find_orders(find_orders_stub)
+    out = capsys.readouterr().out
+    assert "'filters' is a free-form dict" in out and "TypedDict" in out
+    assert "'tags' is a list of anything" in out
+
+
+def test_the_strict_check_wants_the_same_parameters_and_keys(capsys):
+    class Filters(TypedDict):
+        status: str
+
+    def renamed(email: str, filters: OrderFilters, tags: list[str] | None = None) -> str:
+        """Finds orders."""
+        return email
+
+    def too_few_keys(customer_email: str, filters: Filters, tags: list[str] | None = None) -> str:
+        """Finds orders."""
+        return customer_email
+
+    def tags_required(customer_email: str, filters: OrderFilters, tags: list[str]) -> str:
+        """Finds orders."""
+        return customer_email
+
+    assert not check_strict_find_orders(renamed)
+    assert not check_strict_find_orders(too_few_keys)
+    assert not check_strict_find_orders(tags_required)
+    out = capsys.readouterr().out
+    assert "keep the parameters customer_email, filters, tags (yours: email, filters, tags)" in out
+    assert "filters should have exactly two keys, status and placed_after; yours has status" in out
+    assert "tags should stay optional" in out
+
+
+def test_no_check_raises_on_something_that_is_not_a_function(capsys):
+    for check in (check_schedule_delivery, check_cancel_description, check_strict_find_orders):
+        assert not check(None)
+    assert capsys.readouterr().out.count("cannot become a tool") == 3
