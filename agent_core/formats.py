@@ -145,7 +145,8 @@ def tool_to_responses(tool: Tool) -> Tool:
     if "description" in function:
         flat["description"] = function["description"]
     flat["parameters"] = function.get("parameters")
-    # Responses treats a function as strict unless told otherwise; Chat Completions does the opposite.
+    # Responses normalises a function into strict mode when `strict` is omitted; Chat Completions does not
+    # (OpenAI function-calling guide, "strict mode" section, as of 2026-04). So we always spell it out.
     flat["strict"] = bool(function.get("strict", False))
     return flat
 
