@@ -227,7 +227,14 @@ class ToolRegistry:
             Draft202012Validator(schema).iter_errors(arguments), key=relevance, reverse=True
         )
         if errors:
-            lines = dict.fromkeys(f"- {_explain(error)}" for error in errors)  # drop repeats
+            order = list(tool.parameters.get("properties", {}))
+            explained = dict.fromkeys(_explain(error) for error in errors)  # drop repeats
+
+            def field_order(text: str) -> int:  # list the fields in the order the schema has them
+                name = text.split("'")[1] if text.startswith("'") else ""
+                return order.index(name) if name in order else len(order)
+
+            lines = [f"- {text}" for text in sorted(explained, key=field_order)]
             problems = "\n".join(lines)
             raise _Failure(
                 "invalid_arguments",

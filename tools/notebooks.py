@@ -46,11 +46,30 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata = nbformat.from_dict(
             {k: v for k, v in cell.metadata.items() if k in ALLOWED_CELL_METADATA}
         )
+        if "outputs" in cell:
+            cell.outputs = _merge_streams(cell.outputs)
         for output in cell.get("outputs", []):
             # a live widget's random model id: without saved widget state it cannot be shown
             # anyway, and the widget's own text/html fallback stays beside it
             output.get("data", {}).pop(WIDGET_VIEW, None)
     return nb
+
+
+def _merge_streams(outputs: list) -> list:
+    """one output per run of stdout (or stderr) text: how the kernel splits it depends on timing"""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            merged.append(output)
+    return merged
 
 
 def run(path: Path, timeout: int = 300) -> None:
@@ -86,6 +105,8 @@ def problems(path: Path) -> list[str]:
             found.append(f"{name}: cell {index} has ids or metadata that `run` would not store")
             break
     for cell in code:
+        if len(_merge_streams([dict(o) for o in cell.get("outputs", [])])) != len(cell.get("outputs", [])):
+            found.append(f"{name}: a cell stores its printed text in pieces (run merges them)")
         for output in cell.get("outputs", []):
             if WIDGET_VIEW in output.get("data", {}):
                 found.append(f"{name}: an output stores a live widget's model id (run stores none)")
