@@ -57,9 +57,61 @@ def main(argv: list[str] | None = None) -> int:
         "demo", help="a short conversation with one tool call on the mock model, every turn's JSON shown"
     )
     demo_parser.add_argument("--json", action="store_true", help="print the raw trace JSON instead")
+    serve_parser = commands.add_parser(
+        "serve-mock", help="serve the mock model as an OpenAI-compatible HTTP API (Ctrl-C stops)"
+    )
+    serve = serve_parser.add_argument
+    serve("--port", type=int, default=8000, help="port to listen on; 0 picks a free one")
+    serve("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    serve("--policy", default="echo", choices=["echo", "calculator"], help="what the mock says")
+    serve("--cassette", metavar="FILE", help="replay this recorded trace instead of a policy")
+    serve("--api-key", metavar="KEY", help="refuse requests without this key (401)")
+    serve("--models", metavar="A,B", help="serve only these model names (others: 404)")
+    serve("--rate-limit", type=int, metavar="N", help="allow N chat requests a minute (then 429)")
+    serve("--picky", action="store_true", help="refuse unknown message fields, like vLLM")
+    serve("--quiet", action="store_true", help="do not log each request to stderr")
+    replay_parser = commands.add_parser("replay", help="print the turns recorded in a cassette")
+    replay_parser.add_argument("cassette", metavar="CASSETTE", help="a trace saved by Trace.save()")
+    replay_parser.add_argument("--json", action="store_true", help="print the raw cassette JSON")
+    fix_parser = commands.add_parser(
+        "fix", help="a mock coding agent fixes a practice project; prints the trace and the final diff"
+    )
+    fix_parser.add_argument("--project", default="discount", choices=["discount", "users_api"])
+    fix_parser.add_argument(
+        "--policy",
+        default="careful",
+        choices=["careful", "test-editor", "hallucinator", "comment-deleter"],
+        help="which mock agent (the careless ones work on the discount project only)",
+    )
+    fix_parser.add_argument(
+        "--no-guards", action="store_true", help="run without lesson 07's guardrails"
+    )
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(as_json=args.json)
+    if args.command == "serve-mock":
+        from .mock.server import run as serve_mock
+
+        models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+        return serve_mock(
+            host=args.host,
+            port=args.port,
+            policy=args.policy,
+            cassette=args.cassette,
+            api_key=args.api_key,
+            models=models,
+            rate_limit=args.rate_limit,
+            picky=args.picky,
+            quiet=args.quiet,
+        )
+    if args.command == "replay":
+        from .replay import show_cassette
+
+        return show_cassette(args.cassette, as_json=args.json, console=terminal())
+    if args.command == "fix":
+        from .coding.agent import fix
+
+        return fix(args.project, args.policy, guarded=not args.no_guards, console=terminal())
     parser.print_help()
     return 0
 

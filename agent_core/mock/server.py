@@ -1,0 +1,466 @@
+"""The mock model over real HTTP: an OpenAI-compatible server on your own machine (lesson 08).
+
+From a terminal (then point curl, another language, or another notebook at it):
+
+    agent-core serve-mock --port 8000 --policy calculator
+
+From Python (port 0 picks a free port; the server stops at the end of the `with`):
+
+    with serve(Calculator()) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="anything")
+
+The answers come from the same MockModel.respond() as the in-process client, so the same
+policies and the same protocol checks apply. Options make it refuse like a real server does:
+`api_key` (401 without it), `models` (404 for any other model name), `rate_limit` (429 past
+N chat requests per minute).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol, TextIO
+
+from ..replay import Replay
+from .calculator import Calculator
+from .model import CREATED, Echo, MockModel
+from .policy import Policy, PolicyLike
+from .protocol import ProtocolError
+
+__all__ = [
+    "MockServer",
+    "serve",
+    "run",
+    "Responder",
+    "ServerStartError",
+    "POLICIES",
+    "policy_by_name",
+    "masked_key",
+    "LOCALHOST",
+    "DEFAULT_PORT",
+]
+
+LOCALHOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
+Response = tuple[int, dict[str, str], bytes]
+
+
+class Responder(Protocol):
+    """anything that answers one HTTP request: MockModel, or a Replay of a cassette"""
+
+    def respond(self, method: str, path: str, body: bytes) -> Response: ...
+
+
+class ServerStartError(OSError):
+    """the server could not listen where it was asked to (port taken, not allowed, unknown host)"""
+
+
+def policy_by_name(name: str) -> Policy:
+    """a fresh mock policy by its name: "echo" or "calculator" """
+    try:
+        return POLICIES[name.strip().lower()]()
+    except KeyError:
+        raise ValueError(
+            f"there is no mock policy named {name!r}; choose one of: {', '.join(POLICIES)}"
+        ) from None
+
+
+def masked_key(key: str) -> str:
+    """a key as OpenAI's 401 message shows it: first 8 and last 4 characters; a short key fully hidden"""
+    if len(key) <= 12:
+        return "*" * len(key)
+    return key[:8] + "*" * (len(key) - 12) + key[-4:]
+
+
+class MockServer:
+    """an OpenAI-compatible HTTP server that answers with a MockModel (or a Replay)
+
+    The socket is bound when the object is made, so `base_url` is known at once (port 0 means
+    any free port). start() serves in a background thread; serve_forever() in this one.
+    """
+
+    def __init__(
+        self,
+        model: Responder | PolicyLike | None = None,
+        *,
+        host: str = LOCALHOST,
+        port: int = 0,
+        api_key: str | None = None,
+        models: Sequence[str] | None = None,
+        rate_limit: int | None = None,
+        log: TextIO | None = None,
+    ):
+        self.model: Responder = model if hasattr(model, "respond") else MockModel(model)
+        self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
+        self.models = tuple(models) if models else None  # when set, any other model name gets a 404
+        self.rate_limit = rate_limit  # chat requests per minute; the next one gets a 429
+        self.log = log  # where to print one line per request (None: quiet)
+        # one request at a time reaches the model: policies such as Script keep state
+        self._lock = threading.Lock()
+        self._minute_started: float | None = None
+        self._used_this_minute = 0
+        self._http = _bind(self, host, port)
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @property
+    def host(self) -> str:
+        return self._http.server_address[0]
+
+    @property
+    def port(self) -> int:
+        return self._http.server_address[1]
+
+    @property
+    def url(self) -> str:
+        """where the server listens, e.g. http://127.0.0.1:8000"""
+        host = {"0.0.0.0": LOCALHOST, "::": "::1"}.get(self.host, self.host)
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """what to pass as openai.OpenAI(base_url=...): the url with /v1"""
+        return self.url + "/v1"
+
+    def start(self) -> MockServer:
+        """serve in a background thread; returns at once"""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._http.serve_forever,
+                args=(0.05,),
+                name=f"mock-server-{self.port}",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """serve in this thread until KeyboardInterrupt (Ctrl-C); the socket is closed on the way out"""
+        try:
+            self._http.serve_forever(poll_interval=0.2)
+        finally:
+            self._close_socket()
+
+    def close(self) -> None:
+        """stop serving, end open connections, close the socket"""
+        if self._thread is not None:
+            self._http.shutdown()
+            self._thread.join()
+            self._thread = None
+        self._close_socket()
+
+    def __enter__(self) -> MockServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<MockServer {self.base_url}>"
+
+    def answer(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Response:
+        """the server's own checks (key, model list, rate limit) first, then the model's answer"""
+        path = path.split("?", 1)[0]
+        refusal = self._refuse(method, path, headers, body)
+        if refusal is not None:
+            return refusal
+        if method == "GET" and self.models and path.rstrip("/").endswith("/models"):
+            return _json(200, {"object": "list", "data": [_model_card(m) for m in self.models]})
+        with self._lock:
+            return self.model.respond(method, path, body)
+
+    def _refuse(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes
+    ) -> Response | None:
+        try:
+            self._check_key(headers.get("Authorization") or headers.get("authorization"))
+            if method == "POST" and path.rstrip("/").endswith("/chat/completions"):
+                model = _model_of(body)
+                self._check_model(model)
+                return self._count_request(model)
+        except ProtocolError as error:
+            return _json(error.status, error.body())
+        return None
+
+    def _check_key(self, authorization: str | None) -> None:
+        if self.api_key is None:
+            return
+        if not authorization or not authorization.startswith("Bearer "):
+            raise ProtocolError(
+                "You didn't provide an API key. You need to provide your API key in an Authorization "
+                "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password "
+                "field (with blank username) if you're accessing the API from your browser and are "
+                "prompted for a username and password. You can obtain an API key from "
+                "https://platform.openai.com/account/api-keys.",
+                status=401,
+                hint="This mock server was started with an API key: send it as api_key=... .",
+            )
+        given = authorization[len("Bearer ") :]
+        if given != self.api_key:
+            raise ProtocolError(
+                f"Incorrect API key provided: {masked_key(given)}. You can find your API key at "
+                "https://platform.openai.com/account/api-keys.",
+                status=401,
+                code="invalid_api_key",
+                hint="Use the key this mock server was started with (--api-key).",
+            )
+
+    def _check_model(self, model: str | None) -> None:
+        if self.models is None or model is None or model in self.models:
+            return
+        raise ProtocolError(
+            f"The model `{model}` does not exist or you do not have access to it.",
+            status=404,
+            code="model_not_found",
+            hint=f"This server serves: {', '.join(self.models)}.",
+        )
+
+    def _count_request(self, model: str | None) -> Response | None:
+        """None if the request fits this minute's allowance; otherwise OpenAI's 429"""
+        if self.rate_limit is None:
+            return None
+        with self._lock:
+            now = time.monotonic()
+            if self._minute_started is None or now - self._minute_started >= 60:
+                self._minute_started, self._used_this_minute = now, 0
+            if self._used_this_minute < self.rate_limit:
+                self._used_this_minute += 1
+                return None
+            wait = max(1, math.ceil(60 - (now - self._minute_started)))
+        error = ProtocolError(
+            f"Rate limit reached for {model} in organization org-agent-core-mock on requests per min "
+            f"(RPM): Limit {self.rate_limit}, Used {self.rate_limit}, Requested 1. Please try again in "
+            f"{wait}s. Visit https://platform.openai.com/account/rate-limits to learn more.",
+            status=429,
+            type="requests",
+            code="rate_limit_exceeded",
+            hint=f"This mock server allows {self.rate_limit} chat requests per minute (--rate-limit).",
+        )
+        status, headers, content = _json(429, error.body())
+        headers.update(
+            {
+                "retry-after": str(wait),
+                "x-ratelimit-limit-requests": str(self.rate_limit),
+                "x-ratelimit-remaining-requests": "0",
+                "x-ratelimit-reset-requests": f"{wait}s",
+            }
+        )
+        return status, headers, content
+
+    def _close_socket(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._http.end_connections()
+        self._http.server_close()
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    allow_reuse_port = False  # a second server on the same port must fail, not share it
+
+    def __init__(self, mock: MockServer, host: str, port: int):
+        self.mock = mock
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        super().__init__((host, port), _Handler)
+
+    def server_bind(self) -> None:
+        socketserver.TCPServer.server_bind(self)  # HTTPServer's version also does a slow DNS lookup
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def end_connections(self) -> None:
+        """wake handler threads waiting on kept-alive connections, so server_close() can join them"""
+        with self.connections_lock:
+            for connection in self.connections:
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):  # a client that went away is not news
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive and chunked streaming, as the SDK expects
+    server_version = "agent-core-mock"
+    timeout = 60  # an idle kept-alive connection is closed after this many seconds
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.connections_lock:
+            self.server.connections.discard(self.connection)
+        super().finish()
+
+    def do_GET(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        status, headers, content = self.server.mock.answer(
+            self.command, self.path, self.headers, body
+        )
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+        if content_type.startswith("text/event-stream"):
+            self._send_events(content)
+        else:
+            self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _send_events(self, content: bytes) -> None:
+        """one HTTP chunk per server-sent event, as a streaming API sends them"""
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for event in content.split(b"\n\n"):
+            if event:
+                data = event + b"\n\n"
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def log_request(self, code: Any = "-", size: Any = "-") -> None:
+        self.log_message("%s %s -> %s", self.command, self.path, code)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log = self.server.mock.log
+        if log is not None:
+            print(format % args, file=log, flush=True)
+
+
+def _bind(mock: MockServer, host: str, port: int) -> _HTTPServer:
+    try:
+        return _HTTPServer(mock, host, port)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            message = f"port {port} is already in use on {host}; pick another with --port (0 picks a free one)"
+        elif error.errno == errno.EACCES:
+            message = (
+                f"port {port} on {host} needs administrator rights; pick one above 1023 with --port"
+            )
+        elif isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+            message = f"cannot listen on host {host!r} ({error.strerror}); use {LOCALHOST}"
+        else:
+            raise
+        problem = ServerStartError(message)
+        problem.errno = error.errno
+        raise problem from None
+
+
+def serve(
+    policy: Responder | PolicyLike | None = None,
+    *,
+    host: str = LOCALHOST,
+    port: int = 0,
+    strict: bool = True,
+    picky: bool = False,
+    api_key: str | None = None,
+    models: Sequence[str] | None = None,
+    rate_limit: int | None = None,
+    log: TextIO | None = None,
+) -> MockServer:
+    """start the mock model's HTTP server in a background thread; use it in a `with` to stop it
+
+    policy: a mock policy (default Echo), or a Replay to serve a cassette.
+    port: 0 picks a free port; read it back from server.port or server.base_url.
+    strict, picky: the MockModel's protocol checks (see mock.client).
+    api_key, models, rate_limit: make the server refuse like a real one (401, 404, 429).
+    """
+    if hasattr(policy, "respond"):
+        model = policy
+    else:
+        model = MockModel(policy, strict=strict, picky=picky)
+    server = MockServer(
+        model, host=host, port=port, api_key=api_key, models=models, rate_limit=rate_limit, log=log
+    )
+    return server.start()
+
+
+def run(
+    *,
+    host: str = LOCALHOST,
+    port: int = DEFAULT_PORT,
+    policy: str = "echo",
+    cassette: str | None = None,
+    api_key: str | None = None,
+    models: Sequence[str] | None = None,
+    rate_limit: int | None = None,
+    picky: bool = False,
+    quiet: bool = False,
+) -> int:
+    """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
+    try:
+        if cassette:
+            model: Responder = Replay.load(cassette)
+            what = f"replaying {cassette}"
+        else:
+            model = MockModel(policy_by_name(policy), picky=picky)
+            what = f"policy {policy}"
+        server = MockServer(
+            model,
+            host=host,
+            port=port,
+            api_key=api_key,
+            models=models,
+            rate_limit=rate_limit,
+            log=None if quiet else sys.stderr,
+        )
+    except (OSError, ValueError, KeyError) as error:
+        print(f"agent-core serve-mock: {error}", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with Ctrl-C ignored
+    signal.signal(signal.SIGTERM, _interrupt)
+    print(f"mock model ({what}) serving the OpenAI API at {server.base_url}", flush=True)
+    print(f"  try: curl {server.base_url}/models    stop: Ctrl-C", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    print("mock server stopped", flush=True)
+    return 0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _model_of(body: bytes) -> str | None:
+    try:
+        request = json.loads(body or b"null")
+    except ValueError:
+        return None
+    model = request.get("model") if isinstance(request, dict) else None
+    return model if isinstance(model, str) else None
+
+
+def _model_card(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": CREATED, "owned_by": "agent-core"}
+
+
+def _json(status: int, payload: dict[str, Any]) -> Response:
+    return (
+        status,
+        {"content-type": "application/json"},
+        json.dumps(payload, ensure_ascii=False).encode(),
+    )
