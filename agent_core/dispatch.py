@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any, get_args, get_origin
 
 import typing_extensions
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, relevance
 
+from ._jsonschema import Draft202012Validator, ValidationError, relevance
 from .schema import Tool, split_optional
 
 __all__ = [
