@@ -1,0 +1,390 @@
+"""Context and cost: the token ledger, a price model with caching, pruning results, compaction (lesson 06)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import openai
+
+from .loop import DEFAULT_MODEL, AgentRun, Guardrail, StopRun
+from .mock.tokens import count_request, encoding
+from .trace import Trace
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "LedgerRow",
+    "Ledger",
+    "token_ledger",
+    "Prices",
+    "call_costs",
+    "run_cost",
+    "caching_pays_from",
+    "count_tokens",
+    "keep_head_and_tail",
+    "MARKER_ROOM",
+    "pruned",
+    "split_point",
+    "summarize",
+    "compact",
+    "Compactor",
+    "Compaction",
+    "plot_ledgers",
+    "SUMMARY_REQUEST",
+    "SUMMARY_HEADER",
+]
+
+# --- the ledger: what each call read and wrote, from the responses' usage ----------------------
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """one model call's tokens: what it read (prompt), wrote (completion), and the running totals"""
+
+    call: int  # 1 for the first call
+    messages: int  # how many messages the call sent
+    prompt: int  # input tokens, from usage.prompt_tokens
+    completion: int  # output tokens, from usage.completion_tokens
+    resent: int  # input tokens that the previous call had already sent (its prefix)
+    cumulative_input: int
+    cumulative_output: int
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """the token ledger of a run: one row per model call"""
+
+    rows: tuple[LedgerRow, ...]
+
+    @property
+    def total_input(self) -> int:
+        return self.rows[-1].cumulative_input if self.rows else 0
+
+    @property
+    def total_output(self) -> int:
+        return self.rows[-1].cumulative_output if self.rows else 0
+
+    @property
+    def final_history(self) -> int:
+        """tokens of the history at the end: what the last call read plus what it wrote"""
+        return self.rows[-1].prompt + self.rows[-1].completion if self.rows else 0
+
+    @property
+    def ratio(self) -> float:
+        """input tokens paid over the run, divided by the size of the final history"""
+        return self.total_input / self.final_history if self.final_history else 0.0
+
+    def table(self) -> str:
+        head = f"{'call':>4} {'messages':>8} {'prompt':>7} {'completion':>10} {'re-sent':>8} "
+        head += f"{'cumulative in':>13} {'cumulative out':>14}"
+        lines = [head]
+        for row in self.rows:
+            lines.append(
+                f"{row.call:>4} {row.messages:>8} {row.prompt:>7,} {row.completion:>10,} "
+                f"{row.resent:>8,} {row.cumulative_input:>13,} {row.cumulative_output:>14,}"
+            )
+        lines.append(
+            f"final history {self.final_history:,} tokens · input paid {self.total_input:,} "
+            f"tokens ({self.ratio:.2f}x) · output {self.total_output:,} tokens"
+        )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def token_ledger(source: Trace | AgentRun | Any) -> Ledger:
+    """the ledger of a Trace (or of a run, or a recorded client: anything with .trace)
+
+    Calls without usage (a refused request) are left out.
+    """
+    trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
+    if not isinstance(trace, Trace):
+        raise TypeError(f"token_ledger needs a Trace, an AgentRun or a recorded client, not {source!r}")
+    rows: list[LedgerRow] = []
+    total_in = total_out = 0
+    previous = None
+    for turn in trace:
+        usage = turn.usage
+        if not usage:
+            continue
+        total_in += usage["prompt_tokens"]
+        total_out += usage["completion_tokens"]
+        rows.append(
+            LedgerRow(
+                call=len(rows) + 1,
+                messages=len(turn.messages),
+                prompt=usage["prompt_tokens"],
+                completion=usage["completion_tokens"],
+                resent=_resent(previous, turn) if previous else 0,
+                cumulative_input=total_in,
+                cumulative_output=total_out,
+            )
+        )
+        previous = turn
+    return Ledger(tuple(rows))
+
+
+def _resent(previous: Any, turn: Any) -> int:
+    """tokens of `turn`'s prompt that `previous` already sent: the shared prefix of messages"""
+    old, new = previous.messages, turn.messages
+    same = 0
+    while same < min(len(old), len(new)) and old[same] == new[same]:
+        same += 1
+    if same == 0 or previous.request.get("tools") != turn.request.get("tools"):
+        return 0
+    if same == len(old):  # the history only grew: all of the previous prompt is sent again
+        return previous.usage["prompt_tokens"]
+    return count_request(new[:same], turn.request.get("tools"))
+
+
+# --- cost: prices are inputs you set, per million tokens ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Prices:
+    """what a provider charges, in dollars per million tokens; look up your own, these change"""
+
+    input: float
+    output: float
+    cache_read: float = 0.10  # a cached prefix read costs this times `input`
+    cache_write: float = 1.25  # writing a prefix to the cache costs this times `input`
+
+
+def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list[float]:
+    """dollars per call; with caching, each call reads the re-sent prefix from the cache and
+    writes the rest (so the next call can read it)"""
+    costs = []
+    for row in ledger.rows:
+        if caching:
+            new = row.prompt - row.resent
+            input_cost = prices.input * (row.resent * prices.cache_read + new * prices.cache_write)
+        else:
+            input_cost = prices.input * row.prompt
+        costs.append((input_cost + prices.output * row.completion) / 1_000_000)
+    return costs
+
+
+def run_cost(ledger: Ledger, prices: Prices, *, caching: bool = False) -> float:
+    """dollars for the whole run"""
+    return sum(call_costs(ledger, prices, caching=caching))
+
+
+def caching_pays_from(ledger: Ledger, prices: Prices) -> int | None:
+    """the first call after which the run so far costs less with caching than without (or None)"""
+    with_cache = without = 0.0
+    for row, cached, plain in zip(
+        ledger.rows,
+        call_costs(ledger, prices, caching=True),
+        call_costs(ledger, prices),
+        strict=True,
+    ):
+        with_cache, without = with_cache + cached, without + plain
+        if with_cache < without:
+            return row.call
+    return None
+
+
+# --- prune the result, not the prompt ----------------------------------------------------------
+
+
+def count_tokens(messages: Sequence[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    """prompt tokens of a request with these messages and tools (the mock's exact count; cl100k_base,
+    so an estimate for other models)"""
+    return count_request(list(messages), tools)
+
+
+# tokens kept free for the cut marker, and for the cut edges, which may tokenise differently
+MARKER_ROOM = 20
+
+
+def keep_head_and_tail(text: str, max_tokens: int) -> str:
+    """the text if it fits in max_tokens; else its first and last tokens around a marker saying
+    how many were cut, all within max_tokens"""
+    tokens = encoding().encode_ordinary(text)
+    if len(tokens) <= max_tokens:
+        return text
+    if max_tokens < MARKER_ROOM + 2:
+        raise ValueError(
+            f"max_tokens={max_tokens} leaves no room beside the cut marker; give at least {MARKER_ROOM + 2}"
+        )
+    room = max_tokens - MARKER_ROOM
+    head, tail = tokens[: room // 2], tokens[len(tokens) - (room - room // 2) :]
+    marker = f"\n[... {len(tokens) - room:,} tokens cut from the middle ...]\n"
+    return encoding().decode(head) + marker + encoding().decode(tail)
+
+
+def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:
+    """the same tool (name, parameters, description) whose text result is cut to max_tokens"""
+
+    @functools.wraps(tool)
+    def pruned_tool(*args: Any, **kwargs: Any) -> Any:
+        result = tool(*args, **kwargs)
+        return keep_head_and_tail(result, max_tokens) if isinstance(result, str) else result
+
+    return pruned_tool
+
+
+# --- compaction: old turns become a summary written by the model --------------------------------
+
+SUMMARY_REQUEST = (
+    "Summarise the conversation so far, so that the work can go on from your summary alone: "
+    "what the user asked, what each tool call found, and what you concluded."
+)
+SUMMARY_HEADER = "[Summary of {count} earlier messages, written to save space]"
+
+
+def split_point(messages: Sequence[dict[str, Any]], keep_last: int) -> int:
+    """where the kept tail starts: about the last keep_last messages, moved earlier so that no
+    tool result is separated from the call that asked for it; never before the system prompt"""
+    first = 1 if messages and messages[0].get("role") == "system" else 0
+    start = max(len(messages) - keep_last, first)
+    while first < start < len(messages) and messages[start].get("role") == "tool":
+        start -= 1
+    return start
+
+
+def summarize(
+    client: openai.OpenAI,
+    messages: Sequence[dict[str, Any]],
+    *,
+    model: str = DEFAULT_MODEL,
+    tools: list[dict[str, Any]] | None = None,
+) -> str:
+    """ask the model to summarise these messages; returns the summary's text
+
+    The messages are sent as they are, with SUMMARY_REQUEST after them; with the tools they
+    used (if any), and tool_choice "none" so the model answers in text.
+    """
+    options: dict[str, Any] = {"tools": tools, "tool_choice": "none"} if tools else {}
+    response = client.chat.completions.create(
+        model=model, messages=[*messages, {"role": "user", "content": SUMMARY_REQUEST}], **options
+    )
+    return response.choices[0].message.content or ""
+
+
+def compact(
+    messages: Sequence[dict[str, Any]],
+    client: openai.OpenAI,
+    *,
+    keep_last: int = 4,
+    model: str = DEFAULT_MODEL,
+    tools: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """a shorter history: the system prompt, one user message with a summary of the old turns,
+    and the latest turns as they were (see split_point); unchanged if nothing is old enough"""
+    first = 1 if messages and messages[0].get("role") == "system" else 0
+    start = split_point(messages, keep_last)
+    if start - first < 2:
+        return list(messages)
+    summary = summarize(client, messages[first:start], model=model, tools=tools)
+    header = SUMMARY_HEADER.format(count=start - first)
+    return [
+        *messages[:first],
+        {"role": "user", "content": f"{header}\n{summary}"},
+        *messages[start:],
+    ]
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """one compaction during a run: before which model call, and the history's size around it"""
+
+    before_call: int
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    messages_after: int
+    summary: str
+
+
+class Compactor(Guardrail):
+    """a guardrail that compacts the history before a model call when it is over max_tokens
+
+    It replaces the contents of run.messages, the list run_agent sends, so the next call
+    already sends the shorter history. The summaries come from `client` (it may be the
+    agent's own client, or a cheaper model's); `events` records each compaction.
+    """
+
+    def __init__(
+        self,
+        client: openai.OpenAI,
+        *,
+        max_tokens: int,
+        keep_last: int = 4,
+        model: str = DEFAULT_MODEL,
+    ):
+        self.client = client
+        self.max_tokens = max_tokens
+        self.keep_last = keep_last
+        self.model = model
+        self.events: list[Compaction] = []
+
+    def before_model(self, run: AgentRun) -> None:
+        tools = run.tools.definitions or None
+        before = count_tokens(run.messages, tools)
+        if before <= self.max_tokens:
+            return
+        try:
+            shorter = compact(
+                run.messages, self.client, keep_last=self.keep_last, model=self.model, tools=tools
+            )
+        except openai.APIError as error:
+            raise StopRun(
+                "compaction_failed",
+                f"The history grew past {self.max_tokens:,} tokens and the summary call failed "
+                f"({type(error).__name__}: {error}), so the run stopped.",
+            ) from None
+        if len(shorter) == len(run.messages):
+            return  # nothing old enough to summarise
+        messages_before = len(run.messages)
+        run.messages[:] = shorter
+        self.events.append(
+            Compaction(
+                before_call=run.model_calls + 1,
+                tokens_before=before,
+                tokens_after=count_tokens(run.messages, tools),
+                messages_before=messages_before,
+                messages_after=len(run.messages),
+                summary=shorter[1 if shorter[0].get("role") == "system" else 0]["content"],
+            )
+        )
+
+
+# --- a picture of the ledger ------------------------------------------------------------------
+
+
+def plot_ledgers(ledgers: Ledger | Mapping[str, Ledger], title: str = "") -> Figure:
+    """a Figure with each call's input tokens (left) and the cumulative input (right)
+
+    Fixed size and dpi. The figure is closed in pyplot, so a notebook shows it once: where
+    the returned Figure is displayed (save it with figure.savefig(path) elsewhere).
+    """
+    import matplotlib.pyplot as plt
+
+    if isinstance(ledgers, Ledger):
+        ledgers = {"run": ledgers}
+    figure, (per_call, cumulative) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100, layout="constrained")
+    plt.close(figure)
+    for label, ledger in ledgers.items():
+        calls = [row.call for row in ledger.rows]
+        per_call.plot(calls, [row.prompt for row in ledger.rows], marker="o", label=label)
+        cumulative.plot(calls, [row.cumulative_input for row in ledger.rows], marker="o", label=label)
+    for axes, name in (
+        (per_call, "input tokens of each call"),
+        (cumulative, "cumulative input tokens"),
+    ):
+        axes.set_title(name, fontsize=10)
+        axes.set_xlabel("model call")
+        axes.grid(alpha=0.3)
+        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.yaxis.set_major_formatter("{x:,.0f}")
+    if len(ledgers) > 1:
+        cumulative.legend(fontsize=8)
+    if title:
+        figure.suptitle(title, fontsize=11)
+    return figure
