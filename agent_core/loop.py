@@ -77,7 +77,7 @@ class Guardrail:
 
 def run_agent(
     client: openai.OpenAI,
-    task: str,
+    task: str | None,
     tools: ToolRegistry | Iterable[Callable[..., Any]] = (),
     *,
     model: str = DEFAULT_MODEL,
@@ -91,16 +91,25 @@ def run_agent(
 
     Returns the AgentRun: answer, messages, stop_reason ("answered", "max_turns" or a
     guardrail's), counters, and the trace of this run's model calls.
+
+    task=None continues `history` without a new user message (resuming a paused run, lesson
+    05): the calls its last assistant message still waits for are run first.
     """
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+    if task is None and not history:
+        raise ValueError("task=None continues `history`, but history is empty: give a task")
     if trace_of(client) is None:
         client = recorded(client)
     first_turn = len(trace_of(client))
     messages = [{"role": "system", "content": system}] if system else []
-    messages += [*history, {"role": "user", "content": task}]
-    run = AgentRun(task=task, messages=messages, tools=registry)
+    messages += history
+    if task is not None:
+        messages.append({"role": "user", "content": task})
+    run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
     tool_options = {"tools": registry.definitions} if len(registry) else {}
     try:
+        if task is None:
+            _run_tools(run, _unanswered_calls(messages), guardrails)
         while run.model_calls < max_turns:
             _each(guardrails, "before_model", run)
             run.model_calls += 1
@@ -118,19 +127,7 @@ def run_agent(
                     break
                 messages.append({"role": "user", "content": feedback})
                 continue
-            for call in calls:  # every call gets an answer, in order, before the next model call
-                run.tool_calls += 1
-                refusal = _first(guardrails, "before_tool", run, call)
-                if refusal is None:
-                    observation = registry.run(call)
-                else:
-                    if not refusal.startswith(ERROR_PREFIX):
-                        refusal = ERROR_PREFIX + refusal
-                    observation = Observation(call["id"], call["function"]["name"], refusal, is_error=True,
-                                              error_type="refused")
-                run.observations.append(observation)
-                messages.append(observation.to_message())
-                _each(guardrails, "after_tool", run, call, observation)
+            _run_tools(run, calls, guardrails)
         else:
             run.stop_reason = "max_turns"
             run.answer = (
@@ -144,15 +141,39 @@ def run_agent(
     return run
 
 
-def _answer_unanswered_calls(messages: list[dict[str, Any]], why: str) -> None:
-    """a run stopped between parallel calls: answer the rest so the history stays valid"""
+def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
+    for call in calls:  # every call gets an answer, in order, before the next model call
+        run.tool_calls += 1
+        refusal = _first(guardrails, "before_tool", run, call)
+        if refusal is None:
+            observation = run.tools.run(call)
+        else:
+            if not refusal.startswith(ERROR_PREFIX):
+                refusal = ERROR_PREFIX + refusal
+            observation = Observation(call["id"], call["function"]["name"], refusal, is_error=True,
+                                      error_type="refused")
+        run.observations.append(observation)
+        run.messages.append(observation.to_message())
+        _each(guardrails, "after_tool", run, call, observation)
+
+
+def _unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """the calls of the last assistant message that no tool message answers yet"""
     last_assistant = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=None)
     if last_assistant is None:
-        return
+        return []
     answered = {m.get("tool_call_id") for m in messages[last_assistant + 1 :]}
-    for call in messages[last_assistant].get("tool_calls") or []:
-        if call["id"] not in answered:
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": f"{ERROR_PREFIX}not run: {why}"})
+    return [c for c in messages[last_assistant].get("tool_calls") or [] if c["id"] not in answered]
+
+
+def _answer_unanswered_calls(messages: list[dict[str, Any]], why: str) -> None:
+    """a run stopped between parallel calls: answer the rest so the history stays valid"""
+    for call in _unanswered_calls(messages):
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": f"{ERROR_PREFIX}not run: {why}"})
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    return next((str(m.get("content")) for m in reversed(messages) if m["role"] == "user"), "")
 
 
 def _each(guardrails: Sequence[Guardrail], hook: str, *args: Any) -> None:

@@ -1,0 +1,487 @@
+"""Guardrails: limits, loop detection, permissions, human approval and verify-before-done (lesson 05).
+
+Each one is a small `Guardrail` (see loop.py) that hooks into run_agent; give several at once:
+
+    run_agent(client, task, tools, guardrails=[Limits(max_tool_calls=20), LoopDetector(),
+              Permissions(protected=["test_*.py"]), VerifyBeforeDone(tests_pass)])
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import html
+import inspect
+import json
+import posixpath
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import ipywidgets as widgets
+import openai
+
+from . import render
+from .dispatch import ERROR_PREFIX
+from .loop import AgentRun, Guardrail, StopRun, run_agent
+
+__all__ = [
+    "Limits",
+    "LoopDetector",
+    "Permissions",
+    "writes",
+    "WRITING_TOOLS",
+    "PATH_ARGUMENTS",
+    "Decision",
+    "Decider",
+    "Approval",
+    "TerminalApproval",
+    "ApprovalPanel",
+    "resume",
+    "VerifyBeforeDone",
+    "describe_call",
+]
+
+WRITING_TOOLS = ("write_file", "edit_file", "delete_file", "run_command")
+PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "filepath")
+
+
+def describe_call(call: dict[str, Any]) -> str:
+    """a tool call as one readable line: send_email(to="ana@example.com", subject="Hi")"""
+    name, raw = call["function"]["name"], call["function"].get("arguments") or "{}"
+    try:
+        arguments = json.loads(raw)
+    except ValueError:
+        arguments = None
+    if not isinstance(arguments, dict):  # broken JSON: show it as it came
+        return f"{name}({raw})"
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return f"{name}({shown})"
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    try:
+        arguments = json.loads(call["function"].get("arguments") or "{}")
+    except ValueError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
+# --- limits -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Limits(Guardrail):
+    """the run's budgets in one place; the first one reached stops the run with an honest answer
+
+    A field left at None is not checked. Budgets count per run_agent call.
+    """
+
+    max_turns: int | None = None
+    """model calls. run_agent's own max_turns (default 10) applies too: the lower one wins."""
+    max_tool_calls: int | None = None
+    """tool calls the model asks for, refused ones included; the call past the limit is not run."""
+    max_seconds: float | None = None
+    """wall-clock seconds for the whole run, checked before every model call and tool call. One
+    slow tool is cut short by the dispatcher instead: ToolRegistry(tools, timeout=...)."""
+    max_tokens: int | None = None
+    """prompt + completion tokens over every model call, including calls whose reply was then
+    refused or rejected: they were paid for. Checked before each model call, so the call that
+    crosses the budget is the last one."""
+    tokens_used: int = field(default=0, init=False)
+    """tokens counted so far in the current run"""
+    _run: AgentRun | None = field(default=None, init=False, repr=False)
+
+    def before_model(self, run: AgentRun) -> None:
+        self._start(run)
+        if self.max_turns is not None and run.model_calls >= self.max_turns:
+            self._stop("max_turns", f"{run.model_calls} model calls (max_turns={self.max_turns})")
+        if self.max_tokens is not None and self.tokens_used >= self.max_tokens:
+            self._stop(
+                "max_tokens",
+                f"using {self.tokens_used:,} tokens in {run.model_calls} model calls "
+                f"(max_tokens={self.max_tokens:,})",
+            )
+        self._check_time(run)
+
+    def after_model(self, run: AgentRun, message: dict[str, Any], usage: Any) -> None:
+        self._start(run)
+        self.tokens_used += getattr(usage, "total_tokens", 0) or 0
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        self._start(run)
+        if self.max_tool_calls is not None and run.tool_calls > self.max_tool_calls:
+            self._stop(
+                "max_tool_calls",
+                f"{self.max_tool_calls} tool calls (max_tool_calls={self.max_tool_calls})",
+            )
+        self._check_time(run)
+        return None
+
+    def _check_time(self, run: AgentRun) -> None:
+        if self.max_seconds is not None and run.elapsed > self.max_seconds:
+            self._stop(
+                "max_seconds",
+                f"running for more than {self.max_seconds:g} seconds (max_seconds={self.max_seconds:g})",
+            )
+
+    def _start(self, run: AgentRun) -> None:
+        if run is not self._run:  # a new run: its budgets start from zero
+            self._run, self.tokens_used = run, 0
+
+    @staticmethod
+    def _stop(reason: str, after: str) -> None:
+        raise StopRun(
+            reason,
+            f"I stopped after {after} without finishing the task. The work so far is in the messages.",
+        )
+
+
+# --- loop detection -----------------------------------------------------------------------------
+
+
+class LoopDetector(Guardrail):
+    """the same call (name and arguments) again and again: first feedback to the model, then a stop
+
+    A call may run `max_repeats` times. The next identical call is answered with feedback instead of
+    running; one more after that ends the run with stop_reason "repeated_call".
+    """
+
+    def __init__(self, max_repeats: int = 2):
+        if max_repeats < 1:
+            raise ValueError(f"max_repeats must be at least 1, got {max_repeats}")
+        self.max_repeats = max_repeats
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        times = self.times_asked(run, call)
+        if times <= self.max_repeats:
+            return None
+        if times == self.max_repeats + 1:
+            return (
+                f"you already called {call['function']['name']} with exactly these arguments "
+                f"{_times(self.max_repeats)}, and the result will not change. Use the result you "
+                "have, or try something different."
+            )
+        raise StopRun(
+            "repeated_call",
+            f"I stopped because I kept asking for the same call, {describe_call(call)}, "
+            f"{times} times, even after being told it would not help. The work so far is in the "
+            "messages.",
+        )
+
+    @staticmethod
+    def times_asked(run: AgentRun, call: dict[str, Any]) -> int:
+        """how many times this run's messages ask for this exact call, up to and including it"""
+        key = _call_key(call)
+        times = 0
+        for message in run.messages:
+            for earlier in message.get("tool_calls") or []:
+                times += _call_key(earlier) == key
+                if earlier["id"] == call["id"]:
+                    return times
+        return times
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+def _call_key(call: dict[str, Any]) -> tuple[str, str]:
+    """name + arguments, with the arguments' key order and spacing made irrelevant"""
+    raw = call["function"].get("arguments") or "{}"
+    try:
+        raw = json.dumps(json.loads(raw), sort_keys=True)
+    except ValueError:
+        pass  # broken JSON: compare the text as it is
+    return call["function"]["name"], raw
+
+
+# --- permissions --------------------------------------------------------------------------------
+
+
+def writes(function: Callable[..., Any]) -> Callable[..., Any]:
+    """decorator: mark a tool as one that changes things (refused by Permissions(read_only=True))"""
+    function.writes = True  # type: ignore[attr-defined]
+    return function
+
+
+@dataclass
+class Permissions(Guardrail):
+    """which tools may run: allow and deny lists, a read-only mode and protected paths
+
+    A refusal goes back to the model as the call's observation; the run goes on. Better still,
+    do not offer a tool the model must never use: Permissions is for tools it may use sometimes.
+    """
+
+    allow: Collection[str] | None = None
+    """only these tools may run; None allows every tool"""
+    deny: Collection[str] = ()
+    """these tools never run"""
+    read_only: bool = False
+    """refuse every tool that writes: marked with @writes, or named in writing_tools"""
+    protected: Sequence[str] = ()
+    """glob patterns of paths that writing tools must not touch, matched against arguments named
+    like a path (PATH_ARGUMENTS). A pattern without "/" matches the file name in any folder
+    ("test_*.py"); one with "/" matches from the project root ("tests/*")."""
+    writing_tools: Collection[str] = WRITING_TOOLS
+    """names of tools that change things, besides those marked with @writes"""
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        name = call["function"]["name"]
+        if name in self.deny:
+            return f"the tool {name!r} is not allowed in this run. Do the task without it, or say that you cannot."
+        if self.allow is not None and name not in self.allow:
+            allowed = ", ".join(sorted(self.allow)) or "none"
+            return f"the tool {name!r} is not allowed in this run; the allowed tools are: {allowed}."
+        if not self.is_writing(run, name):
+            return None
+        if self.read_only:
+            return (
+                f"this run is read-only and {name!r} changes things, so it was not run. Read and "
+                "report instead: say in your answer what you would change."
+            )
+        for path in self.paths_in(call):
+            pattern = self.protecting(path)
+            if pattern is not None:
+                return (
+                    f"{path!r} is protected (it matches {pattern!r}) and must not be changed. "
+                    "Change something else; if the task really needs this file changed, say so "
+                    "in your answer."
+                )
+        return None
+
+    def is_writing(self, run: AgentRun, name: str) -> bool:
+        """whether the tool is named in writing_tools or marked with @writes"""
+        tool = run.tools[name] if name in run.tools else None
+        return name in self.writing_tools or bool(getattr(tool, "writes", False))
+
+    @staticmethod
+    def paths_in(call: dict[str, Any]) -> list[str]:
+        """the path-like arguments of a call, normalised ("./a/../b.py" -> "b.py")"""
+        arguments = _arguments(call)
+        found = [arguments[name] for name in PATH_ARGUMENTS if isinstance(arguments.get(name), str)]
+        return [posixpath.normpath(path.replace("\\", "/")) for path in found]
+
+    def protecting(self, path: str) -> str | None:
+        """the first protected pattern this path matches, or None"""
+        for pattern in self.protected:
+            target = path if "/" in pattern else posixpath.basename(path)
+            if fnmatch.fnmatchcase(target, pattern):
+                return pattern
+        return None
+
+
+# --- human in the loop --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """a person's answer to "may this call run?"; the reason goes back to the model on a denial"""
+
+    approved: bool
+    reason: str = ""
+
+
+# decide(call) -> Decision (a bool also works); None means "nobody has decided yet": pause the run
+Decider = Callable[[dict[str, Any]], Decision | bool | None]
+
+
+class Approval(Guardrail):
+    """before a risky tool runs, ask a decider; a denial is the observation and the run goes on
+
+    If the decider has no answer yet (returns None, as ApprovalPanel does until a button is
+    clicked), the run stops with stop_reason "needs_approval"; resume() continues it later.
+    """
+
+    def __init__(self, decide: Decider, tools: Collection[str] | None = None):
+        self.decide = decide
+        self.tools = tools  # the risky tools' names; None: every tool
+        self.pending: dict[str, Any] | None = None  # the call a paused run waits on
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        if self.tools is not None and call["function"]["name"] not in self.tools:
+            return None
+        decision = self.decide(call)
+        if decision is None:
+            self.pending = call
+            raise StopRun(
+                "needs_approval",
+                f"Paused: {describe_call(call)} needs a person's approval before it runs.",
+            )
+        self.pending = None
+        if isinstance(decision, bool):
+            decision = Decision(decision)
+        if decision.approved:
+            return None
+        return (
+            f"a person denied this call: {decision.reason or 'no reason given'}. Do not try it "
+            "again; tell the user what you would have done instead."
+        )
+
+
+class TerminalApproval:
+    """a decider that asks in the terminal: "y" approves; anything else denies, and its text is the reason"""
+
+    def __init__(self, input: Callable[[str], str] = input, print: Callable[..., None] = print):
+        self.input, self.print = input, print
+
+    def __call__(self, call: dict[str, Any]) -> Decision:
+        self.print(f"The agent wants to run: {describe_call(call)}")
+        try:
+            answer = self.input("Approve? [y/N, or type why not] ").strip()
+        except EOFError:  # no terminal to ask (input closed)
+            return Decision(False, "nobody was there to approve it")
+        if answer.lower() in ("y", "yes"):
+            return Decision(True)
+        if answer.lower() in ("", "n", "no"):
+            return Decision(False, "the user said no")
+        return Decision(False, answer)
+
+
+class ApprovalPanel(widgets.VBox):
+    """Approve / Deny buttons in the notebook: a decider for Approval
+
+    A running cell blocks the kernel, so a click cannot arrive while run_agent waits. Instead,
+    the first time the panel is asked about a call it has no decision yet: the run stops with
+    stop_reason "needs_approval" and the panel shows the call. A click records the decision;
+    resume() then continues the run, and this time the panel answers with that decision.
+    """
+
+    def __init__(self) -> None:
+        self.pending: dict[str, Any] | None = None  # the call on show, waiting for a click
+        self.decisions: dict[str, Decision] = {}  # tool_call_id -> what was decided
+        self.decided: dict[str, Any] | None = None  # the call decided last
+        self.call_html = widgets.HTML()
+        self.reason_text = widgets.Text(placeholder="why not? (the model reads this)")
+        self.approve_button = widgets.Button(description="Approve", button_style="success")
+        self.deny_button = widgets.Button(description="Deny", button_style="danger")
+        super().__init__(
+            [
+                self.call_html,
+                widgets.HBox([self.approve_button, self.deny_button, self.reason_text]),
+            ]
+        )
+        self.approve_button.on_click(lambda _: self.approve())
+        self.deny_button.on_click(lambda _: self.deny(self.reason_text.value))
+        self._update()
+
+    def __call__(self, call: dict[str, Any]) -> Decision | None:
+        decision = self.decisions.get(call["id"])
+        if decision is None:
+            self.pending = call
+            self._update()
+        return decision
+
+    def approve(self, reason: str = "") -> Decision | None:
+        """what the Approve button does: approve the call on show (None if nothing is waiting)"""
+        return self._decide(Decision(True, reason))
+
+    def deny(self, reason: str = "") -> Decision | None:
+        """what the Deny button does: deny the call on show, with a reason for the model"""
+        return self._decide(Decision(False, reason.strip() or "the user clicked Deny"))
+
+    def _decide(self, decision: Decision) -> Decision | None:
+        if self.pending is None:  # e.g. a second click: the first one already decided
+            return None
+        self.decisions[self.pending["id"]] = decision
+        self.decided, self.pending = self.pending, None
+        self._update()
+        return decision
+
+    def _update(self) -> None:
+        waiting = self.pending is not None
+        self.approve_button.disabled = self.deny_button.disabled = not waiting
+        self.reason_text.disabled = not waiting
+        self.call_html.value = f'<div style="{render.FONT}">{html.escape(self.status)}</div>'
+
+    @property
+    def status(self) -> str:
+        """one line: what the panel is waiting for, or what was decided"""
+        if self.pending is not None:
+            return f"The agent wants to run {describe_call(self.pending)}. Approve or deny?"
+        if self.decided is not None:
+            decision = self.decisions[self.decided["id"]]
+            verdict = "approved" if decision.approved else f"denied ({decision.reason})"
+            return f"{describe_call(self.decided)}: {verdict}. resume() the run to go on."
+        return "No call is waiting for approval."
+
+    def __repr__(self) -> str:
+        return f"ApprovalPanel: {self.status}"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        # the widget view has a random model id (nbval skips it); text and HTML stay deterministic
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = repr(self)
+        bundle["text/html"] = (
+            f'<div style="{render.FONT}">{html.escape(self.status)}'
+            '<div style="opacity:0.65">(the Approve / Deny buttons need a running kernel)</div></div>'
+        )
+        return bundle
+
+
+def resume(
+    client: openai.OpenAI,
+    run: AgentRun,
+    *,
+    guardrails: Sequence[Guardrail] = (),
+    **options: Any,
+) -> AgentRun:
+    """continue a run that stopped with "needs_approval": the paused calls run (or are refused) now
+
+    Give the same guardrails (the decider now has its decision) and run_agent's options (model,
+    max_turns...). Returns a new AgentRun whose messages continue the old ones.
+    """
+    if run.stop_reason != "needs_approval":
+        raise ValueError(
+            f"only a run that stopped with 'needs_approval' can be resumed; this one stopped with "
+            f"{run.stop_reason!r}"
+        )
+    # the loop answered the paused call (and any after it) with this text: they run again now
+    placeholder = f"{ERROR_PREFIX}not run: {run.answer}"
+    history = [m for m in run.messages if not (m["role"] == "tool" and m["content"] == placeholder)]
+    return run_agent(client, None, run.tools, history=history, guardrails=guardrails, **options)
+
+
+# --- verify before done -------------------------------------------------------------------------
+
+
+class VerifyBeforeDone(Guardrail):
+    """when the model says it has finished, run a check; a failure goes back to it and the loop goes on
+
+    check() -> (ok, report), e.g. running the tests; check(answer) also works, for a check that
+    needs the model's final text. "Done" is decided by the check, not by the model. After
+    `max_rejections` rejected answers, one more failure stops the run (stop_reason "not_verified").
+    """
+
+    def __init__(self, check: Callable[..., tuple[bool, str]], max_rejections: int = 3):
+        self.check = check
+        self.max_rejections = max_rejections
+        self.rejections = 0  # in the current run
+        self._run: AgentRun | None = None
+
+    def check_answer(self, run: AgentRun, answer: str) -> str | None:
+        if run is not self._run:
+            self._run, self.rejections = run, 0
+        ok, report = self.check(answer) if _takes_an_argument(self.check) else self.check()
+        if ok:
+            return None
+        if self.rejections >= self.max_rejections:
+            raise StopRun(
+                "not_verified",
+                f"I stopped: my answer was rejected {_times(self.rejections)} and the check still "
+                f"fails, so the task is not done. The last report:\n{report}",
+            )
+        self.rejections += 1
+        return (
+            f"Your answer was not accepted: the check failed, so the task is not done yet.\n"
+            f"{report}\nFix the problem, check your work, then answer again."
+        )
+
+
+def _takes_an_argument(function: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(function).bind(None)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some built-ins): assume check(answer)
+        return True
+    return True

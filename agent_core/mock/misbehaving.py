@@ -1,0 +1,335 @@
+"""Mock models that misbehave on purpose, and a tiny in-memory project to misbehave in (lesson 05).
+
+Runaway()                  never finishes: a new call every turn
+Repeater(call)             the same call over and over
+Reckless(*calls)           carries out its plan whatever comes back (deleting, sending...)
+ClaimsDone(work, claim)    says it has finished without checking
+TinyProject()              the discount project of seed 001, in a dict; tests run in a subprocess
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..coding.sandbox import run_sandboxed
+from ..coding.workspace import project_files
+from .policy import Policy, ReplyLike, ToolCall, call, tool_results, turn_index
+
+__all__ = [
+    "Runaway",
+    "Repeater",
+    "Reckless",
+    "ClaimsDone",
+    "TinyProject",
+    "DISCOUNT_TASK",
+    "skips_the_tests",
+    "changes_the_test",
+    "discount_versions",
+]
+
+DISCOUNT_TASK = "The tests of discount.py fail. Fix it."
+
+
+class Runaway(Policy):
+    """never finishes: on turn n it calls `name`(a=n, b=1), new arguments every turn
+
+    heeds_errors=True: when a call comes back as an error, it stops and says so in text.
+    """
+
+    def __init__(self, name: str = "add", *, heeds_errors: bool = False):
+        self.name, self.heeds_errors = name, heeds_errors
+
+    def reply(self, request: dict[str, Any]) -> ReplyLike:
+        error = _last_error(request)
+        if self.heeds_errors and error is not None:
+            return f"I stopped, because my last call was refused: {error}"
+        return call(self.name, a=turn_index(request), b=1)
+
+
+class Repeater(Policy):
+    """stuck: asks for the same call on every turn, whatever comes back
+
+    heeds_errors=True: when told off (a result that is an error), it answers with the last good result.
+    """
+
+    def __init__(self, tool_call: ToolCall, *, heeds_errors: bool = False):
+        self.tool_call, self.heeds_errors = tool_call, heeds_errors
+
+    def reply(self, request: dict[str, Any]) -> ReplyLike:
+        if self.heeds_errors and _last_error(request) is not None:
+            good = [r for r in _results_since_user(request).values() if not _is_error(r)]
+            return f"The result is {good[-1]}." if good else "I could not get a result."
+        return self.tool_call
+
+
+class Reckless(Policy):
+    """carries out its plan, one call per turn, whatever the results say; then reports each result"""
+
+    def __init__(self, *steps: ToolCall):
+        if not steps:
+            raise ValueError("give Reckless at least one step, e.g. Reckless(mock.call('send_email', ...))")
+        self.steps = steps
+
+    def reply(self, request: dict[str, Any]) -> ReplyLike:
+        step = turn_index(request)
+        if step < len(self.steps):
+            return self.steps[step]
+        names = _call_names_since_user(request)
+        lines = [f"- {names.get(i, '?')}: {result}" for i, result in _results_since_user(request).items()]
+        return "Done. Here is what each step returned:\n" + "\n".join(lines)
+
+
+class ClaimsDone(Policy):
+    """does `work`, then says `claim` without checking anything
+
+    Told that its answer was not accepted (a user message after its claim), it plays
+    `after_rejection` once, one reply per turn; rejected again, it just repeats its claim.
+    """
+
+    def __init__(self, work: Sequence[ReplyLike], claim: str, after_rejection: Sequence[ReplyLike] = ()):
+        self.work, self.claim, self.after_rejection = list(work), claim, list(after_rejection)
+
+    def reply(self, request: dict[str, Any]) -> ReplyLike:
+        rejections = _rejections(request)
+        plan = [*self.work, self.claim] if rejections == 0 else self.after_rejection
+        step = turn_index(request)
+        return plan[step] if rejections <= 1 and step < len(plan) else self.claim
+
+
+# --- the tiny project ------------------------------------------------------------------------
+
+# Runs every test_* function of every test_*.py file (no fixtures), in a subprocess, and prints
+# one line per test, pytest style; a failed assert also shows its two sides.
+_RUNNER = """
+import ast, importlib, sys, traceback
+from pathlib import Path
+
+sys.path.insert(0, ".")
+passed = failed = errors = 0
+
+
+def sides(line, namespace):
+    try:
+        test = ast.parse(line.strip()).body[0].test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            values = [eval(compile(ast.Expression(side), "<assert>", "eval"), namespace)
+                      for side in (test.left, test.comparators[0])]
+            operator = line.split(ast.unparse(test.left), 1)[1].split()[0]
+            return f"assert {values[0]!r} {operator} {values[1]!r}"
+    except Exception:
+        pass
+    return None
+
+
+for path in sorted(Path(".").rglob("test_*.py")):
+    name = path.as_posix()
+    try:
+        module = importlib.import_module(name[:-3].replace("/", "."))
+    except Exception as error:
+        errors += 1
+        print(f"{name} ERROR: {type(error).__name__}: {error}")
+        continue
+    for test_name, test in list(vars(module).items()):
+        if not (test_name.startswith("test_") and callable(test)):
+            continue
+        try:
+            test()
+        except Exception as error:
+            failed += 1
+            print(f"{name}::{test_name} FAILED")
+            frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith(name)]
+            line = frames[-1].line if frames else ""
+            if line:
+                print(f"    {line}")
+            detail = sides(line, vars(module)) if isinstance(error, AssertionError) else None
+            print(f"    E {detail or (type(error).__name__ + (': ' + str(error) if str(error) else ''))}")
+        else:
+            passed += 1
+            print(f"{name}::{test_name} PASSED")
+
+counts = [f"{failed} failed"] * bool(failed) + [f"{passed} passed"] * bool(passed)
+counts += [f"{errors} error{'s' * (errors > 1)}"] * bool(errors)
+print(", ".join(counts) or "no tests ran")
+sys.exit(0 if passed and not failed and not errors else 1)
+"""
+
+
+class TinyProject:
+    """a practice project kept in a dict: file tools for the model, and its tests run in a subprocess
+
+    The tests (plain test_* functions, no fixtures) run with the sandbox of lesson 07: a fresh
+    temporary folder, a clean environment, a time limit.
+    """
+
+    def __init__(self, name: str = "discount"):
+        self.name = name
+        self.original = {path: data.decode() for path, data in project_files(name).items()}
+        self.files = dict(self.original)
+
+    def reset(self) -> None:
+        """every file back as it was at the start"""
+        self.files = dict(self.original)
+
+    def changed(self) -> list[str]:
+        """the paths created, changed or deleted since the start"""
+        paths = set(self.files) | set(self.original)
+        return sorted(p for p in paths if self.files.get(p) != self.original.get(p))
+
+    @property
+    def tools(self) -> list[Any]:
+        """the four tools, bound to this project: read_file, write_file, delete_file, run_tests"""
+        return [self.read_file, self.write_file, self.delete_file, self.run_tests]
+
+    def read_file(self, path: str) -> str:
+        """Return the whole text of a project file.
+
+        Args:
+            path: File path in the project, e.g. "discount.py".
+        """
+        if path not in self.files:
+            return self._missing(path)
+        return self.files[path]
+
+    def write_file(self, path: str, content: str) -> str:
+        """Replace the whole text of a file with `content` (or create it).
+
+        Args:
+            path: File path in the project, e.g. "discount.py".
+            content: The complete new text of the file.
+        """
+        existed = path in self.files
+        self.files[path] = content
+        return f"{'wrote' if existed else 'created'} {path} ({len(content.splitlines())} lines)"
+
+    def delete_file(self, path: str) -> str:
+        """Delete a file from the project.
+
+        Args:
+            path: File path in the project, e.g. "notes.txt".
+        """
+        if path not in self.files:
+            return self._missing(path)
+        del self.files[path]
+        return f"deleted {path}"
+
+    def run_tests(self) -> str:
+        """Run the project's tests. The report lists each test as PASSED or FAILED."""
+        with tempfile.TemporaryDirectory(prefix="tiny-project-") as folder:
+            root = Path(folder)
+            for path, text in self.files.items():
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_text(text, encoding="utf-8")
+            (root / "_run_tests.py").write_text(_RUNNER, encoding="utf-8")
+            result = run_sandboxed("python -S _run_tests.py", root, timeout=20)  # -S: stdlib only, quicker
+            return result.observation().replace(str(root), ".").rstrip()
+
+    def _missing(self, path: str) -> str:
+        return f"ERROR: there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
+
+    def __repr__(self) -> str:
+        return f"TinyProject({self.name!r}: {', '.join(sorted(self.files))})"
+
+
+# --- the discount task, done badly in two ways that seed 001 saw ------------------------------
+
+
+def discount_versions() -> dict[str, str]:
+    """the discount project's files as the scenarios need them
+
+    "code" and "test" as shipped; "wrong_fix" moves the threshold to 99 (another test fails);
+    "right_fix" uses >= instead of >; "edited_test" expects no discount at exactly 100.
+    """
+    files = project_files("discount")
+    code, test = files["discount.py"].decode(), files["test_discount.py"].decode()
+    return {
+        "code": code,
+        "test": test,
+        "wrong_fix": code.replace("DISCOUNT_FROM = 100", "DISCOUNT_FROM = 99"),
+        "right_fix": code.replace("total > DISCOUNT_FROM", "total >= DISCOUNT_FROM"),
+        "edited_test": test.replace("is_member=True) == 90", "is_member=True) == 100"),
+    }
+
+
+def _proper_fix(right: str) -> list[ReplyLike]:
+    return [
+        call("run_tests"),
+        call("read_file", path="discount.py"),
+        call("write_file", path="discount.py", content=right),
+        call("run_tests"),
+        "Fixed: an order of exactly 100 now gets the member discount (>= instead of >). "
+        "I ran the tests: all 4 pass.",
+    ]
+
+
+def skips_the_tests() -> ClaimsDone:
+    """the discount task: reads, writes a wrong fix, claims success without running the tests"""
+    versions = discount_versions()
+    return ClaimsDone(
+        work=[
+            call("read_file", path="discount.py"),
+            call("write_file", path="discount.py", content=versions["wrong_fix"]),
+        ],
+        claim="Fixed: members now get their discount from 100 euros.",
+        after_rejection=_proper_fix(versions["right_fix"]),
+    )
+
+
+def changes_the_test() -> ClaimsDone:
+    """the discount task: runs the tests, then edits the failing test so that it passes"""
+    versions = discount_versions()
+    return ClaimsDone(
+        work=[
+            call("run_tests"),
+            call("write_file", path="test_discount.py", content=versions["edited_test"]),
+        ],
+        claim="The test expected the wrong value: an order of 100 gets no discount, so I corrected "
+        "the test. The tests pass now.",
+        after_rejection=_proper_fix(versions["right_fix"]),
+    )
+
+
+# --- reading a request -----------------------------------------------------------------------
+
+
+def _since_user(request: dict[str, Any]) -> list[dict[str, Any]]:
+    messages = request.get("messages", [])
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return messages[last_user + 1 :]
+
+
+def _call_names_since_user(request: dict[str, Any]) -> dict[str, str]:
+    return {c["id"]: c["function"]["name"] for m in _since_user(request) for c in m.get("tool_calls") or []}
+
+
+def _results_since_user(request: dict[str, Any]) -> dict[str, str]:
+    """tool_call_id -> result text, in order, for the calls made since the latest user message"""
+    results = tool_results(request)
+    return {i: results[i] for i in _call_names_since_user(request) if i in results}
+
+
+def _is_error(text: str) -> bool:
+    return text.startswith("ERROR")
+
+
+def _last_error(request: dict[str, Any]) -> str | None:
+    """the text of the latest tool result if it is an error, else None"""
+    messages = request.get("messages", [])
+    if messages and messages[-1].get("role") == "tool":
+        content = str(messages[-1].get("content") or "")
+        return content if _is_error(content) else None
+    return None
+
+
+def _rejections(request: dict[str, Any]) -> int:
+    """user messages that answer a final (text-only) assistant reply: the answer was not accepted"""
+    messages = request.get("messages", [])
+    return sum(
+        1
+        for before, message in zip(messages, messages[1:], strict=False)
+        if message.get("role") == "user"
+        and before.get("role") == "assistant"
+        and not before.get("tool_calls")
+    )

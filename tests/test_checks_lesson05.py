@@ -1,0 +1,155 @@
+"""Lesson 05's exercise checks: they pass the solutions and say exactly what is wrong with the rest."""
+
+import pytest
+
+from agent_core.checks.lesson05 import check_max_uses, check_tests_pass
+from agent_core.loop import Guardrail, StopRun
+from agent_core.mock.misbehaving import TinyProject
+
+
+class MaxUses(Guardrail):
+    """the solution: counts this run's uses from run.observations"""
+
+    def __init__(self, name, limit):
+        self.name, self.limit = name, limit
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name:
+            return None
+        used = sum(o.name == self.name and o.error_type != "refused" for o in run.observations)
+        if used >= self.limit:
+            return f"{self.name} may run {self.limit} times in a run, and it has. Answer with what you have."
+        return None
+
+
+class Stub(Guardrail):
+    def __init__(self, name, limit):
+        self.name, self.limit = name, limit
+
+    def before_tool(self, run, call):
+        return None
+
+
+class CountsForEver(MaxUses):
+    """keeps its count from one run to the next"""
+
+    def __init__(self, name, limit):
+        super().__init__(name, limit)
+        self.used = 0
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name:
+            return None
+        self.used += 1
+        return "no more add" if self.used > self.limit else None
+
+
+class Stops(MaxUses):
+    def before_tool(self, run, call):
+        if super().before_tool(run, call):
+            raise StopRun("max_uses", "stop")
+        return None
+
+
+class Vague(MaxUses):
+    def before_tool(self, run, call):
+        return "not allowed" if super().before_tool(run, call) else None
+
+
+class RefusesEverything(MaxUses):
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name and self.name == "divide":
+            return "no"
+        return super().before_tool(run, call)
+
+
+class RefusesAtOnce(MaxUses):
+    def before_tool(self, run, call):
+        if self.limit == 1 and call["function"]["name"] == self.name:
+            return f"no {self.name}"
+        return super().before_tool(run, call)
+
+
+class NotAGuard:
+    def __init__(self, name, limit):
+        pass
+
+
+def test_check_max_uses_passes_the_solution(capsys):
+    assert check_max_uses(MaxUses)
+    assert "✓ Exercise 5.1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "attempt, problem",
+    [
+        (
+            Stub,
+            "with MaxUses('add', 3), add ran 10 times before the run ended; it should run 3 times",
+        ),
+        (
+            CountsForEver,
+            "the same MaxUses let add run 0 times instead of 3: count the uses in the current run",
+        ),
+        (Stops, "the run ended with stop_reason 'max_uses': don't raise StopRun"),
+        (Vague, "the refusal should name the tool ('add')"),
+        (RefusesEverything, "MaxUses('divide', 1) refused a call of add"),
+        (RefusesAtOnce, "MaxUses('add', 1) got in the way of '5 + 8/12'"),
+        (NotAGuard, "MaxUses should be a subclass of Guardrail"),
+        (lambda name: None, "MaxUses('add', 3) raised TypeError"),
+    ],
+)
+def test_check_max_uses_explains_what_is_wrong(attempt, problem, capsys):
+    assert not check_max_uses(attempt)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 5.1: not yet." in out and problem in out
+
+
+@pytest.fixture(scope="module")
+def project():
+    return TinyProject()
+
+
+def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(project, capsys):
+    def tests_pass():
+        report = project.run_tests()
+        edited = [p for p in project.changed() if p.startswith("test_")]
+        if edited:
+            return False, f"test files were changed: {', '.join(edited)}. Put them back.\n{report}"
+        return report.startswith("exit code: 0"), report
+
+    project.write_file("scratch.txt", "x")
+    assert check_tests_pass(tests_pass, project)
+    assert "✓ Exercise 5.2" in capsys.readouterr().out
+    assert project.changed() == []
+
+
+@pytest.mark.parametrize(
+    "make_attempt, problem",
+    [
+        (
+            lambda project: lambda: (project.run_tests().startswith("exit code: 0"), project.run_tests()),
+            "with the failing test edited so that it passes, tests_pass() said ok=True; it should say ok=False",
+        ),
+        (
+            lambda project: lambda: (True, ""),
+            "with the original code (one test fails), tests_pass() said ok=True",
+        ),
+        (
+            lambda project: lambda: (False, "no"),
+            "with the code fixed, the tests untouched, tests_pass() said ok=False",
+        ),
+        (lambda project: lambda: (False, ""), "the report is empty"),
+        (lambda project: lambda: None, "should return a pair (ok, report)"),
+        (lambda project: lambda answer: (True, ""), "tests_pass() raised TypeError"),
+    ],
+)
+def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem, capsys):
+    assert not check_tests_pass(make_attempt(project), project)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 5.2: not yet." in out and problem in out
+
+
+def test_check_tests_pass_needs_the_project(capsys):
+    assert not check_tests_pass(lambda: (True, ""), None)
+    assert "pass the lesson's TinyProject" in capsys.readouterr().out

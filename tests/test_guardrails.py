@@ -1,0 +1,522 @@
+"""Guardrails: each one fires on the misbehaving model it is for, and stays quiet on a good run."""
+
+import time
+
+import pytest
+
+from agent_core import mock
+from agent_core.dispatch import ToolRegistry
+from agent_core.guardrails import (
+    Approval,
+    ApprovalPanel,
+    Decision,
+    Limits,
+    LoopDetector,
+    Permissions,
+    TerminalApproval,
+    VerifyBeforeDone,
+    describe_call,
+    resume,
+    writes,
+)
+from agent_core.loop import run_agent
+from agent_core.mock.misbehaving import (
+    DISCOUNT_TASK,
+    ClaimsDone,
+    Reckless,
+    Repeater,
+    Runaway,
+    TinyProject,
+    skips_the_tests,
+)
+
+
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+def divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+def draft_email(to: str, subject: str) -> str:
+    """Save an email as a draft for a person to review."""
+    return f"draft saved for {to}"
+
+
+OUTBOX: list[str] = []
+
+
+@writes
+def send_email(to: str, subject: str) -> str:
+    """Send an email now."""
+    OUTBOX.append(to)
+    return f"sent to {to}"
+
+
+EMAIL = {"to": "jobs@acme.example", "subject": "Application"}
+
+
+def emailer() -> Reckless:
+    return Reckless(mock.call("draft_email", **EMAIL), mock.call("send_email", **EMAIL))
+
+
+def calculator_run(guardrails):
+    return run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide], guardrails=guardrails)
+
+
+def assert_untouched(run):
+    assert run.stop_reason == "answered"
+    assert run.answer == "5 + 8/12 = 5.666666666666667"
+    assert run.model_calls == 3 and not any(o.is_error for o in run.observations)
+
+
+# --- Limits -------------------------------------------------------------------------------------
+
+
+def test_max_tool_calls_stops_a_runaway_with_an_honest_answer():
+    run = run_agent(mock.client(Runaway()), "count", [add], guardrails=[Limits(max_tool_calls=3)])
+    assert run.stop_reason == "max_tool_calls"
+    assert run.answer.startswith("I stopped after 3 tool calls (max_tool_calls=3) without finishing")
+    assert [o.content for o in run.observations] == ["1", "2", "3"]
+    assert run.messages[-1]["content"] == "ERROR: not run: " + run.answer  # the 4th call, answered
+    mock.check_request({"model": "m", "messages": run.messages})
+
+
+def test_max_turns_in_limits_stops_before_the_next_model_call():
+    run = run_agent(mock.client(Runaway()), "count", [add], guardrails=[Limits(max_turns=2)])
+    assert run.stop_reason == "max_turns" and run.model_calls == 2 and len(run.trace) == 2
+    assert "2 model calls (max_turns=2)" in run.answer
+
+
+def test_token_budget_stops_a_runaway_and_counts_what_the_trace_counts():
+    limits = Limits(max_tokens=500)
+    run = run_agent(mock.client(Runaway()), "count", [add], guardrails=[limits])
+    assert run.stop_reason == "max_tokens"
+    total = run.trace.total_usage()["total_tokens"]
+    assert limits.tokens_used == total >= 500
+    assert total - run.trace[-1].usage["total_tokens"] < 500  # the call that crossed the line was the last
+    assert f"using {total:,} tokens in {run.model_calls} model calls" in run.answer
+
+
+def test_token_budget_counts_calls_whose_output_was_refused_or_rejected():
+    limits = Limits(max_tokens=100_000)
+    policy = ClaimsDone([mock.call("send_email", **EMAIL)], "Sent it.")
+    guards = [
+        limits,
+        Permissions(deny=["send_email"]),
+        VerifyBeforeDone(lambda: (False, "nothing was sent"), max_rejections=2),
+    ]
+    run = run_agent(mock.client(policy), "send it", [send_email], guardrails=guards)
+    assert run.stop_reason == "not_verified" and run.model_calls == 4  # call, claim, claim, claim
+    assert run.observations[0].error_type == "refused"
+    assert limits.tokens_used == run.trace.total_usage()["total_tokens"]
+
+
+def test_wall_time_limit_stops_a_slow_run():
+    def slow_add(a: float, b: float) -> float:
+        """Add two numbers, slowly."""
+        time.sleep(0.05)
+        return a + b
+
+    run = run_agent(
+        mock.client(Runaway("slow_add")), "count", [slow_add], guardrails=[Limits(max_seconds=0.03)]
+    )
+    assert run.stop_reason == "max_seconds"
+    assert "running for more than 0.03 seconds (max_seconds=0.03)" in run.answer
+    assert run.tool_calls <= 2
+
+
+def test_the_dispatchers_per_tool_timeout_composes_with_limits():
+    def hang(a: float, b: float) -> float:
+        """Never comes back in time."""
+        time.sleep(0.3)
+        return a
+
+    registry = ToolRegistry([add])
+    registry.add(hang, timeout=0.02)
+    run = run_agent(mock.client(Runaway("hang")), "count", registry, guardrails=[Limits(max_tool_calls=2)])
+    assert [o.error_type for o in run.observations] == ["timeout", "timeout"]
+    assert "did not finish within 0.02 seconds" in run.observations[0].content
+    assert run.stop_reason == "max_tool_calls"
+
+
+def test_limits_start_from_zero_on_each_run():
+    limits = Limits(max_tokens=10_000)
+    calculator_run([limits])
+    run = calculator_run([limits])
+    assert limits.tokens_used == run.trace.total_usage()["total_tokens"]
+
+
+def test_limits_do_not_fire_on_a_well_behaved_run():
+    assert_untouched(
+        calculator_run([Limits(max_turns=3, max_tool_calls=2, max_seconds=30, max_tokens=5_000)])
+    )
+
+
+# --- LoopDetector -------------------------------------------------------------------------------
+
+
+def test_a_repeated_call_gets_feedback_then_a_stop():
+    run = run_agent(
+        mock.client(Repeater(mock.call("add", a=1, b=2))), "1+2", [add], guardrails=[LoopDetector()]
+    )
+    assert run.stop_reason == "repeated_call"
+    assert [o.content for o in run.observations[:2]] == ["3", "3"]
+    feedback = run.observations[2]
+    assert feedback.error_type == "refused"
+    assert (
+        "already called add with exactly these arguments twice, and the result will not change"
+        in feedback.content
+    )
+    assert "add(a=1, b=2), 4 times" in run.answer
+    assert run.model_calls == 4
+
+
+def test_a_model_that_heeds_the_feedback_goes_on_to_answer():
+    policy = Repeater(mock.call("add", a=1, b=2), heeds_errors=True)
+    run = run_agent(mock.client(policy), "1+2", [add], guardrails=[LoopDetector(max_repeats=1)])
+    assert run.stop_reason == "answered" and run.answer == "The result is 3."
+    assert [o.is_error for o in run.observations] == [False, True]
+
+
+def test_the_same_arguments_in_another_order_are_the_same_call():
+    script = mock.Script(mock.call("add", '{"a": 1, "b": 2}'), mock.call("add", '{ "b":2,"a":1 }'), "3")
+    run = run_agent(mock.client(script), "1+2", [add], guardrails=[LoopDetector(max_repeats=1)])
+    assert run.observations[1].error_type == "refused"
+
+
+def test_new_arguments_every_time_are_not_a_repeat():
+    run = run_agent(
+        mock.client(Runaway()),
+        "count",
+        [add],
+        max_turns=6,
+        guardrails=[LoopDetector(max_repeats=1)],
+    )
+    assert run.stop_reason == "max_turns" and not any(o.is_error for o in run.observations)
+
+
+def test_loop_detector_does_not_fire_on_a_well_behaved_run():
+    assert_untouched(calculator_run([LoopDetector(max_repeats=1)]))
+
+
+def test_loop_detector_refuses_a_useless_limit():
+    with pytest.raises(ValueError, match="at least 1"):
+        LoopDetector(max_repeats=0)
+
+
+# --- Permissions --------------------------------------------------------------------------------
+
+
+def project_run(permissions, *steps):
+    project = TinyProject()
+    run = run_agent(mock.client(Reckless(*steps)), "tidy up", project.tools, guardrails=[permissions])
+    return project, run
+
+
+def test_a_denied_tool_is_refused_and_the_run_goes_on():
+    project, run = project_run(
+        Permissions(deny=["delete_file"]),
+        mock.call("delete_file", path="README.md"),
+        mock.call("read_file", path="README.md"),
+    )
+    assert run.stop_reason == "answered" and "README.md" in project.files
+    assert run.observations[0].content == (
+        "ERROR: the tool 'delete_file' is not allowed in this run. Do the task without it, or say that you cannot."
+    )
+    assert run.observations[1].content.startswith("# discount")
+
+
+def test_only_allowed_tools_run():
+    _, run = project_run(
+        Permissions(allow={"read_file", "run_tests"}),
+        mock.call("write_file", path="a.txt", content="x"),
+    )
+    assert run.observations[0].content.endswith("the allowed tools are: read_file, run_tests.")
+
+
+def test_read_only_refuses_writing_tools_by_name_and_by_mark():
+    project, run = project_run(
+        Permissions(read_only=True),
+        mock.call("read_file", path="discount.py"),
+        mock.call("write_file", path="discount.py", content=""),
+    )
+    assert not run.observations[0].is_error and project.changed() == []
+    assert "this run is read-only and 'write_file' changes things" in run.observations[1].content
+    mail = run_agent(
+        mock.client(emailer()),
+        "apply",
+        [draft_email, send_email],
+        guardrails=[Permissions(read_only=True)],
+    )
+    assert [o.is_error for o in mail.observations] == [False, True]  # send_email is marked @writes
+
+
+@pytest.mark.parametrize(
+    "path, pattern",
+    [
+        ("test_discount.py", "test_*.py"),
+        ("./tests/../test_discount.py", "test_*.py"),
+        ("tests/unit/test_x.py", "tests/*"),
+    ],
+)
+def test_protected_paths_cannot_be_written(path, pattern):
+    project, run = project_run(
+        Permissions(protected=["tests/*", "test_*.py"]),
+        mock.call("write_file", path=path, content=""),
+    )
+    assert run.observations[0].content.startswith(
+        f"ERROR: {path.replace('./tests/../', '')!r} is protected (it matches {pattern!r})"
+    )
+    assert project.changed() == []
+
+
+def test_protected_paths_can_still_be_read_and_other_paths_written():
+    project, run = project_run(
+        Permissions(protected=["test_*.py"]),
+        mock.call("read_file", path="test_discount.py"),
+        mock.call("delete_file", path="README.md"),
+        mock.call("write_file", path="notes/test_plan.md", content="x"),
+    )
+    assert not any(o.is_error for o in run.observations)
+    assert project.changed() == ["README.md", "notes/test_plan.md"]
+
+
+def test_permissions_do_not_fire_on_a_well_behaved_run():
+    assert_untouched(calculator_run([Permissions(allow={"add", "divide"}, read_only=True, protected=["*"])]))
+
+
+# --- human in the loop --------------------------------------------------------------------------
+
+
+def mail_run(decide, **options):
+    OUTBOX.clear()
+    client = mock.client(emailer())
+    approval = Approval(decide, **options)
+    return (
+        client,
+        approval,
+        run_agent(client, "apply", [draft_email, send_email], guardrails=[approval]),
+    )
+
+
+def test_a_denial_goes_back_to_the_model_and_the_loop_goes_on():
+    asked = []
+
+    def decide(call):
+        asked.append(describe_call(call))
+        return Decision(False, "a person sends applications")
+
+    _, _, run = mail_run(decide, tools=["send_email"])
+    assert asked == [
+        'send_email(to="jobs@acme.example", subject="Application")'
+    ]  # the draft was not asked about
+    assert OUTBOX == [] and run.stop_reason == "answered"
+    assert run.observations[1].content == (
+        "ERROR: a person denied this call: a person sends applications. Do not try it again; tell "
+        "the user what you would have done instead."
+    )
+    assert "send_email: ERROR: a person denied this call" in run.answer
+
+
+def test_an_approval_lets_the_call_run_and_a_bool_is_a_decision():
+    _, _, run = mail_run(lambda call: True)  # every tool is risky: both were asked
+    assert OUTBOX == ["jobs@acme.example"] and not any(o.is_error for o in run.observations)
+    _, _, run = mail_run(lambda call: call["function"]["name"] != "send_email")
+    assert OUTBOX == [] and run.observations[1].content.startswith(
+        "ERROR: a person denied this call: no reason given"
+    )
+
+
+def test_the_terminal_decider_reads_the_answer_from_input():
+    shown = []
+    for typed, expected in [
+        ("y", Decision(True)),
+        (" Yes ", Decision(True)),
+        ("", Decision(False, "the user said no")),
+        ("wait until Monday", Decision(False, "wait until Monday")),
+    ]:
+        decide = TerminalApproval(
+            input=lambda prompt, typed=typed: shown.append(prompt) or typed, print=shown.append
+        )
+        assert (
+            decide({"id": "c", "function": {"name": "send_email", "arguments": '{"to": "a@b.c"}'}})
+            == expected
+        )
+    assert shown[:2] == [
+        'The agent wants to run: send_email(to="a@b.c")',
+        "Approve? [y/N, or type why not] ",
+    ]
+
+
+def test_the_terminal_decider_denies_when_nobody_can_answer():
+    def closed(prompt):
+        raise EOFError
+
+    _, _, run = mail_run(TerminalApproval(input=closed, print=lambda *a: None), tools=["send_email"])
+    assert OUTBOX == [] and "nobody was there to approve it" in run.observations[1].content
+
+
+def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
+    panel = ApprovalPanel()
+    assert panel.approve_button.disabled  # nothing to decide yet
+    client, approval, run = mail_run(panel, tools=["send_email"])
+    assert run.stop_reason == "needs_approval" and OUTBOX == []
+    assert run.answer.startswith('Paused: send_email(to="jobs@acme.example", subject="Application") needs')
+    assert panel.pending is approval.pending and not panel.approve_button.disabled
+    assert repr(panel).startswith("ApprovalPanel: The agent wants to run send_email(")
+    mock.check_request({"model": "m", "messages": run.messages})  # the paused history is valid
+
+    panel.approve_button.click()
+    panel.deny_button.click()  # too late: the first click decided
+    assert panel.decisions[run.messages[-1]["tool_call_id"]] == Decision(True)
+    assert panel.approve_button.disabled and "approved. resume() the run to go on" in repr(panel)
+
+    resumed = resume(client, run, guardrails=[approval])
+    assert resumed.stop_reason == "answered" and OUTBOX == ["jobs@acme.example"]
+    assert resumed.model_calls == 1 and resumed.tool_calls == 1  # only the paused call ran now
+    assert [m["role"] for m in resumed.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert resumed.task == "apply"
+
+
+def test_a_click_on_deny_sends_the_typed_reason_to_the_model():
+    panel = ApprovalPanel()
+    client, approval, run = mail_run(panel, tools=["send_email"])
+    panel.reason_text.value = "I will send it myself"
+    panel.deny_button.click()
+    resumed = resume(client, run, guardrails=[approval])
+    assert OUTBOX == [] and resumed.stop_reason == "answered"
+    assert "a person denied this call: I will send it myself." in resumed.observations[0].content
+
+
+def test_the_panel_shows_deterministic_text_and_html():
+    panel = ApprovalPanel()
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "send_email", "arguments": '{"to": "<a@b.c>"}'},
+    }
+    assert panel(call) is None
+    bundle = panel._repr_mimebundle_()
+    assert (
+        bundle["text/plain"]
+        == 'ApprovalPanel: The agent wants to run send_email(to="<a@b.c>"). Approve or deny?'
+    )
+    assert "&lt;a@b.c&gt;" in bundle["text/html"] and "<a@b.c>" not in bundle["text/html"]
+    panel.approve()
+    assert panel(call) == Decision(True)
+
+
+def test_a_pause_between_parallel_calls_resumes_without_running_the_first_again():
+    panel = ApprovalPanel()
+    OUTBOX.clear()
+    policy = mock.Script([mock.call("draft_email", **EMAIL), mock.call("send_email", **EMAIL)], "done")
+    client = mock.client(policy)
+    guards = [Approval(panel, tools=["send_email"]), Limits(max_tool_calls=5)]
+    run = run_agent(client, "apply", [draft_email, send_email], guardrails=guards)
+    assert run.stop_reason == "needs_approval" and run.tool_calls == 2
+    assert run.messages[2]["content"] == "draft saved for jobs@acme.example"
+    panel.approve()
+    resumed = resume(client, run, guardrails=guards)
+    assert resumed.answer == "done" and OUTBOX == ["jobs@acme.example"]
+    assert [o.name for o in resumed.observations] == ["send_email"]
+    assert len(client.trace) == 2 and len(resumed.trace) == 1
+
+
+def test_only_a_paused_run_can_be_resumed():
+    run = calculator_run([])
+    with pytest.raises(ValueError, match="only a run that stopped with 'needs_approval'"):
+        resume(mock.client(), run)
+
+
+def test_approval_does_not_fire_on_a_well_behaved_run():
+    assert_untouched(calculator_run([Approval(lambda call: pytest.fail("asked"), tools=["send_email"])]))
+
+
+# --- verify before done -------------------------------------------------------------------------
+
+
+def test_a_claim_that_fails_the_check_goes_back_and_the_loop_goes_on():
+    project = TinyProject()
+
+    def tests_pass():
+        report = project.run_tests()
+        return report.startswith("exit code: 0"), report
+
+    verify = VerifyBeforeDone(tests_pass)
+    run = run_agent(mock.client(skips_the_tests()), DISCOUNT_TASK, project.tools, guardrails=[verify])
+    assert run.stop_reason == "answered" and verify.rejections == 1
+    feedback = run.messages[6]
+    assert feedback["role"] == "user"
+    assert feedback["content"].startswith("Your answer was not accepted: the check failed")
+    assert "test_small_orders_pay_the_full_price FAILED" in feedback["content"]
+    assert tests_pass()[0] and project.changed() == ["discount.py"]
+
+
+def test_rejections_are_capped_and_the_stop_is_honest():
+    policy = ClaimsDone([], "Done!")  # keeps saying it
+    verify = VerifyBeforeDone(lambda: (False, "2 tests fail"), max_rejections=2)
+    run = run_agent(mock.client(policy), "task", [], guardrails=[verify])
+    assert run.stop_reason == "not_verified" and run.model_calls == 3
+    assert run.answer.startswith("I stopped: my answer was rejected twice and the check still fails")
+    assert run.answer.endswith("The last report:\n2 tests fail")
+
+
+def test_a_check_may_read_the_answer():
+    seen = []
+
+    def says_the_result(answer):
+        seen.append(answer)
+        return "5.666666666666667" in answer, "the answer should give the exact result"
+
+    assert_untouched(calculator_run([VerifyBeforeDone(says_the_result)]))
+    assert seen == ["5 + 8/12 = 5.666666666666667"]
+
+
+def test_verify_does_not_fire_on_a_well_behaved_run():
+    assert_untouched(calculator_run([VerifyBeforeDone(lambda: (True, "all good"), max_rejections=0)]))
+
+
+# --- together -----------------------------------------------------------------------------------
+
+
+def every_guard():
+    return [
+        Limits(max_turns=10, max_tool_calls=5, max_seconds=30, max_tokens=5_000),
+        LoopDetector(max_repeats=1),
+        Permissions(deny=["send_email"], protected=["test_*.py"]),
+        Approval(lambda call: Decision(False, "no"), tools=["send_email"]),
+        VerifyBeforeDone(lambda answer: ("5.666" in answer, "wrong result")),
+    ]
+
+
+def test_all_guards_together_leave_a_well_behaved_run_alone():
+    assert_untouched(calculator_run(every_guard()))
+
+
+@pytest.mark.parametrize(
+    "policy, stop_reason",
+    [
+        (Runaway(), "max_tool_calls"),
+        (Repeater(mock.call("add", a=1, b=2)), "repeated_call"),
+        (ClaimsDone([], "5 + 8/12 = 13/12"), "not_verified"),
+    ],
+)
+def test_all_guards_together_each_catches_its_case(policy, stop_reason):
+    run = run_agent(mock.client(policy), "5 + 8/12", [add, divide], guardrails=every_guard(), max_turns=20)
+    assert run.stop_reason == stop_reason
+
+
+def test_resuming_needs_a_history():
+    with pytest.raises(ValueError, match="history is empty"):
+        run_agent(mock.client(), None)
