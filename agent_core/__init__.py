@@ -4,10 +4,26 @@
     run = run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide])
 """
 
-from . import calls, dispatch, formats, loop, mock, render, schema, trace
+from . import (
+    calls,
+    context,
+    dispatch,
+    formats,
+    guardrails,
+    loop,
+    mock,
+    providers,
+    render,
+    replay,
+    schema,
+    trace,
+)
 from .calls import assistant_message, parse_arguments, tool_calls_of, tool_message, wants_tools
+from .context import Compactor, Prices, token_ledger
 from .dispatch import Observation, ToolRegistry, is_error
+from .guardrails import Approval, Limits, LoopDetector, Permissions, VerifyBeforeDone
 from .loop import AgentRun, Guardrail, StopRun, run_agent
+from .providers import client_from_env
 from .schema import Tool, tool, tool_definition
 from .trace import Trace, Turn, recorded
 
@@ -20,6 +36,10 @@ __all__ = [
     "calls",
     "dispatch",
     "loop",
+    "guardrails",
+    "context",
+    "providers",
+    "replay",
     "formats",
     # lesson 01: the tool schema
     "tool",
@@ -40,6 +60,18 @@ __all__ = [
     "AgentRun",
     "Guardrail",
     "StopRun",
+    # lesson 05: guardrails
+    "Limits",
+    "LoopDetector",
+    "Permissions",
+    "Approval",
+    "VerifyBeforeDone",
+    # lesson 06: context and cost
+    "token_ledger",
+    "Prices",
+    "Compactor",
+    # lesson 08: real models
+    "client_from_env",
     # every lesson: the wire trace
     "Trace",
     "Turn",

@@ -98,8 +98,9 @@ def run_agent(
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
     if task is None and not history:
         raise ValueError("task=None continues `history`, but history is empty: give a task")
-    if trace_of(client) is None:
-        client = recorded(client)
+    owns_client = trace_of(client) is None
+    if owns_client:
+        client = recorded(client)  # a recording copy of a plain client: we close it at the end
     first_turn = len(trace_of(client))
     messages = [{"role": "system", "content": system}] if system else []
     messages += history
@@ -137,7 +138,10 @@ def run_agent(
     except StopRun as stop:
         run.stop_reason, run.answer = stop.reason, stop.message
         _answer_unanswered_calls(messages, stop.message)
-    run.trace = trace_of(client).since(first_turn)
+    finally:
+        run.trace = trace_of(client).since(first_turn)
+        if owns_client:
+            client.close()
     return run
 
 

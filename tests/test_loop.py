@@ -119,3 +119,16 @@ def test_a_guardrail_can_reject_the_final_answer():
     run = run_agent(mock.client(mock.Script("done?", "done!")), "task", [], guardrails=[RejectFirstAnswer()])
     assert run.answer == "done!" and run.model_calls == 2
     assert run.messages[2] == {"role": "user", "content": "Check your answer again."}
+
+
+def test_a_plain_client_is_recorded_and_its_connection_closed():
+    from agent_core.mock.server import serve
+
+    with serve(mock.Calculator()) as server:
+        import openai
+
+        plain = openai.OpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
+        run = run_agent(plain, "4 + 2", [add])
+        plain.close()
+    assert run.answer == "4 + 2 = 6" and len(run.trace) == 2
+    assert run.trace[0].url.startswith(server.base_url)

@@ -13,6 +13,9 @@ import openai
 
 from ..trace import RecordingTransport, Trace
 from .calculator import Calculator
+from .chooser import DescriptionReader
+from .clumsy import Clumsy
+from .misbehaving import ClaimsDone, Reckless, Repeater, Runaway
 from .model import CREATED, MODELS, SYSTEM_FINGERPRINT, Echo, MockModel
 from .policy import (
     Policy,
@@ -41,6 +44,12 @@ __all__ = [
     "MockModel",
     "Echo",
     "Calculator",
+    "DescriptionReader",
+    "Clumsy",
+    "Runaway",
+    "Repeater",
+    "Reckless",
+    "ClaimsDone",
     "Policy",
     "PolicyLike",
     "Reply",
