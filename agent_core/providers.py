@@ -245,9 +245,12 @@ def _where(error: openai.APIError) -> str:
 
 
 def _server_message(error: openai.APIStatusError) -> str:
+    """the server's own error text, first line only (the mock puts a learner's hint on the next)"""
     body = error.body
     if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
-    if isinstance(body, str) and body:
-        return body
-    return error.message
+        message = body["message"]
+    elif isinstance(body, str) and body:
+        message = body
+    else:
+        message = error.message
+    return message.split("\n(agent_core mock hint:")[0]

@@ -1,0 +1,322 @@
+"""Lesson 08's exercise checks pass the solutions and say what is wrong otherwise; the shipped cassette is reproducible.
+
+Run this file as a script to write the illustrative cassette again:
+    python tests/test_checks_lesson08.py
+"""
+
+import copy
+import json
+from importlib.resources import files
+
+import pytest
+
+from agent_core import mock, replay
+from agent_core.checks.lesson04 import add, divide
+from agent_core.checks.lesson08 import (
+    CONVERSATION,
+    DIFFERENCE_CASES,
+    SETUPS,
+    check_anthropic,
+    check_find_difference,
+    check_settings,
+)
+from agent_core.formats import to_anthropic
+from agent_core.loop import run_agent
+from agent_core.trace import Trace
+
+CASSETTE = files("agent_core") / "cassettes" / "illustrative_small_model.json"
+NOTE = (
+    "Illustrative, not from a real model: recorded from agent_core's mock model, scripted "
+    "(mock.Script) to make the kind of mistake small local models make: a tool call whose JSON "
+    "arguments are cut off, then the corrected call after reading the error. Regenerate with: "
+    "python tests/test_checks_lesson08.py"
+)
+
+
+def illustrative_cassette() -> dict:
+    """the cassette agent_core ships for lesson 08, recorded from a scripted mock model"""
+    script = mock.Script(
+        mock.calls(mock.ToolCall("divide", '{"a": 8, "b": 12'), content="I'll start with the division."),
+        mock.call("divide", a=8, b=12),
+        mock.call("add", a=5, b=0.6666666666666666),
+        "5 + 8/12 is about 5.667.",
+    )
+    run = run_agent(mock.client(script), "5 + 8/12", [add, divide], model="illustrative-small-model")
+    recorded = run.trace.to_dict(timings=False)
+    return {"version": recorded["version"], "note": NOTE, "turns": recorded["turns"]}
+
+
+# --- the shipped cassette -------------------------------------------------------------------
+
+
+def test_the_shipped_cassette_is_what_the_scripted_mock_records():
+    shipped = json.loads(CASSETTE.read_text(encoding="utf-8"))
+    assert shipped == illustrative_cassette(), "run `python tests/test_checks_lesson08.py` to rewrite it"
+
+
+def test_the_shipped_cassette_says_it_is_illustrative():
+    shipped = json.loads(CASSETTE.read_text(encoding="utf-8"))
+    assert shipped["note"].startswith("Illustrative, not from a real model")
+    assert all(turn["url"].startswith("http://mock.agent-core.invalid/") for turn in shipped["turns"])
+
+
+def test_the_shipped_cassette_replays_the_broken_call_and_its_correction():
+    client = replay.client(Trace.from_dict(json.loads(CASSETTE.read_text(encoding="utf-8"))))
+    run = run_agent(client, "5 + 8/12", [add, divide], model=client.replay.model)
+    assert run.answer == "5 + 8/12 is about 5.667." and run.model_calls == 4
+    assert run.observations[0].is_error and "not valid JSON" in run.observations[0].content
+    assert [o.is_error for o in run.observations] == [True, False, False]
+
+
+# --- Exercise 8.1 ---------------------------------------------------------------------------
+
+SETTINGS = {
+    "ollama": {"AGENT_CORE_BASE_URL": "http://localhost:11434/v1", "AGENT_CORE_MODEL": "qwen2.5:7b"},
+    "vllm": {
+        "AGENT_CORE_BASE_URL": "http://gpu-box:8000/v1",
+        "AGENT_CORE_MODEL": "Qwen/Qwen2.5-7B-Instruct",
+        "AGENT_CORE_API_KEY": "team-key-123",
+    },
+    "openai": {"OPENAI_API_KEY": "sk-placeholder", "AGENT_CORE_MODEL": "gpt-4.1"},
+    "mock": {"AGENT_CORE_BACKEND": "mock", "AGENT_CORE_MOCK_POLICY": "calculator"},
+}
+
+
+def test_the_right_settings_pass(capsys):
+    assert check_settings(SETTINGS)
+    assert "each environment chooses the backend it describes" in capsys.readouterr().out
+
+
+def test_other_spellings_of_the_same_setup_pass_too():
+    other = copy.deepcopy(SETTINGS)
+    other["ollama"] = {"OPENAI_BASE_URL": "http://localhost:11434/v1", "AGENT_CORE_MODEL": "qwen2.5:7b"}
+    other["openai"] = {"AGENT_CORE_API_KEY": "sk-placeholder", "AGENT_CORE_MODEL": "gpt-4.1"}
+    assert check_settings(other)
+
+
+def test_the_empty_stub_says_which_backend_each_setup_would_get(capsys):
+    assert not check_settings(dict.fromkeys(SETUPS, {}))
+    out = capsys.readouterr().out
+    assert "'ollama': with nothing set, client_from_env() would talk to the mock model" in out
+    assert "a server is chosen by its URL: AGENT_CORE_BASE_URL" in out
+    assert (
+        "'mock': with nothing set (and the shell's OPENAI_API_KEY), client_from_env() would talk to OpenAI"
+        in out
+    )
+    assert "AGENT_CORE_BACKEND=mock chooses the mock" in out
+
+
+def test_a_wrong_url_model_key_or_policy_is_named(capsys):
+    wrong = copy.deepcopy(SETTINGS)
+    wrong["ollama"]["AGENT_CORE_BASE_URL"] = "http://localhost:11434"
+    del wrong["vllm"]["AGENT_CORE_API_KEY"]
+    del wrong["openai"]["AGENT_CORE_MODEL"]
+    del wrong["mock"]["AGENT_CORE_MOCK_POLICY"]
+    assert not check_settings(wrong)
+    out = capsys.readouterr().out
+    assert "the setup says http://localhost:11434/v1 (an OpenAI-compatible base URL ends in /v1)" in out
+    assert "'vllm': the server wants the key 'team-key-123', and this environment sends no key" in out
+    assert "'openai': the model would be 'gpt-4.1-mini'; the setup says 'gpt-4.1'" in out
+    assert "'mock': the mock's policy would be 'echo'; the setup wants 'calculator'" in out
+
+
+def test_settings_of_the_wrong_shape_are_explained_not_raised(capsys):
+    assert not check_settings([1, 2])
+    assert "should be a dict" in capsys.readouterr().out
+    assert not check_settings({**SETTINGS, "ollama": {"AGENT_CORE_MODEL": 7}, "lmstudio": {}})
+    out = capsys.readouterr().out
+    assert "'AGENT_CORE_MODEL' is not set to a string" in out and "'lmstudio' is not one of the setups" in out
+    assert not check_settings({**SETTINGS, "mock": {"AGENT_CORE_BACKEND": "fake"}})
+    assert "AGENT_CORE_BACKEND='fake' is not understood" in capsys.readouterr().out
+
+
+# --- Exercise 8.2 ---------------------------------------------------------------------------
+
+
+def find_difference(recorded, received, path=""):
+    """the solution: walk both values, dict keys in the recorded order, then the received-only ones"""
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in [*recorded, *(k for k in received if k not in recorded)]:
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in received:
+                return where
+            found = find_difference(recorded[key], received[key], where)
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(received, list):
+        for i in range(max(len(recorded), len(received))):
+            if i >= len(recorded) or i >= len(received):
+                return f"{path}[{i}]"
+            found = find_difference(recorded[i], received[i], f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if type(recorded) is not type(received) or recorded != received:
+        return path
+    return None
+
+
+def top_level_only(recorded, received):
+    """the stub: compares only the top-level keys, with Python's =="""
+    for key in recorded:
+        if recorded[key] != received.get(key):
+            return key
+    return None
+
+
+def test_the_solution_passes(capsys):
+    assert check_find_difference(find_difference)
+    assert f"all {len(DIFFERENCE_CASES)} cases" in capsys.readouterr().out
+
+
+def test_the_stub_is_told_to_go_deeper_and_about_types(capsys):
+    assert not check_find_difference(top_level_only)
+    out = capsys.readouterr().out
+    assert "'messages' holds the difference, but go deeper" in out
+    assert "'messages[1].tool_calls[0].function.arguments'" in out
+    assert "an option only the new request has: the requests differ, but find_difference returned None" in out
+    assert "in Python 0 == 0.0, but in JSON they are different text" in out
+    assert "the same request" not in out
+
+
+def test_python_equality_misses_only_the_type_case(capsys):
+    def equality_only(recorded, received, path=""):
+        if recorded == received:
+            return None
+        return find_difference(recorded, received, path)
+
+    assert not check_find_difference(equality_only)
+    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")]
+    assert problems == [
+        "  - 0 written as 0.0: the requests differ, but find_difference returned None",
+        "  - in Python 0 == 0.0, but in JSON they are different text: compare the types too, as type(a) is type(b)",
+    ]
+
+
+def test_a_wrong_path_a_non_string_and_a_crash_are_each_explained(capsys):
+    assert not check_find_difference(lambda recorded, received: "model")
+    out = capsys.readouterr().out
+    assert "the same request: the two requests are equal, so return None; you returned 'model'" in out
+    assert "you returned 'model'; the first difference is at 'tools[1]'" in out
+    assert not check_find_difference(lambda recorded, received: ["messages", 0])
+    assert "return the path as a string" in capsys.readouterr().out
+    assert not check_find_difference(lambda recorded, received: recorded["nope"])
+    assert "find_difference raised KeyError: 'nope'" in capsys.readouterr().out
+
+
+def test_the_learners_function_cannot_change_the_cases():
+    def vandal(recorded, received):
+        recorded.clear()
+        return None
+
+    check_find_difference(vandal)
+    assert check_find_difference(find_difference)
+
+
+# --- Exercise 8.3 ---------------------------------------------------------------------------
+
+SYSTEM = CONVERSATION[0]["content"]
+ERROR_TEXT = CONVERSATION[4]["content"]
+
+
+def by_hand():
+    """the solution, written out as a learner would"""
+    return {
+        "system": SYSTEM,
+        "messages": [
+            {"role": "user", "content": "What are 8/12 and 1/0?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "call_a", "name": "divide", "input": {"a": 8, "b": 12}},
+                    {"type": "tool_use", "id": "call_b", "name": "divide", "input": {"a": 1, "b": 0}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "call_a", "content": "0.6666666666666666"},
+                    {"type": "tool_result", "tool_use_id": "call_b", "content": ERROR_TEXT, "is_error": True},
+                    {"type": "text", "text": "If one of them failed, say why in one sentence."},
+                ],
+            },
+        ],
+    }
+
+
+def test_the_hand_written_request_and_to_anthropic_both_pass(capsys):
+    assert check_anthropic(by_hand())
+    assert check_anthropic(to_anthropic(CONVERSATION))
+    assert "results as tool_result blocks in ONE user message" in capsys.readouterr().out
+
+
+def test_equivalent_spellings_pass():
+    request = by_hand()
+    request["messages"][0]["content"] = [{"type": "text", "text": "What are 8/12 and 1/0?"}]
+    results = request["messages"][2]["content"]
+    results[0]["is_error"] = False
+    results[1]["content"] = [{"type": "text", "text": ERROR_TEXT}]
+    results[0], results[1] = results[1], results[0]  # results are paired by id, not by position
+    assert check_anthropic(request)
+
+
+def test_the_chat_completions_messages_as_they_are_break_three_rules(capsys):
+    assert not check_anthropic({"system": None, "messages": copy.deepcopy(CONVERSATION)})
+    out = capsys.readouterr().out
+    assert "Anthropic has no 'system' role" in out
+    assert "Anthropic has no 'tool' role" in out
+    assert "request['system'] should be the system prompt" in out
+
+
+def test_results_in_separate_user_messages_are_refused(capsys):
+    request = by_hand()
+    results = request["messages"].pop()["content"]
+    request["messages"] += [{"role": "user", "content": [block]} for block in results]
+    assert not check_anthropic(request)
+    assert "messages[2] and messages[3] are both 'user' messages" in capsys.readouterr().out
+
+
+def test_a_json_string_input_and_a_missing_is_error_are_named(capsys):
+    request = by_hand()
+    request["messages"][1]["content"][0]["input"] = '{"a": 8, "b": 12}'
+    del request["messages"][2]["content"][1]["is_error"]
+    assert not check_anthropic(request)
+    out = capsys.readouterr().out
+    assert "tool_use call_a: 'input' is an object" in out
+    assert "the result for call_b is a failure: mark it with 'is_error': True" in out
+
+
+def test_text_before_the_results_and_an_unanswered_call_are_named(capsys):
+    request = by_hand()
+    content = request["messages"][2]["content"]
+    request["messages"][2]["content"] = [content[2], content[0], content[1]]
+    assert not check_anthropic(request)
+    assert "the tool_result blocks come first, then the text" in capsys.readouterr().out
+    request = by_hand()
+    del request["messages"][2]["content"][1]
+    assert not check_anthropic(request)
+    assert "no tool_result with tool_use_id 'call_b'" in capsys.readouterr().out
+
+
+def test_a_small_slip_is_shown_as_the_first_difference(capsys):
+    request = by_hand()
+    request["messages"][1]["content"][1]["input"] = {"a": 1, "b": "0"}
+    assert not check_anthropic(request)
+    assert "at messages[1].content[1].input.b: expected 0, found '0'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "request_", ["text", None, {"messages": "x"}, {"system": SYSTEM, "messages": [1, 2, 3]}]
+)
+def test_odd_shapes_are_explained_not_raised(request_, capsys):
+    assert not check_anthropic(request_)
+    assert "✗ Exercise 8.3: not yet." in capsys.readouterr().out
+
+
+if __name__ == "__main__":
+    target = CASSETTE
+    target.write_text(
+        json.dumps(illustrative_cassette(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    print("wrote", target)
