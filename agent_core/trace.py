@@ -23,18 +23,63 @@ __all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assem
 CASSETTE_VERSION = 1
 
 
-@dataclass
+class _Raw:
+    """a body as it crossed the wire; parsed only when someone reads it, so recording stays cheap"""
+
+    def __init__(self, body: bytes, stream: bool = False):
+        self.body, self.stream = body, stream
+
+    def parse(self) -> Any:
+        if self.stream:
+            return assemble_stream(self.body.decode("utf-8", errors="replace"))
+        return _json_or_text(self.body)
+
+
+class _ParsedOnRead:
+    """a Turn attribute that may hold a _Raw body, parsed (once) the first time it is read"""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, turn: Any, owner: type | None = None) -> Any:
+        if turn is None:
+            return self
+        value = getattr(turn, self.slot)
+        if isinstance(value, _Raw):
+            value = value.parse()
+            setattr(turn, self.slot, value)
+        return value
+
+    def __set__(self, turn: Any, value: Any) -> None:
+        setattr(turn, self.slot, value)
+
+
 class Turn:
     """one model call: the request JSON sent and the response JSON received"""
 
-    index: int
-    method: str
-    url: str
-    request: Any
-    status: int
-    response: Any
-    stream: bool = False
-    elapsed_ms: float = 0.0
+    request = _ParsedOnRead()
+    response = _ParsedOnRead()
+
+    def __init__(
+        self,
+        index: int,
+        method: str,
+        url: str,
+        request: Any,
+        status: int,
+        response: Any,
+        stream: bool = False,
+        elapsed_ms: float = 0.0,
+    ):
+        self.index, self.method, self.url, self.status = index, method, url, status
+        self.request, self.response = request, response
+        self.stream, self.elapsed_ms = stream, elapsed_ms
+
+    def __repr__(self) -> str:
+        return f"Turn(index={self.index}, {self.method} {self.url}, status={self.status})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Turn) and self.to_dict() == other.to_dict()
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -169,7 +214,7 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         started = time.perf_counter()
-        sent = _json_or_text(request.read())
+        sent = _Raw(request.read())
         response = self.inner.handle_request(request)
         streamed = response.headers.get("content-type", "").startswith("text/event-stream")
         turn = Turn(
@@ -183,8 +228,7 @@ class RecordingTransport(httpx2.BaseTransport):
         )
         self.trace.turns.append(turn)
         if not streamed:
-            response.read()
-            turn.response = _json_or_text(response.content)
+            turn.response = _Raw(response.read())
             turn.elapsed_ms = (time.perf_counter() - started) * 1000
             return response
         return httpx2.Response(
@@ -217,8 +261,8 @@ class _RecordedStream(httpx2.SyncByteStream):
         self.response.close()
 
     def _finish(self) -> None:
-        if self.turn.response is None:
-            self.turn.response = assemble_stream(self.received.decode("utf-8", errors="replace"))
+        if self.turn._response is None:
+            self.turn.response = _Raw(bytes(self.received), stream=True)
             self.turn.elapsed_ms = (time.perf_counter() - self.started) * 1000
 
 
