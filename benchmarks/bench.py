@@ -10,6 +10,7 @@ Targets: recording adds at most 10% per call; the notebook suite costs at most 2
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,28 +40,29 @@ def sdk_client(record: bool) -> openai.OpenAI:
     )
 
 
-def calls_per_second(client: openai.OpenAI, seconds: float) -> float:
+def seconds_per_call(client: openai.OpenAI, calls: int) -> float:
+    """CPU seconds per call (process time: other programs on the machine barely move it)"""
     transport = client._client._transport
     if isinstance(transport, RecordingTransport):
         transport.trace.turns.clear()  # each round starts a new trace, like a new agent run
-    count, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    started = time.process_time()
+    for _ in range(calls):
         client.chat.completions.create(model="mock-model", messages=MESSAGES)
-        count += 1
-    return count / (time.perf_counter() - started)
+    return (time.process_time() - started) / calls
 
 
-def bench_calls(rounds: int = 7, seconds: float = 1.0) -> float:
+def bench_calls(rounds: int = 15, calls: int = 200) -> float:
     plain, recorded = sdk_client(record=False), sdk_client(record=True)
-    calls_per_second(plain, 0.3), calls_per_second(recorded, 0.3)  # warm up
-    best_plain = best_recorded = 0.0
-    for _ in range(rounds):  # alternate, keep the best of each: the least disturbed measurement
-        best_plain = max(best_plain, calls_per_second(plain, seconds))
-        best_recorded = max(best_recorded, calls_per_second(recorded, seconds))
-    overhead = best_plain / best_recorded - 1
-    print(f"mock calls per second through the SDK, no recording: {best_plain:8.0f}")
-    print(f"mock calls per second through the SDK, recording:    {best_recorded:8.0f}")
-    print(f"recording adds {overhead:+.1%} per call (target: at most +10%)")
+    seconds_per_call(plain, 50), seconds_per_call(recorded, 50)  # warm up
+    plain_times, recorded_times = [], []
+    for _ in range(rounds):  # interleaved, so both see the same conditions
+        plain_times.append(seconds_per_call(plain, calls))
+        recorded_times.append(seconds_per_call(recorded, calls))
+    plain_s, recorded_s = statistics.median(plain_times), statistics.median(recorded_times)
+    overhead = recorded_s / plain_s - 1
+    print(f"mock calls per second through the SDK, no recording: {1 / plain_s:8.0f}")
+    print(f"mock calls per second through the SDK, recording:    {1 / recorded_s:8.0f}")
+    print(f"recording adds {overhead:+.1%} per call (target: at most +10%; median of {rounds} rounds)")
     return overhead
 
 

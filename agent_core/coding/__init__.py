@@ -1,5 +1,12 @@
 """The coding agent's workbench: tools, sandbox and practice projects (lesson 07)."""
 
+from agent_core.coding.agent import (
+    CodingRun,
+    coding_guards,
+    project_tests,
+    run_coding_agent,
+)
+from agent_core.coding.guards import ClaimsCheck, DiffReview
 from agent_core.coding.sandbox import (
     CommandResult,
     OutputCap,
@@ -32,4 +39,10 @@ __all__ = [
     "project_files",
     "snapshot",
     "diff",
+    "ClaimsCheck",
+    "DiffReview",
+    "coding_guards",
+    "project_tests",
+    "run_coding_agent",
+    "CodingRun",
 ]
