@@ -29,7 +29,7 @@ import openai
 
 from .mock.model import to_event_stream
 from .mock.protocol import ProtocolError
-from .trace import RecordingTransport, Trace, Turn
+from .trace import RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = ["Replay", "client", "first_difference", "show_cassette", "MISSING"]
 
@@ -114,7 +114,7 @@ class Replay:
     def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
         """the recorded response for this request, or a 400 that shows how the request differs"""
         try:
-            turn = self._next_turn(method, path, _json_or_text(body))
+            turn = self._next_turn(method, path, json_or_text(body))
         except ProtocolError as error:
             return 400, {"content-type": "application/json"}, json.dumps(error.body()).encode()
         headers: dict[str, str] = {}
@@ -217,15 +217,6 @@ def _endpoint(path: str) -> str:
 def _show(value: Any, limit: int = 300) -> str:
     text = repr(value) if value is MISSING else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _json_or_text(body: bytes) -> Any:
-    if not body:
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        return body.decode("utf-8", errors="replace")
 
 
 def show_cassette(path: str | Path, as_json: bool = False, console: Any = None) -> int:

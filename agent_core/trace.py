@@ -18,7 +18,7 @@ from typing import Any
 import httpx2
 import openai
 
-__all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assemble_stream"]
+__all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assemble_stream", "json_or_text"]
 
 CASSETTE_VERSION = 1
 
@@ -32,7 +32,7 @@ class _Raw:
     def parse(self) -> Any:
         if self.stream:
             return assemble_stream(self.body.decode("utf-8", errors="replace"))
-        return _json_or_text(self.body)
+        return json_or_text(self.body)
 
 
 class _ParsedOnRead:
@@ -302,7 +302,8 @@ def assemble_stream(events: str) -> dict[str, Any]:
     return completion
 
 
-def _json_or_text(body: bytes) -> Any:
+def json_or_text(body: bytes) -> Any:
+    """a body as JSON when it is JSON, else as text (None when empty)"""
     if not body:
         return None
     try:

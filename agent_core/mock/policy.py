@@ -24,6 +24,7 @@ __all__ = [
     "last_user_text",
     "tool_results",
     "turn_index",
+    "content_text",
 ]
 
 
@@ -170,14 +171,14 @@ def last_user_text(request: dict[str, Any]) -> str:
     """the text of the latest user message ('' if none)"""
     for message in reversed(request.get("messages", [])):
         if message.get("role") == "user":
-            return _content_text(message.get("content"))
+            return content_text(message.get("content"))
     return ""
 
 
 def tool_results(request: dict[str, Any]) -> dict[str, str]:
     """tool_call_id -> result text, for every tool message in the request"""
     return {
-        m["tool_call_id"]: _content_text(m.get("content"))
+        m["tool_call_id"]: content_text(m.get("content"))
         for m in request.get("messages", [])
         if m.get("role") == "tool" and "tool_call_id" in m
     }
@@ -194,7 +195,8 @@ def turn_index(request: dict[str, Any]) -> int:
     return count
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """the text of a message content: a string, or the text parts of a list of parts"""
     if content is None:
         return ""
     if isinstance(content, str):

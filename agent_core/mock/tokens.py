@@ -26,6 +26,8 @@ from typing import Any
 
 import tiktoken
 
+from .policy import content_text
+
 __all__ = ["ENCODING_NAME", "encoding", "count_text", "count_request", "count_reply"]
 
 ENCODING_NAME = "cl100k_base"
@@ -63,14 +65,6 @@ def count_text(text: str) -> int:
     return len(encoding().encode_ordinary(text))
 
 
-def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-
-
 def _count_tool_calls(tool_calls: list[dict[str, Any]]) -> int:
     total = 0
     for tool_call in tool_calls:
@@ -85,7 +79,7 @@ def count_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | 
     for message in messages:
         total += TOKENS_PER_MESSAGE
         total += count_text(message.get("role", ""))
-        total += count_text(_content_text(message.get("content")))
+        total += count_text(content_text(message.get("content")))
         if message.get("name"):
             total += TOKENS_PER_NAME + count_text(message["name"])
         total += _count_tool_calls(message.get("tool_calls") or [])
