@@ -4,7 +4,7 @@ Runaway()                  never finishes: a new call every turn
 Repeater(call)             the same call over and over
 Reckless(*calls)           carries out its plan whatever comes back (deleting, sending...)
 ClaimsDone(work, claim)    says it has finished without checking
-TinyProject()              the discount project of seed 001, in a dict; tests run in a subprocess
+TinyProject()              the discount project (lesson 07), in a dict; tests run in a subprocess
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ class TinyProject:
         return f"TinyProject({self.name!r}: {', '.join(sorted(self.files))})"
 
 
-# --- the discount task, done badly in two ways that seed 001 saw ------------------------------
+# --- the discount task, done badly in two ways coding agents are known for ------------------------------
 
 
 def discount_versions() -> dict[str, str]:
