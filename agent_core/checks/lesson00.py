@@ -44,7 +44,7 @@ def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]
     """Exercise 0.2: the same messages, in an order the API accepts"""
     problems = []
     if sorted(map(repr, messages)) != sorted(map(repr, original)):
-        problems.append("use exactly the same messages as `broken`, only in a different order")
+        problems.append("use exactly the same messages as `jumbled`, only in a different order")
     else:
         client = mock.client(mock.Script("accepted"))
         try:

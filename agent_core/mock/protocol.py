@@ -88,7 +88,7 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
                     f"{message[key]!r}, input_type={type(message[key]).__name__}]",
                     param=f"messages[{i}].{key}",
                     code="extra_forbidden",
-                    hint=f"Send only {sorted(allowed)} in a {message['role']} message: build it "
+                    hint=f"Send only {sorted(allowed)} in this {message['role']} message: build it "
                     "as a plain dict instead of dumping the SDK object.",
                 )
 
