@@ -85,6 +85,7 @@ def run_agent(
     max_turns: int = 10,
     guardrails: Sequence[Guardrail] = (),
     history: Sequence[dict[str, Any]] = (),
+    stream: bool = False,
     **create_options: Any,
 ) -> AgentRun:
     """run the loop until the model answers without asking for a tool, or max_turns model calls
@@ -94,6 +95,7 @@ def run_agent(
 
     task=None continues `history` without a new user message (resuming a paused run, lesson
     05): the calls its last assistant message still waits for are run first.
+    stream=True asks for each reply as server-sent chunks and puts it together before acting.
     """
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
     if task is None and not history:
@@ -114,12 +116,10 @@ def run_agent(
         while run.model_calls < max_turns:
             _each(guardrails, "before_model", run)
             run.model_calls += 1
-            response = client.chat.completions.create(
-                model=model, messages=messages, **tool_options, **create_options
-            )
-            message = assistant_message(response)
+            ask = _ask_streamed if stream else _ask
+            message, usage = ask(client, model=model, messages=messages, **tool_options, **create_options)
             messages.append(message)
-            _each(guardrails, "after_model", run, message, response.usage)
+            _each(guardrails, "after_model", run, message, usage)
             calls = tool_calls_of(message)
             if not calls:
                 feedback = _first(guardrails, "check_answer", run, message["content"] or "")
@@ -168,6 +168,35 @@ def _unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return []
     answered = {m.get("tool_call_id") for m in messages[last_assistant + 1 :]}
     return [c for c in messages[last_assistant].get("tool_calls") or [] if c["id"] not in answered]
+
+
+def _ask(client: openai.OpenAI, **request: Any) -> tuple[dict[str, Any], Any]:
+    """one model call: the assistant message to append, and the call's token usage"""
+    response = client.chat.completions.create(**request)
+    return assistant_message(response), response.usage
+
+
+def _ask_streamed(client: openai.OpenAI, **request: Any) -> tuple[dict[str, Any], Any]:
+    """one streamed model call, its chunks put back together into the same message and usage"""
+    chunks = client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True})
+    content, calls, usage = None, {}, None
+    for chunk in chunks:
+        usage = chunk.usage or usage  # with include_usage, the last chunk carries it
+        for choice in chunk.choices:
+            if choice.delta.content:
+                content = (content or "") + choice.delta.content
+            for part in choice.delta.tool_calls or []:  # each call arrives in pieces, by index
+                call = calls.setdefault(
+                    part.index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                call["id"] = part.id or call["id"]
+                if part.function:
+                    call["function"]["name"] += part.function.name or ""
+                    call["function"]["arguments"] += part.function.arguments or ""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message, usage
 
 
 def _answer_unanswered_calls(messages: list[dict[str, Any]], why: str) -> None:

@@ -1,5 +1,6 @@
 """run_agent: the loop on the mock model with real tools and the real dispatcher."""
 
+import json
 import math
 
 import pytest
@@ -132,3 +133,31 @@ def test_a_plain_client_is_recorded_and_its_connection_closed():
         plain.close()
     assert run.answer == "4 + 2 = 6" and len(run.trace) == 2
     assert run.trace[0].url.startswith(server.base_url)
+
+
+def test_a_streamed_run_acts_exactly_like_a_plain_one():
+    plain = run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide])
+    streamed = run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide], stream=True)
+
+    def without_ids(messages):  # the mock derives ids from the request, and "stream" is part of it
+        text = json.dumps(messages)
+        for turn in plain.trace.turns + streamed.trace.turns:
+            for call in (turn.reply or {}).get("tool_calls") or []:
+                text = text.replace(call["id"], "call_ID")
+        return json.loads(text)
+
+    assert without_ids(streamed.messages) == without_ids(plain.messages)
+    assert streamed.answer == plain.answer and streamed.model_calls == 3
+    assert all(turn.stream for turn in streamed.trace)
+    assert streamed.trace[0].usage == plain.trace[0].usage  # later requests carry other ids
+
+
+def test_a_streamed_run_reports_usage_to_guardrails():
+    seen = []
+
+    class Usage(Guardrail):
+        def after_model(self, run, message, usage):
+            seen.append(usage.total_tokens)
+
+    run = run_agent(mock.client(mock.Calculator()), "4 + 2", [add], stream=True, guardrails=[Usage()])
+    assert seen == [t.usage["total_tokens"] for t in run.trace]
