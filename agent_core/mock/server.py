@@ -13,6 +13,9 @@ The answers come from the same MockModel.respond() as the in-process client, so 
 policies and the same protocol checks apply. Options make it refuse like a real server does:
 `api_key` (401 without it), `models` (404 for any other model name), `rate_limit` (429 past
 N chat requests per minute).
+
+It also answers POST /v1/messages, the Anthropic Messages API, with the same policy (see
+mock/anthropic_messages.py): anthropic.Anthropic(base_url=server.url, api_key="anything").
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
 from ..replay import Replay
+from .anthropic_messages import AnthropicError, check_api_key, respond_messages
 from .calculator import Calculator
 from .model import CREATED, Echo, MockModel
 from .policy import Policy, PolicyLike
@@ -171,6 +175,8 @@ class MockServer:
     def answer(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Response:
         """the server's own checks (key, model list, rate limit) first, then the model's answer"""
         path = path.split("?", 1)[0]
+        if method == "POST" and path.rstrip("/").endswith("/messages"):
+            return self._answer_messages(headers, body)
         refusal = self._refuse(method, path, headers, body)
         if refusal is not None:
             return refusal
@@ -178,6 +184,25 @@ class MockServer:
             return _json(200, {"object": "list", "data": [_model_card(m) for m in self.models]})
         with self._lock:
             return self.model.respond(method, path, body)
+
+    def _answer_messages(self, headers: Mapping[str, str], body: bytes) -> Response:
+        """POST /v1/messages: the Anthropic Messages API, answered by the same policy (mock/anthropic_messages.py)"""
+        policy = getattr(self.model, "policy", None)
+        try:
+            bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
+            check_api_key(self.api_key, headers.get("x-api-key") or bearer)
+            if policy is None:
+                raise AnthropicError(
+                    "Not found: /v1/messages",
+                    hint="A replayed cassette answers the Chat Completions requests it recorded; "
+                    "serve a policy to use the Anthropic SDK.",
+                    status=404,
+                    type="not_found_error",
+                )
+        except AnthropicError as error:
+            return _json(error.status, error.body())
+        with self._lock:
+            return respond_messages(policy, body, strict=getattr(self.model, "strict", True))
 
     def _refuse(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes

@@ -1,0 +1,296 @@
+"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 08).
+
+POST /v1/messages is checked against Anthropic's rules, translated to Chat Completions with
+agent_core.formats, answered by the same policy as every other request, and translated back.
+So Calculator and friends work unchanged; only the wire format differs.
+
+Where the error texts come from: real 400 bodies pasted in public issue threads.
+anthropics/claude-code#3512 and #5989 (`tool_use` without `tool_result` right after),
+JetBrains/koog#232 and anthropics/claude-code#18947 (`tool_result` for an unknown id),
+langchain-ai/langchain#31696 (empty messages), immersive-translate#3993 (max_tokens missing),
+eyaltoledano/claude-task-master#222 (401 "invalid x-api-key"). "model: Field required" and
+"messages: Field required" follow the max_tokens one; "x-api-key header is required" is Anthropic's
+answer to a missing key as commonly reported, not checked against a pasted body. The wording
+for a wrong role and for a malformed tool is adapted (Anthropic's "field: problem" style), not
+copied. Consecutive same-role messages are combined, not refused: the SDK's documentation of
+`messages` says the API does that today (it used to refuse them with "roles must alternate").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
+from .model import build_completion
+from .policy import Policy
+from .protocol import ProtocolError
+
+__all__ = [
+    "AnthropicError",
+    "check_api_key",
+    "check_messages_request",
+    "combine_turns",
+    "to_chat_request",
+    "respond_messages",
+    "anthropic_message",
+    "message_events",
+]
+
+Response = tuple[int, dict[str, str], bytes]
+ROLES = ("user", "assistant", "system")
+TRANSLATED_BLOCKS = ("text", "tool_use", "tool_result", "thinking", "redacted_thinking")
+
+
+@dataclass
+class AnthropicError(Exception):
+    """a request the Anthropic API would refuse: status, error type, message, and a hint for the learner"""
+
+    message: str
+    hint: str = ""
+    status: int = 400
+    type: str = "invalid_request_error"
+
+    def __str__(self) -> str:
+        return self.message
+
+    def body(self) -> dict[str, Any]:
+        """the JSON error body, shaped like Anthropic's; the learner's hint follows the real text"""
+        message = f"{self.message}\n(agent_core mock hint: {self.hint})" if self.hint else self.message
+        return {"type": "error", "error": {"type": self.type, "message": message}}
+
+
+def check_api_key(expected: str | None, given: str | None) -> None:
+    """raise Anthropic's 401 when the server wants a key and the request does not carry it
+
+    The SDK sends the key as an x-api-key header, or (newer versions) as Authorization: Bearer.
+    """
+    if expected is None or given == expected:
+        return
+    raise AnthropicError(
+        "x-api-key header is required" if not given else "invalid x-api-key",
+        hint="This mock server was started with an API key: pass it as anthropic.Anthropic(api_key=...).",
+        status=401,
+        type="authentication_error",
+    )
+
+
+def check_messages_request(body: Any) -> None:
+    """raise AnthropicError for the first Messages API rule the request body breaks"""
+    if not isinstance(body, dict):
+        raise AnthropicError(
+            "The request body is not a JSON object.",
+            hint="Send a JSON object with model, max_tokens and messages.",
+        )
+    for field in ("model", "max_tokens", "messages"):
+        if body.get(field) is None:
+            raise AnthropicError(
+                f"{field}: Field required",
+                hint="The Messages API needs model, max_tokens and messages in every request "
+                "(max_tokens has no default, unlike Chat Completions).",
+            )
+    _check_tools(body.get("tools"))
+    messages = body["messages"]
+    if not isinstance(messages, list) or not messages:
+        raise AnthropicError(
+            "messages: at least one message is required",
+            hint="Send at least one {'role': 'user', 'content': '...'} message.",
+        )
+    for i, message in enumerate(messages):
+        _check_message_shape(i, message)
+    _check_tool_results(combine_turns(messages))
+
+
+def combine_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """consecutive messages with the same role joined into one, as the API does; content as blocks"""
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        blocks = _blocks(message["content"])
+        if turns and turns[-1]["role"] == message["role"]:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": message["role"], "content": list(blocks)})
+    return turns
+
+
+def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
+    """an Anthropic request body -> the Chat Completions request body a mock policy reads"""
+    messages = []
+    if body.get("system"):
+        messages.extend(from_anthropic({"system": body["system"], "messages": []}))
+    for turn in combine_turns(body["messages"]):
+        if turn["role"] == "system":  # a system message in the middle of the conversation
+            text = "\n".join(b.get("text", "") for b in turn["content"])
+            messages.append({"role": "system", "content": text})
+        else:
+            messages.extend(from_anthropic([turn]))
+    request: dict[str, Any] = {"model": body["model"], "messages": messages}
+    if body.get("tools"):
+        request["tools"] = [tool_from_anthropic(tool) for tool in body["tools"]]
+    return request
+
+
+def respond_messages(policy: Policy, body: bytes, *, strict: bool = True) -> Response:
+    """status, headers and body bytes for one POST /v1/messages, answered by `policy`"""
+    try:
+        request = json.loads(body or b"null")
+    except ValueError:
+        request = None
+    try:
+        if strict:
+            check_messages_request(request)
+        chat_request = to_chat_request(request)
+    except AnthropicError as error:
+        return _json(error.status, error.body())
+    except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
+        return _json(400, AnthropicError(f"The mock could not read this request: {error}").body())
+    try:
+        reply = policy(chat_request)
+    except ProtocolError as error:  # a policy that refuses the request, as a real API would
+        return _json(error.status, AnthropicError(error.message, hint=error.hint, status=error.status).body())
+    except Exception as error:  # a policy bug or an exhausted script: say so, as a server error
+        problem = AnthropicError(
+            f"The mock policy {type(policy).__name__} failed: {type(error).__name__}: {error}",
+            hint="This is the mock's policy, not your request: see the message above.",
+            status=500,
+            type="api_error",
+        )
+        return _json(500, problem.body())
+    message = anthropic_message(build_completion(chat_request, reply))
+    if request.get("stream"):
+        return 200, {"content-type": "text/event-stream"}, message_events(message)
+    return _json(200, message)
+
+
+def anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
+    """a mock Chat Completions response -> the Anthropic Message, with Anthropic-style ids"""
+    message = completion_to_anthropic(completion)
+    message["id"] = "msg_" + completion["id"].removeprefix("chatcmpl-")
+    for block in message["content"]:
+        if block["type"] == "tool_use":
+            block["id"] = "toolu_" + block["id"].removeprefix("call_")
+    return message
+
+
+def message_events(message: dict[str, Any]) -> bytes:
+    """the server-sent events the Messages API streams for this message, one `event:` + `data:` pair each"""
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
+    start["usage"] = {"input_tokens": message["usage"]["input_tokens"], "output_tokens": 1}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            events.append(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+            )
+            deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+        else:
+            empty = {**block, "input": {}}
+            events.append({"type": "content_block_start", "index": index, "content_block": empty})
+            arguments = json.dumps(block["input"], ensure_ascii=False)
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _pieces(arguments)]
+        events.extend({"type": "content_block_delta", "index": index, "delta": d} for d in deltas)
+        events.append({"type": "content_block_stop", "index": index})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": message["usage"]["output_tokens"]},
+        }
+    )
+    events.append({"type": "message_stop"})
+    text = "".join(f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
+    return text.encode()
+
+
+def _check_tools(tools: Any) -> None:
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise AnthropicError("tools: Input should be a valid list", hint="tools is a list of tool dicts.")
+    for i, tool in enumerate(tools):
+        for field in ("name", "input_schema"):
+            if not isinstance(tool, dict) or field not in tool:
+                raise AnthropicError(
+                    f"tools.{i}.{field}: Field required",
+                    hint="An Anthropic tool is {'name': ..., 'description': ..., 'input_schema': {...}}: "
+                    "flat, and `input_schema` where Chat Completions says `parameters` "
+                    "(formats.tool_to_anthropic converts one).",
+                )
+
+
+def _check_message_shape(i: int, message: Any) -> None:
+    role = message.get("role") if isinstance(message, dict) else None
+    if role not in ROLES:
+        raise AnthropicError(
+            f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'",
+            hint="Tool results travel in a 'user' message as tool_result blocks, not with role 'tool'.",
+        )
+    content = message.get("content")
+    if not isinstance(content, (str, list)):
+        raise AnthropicError(
+            f"messages.{i}.content: Field required"
+            if content is None
+            else f"messages.{i}.content: Input should be a valid list",
+            hint="content is a string or a list of blocks such as {'type': 'text', 'text': ...}.",
+        )
+    for j, block in enumerate(_blocks(content)):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind not in TRANSLATED_BLOCKS:
+            raise AnthropicError(
+                f"messages.{i}.content.{j}: the mock does not handle {kind!r} blocks",
+                hint=f"The mock reads {', '.join(TRANSLATED_BLOCKS[:3])} blocks; describe other content in text.",
+            )
+
+
+def _check_tool_results(turns: list[dict[str, Any]]) -> None:
+    """every tool_use is answered in the very next turn, results first; no result answers nothing"""
+    asked: list[str] = []  # tool_use ids of the previous assistant turn
+    for i, turn in enumerate(turns):
+        blocks = turn["content"]
+        if turn["role"] == "user":
+            for j, block in enumerate(blocks):
+                if block["type"] == "tool_result" and block.get("tool_use_id") not in asked:
+                    raise AnthropicError(
+                        f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                        f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                        "`tool_use` block in the previous message.",
+                        hint=f"Answer only the tool_use ids of the assistant message just before "
+                        f"({', '.join(asked) or 'it asked for none'}).",
+                    )
+        if asked:
+            leading = []  # the results at the start of this turn: text before them does not count
+            for block in blocks if turn["role"] == "user" else []:
+                if block["type"] != "tool_result":
+                    break
+                leading.append(block.get("tool_use_id"))
+            missing = [tool_id for tool_id in asked if tool_id not in leading]
+            if missing:
+                raise _unanswered(i - 1, missing)
+        asked = (
+            [b.get("id") for b in blocks if b["type"] == "tool_use"] if turn["role"] == "assistant" else []
+        )
+    if asked:
+        raise _unanswered(len(turns) - 1, asked)
+
+
+def _unanswered(i: int, ids: list[str]) -> AnthropicError:
+    return AnthropicError(
+        f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` block in the "
+        "next message.",
+        hint="Run every tool the model asked for and send all results in ONE user message, "
+        "tool_result blocks first: {'type': 'tool_result', 'tool_use_id': block.id, 'content': ...}.",
+    )
+
+
+def _blocks(content: str | list[Any]) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _pieces(text: str, size: int = 16) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _json(status: int, payload: dict[str, Any]) -> Response:
+    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode()

@@ -1,0 +1,323 @@
+"""The mock server's Anthropic Messages endpoint, driven by the real `anthropic` SDK over a real socket."""
+
+import json
+from contextlib import contextmanager
+
+import anthropic
+import pytest
+
+from agent_core import mock
+from agent_core.mock.anthropic_messages import (
+    AnthropicError,
+    check_messages_request,
+    message_events,
+    to_chat_request,
+)
+from agent_core.mock.server import serve
+
+TOOLS = [
+    {
+        "name": name,
+        "description": f"{name.capitalize()} two numbers.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    }
+    for name in ("add", "subtract", "multiply", "divide")
+]
+OPERATIONS = {
+    "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b,
+    "divide": lambda a, b: a / b,
+}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve(mock.Calculator()) as running:
+        yield running
+
+
+@contextmanager
+def sdk(server, api_key="x"):
+    with anthropic.Anthropic(base_url=server.url, api_key=api_key, max_retries=0) as client:
+        yield client
+
+
+def ask(client, messages, **options):
+    return client.messages.create(
+        model="mock-model", max_tokens=256, messages=messages, tools=TOOLS, **options
+    )
+
+
+def tool_results(response):
+    """run every tool_use block; all results go back in ONE user message, as Anthropic wants"""
+    results = []
+    for block in response.content:
+        if block.type == "tool_use":
+            value = OPERATIONS[block.name](block.input["a"], block.input["b"])
+            results.append({"type": "tool_result", "tool_use_id": block.id, "content": str(value)})
+    return {"role": "user", "content": results}
+
+
+def run_by_hand(client, question, max_calls=6):
+    """the agent loop in the Anthropic protocol: stop when stop_reason is not "tool_use" """
+    messages = [{"role": "user", "content": question}]
+    responses = []
+    while len(responses) < max_calls:
+        response = ask(client, messages)
+        responses.append(response)
+        messages.append(
+            {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in response.content]}
+        )
+        if response.stop_reason != "tool_use":
+            break
+        messages.append(tool_results(response))
+    return responses, messages
+
+
+def bad_request(server, messages, **options):
+    with sdk(server) as client, pytest.raises(anthropic.BadRequestError) as caught:
+        ask(client, messages, **options)
+    assert caught.value.status_code == 400
+    assert caught.value.body["type"] == "error"
+    assert caught.value.body["error"]["type"] == "invalid_request_error"
+    return caught.value.body["error"]["message"]
+
+
+def test_the_calculator_agent_runs_over_the_anthropic_sdk(server):
+    with sdk(server) as client:
+        responses, messages = run_by_hand(client, "5 + 8/12")
+    assert len(responses) == 3
+    assert [r.stop_reason for r in responses] == ["tool_use", "tool_use", "end_turn"]
+    assert [r.content[0].name for r in responses[:2]] == ["divide", "add"]
+    assert responses[-1].content[0].type == "text"
+    assert "5.666666666666667" in responses[-1].content[0].text
+    assert len(messages) == 6
+
+
+def test_a_response_is_a_genuine_anthropic_message(server):
+    with sdk(server) as client:
+        response = ask(client, [{"role": "user", "content": "5 + 8/12"}])
+    assert isinstance(response, anthropic.types.Message)
+    assert response.id.startswith("msg_")
+    assert response.type == "message" and response.role == "assistant"
+    assert response.model == "mock-model"
+    assert response.content[0].id.startswith("toolu_")
+    assert response.content[0].input == {"a": 8, "b": 12}
+    assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
+
+
+def test_answers_are_the_same_on_every_run(server):
+    with sdk(server) as client:
+        first = ask(client, [{"role": "user", "content": "5 + 8/12"}])
+        second = ask(client, [{"role": "user", "content": "5 + 8/12"}])
+    assert first.model_dump() == second.model_dump()
+
+
+def test_parallel_calls_come_as_two_blocks_and_go_back_in_one_message(server):
+    with sdk(server) as client:
+        responses, messages = run_by_hand(client, "4+2 and 7+8")
+    calls = [b for b in responses[0].content if b.type == "tool_use"]
+    assert [(c.name, c.input) for c in calls] == [("add", {"a": 4, "b": 2}), ("add", {"a": 7, "b": 8})]
+    assert [b["tool_use_id"] for b in messages[2]["content"]] == [c.id for c in calls]
+    assert len(responses) == 2
+    assert "6" in responses[-1].content[0].text and "15" in responses[-1].content[0].text
+
+
+def test_the_system_prompt_and_a_plain_text_reply_work(server):
+    with sdk(server) as client:
+        response = client.messages.create(
+            model="mock-model",
+            max_tokens=64,
+            system="You are terse.",
+            messages=[{"role": "user", "content": "hi"}],
+        )
+    assert response.stop_reason == "end_turn"
+    assert response.content[0].type == "text"
+
+
+def test_streaming_sends_anthropic_events_the_sdk_assembles(server):
+    with sdk(server) as client:
+        with client.messages.stream(
+            model="mock-model",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "4+2 and 7+8"}],
+            tools=TOOLS,
+        ) as stream:
+            kinds = [event.type for event in stream]
+            streamed = stream.get_final_message()
+        whole = ask(client, [{"role": "user", "content": "4+2 and 7+8"}])
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert "content_block_start" in kinds and "message_delta" in kinds
+    assert streamed.content == whole.content
+    assert streamed.stop_reason == "tool_use"
+    assert streamed.usage.output_tokens == whole.usage.output_tokens
+
+
+def test_streaming_text_arrives_in_text_deltas(server):
+    with sdk(server) as client:
+        with client.messages.stream(
+            model="mock-model", max_tokens=64, messages=[{"role": "user", "content": "5 + 8/12"}]
+        ) as stream:
+            pieces = list(stream.text_stream)
+    assert len(pieces) > 1
+    assert "".join(pieces) == "5 + 8/12 = 5.666666666666667"
+
+
+def test_message_events_are_server_sent_events_in_order():
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 7},
+    }
+    events = [e for e in message_events(message).decode().split("\n\n") if e]
+    names = [e.split("\n")[0] for e in events]
+    assert names[0] == "event: message_start" and names[-1] == "event: message_stop"
+    deltas = [
+        json.loads(e.split("data: ", 1)[1]) for e in events if e.startswith("event: content_block_delta")
+    ]
+    assert json.loads("".join(d["delta"]["partial_json"] for d in deltas)) == {"a": 1, "b": 2}
+
+
+def test_max_tokens_is_required():
+    with pytest.raises(AnthropicError) as caught:
+        check_messages_request({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    assert str(caught.value) == "max_tokens: Field required"
+
+
+def test_max_tokens_is_required_over_http(server):
+    with pytest.raises(anthropic.BadRequestError) as caught, sdk(server) as client:
+        client.post(
+            "/v1/messages",
+            body={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            cast_to=anthropic.types.Message,
+        )
+    assert caught.value.body["error"]["message"].startswith("max_tokens: Field required")
+
+
+def test_empty_messages_are_refused(server):
+    assert bad_request(server, []).startswith("messages: at least one message is required")
+
+
+def test_a_tool_use_without_its_result_is_refused(server):
+    with sdk(server) as client:
+        first = ask(client, [{"role": "user", "content": "4+2 and 7+8"}])
+    assistant = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}
+    only_one = {"role": "user", "content": tool_results(first)["content"][:1]}
+    message = bad_request(server, [{"role": "user", "content": "4+2 and 7+8"}, assistant, only_one])
+    assert message.startswith(
+        f"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{first.content[1].id}. Each `tool_use` block must have a corresponding `tool_result` block "
+        "in the next message."
+    )
+
+
+def test_results_sent_one_message_per_result_are_combined_like_the_real_api(server):
+    with sdk(server) as client:
+        first = ask(client, [{"role": "user", "content": "4+2 and 7+8"}])
+        results = tool_results(first)["content"]
+        assistant = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}
+        split = [{"role": "user", "content": [r]} for r in results]
+        response = ask(client, [{"role": "user", "content": "4+2 and 7+8"}, assistant, *split])
+    assert response.stop_reason == "end_turn"
+
+
+def test_text_before_the_results_is_refused(server):
+    with sdk(server) as client:
+        first = ask(client, [{"role": "user", "content": "5 + 8/12"}])
+    assistant = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}
+    late = {
+        "role": "user",
+        "content": [{"type": "text", "text": "here you go"}, *tool_results(first)["content"]],
+    }
+    message = bad_request(server, [{"role": "user", "content": "5 + 8/12"}, assistant, late])
+    assert "`tool_use` ids were found without `tool_result` blocks immediately after" in message
+
+
+def test_a_result_for_an_unknown_tool_use_id_is_refused(server):
+    stray = {"type": "tool_result", "tool_use_id": "toolu_nope", "content": "6"}
+    message = bad_request(server, [{"role": "user", "content": [stray]}])
+    assert message.startswith(
+        "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_nope. "
+        "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+    )
+
+
+def test_a_chat_completions_tool_message_is_refused_with_a_hint(server):
+    message = bad_request(
+        server, [{"role": "user", "content": "4+2"}, {"role": "tool", "tool_call_id": "x", "content": "6"}]
+    )
+    assert message.startswith("messages.1.role: Input should be 'user', 'assistant' or 'system'")
+    assert "tool_result blocks" in message
+
+
+def test_a_chat_completions_tool_definition_is_refused(server):
+    chat_tool = {"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}
+    with sdk(server) as client, pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(
+            model="m", max_tokens=10, messages=[{"role": "user", "content": "4+2"}], tools=[chat_tool]
+        )
+    assert caught.value.body["error"]["message"].startswith("tools.0.name: Field required")
+
+
+def test_the_api_key_is_checked_when_the_server_has_one():
+    with serve(mock.Calculator(), api_key="sk-right") as keyed:
+        with sdk(keyed, api_key="sk-wrong") as client, pytest.raises(anthropic.AuthenticationError) as caught:
+            ask(client, [{"role": "user", "content": "4+2"}])
+        with sdk(keyed, api_key="sk-right") as client:
+            assert ask(client, [{"role": "user", "content": "4+2"}]).stop_reason == "tool_use"
+    assert caught.value.body["error"]["message"].startswith("invalid x-api-key")
+
+
+def test_a_mid_conversation_system_message_reaches_the_policy_as_system():
+    request = to_chat_request(
+        {
+            "model": "m",
+            "max_tokens": 10,
+            "system": "first",
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "system", "content": "second"},
+                {"role": "user", "content": "4+2"},
+            ],
+        }
+    )
+    assert [(m["role"], m["content"]) for m in request["messages"]] == [
+        ("system", "first"),
+        ("user", "hi"),
+        ("system", "second"),
+        ("user", "4+2"),
+    ]
+
+
+def test_a_policy_that_refuses_answers_in_anthropic_shape():
+    def refuse(request):
+        raise mock.ProtocolError("This model does not take requests on Sundays.", hint="Come back tomorrow.")
+
+    with (
+        serve(refuse) as refusing,
+        sdk(refusing) as client,
+        pytest.raises(anthropic.BadRequestError) as caught,
+    ):
+        ask(client, [{"role": "user", "content": "4+2"}])
+    assert caught.value.body["error"]["message"].startswith("This model does not take requests on Sundays.")
+
+
+def test_a_failing_policy_is_a_500_that_names_the_policy():
+    with (
+        serve(mock.Script([])) as empty,
+        sdk(empty) as client,
+        pytest.raises(anthropic.InternalServerError) as caught,
+    ):
+        ask(client, [{"role": "user", "content": "4+2"}])
+    assert caught.value.body["error"]["type"] == "api_error"
+    assert "The mock policy Script failed" in caught.value.body["error"]["message"]
