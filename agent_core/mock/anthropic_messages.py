@@ -19,7 +19,6 @@ copied. Consecutive same-role messages are combined, not refused: the SDK's docu
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
@@ -43,17 +42,8 @@ ROLES = ("user", "assistant", "system")
 TRANSLATED_BLOCKS = ("text", "tool_use", "tool_result", "thinking", "redacted_thinking")
 
 
-@dataclass
-class AnthropicError(Exception):
-    """a request the Anthropic API would refuse: status, error type, message, and a hint for the learner"""
-
-    message: str
-    hint: str = ""
-    status: int = 400
-    type: str = "invalid_request_error"
-
-    def __str__(self) -> str:
-        return self.message
+class AnthropicError(ProtocolError):
+    """a request the Anthropic API would refuse: the same fields as ProtocolError, Anthropic's body shape"""
 
     def body(self) -> dict[str, Any]:
         """the JSON error body, shaped like Anthropic's; the learner's hint follows the real text"""
