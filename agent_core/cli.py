@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     serve("--cassette", metavar="FILE", help="replay this recorded trace instead of a policy")
     serve("--api-key", metavar="KEY", help="refuse requests without this key (401)")
     serve("--models", metavar="A,B", help="serve only these model names (others: 404)")
-    serve("--rate-limit", type=int, metavar="N", help="allow N chat requests a minute (then 429)")
+    serve("--rate-limit", type=int, metavar="N", help="allow N model requests a minute (then 429)")
     serve("--picky", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
     replay_parser = commands.add_parser("replay", help="print the turns recorded in a cassette")

@@ -145,6 +145,8 @@ class Trace:
     """the turns of a conversation with a model, in order; saves to and loads from a JSON cassette"""
 
     turns: list[Turn] = field(default_factory=list)
+    # for a slice made by since(): the turn just before it, so its first turn's new messages are right
+    before: Turn | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.turns)
@@ -157,14 +159,15 @@ class Trace:
 
     def since(self, start: int) -> Trace:
         """a new Trace with the turns from index `start` on (e.g. one agent run's calls)"""
-        return Trace(self.turns[start:])
+        first, _, _ = slice(start, None).indices(len(self.turns))
+        return Trace(self.turns[first:], before=self.turns[first - 1] if first else None)
 
     def new_messages(self, index: int) -> list[dict[str, Any]]:
         """the messages of turn `index` that the previous turn did not send"""
         current = self.turns[index].messages
-        if index == 0:
+        if index == 0 and self.before is None:
             return list(current)
-        previous = self.turns[index - 1].messages
+        previous = (self.turns[index - 1] if index else self.before).messages
         same = 0
         while same < min(len(previous), len(current)) and previous[same] == current[same]:
             same += 1

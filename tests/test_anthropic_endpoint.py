@@ -321,3 +321,37 @@ def test_a_failing_policy_is_a_500_that_names_the_policy():
         ask(client, [{"role": "user", "content": "4+2"}])
     assert caught.value.body["error"]["type"] == "api_error"
     assert "The mock policy Script failed" in caught.value.body["error"]["message"]
+
+
+def test_with_a_model_list_another_model_gets_anthropics_404():
+    with serve(mock.Calculator(), models=["mock-model"]) as listed, sdk(listed) as client:
+        assert ask(client, [{"role": "user", "content": "4+2"}]).stop_reason == "tool_use"
+        with pytest.raises(anthropic.NotFoundError) as caught:
+            client.messages.create(model="sonnet4", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.body["error"]["type"] == "not_found_error"
+    assert caught.value.body["error"]["message"].startswith("model: sonnet4\n")
+    assert "This server serves: mock-model." in caught.value.body["error"]["message"]
+
+
+def test_past_the_rate_limit_a_request_gets_anthropics_429_with_retry_after():
+    with serve(mock.Calculator(), rate_limit=1) as limited, sdk(limited) as client:
+        ask(client, [{"role": "user", "content": "4+2"}])
+        with pytest.raises(anthropic.RateLimitError) as caught:
+            ask(client, [{"role": "user", "content": "4+2"}])
+    error = caught.value
+    assert error.body["error"]["type"] == "rate_limit_error"
+    assert error.body["error"]["message"].startswith(
+        "This request would exceed the rate limit for your organization (org-agent-core-mock) of 1 requests per minute."
+    )
+    assert 1 <= int(error.response.headers["retry-after"]) <= 60
+    assert error.response.headers["anthropic-ratelimit-requests-remaining"] == "0"
+
+
+def test_both_apis_spend_the_same_rate_limit():
+    import openai
+
+    with serve(mock.Calculator(), rate_limit=1) as limited:
+        with openai.OpenAI(base_url=limited.base_url, api_key="x", max_retries=0) as chat_client:
+            chat_client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
+        with sdk(limited) as client, pytest.raises(anthropic.RateLimitError):
+            ask(client, [{"role": "user", "content": "4+2"}])

@@ -46,6 +46,17 @@ def test_new_messages_are_those_the_previous_call_did_not_send():
     assert client.trace.new_messages(1) == history[1:]
 
 
+def test_a_slice_knows_which_messages_its_first_turn_added():
+    client = two_turn_client()
+    history = run_two_turns(client)
+    later = client.trace.since(1)
+    assert len(later) == 1 and later[0] is client.trace[1]
+    assert later.new_messages(0) == history[1:]  # not the question, which turn 0 already sent
+    assert client.trace.since(-1).new_messages(0) == history[1:]
+    assert client.trace.since(0).new_messages(0) == QUESTION
+    assert len(client.trace.since(5)) == 0
+
+
 def test_a_cassette_round_trips(tmp_path):
     client = two_turn_client()
     run_two_turns(client)

@@ -12,10 +12,11 @@ From Python (port 0 picks a free port; the server stops at the end of the `with`
 The answers come from the same MockModel.respond() as the in-process client, so the same
 policies and the same protocol checks apply. Options make it refuse like a real server does:
 `api_key` (401 without it), `models` (404 for any other model name), `rate_limit` (429 past
-N chat requests per minute).
+N model requests per minute).
 
 It also answers POST /v1/messages, the Anthropic Messages API, with the same policy (see
 mock/anthropic_messages.py): anthropic.Anthropic(base_url=server.url, api_key="anything").
+The three options apply there too, with Anthropic's error bodies; both APIs share one rate limit.
 """
 
 from __future__ import annotations
@@ -188,6 +189,7 @@ class MockServer:
     def _answer_messages(self, headers: Mapping[str, str], body: bytes) -> Response:
         """POST /v1/messages: the Anthropic Messages API, answered by the same policy (mock/anthropic_messages.py)"""
         policy = getattr(self.model, "policy", None)
+        wait = None  # seconds until the rate limit lets a request through again
         try:
             bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
             check_api_key(self.api_key, headers.get("x-api-key") or bearer)
@@ -199,8 +201,42 @@ class MockServer:
                     status=404,
                     type="not_found_error",
                 )
+            model = _model_of(body)
+            if self.models is not None and model is not None and model not in self.models:
+                # Anthropic's 404 names only the model: {"type": "not_found_error", "message": "model: sonnet4"}
+                # (as pasted in anthropics/claude-code#5349)
+                raise AnthropicError(
+                    f"model: {model}",
+                    hint=f"This server serves: {', '.join(self.models)}.",
+                    status=404,
+                    type="not_found_error",
+                )
+            wait = self._spend_one_request()
+            if wait is not None:
+                # Anthropic's 429 text, as pasted in OpenHands/OpenHands#9259 and Trae-AI/TRAE#625
+                # (there for input tokens per minute; here the limit is on requests)
+                raise AnthropicError(
+                    "This request would exceed the rate limit for your organization (org-agent-core-mock) "
+                    f"of {self.rate_limit:,} requests per minute. For details, refer to: "
+                    "https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for "
+                    "current usage. Please reduce the prompt length or the maximum tokens requested, or "
+                    "try again later. You may also contact sales at https://www.anthropic.com/contact-sales "
+                    "to discuss your options for a rate limit increase.",
+                    hint=f"This mock server allows {self.rate_limit} requests per minute (--rate-limit).",
+                    status=429,
+                    type="rate_limit_error",
+                )
         except AnthropicError as error:
-            return _json(error.status, error.body())
+            status, headers, content = _json(error.status, error.body())
+            if status == 429:
+                headers.update(
+                    {
+                        "retry-after": str(wait),
+                        "anthropic-ratelimit-requests-limit": str(self.rate_limit),
+                        "anthropic-ratelimit-requests-remaining": "0",
+                    }
+                )
+            return status, headers, content
         with self._lock:
             return respond_messages(policy, body, strict=getattr(self.model, "strict", True))
 
@@ -250,8 +286,8 @@ class MockServer:
             hint=f"This server serves: {', '.join(self.models)}.",
         )
 
-    def _count_request(self, model: str | None) -> Response | None:
-        """None if the request fits this minute's allowance; otherwise OpenAI's 429"""
+    def _spend_one_request(self) -> int | None:
+        """count a model request against this minute's allowance: None if it fits, else seconds to wait"""
         if self.rate_limit is None:
             return None
         with self._lock:
@@ -261,7 +297,13 @@ class MockServer:
             if self._used_this_minute < self.rate_limit:
                 self._used_this_minute += 1
                 return None
-            wait = max(1, math.ceil(60 - (now - self._minute_started)))
+            return max(1, math.ceil(60 - (now - self._minute_started)))
+
+    def _count_request(self, model: str | None) -> Response | None:
+        """None if the request fits this minute's allowance; otherwise OpenAI's 429"""
+        wait = self._spend_one_request()
+        if wait is None:
+            return None
         error = ProtocolError(
             f"Rate limit reached for {model} in organization org-agent-core-mock on requests per min "
             f"(RPM): Limit {self.rate_limit}, Used {self.rate_limit}, Requested 1. Please try again in "
