@@ -172,3 +172,54 @@ def test_strict_false_lets_anything_through():
     client = mock.client(mock.Script("ok"), strict=False)
     reply = client.chat.completions.create(model="mock-model", messages=[tool("call_1")])
     assert reply.choices[0].message.content == "ok"
+
+
+def strict_tool(parameters):
+    return {"type": "function", "function": {"name": "ship", "strict": True, "parameters": parameters}}
+
+
+ADDRESS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_a_strict_tool_whose_nested_object_is_open_is_refused():
+    parameters = {
+        "type": "object",
+        "properties": {"address": ADDRESS},
+        "required": ["address"],
+        "additionalProperties": False,
+    }
+    error = refused([USER], tools=[strict_tool(parameters)])
+    assert error.body["message"].startswith(
+        "Invalid schema for function 'ship': In context=('properties', 'address'), 'additionalProperties' "
+        "is required to be supplied and to be false."
+    )
+    assert error.body["param"] == "tools[0].function.parameters"
+    assert error.body["code"] == "invalid_function_parameters"
+
+
+def test_a_strict_tool_must_require_every_property():
+    parameters = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "express": {"type": "boolean"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+    error = refused([USER], tools=[strict_tool(parameters)])
+    assert error.body["message"].startswith(
+        "Invalid schema for function 'ship': In context=(), 'required' is required to be supplied and to be "
+        "an array including every key in properties. Missing 'express'."
+    )
+
+
+def test_the_same_schema_without_strict_is_accepted_and_a_generated_strict_one_too():
+    from agent_core.schema import tool as make_tool
+
+    def ship(city: str, express: bool | None = None, tags: list[str] | None = None) -> str:
+        """Ship a parcel."""
+        return city
+
+    loose = {"type": "function", "function": {"name": "ship", "parameters": {"type": "object", "properties": {}}}}
+    client = mock.client(mock.Script("ok", "ok"))
+    for definition in (loose, make_tool(ship, strict=True).definition):
+        reply = client.chat.completions.create(model="mock-model", messages=[USER], tools=[definition])
+        assert reply.choices[0].message.content == "ok"

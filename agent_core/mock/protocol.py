@@ -8,7 +8,8 @@ Where the wording comes from: real 400 bodies pasted in public issue threads, e.
 sdcb/chats#132 (tool message without tool_calls; unanswered tool_call_ids), agno-agi/agno#5116
 (duplicate tool_call_id), dapr/dapr-agents#145 (unknown tool_call_id), CopilotKit#529 (empty
 messages), mcp-use#90 (function name pattern), ms-agent#610 (invalid schema), langchainjs#4153
-(null content). OpenAI spells "preceeding" that way. One message is adapted rather than copied:
+(null content), lastmile-ai/openai-agents-mcp#2 and kevinwatt/mysql-mcp#5 (strict-mode schemas).
+OpenAI spells "preceeding" that way. One message is adapted rather than copied:
 a tool_choice naming a tool that is not offered reuses the API's wording for the older
 `function_call` parameter.
 """
@@ -163,6 +164,8 @@ def _check_tools(tools: Any) -> list[str]:
                 code="invalid_function_parameters",
                 hint="parameters must be a JSON Schema object: {'type': 'object', 'properties': {...}}.",
             )
+        if function.get("strict") is True and isinstance(parameters, dict):
+            _check_strict_schema(parameters, name, f"{where}.function.parameters")
         if name in names:
             raise ProtocolError(
                 f"Invalid 'tools': duplicate function name '{name}'.",
@@ -172,6 +175,45 @@ def _check_tools(tools: Any) -> list[str]:
             )
         names.append(name)
     return names
+
+
+def _check_strict_schema(schema: Any, name: str, param: str, context: tuple[Any, ...] = ()) -> None:
+    """strict mode's subset of JSON Schema: every object is closed and requires all its properties
+
+    `context` is the path to the object inside the parameters, shown as the API shows it:
+    In context=() for the top level, In context=('properties', 'address') for a nested object.
+    """
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            raise ProtocolError(
+                f"Invalid schema for function '{name}': In context={context!r}, 'additionalProperties' "
+                "is required to be supplied and to be false.",
+                param=param,
+                code="invalid_function_parameters",
+                hint="With strict: true, every object in the schema needs 'additionalProperties': false.",
+            )
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        missing = [key for key in properties if key not in required]
+        if missing:
+            raise ProtocolError(
+                f"Invalid schema for function '{name}': In context={context!r}, 'required' is required "
+                f"to be supplied and to be an array including every key in properties. Missing '{missing[0]}'.",
+                param=param,
+                code="invalid_function_parameters",
+                hint="With strict: true, list every property in 'required'; an optional one may be null: "
+                "{'type': ['string', 'null']}.",
+            )
+        for key, subschema in properties.items():
+            _check_strict_schema(subschema, name, param, (*context, "properties", key))
+    _check_strict_schema(schema.get("items"), name, param, (*context, "items"))
+    for keyword in ("anyOf", "$defs"):
+        members = schema.get(keyword)
+        pairs = members.items() if isinstance(members, dict) else enumerate(members or [])
+        for key, subschema in pairs:
+            _check_strict_schema(subschema, name, param, (*context, keyword, key))
 
 
 def _check_tool_choice(tool_choice: Any, tools: Any, names: list[str]) -> None:
