@@ -48,6 +48,9 @@ class Reply:
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None  # None means: "tool_calls" if there are calls, else "stop"
+    # the answer's parts by name, e.g. {"expression": "2 + 3", "result": 5}: what structured output
+    # (response_format, an answer tool) fills a schema's fields with
+    values: dict[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.content is None and not self.tool_calls:
