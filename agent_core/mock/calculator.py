@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results
+from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results, with_tool_messages
 
 __all__ = [
     "Calculator",
@@ -249,6 +249,7 @@ class Calculator(Policy):
     """
 
     def reply(self, request: dict[str, Any]) -> str | Reply | list[ToolCall]:
+        request = with_tool_messages(request)  # calls and results a framework wrote out as text
         message = last_user_text(request)
         try:
             expressions = parse(message)
