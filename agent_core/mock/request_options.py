@@ -7,7 +7,6 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .._jsonschema import Draft202012Validator
 from .policy import Reply, ToolCall, offered_tools
 from .protocol import ProtocolError
 
@@ -93,6 +92,8 @@ def _formatted(response_format: Any, content: str, values: dict[str, Any]) -> st
             return content
         return json.dumps({"answer": content, **values}, ensure_ascii=False)
     if kind == "json_schema":
+        from .._jsonschema import Draft202012Validator  # only here: it costs a fresh kernel time
+
         schema = response_format["json_schema"].get("schema") or {"type": "object"}
         validator = Draft202012Validator(schema)
         parsed = _loads(content)
