@@ -128,6 +128,12 @@ def test_a_named_tool_choice_forces_that_tool_with_finish_reason_stop():
     assert response.choices[0].message.content is None
 
 
+def test_a_named_tool_choice_gives_exactly_one_call():
+    forced = {"type": "function", "function": {"name": "add"}}
+    response = ask(mock.client(mock.Calculator()), "4+2 and 7+8", tools=TOOLS, tool_choice=forced)
+    assert calls_of(response) == [("add", {"a": 4, "b": 2})]
+
+
 def test_a_named_tool_choice_overrides_a_policy_that_answers_in_text():
     forced = {"type": "function", "function": {"name": "final_answer"}}
     client = mock.client(mock.Script("It is 42."))

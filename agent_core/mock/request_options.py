@@ -43,7 +43,7 @@ def policy_view(request: dict[str, Any]) -> dict[str, Any]:
 def honour(request: dict[str, Any], reply: Reply) -> Reply:
     """the reply as the request's options allow it; a policy cannot break them
 
-    tool_choice "none": no tool calls (text only). A named tool: exactly a call to that tool, with
+    tool_choice "none": no tool calls (text only). A named tool: exactly one call to that tool, with
     finish_reason "stop", as the real API answers a forced call (vllm-project/vllm#25054 tabulates
     OpenAI's answers: named -> "stop", required -> "tool_calls"). "required": at least one call; an
     answer that is ready goes through an offered answer tool (final_answer, final_result), and
@@ -61,10 +61,11 @@ def honour(request: dict[str, Any], reply: Reply) -> Reply:
         content = content or f"(I would call {names}, but tool_choice is 'none', so I answer in text.)"
         calls, finish = [], None
     forced = forced_tool(request)
-    if forced is not None:
-        calls = [c for c in calls if c.name == forced] or [_call_from_answer(forced, tools[forced], reply)]
+    if forced is not None and forced in tools:
+        named = [c for c in calls if c.name == forced]
+        calls = named[:1] or [_call_from_answer(forced, tools[forced], reply)]  # forced: exactly one call
         content, finish = None, finish if finish == "length" else "stop"
-    if choice == "required" and not calls:
+    if choice == "required" and not calls and tools:
         answer_tools = [name for name in tools if is_answer_tool(name)]
         name = answer_tools[0] if answer_tools else next(iter(tools))
         calls, content, finish = [_call_from_answer(name, tools[name], reply)], None, None
