@@ -252,6 +252,12 @@ def test_fill_schema_follows_refs_and_takes_values_by_name():
     assert fill_schema(schema, "so it is 8", {}) == {"pair": {"result": 8}, "text": "so it is 8"}
 
 
+def test_the_text_ends_before_a_stop_sequence():
+    response = ask(mock.client(mock.Script("one\ntwo\nthree")), "count", stop=["\nthree", "zzz"])
+    assert response.choices[0].message.content == "one\ntwo"
+    assert response.choices[0].finish_reason == "stop"
+
+
 # --- n, length limits -----------------------------------------------------------------------
 
 

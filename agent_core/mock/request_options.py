@@ -50,6 +50,7 @@ def honour(request: dict[str, Any], reply: Reply) -> Reply:
     with none offered, through the first tool offered, its arguments filled from the answer, as a
     model that must call something does. parallel_tool_calls false: the first call only.
     response_format: the text becomes JSON (json_object) or JSON valid against the schema.
+    stop: the text ends before the first stop sequence it contains.
     """
     tools = offered_tools(request)
     choice = request.get("tool_choice")
@@ -73,6 +74,10 @@ def honour(request: dict[str, Any], reply: Reply) -> Reply:
         calls = calls[:1]
     if not calls and content is not None:
         content = _formatted(request.get("response_format"), content, reply.values or {})
+    stops = request.get("stop")
+    for stop in [stops] if isinstance(stops, str) else stops or []:
+        if content and stop and stop in content:  # the text ends before the stop sequence, which is left out
+            content, finish = content[: content.index(stop)], "stop" if not calls else finish
     if content is None and not calls:  # every call was dropped and there was no text
         content = ""
     changed = (content, tuple(calls), finish) != (reply.content, reply.tool_calls, reply.finish_reason)
