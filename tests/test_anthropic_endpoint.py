@@ -132,7 +132,7 @@ def test_the_system_prompt_and_a_plain_text_reply_work(server):
     with sdk(server) as client:
         response = client.messages.create(
             model="mock-model",
-            max_tokens=64,
+            max_tokens=1024,
             system="You are terse.",
             messages=[{"role": "user", "content": "hi"}],
         )
@@ -144,7 +144,7 @@ def test_streaming_sends_anthropic_events_the_sdk_assembles(server):
     with sdk(server) as client:
         with client.messages.stream(
             model="mock-model",
-            max_tokens=64,
+            max_tokens=256,
             messages=[{"role": "user", "content": "4+2 and 7+8"}],
             tools=TOOLS,
         ) as stream:

@@ -338,3 +338,22 @@ def test_any_expression_gets_the_right_value_in_depth_plus_one_calls(expressions
     assert all(
         math.isclose(got, want, rel_tol=1e-12) for got, want in zip(results, expected, strict=True)
     )
+
+
+def test_the_calculator_reads_calls_and_results_written_out_as_text():
+    """smolagents keeps its memory as text: "Calling tools:\n[...]" and "Observation:\n..." messages"""
+    written = (
+        "Calling tools:\n[{'id': 'call_1', 'type': 'function', "
+        "'function': {'name': 'add', 'arguments': {'a': 3, 'b': 4}}}]"
+    )
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "New task:\n(3+4)*2"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": written}]},
+            {"role": "user", "content": [{"type": "text", "text": "Observation:\n7"}]},
+        ],
+        "tools": [TOOLS["add"], TOOLS["multiply"]],
+    }
+    reply = mock.Calculator()(request)
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("multiply", {"a": 7, "b": 2})]

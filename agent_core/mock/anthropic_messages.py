@@ -22,9 +22,10 @@ import json
 from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
-from .model import build_completion
+from .model import answer
 from .policy import Policy
 from .protocol import ProtocolError
+from .tokens import count_request
 
 __all__ = [
     "AnthropicError",
@@ -33,6 +34,7 @@ __all__ = [
     "combine_turns",
     "to_chat_request",
     "respond_messages",
+    "respond_count_tokens",
     "anthropic_message",
     "message_events",
 ]
@@ -81,6 +83,7 @@ def check_messages_request(body: Any) -> None:
                 "(max_tokens has no default, unlike Chat Completions).",
             )
     _check_tools(body.get("tools"))
+    _check_tool_choice(body.get("tool_choice"), body.get("tools"))
     messages = body["messages"]
     if not isinstance(messages, list) or not messages:
         raise AnthropicError(
@@ -118,6 +121,18 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     request: dict[str, Any] = {"model": body["model"], "messages": messages}
     if body.get("tools"):
         request["tools"] = [tool_from_anthropic(tool) for tool in body["tools"]]
+    choice = body.get("tool_choice")
+    if choice and body.get("tools"):
+        # Anthropic's auto / any / tool / none are Chat Completions' auto / required / named / none
+        kind = choice["type"]
+        request["tool_choice"] = (
+            {"type": "function", "function": {"name": choice["name"]}} if kind == "tool"
+            else {"any": "required"}.get(kind, kind)
+        )
+        if choice.get("disable_parallel_tool_use"):
+            request["parallel_tool_calls"] = False
+    if body.get("max_tokens"):
+        request["max_tokens"] = body["max_tokens"]
     return request
 
 
@@ -136,21 +151,36 @@ def respond_messages(policy: Policy, body: bytes, *, strict: bool = True) -> Res
     except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
         return _json(400, AnthropicError(f"The mock could not read this request: {error}").body())
     try:
-        reply = policy(chat_request)
-    except ProtocolError as error:  # a policy that refuses the request, as a real API would
-        return _json(error.status, AnthropicError(error.message, hint=error.hint, status=error.status).body())
-    except Exception as error:  # a policy bug or an exhausted script: say so, as a server error
-        problem = AnthropicError(
-            f"The mock policy {type(policy).__name__} failed: {type(error).__name__}: {error}",
-            hint="This is the mock's policy, not your request: see the message above.",
-            status=500,
-            type="api_error",
-        )
-        return _json(500, problem.body())
-    message = anthropic_message(build_completion(chat_request, reply))
+        completion = answer(policy, chat_request)
+    except ProtocolError as error:  # a refusal, or a policy bug (500): in Anthropic's error shape
+        kind = "api_error" if error.status >= 500 else "invalid_request_error"
+        return _json(error.status, AnthropicError(error.message, hint=error.hint, status=error.status,
+                                                  type=kind).body())
+    message = anthropic_message(completion)
     if request.get("stream"):
         return 200, {"content-type": "text/event-stream"}, message_events(message)
     return _json(200, message)
+
+
+def respond_count_tokens(body: bytes, *, strict: bool = True) -> Response:
+    """POST /v1/messages/count_tokens: {"input_tokens": N}, what the request would cost as input
+
+    Checked like a message request, except that max_tokens is not needed (the endpoint takes the
+    same fields as POST /v1/messages without it); counted as the mock counts every prompt.
+    """
+    try:
+        request = json.loads(body or b"null")
+    except ValueError:
+        request = None
+    try:
+        if strict:
+            check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
+        chat_request = to_chat_request(request)
+    except AnthropicError as error:
+        return _json(error.status, error.body())
+    except (TypeError, KeyError, AttributeError, ValueError) as error:
+        return _json(400, AnthropicError(f"The mock could not read this request: {error}").body())
+    return _json(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
 
 
 def anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
@@ -160,6 +190,8 @@ def anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
     for block in message["content"]:
         if block["type"] == "tool_use":
             block["id"] = "toolu_" + block["id"].removeprefix("call_")
+            if message["stop_reason"] == "end_turn":  # a forced call: Anthropic still says tool_use
+                message["stop_reason"] = "tool_use"
     return message
 
 
@@ -207,6 +239,29 @@ def _check_tools(tools: Any) -> None:
                     "flat, and `input_schema` where Chat Completions says `parameters` "
                     "(formats.tool_to_anthropic converts one).",
                 )
+
+
+def _check_tool_choice(choice: Any, tools: Any) -> None:
+    """tool_choice is {"type": "auto" | "any" | "tool" | "none"}, "tool" with the name of an offered tool
+
+    The wording follows Anthropic's "field: problem" validation style; it is adapted, not copied.
+    """
+    if choice is None:
+        return
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind not in ("auto", "any", "tool", "none"):
+        raise AnthropicError(
+            "tool_choice: Input tag '" + str(kind) + "' found using 'type' does not match any of the "
+            "expected tags: 'auto', 'any', 'tool', 'none'",
+            hint="tool_choice is {'type': 'auto'}, {'type': 'any'}, {'type': 'none'} or "
+            "{'type': 'tool', 'name': ...}.",
+        )
+    names = [t.get("name") for t in tools or [] if isinstance(t, dict)]
+    if kind == "tool" and choice.get("name") not in names:
+        raise AnthropicError(
+            f"tool_choice.name: the tool {choice.get('name')!r} is not one of the tools offered",
+            hint=f"Name one of the tools in this request: {', '.join(map(str, names)) or 'none offered'}.",
+        )
 
 
 def _check_message_shape(i: int, message: Any) -> None:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .policy import Policy, ToolCall, last_user_text, offered_tools, tool_results
+from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results, with_tool_messages
 
 __all__ = [
     "Calculator",
@@ -248,7 +248,8 @@ class Calculator(Policy):
     state: tool results are matched to operations through the tool_call_id of each call.
     """
 
-    def reply(self, request: dict[str, Any]) -> str | list[ToolCall]:
+    def reply(self, request: dict[str, Any]) -> str | Reply | list[ToolCall]:
+        request = with_tool_messages(request)  # calls and results a framework wrote out as text
         message = last_user_text(request)
         try:
             expressions = parse(message)
@@ -260,6 +261,7 @@ class Calculator(Policy):
         results = _results_so_far(request, tools)
         ready: list[ToolCall] = []
         lines = []
+        done: dict[str, int | float] = {}  # expression -> its value, for structured answers
         for tree in expressions:
             needed: list[ToolCall] = []
             try:
@@ -270,7 +272,14 @@ class Calculator(Policy):
             ready += needed
             if value is not None:
                 lines.append(f"{render(tree)} = {format_number(value)}")
-        return ready if ready else "\n".join(lines)
+                done[render(tree)] = value
+        if ready:
+            return ready
+        values: dict[str, Any] = {"expressions": list(done), "results": list(done.values())}
+        if len(done) == 1:
+            ((expression, result),) = done.items()
+            values = {"expression": expression, "result": result}
+        return Reply(content="\n".join(lines), values=values)
 
 
 def _usable_tools(request: dict[str, Any]) -> dict[str, tuple[str, str, str]]:

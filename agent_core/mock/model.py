@@ -8,11 +8,12 @@ from typing import Any
 
 import httpx2
 
-from .policy import Policy, PolicyLike, Reply, as_policy, last_user_text
+from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request
-from .tokens import count_reply, count_request
+from .request_options import honour, policy_view
+from .tokens import count_reply, count_request, count_text, encoding
 
-__all__ = ["MockModel", "Echo", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
+__all__ = ["MockModel", "Echo", "answer", "build_completion", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
 
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: a fixed clock, so every run prints the same JSON
 SYSTEM_FINGERPRINT = "fp_mock0001"
@@ -50,12 +51,14 @@ class MockModel:
         path = path.rstrip("/")
         if method == "GET" and path.endswith("/models"):
             return _json_response(200, {"object": "list", "data": [_model_card(m) for m in MODELS]})
+        if method == "GET" and "/models/" in path:  # any model name is accepted, so any is known
+            return _json_response(200, _model_card(path.rsplit("/models/", 1)[1]))
         if not path.endswith("/chat/completions"):
             return _error_response(
                 ProtocolError(
                     f"Invalid URL ({method} {path})",
                     status=404,
-                    hint="The mock serves POST /v1/chat/completions and GET /v1/models.",
+                    hint="The mock serves POST /v1/chat/completions, GET /v1/models and GET /v1/models/{id}.",
                 )
             )
         if method != "POST":
@@ -69,51 +72,72 @@ class MockModel:
                 check_request(request)
             if self.picky:
                 check_no_extra_fields(request)
-            reply = self.policy(request)
+            completion = answer(self.policy, request)
         except ProtocolError as error:
             return _error_response(error)
-        except Exception as error:  # a policy bug or an exhausted script: say so, as a server error
-            return _error_response(
-                ProtocolError(
-                    f"The mock policy {type(self.policy).__name__} failed: {type(error).__name__}: {error}",
-                    status=500,
-                    type="server_error",
-                    hint="This is the mock's policy, not your request: see the message above.",
-                )
-            )
-        completion = build_completion(request, reply)
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
             return 200, {"content-type": "text/event-stream"}, to_event_stream(completion, include_usage)
         return _json_response(200, completion)
 
 
+def answer(policy: Policy, request: dict[str, Any]) -> dict[str, Any]:
+    """the chat.completion for a checked request: the policy's reply, as the request's options allow
+
+    Every mock endpoint answers through here (Chat Completions, Anthropic Messages, Responses):
+    a ProtocolError is a refusal to send back; any other failure of the policy becomes a 500.
+    """
+    try:
+        reply = policy(policy_view(request))
+    except ProtocolError:
+        raise
+    except Exception as error:  # a policy bug or an exhausted script: say so, as a server error
+        raise ProtocolError(
+            f"The mock policy {type(policy).__name__} failed: {type(error).__name__}: {error}",
+            status=500,
+            type="server_error",
+            hint="This is the mock's policy, not your request: see the message above.",
+        ) from error
+    return build_completion(request, reply)
+
+
 def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    """the chat.completion object for a reply; ids derive from a hash of request and reply"""
+    """the chat.completion object for a reply; ids derive from a hash of request and reply
+
+    The reply first goes through the request's options (request_options.honour); then it is cut
+    at max_completion_tokens (or max_tokens) with finish_reason "length", and repeated for `n`
+    choices (the mock is deterministic, so every choice says the same).
+    """
+    reply = honour(request, reply)
     seed = json.dumps([request, reply.content, [(c.name, c.arguments_json()) for c in reply.tool_calls]],
                       sort_keys=True, ensure_ascii=False)
     digest = hashlib.sha256(seed.encode()).hexdigest()
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
-    tool_calls = [
-        {
-            "id": "call_" + hashlib.sha256(f"{digest}:{i}".encode()).hexdigest()[:24],
-            "type": "function",
-            "function": {"name": c.name, "arguments": c.arguments_json()},
-        }
-        for i, c in enumerate(reply.tool_calls)
-    ]
-    if tool_calls:
-        message["tool_calls"] = tool_calls
+    limit = request.get("max_completion_tokens") or request.get("max_tokens")
+    content, calls, finish_reason = reply.content, list(reply.tool_calls), reply.stop_reason
+    if limit is not None and count_reply(content, [_wire(c) for c in calls]) > limit:
+        content, calls = _truncate(content, calls, limit)
+        finish_reason = "length"
+    choices = []
+    for index in range(request.get("n") or 1):
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        salt = f"{digest}:" if index == 0 else f"{digest}:{index}:"
+        tool_calls = [
+            {"id": "call_" + hashlib.sha256(f"{salt}{i}".encode()).hexdigest()[:24], **_wire(c)}
+            for i, c in enumerate(calls)
+        ]
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason})
     prompt_tokens = count_request(request["messages"], request.get("tools"))
-    completion_tokens = count_reply(reply.content, tool_calls)
+    completion_tokens = count_reply(content, [_wire(c) for c in calls]) * len(choices)
+    if finish_reason == "length":
+        completion_tokens = limit * len(choices)  # the model stopped because it had produced `limit`
     return {
         "id": "chatcmpl-" + digest[:29],
         "object": "chat.completion",
         "created": CREATED,
         "model": request["model"],
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": reply.stop_reason}
-        ],
+        "choices": choices,
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -123,27 +147,52 @@ def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     }
 
 
+def _wire(call: ToolCall) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": call.name, "arguments": call.arguments_json()}}
+
+
+def _truncate(content: str | None, calls: list[ToolCall], limit: int) -> tuple[str | None, list[ToolCall]]:
+    """the first `limit` tokens of the reply: its text first, then its calls' names and arguments"""
+    tokens = encoding().encode_ordinary(content or "")
+    if len(tokens) >= limit:
+        return encoding().decode(tokens[:limit]), []
+    budget, kept = limit - len(tokens), []
+    for call in calls:
+        name_tokens = count_text(call.name)
+        arguments = encoding().encode_ordinary(call.arguments_json())
+        if name_tokens + len(arguments) <= budget:
+            kept.append(call)
+            budget -= name_tokens + len(arguments)
+            continue
+        if name_tokens < budget:  # the call is cut inside its arguments, which are then not valid JSON
+            kept.append(ToolCall(call.name, encoding().decode(arguments[: budget - name_tokens])))
+        break
+    return content, kept
+
+
 def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
     """the chat.completion.chunk objects a streaming API sends for this completion"""
     base = {k: completion[k] for k in ("id", "created", "model", "system_fingerprint")}
     base["object"] = "chat.completion.chunk"
-    message = completion["choices"][0]["message"]
 
-    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+    def chunk(choice: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": choice, "delta": delta, "logprobs": None,
                                      "finish_reason": finish_reason}]}
 
-    chunks = [chunk({"role": "assistant", "content": "" if message["content"] is not None else None,
-                     "refusal": None})]
-    for piece in _pieces(message["content"] or ""):
-        chunks.append(chunk({"content": piece}))
-    for index, tool_call in enumerate(message.get("tool_calls", [])):
-        function = tool_call["function"]
-        chunks.append(chunk({"tool_calls": [{"index": index, "id": tool_call["id"], "type": "function",
-                                             "function": {"name": function["name"], "arguments": ""}}]}))
-        for piece in _pieces(function["arguments"]):
-            chunks.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
-    chunks.append(chunk({}, completion["choices"][0]["finish_reason"]))
+    chunks = []
+    for choice in completion["choices"]:
+        message, at = choice["message"], choice["index"]
+        chunks.append(chunk(at, {"role": "assistant", "content": "" if message["content"] is not None else None,
+                                 "refusal": None}))
+        for piece in _pieces(message["content"] or ""):
+            chunks.append(chunk(at, {"content": piece}))
+        for index, tool_call in enumerate(message.get("tool_calls", [])):
+            function = tool_call["function"]
+            chunks.append(chunk(at, {"tool_calls": [{"index": index, "id": tool_call["id"], "type": "function",
+                                                     "function": {"name": function["name"], "arguments": ""}}]}))
+            for piece in _pieces(function["arguments"]):
+                chunks.append(chunk(at, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+        chunks.append(chunk(at, {}, choice["finish_reason"]))
     if include_usage:
         for c in chunks:
             c["usage"] = None

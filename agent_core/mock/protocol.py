@@ -20,7 +20,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ProtocolError", "check_request", "check_no_extra_fields", "VALID_ROLES", "MESSAGE_FIELDS"]
+from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+__all__ = [
+    "ProtocolError",
+    "check_request",
+    "check_no_extra_fields",
+    "VALID_ROLES",
+    "MESSAGE_FIELDS",
+    "REQUEST_ARGUMENTS",
+    "RANGES",
+]
 
 VALID_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 # the fields a request message may have, per role, as the SDK's *MessageParam types define them
@@ -33,6 +43,21 @@ MESSAGE_FIELDS = {
     "function": {"role", "content", "name"},
 }
 _NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+# the top-level fields of a Chat Completions request: the keys of the SDK's request type (its
+# streaming variants add `stream`), so the list follows the SDK; any other key gets a 400
+REQUEST_ARGUMENTS = frozenset(CompletionCreateParamsBase.__annotations__) | {"stream"}
+# numeric request fields: (JSON type the API names, lowest allowed, highest allowed or None)
+RANGES: dict[str, tuple[str, float, float | None]] = {
+    "temperature": ("decimal", 0, 2),
+    "top_p": ("decimal", 0, 1),
+    "frequency_penalty": ("decimal", -2, 2),
+    "presence_penalty": ("decimal", -2, 2),
+    "n": ("integer", 1, 128),
+    "top_logprobs": ("integer", 0, 20),
+    "max_tokens": ("integer", 1, None),
+    "max_completion_tokens": ("integer", 1, None),
+}
+RESPONSE_FORMATS = ("text", "json_object", "json_schema")
 
 
 @dataclass
@@ -69,9 +94,12 @@ def check_request(body: Any) -> None:
             "you must provide a model parameter",
             hint="Pass model=... to create(); the mock accepts any name.",
         )
+    _check_known_arguments(body)
+    _check_ranges(body)
     tool_names = _check_tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), body.get("tools"), tool_names)
     _check_messages(body.get("messages"))
+    _check_response_format(body.get("response_format"), body["messages"])
 
 
 def check_no_extra_fields(body: dict[str, Any]) -> None:
@@ -177,21 +205,29 @@ def _check_tools(tools: Any) -> list[str]:
     return names
 
 
-def _check_strict_schema(schema: Any, name: str, param: str, context: tuple[Any, ...] = ()) -> None:
+def _check_strict_schema(
+    schema: Any,
+    name: str,
+    param: str,
+    context: tuple[Any, ...] = (),
+    owner: str = "function",
+    code: str | None = "invalid_function_parameters",
+) -> None:
     """strict mode's subset of JSON Schema: every object is closed and requires all its properties
 
     `context` is the path to the object inside the parameters, shown as the API shows it:
     In context=() for the top level, In context=('properties', 'address') for a nested object.
+    `owner` is what the schema belongs to: "function" (a tool) or "response_format".
     """
     if not isinstance(schema, dict):
         return
     if schema.get("type") == "object" or "properties" in schema:
         if schema.get("additionalProperties") is not False:
             raise ProtocolError(
-                f"Invalid schema for function '{name}': In context={context!r}, 'additionalProperties' "
+                f"Invalid schema for {owner} '{name}': In context={context!r}, 'additionalProperties' "
                 "is required to be supplied and to be false.",
                 param=param,
-                code="invalid_function_parameters",
+                code=code,
                 hint="With strict: true, every object in the schema needs 'additionalProperties': false.",
             )
         properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -199,21 +235,134 @@ def _check_strict_schema(schema: Any, name: str, param: str, context: tuple[Any,
         missing = [key for key in properties if key not in required]
         if missing:
             raise ProtocolError(
-                f"Invalid schema for function '{name}': In context={context!r}, 'required' is required "
+                f"Invalid schema for {owner} '{name}': In context={context!r}, 'required' is required "
                 f"to be supplied and to be an array including every key in properties. Missing '{missing[0]}'.",
                 param=param,
-                code="invalid_function_parameters",
+                code=code,
                 hint="With strict: true, list every property in 'required'; an optional one may be null: "
                 "{'type': ['string', 'null']}.",
             )
         for key, subschema in properties.items():
-            _check_strict_schema(subschema, name, param, (*context, "properties", key))
-    _check_strict_schema(schema.get("items"), name, param, (*context, "items"))
+            _check_strict_schema(subschema, name, param, (*context, "properties", key), owner, code)
+    _check_strict_schema(schema.get("items"), name, param, (*context, "items"), owner, code)
     for keyword in ("anyOf", "$defs"):
         members = schema.get(keyword)
         pairs = members.items() if isinstance(members, dict) else enumerate(members or [])
         for key, subschema in pairs:
-            _check_strict_schema(subschema, name, param, (*context, keyword, key))
+            _check_strict_schema(subschema, name, param, (*context, keyword, key), owner, code)
+
+
+def _check_known_arguments(body: dict[str, Any]) -> None:
+    # the API's words and fields, as pasted in nashsu/llm_wiki#336 and coroot/coroot#698:
+    # {"message": "Unrecognized request argument supplied: thinking", "param": null, "code": null}
+    unknown = [key for key in body if key not in REQUEST_ARGUMENTS]
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        raise ProtocolError(
+            f"Unrecognized request argument{plural} supplied: {', '.join(unknown)}",
+            hint=f"Chat Completions has no {', '.join(repr(k) for k in unknown)}: check the spelling, "
+            "or send a server's own options only to the server that defines them.",
+        )
+
+
+def _check_ranges(body: dict[str, Any]) -> None:
+    # wording and codes as in the API's 400s quoted in public error-handling code, e.g.
+    # "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.5
+    # instead." (code decimal_above_max_value) and "Invalid 'n': integer below minimum value.
+    # Expected a value >= 1, but got 0 instead."
+    for name, (kind, lowest, highest) in RANGES.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not is_number or (kind == "integer" and not isinstance(value, int)):
+            raise ProtocolError(
+                f"Invalid type for '{name}': expected {'an' if kind == 'integer' else 'a'} {kind}, "
+                f"but got {_json_type(value)} instead.",
+                param=name,
+                code="invalid_type",
+                hint=f"Send {name} as a number, not {_json_type(value)}.",
+            )
+        side = "below minimum" if value < lowest else "above maximum" if highest is not None and value > highest else ""
+        if side:
+            bound = f">= {lowest:g}" if value < lowest else f"<= {highest:g}"
+            raise ProtocolError(
+                f"Invalid '{name}': {kind} {side} value. Expected a value {bound}, but got {value:g} instead.",
+                param=name,
+                code=f"{kind}_{'below_min' if value < lowest else 'above_max'}_value",
+                hint=f"{name} goes from {lowest:g} to {'any size' if highest is None else f'{highest:g}'}.",
+            )
+    if body.get("stream_options") is not None and not body.get("stream"):
+        # as pasted in BerriAI/litellm#5803
+        raise ProtocolError(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+            param="stream_options",
+            hint="Pass stream=True with stream_options, or leave stream_options out.",
+        )
+
+
+def _check_response_format(response_format: Any, messages: list[dict[str, Any]]) -> None:
+    if response_format is None:
+        return
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if kind not in RESPONSE_FORMATS:
+        raise ProtocolError(
+            f"Invalid value: '{kind}'. Supported values are: 'text', 'json_object', and 'json_schema'.",
+            param="response_format.type",
+            code="invalid_value",
+            hint="response_format is {'type': 'json_object'} or {'type': 'json_schema', 'json_schema': "
+            "{'name': ..., 'schema': {...}, 'strict': True}}.",
+        )
+    if kind == "json_object" and not any("json" in _text_of(m).lower() for m in messages):
+        # as pasted in the errornotes.dev page on this 400 ("Fixing OpenAI 400: Why JSON Mode
+        # Requires the word 'json'"); the Responses API says "Response input messages must ..."
+        raise ProtocolError(
+            "'messages' must contain the word 'json' in some form, to use 'response_format' of type "
+            "'json_object'.",
+            param="messages",
+            hint="Say in a system or user message that you want JSON (and which keys).",
+        )
+    if kind != "json_schema":
+        return
+    spec = response_format.get("json_schema")
+    for field, value in (("json_schema", spec), ("json_schema.name", (spec or {}).get("name"))):
+        if not value:
+            raise ProtocolError(
+                f"Missing required parameter: 'response_format.{field}'.",
+                param=f"response_format.{field}",
+                code="missing_required_parameter",
+                hint="response_format={'type': 'json_schema', 'json_schema': {'name': 'answer', "
+                "'schema': {...}, 'strict': True}}; client.chat.completions.parse() builds it for you.",
+            )
+    name, schema = spec["name"], spec.get("schema")
+    if not _NAME_PATTERN.match(str(name)) or len(str(name)) > 64:
+        raise ProtocolError(
+            "Invalid 'response_format.json_schema.name': string does not match pattern. "
+            "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+            param="response_format.json_schema.name",
+            code="invalid_value",
+            hint="Name the schema with letters, digits, '_' and '-' only (at most 64).",
+        )
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        raise ProtocolError(
+            f"Invalid schema for response_format '{name}': schema must be a JSON Schema of "
+            "'type: \"object\"', got 'type: \"" + str(_schema_type(schema)) + "\"'.",
+            param="response_format",
+            hint="Structured output is an object at the top; wrap a single value: "
+            "{'type': 'object', 'properties': {'value': ...}}.",
+        )
+    if spec.get("strict") is True:
+        # as pasted in moeru-ai/xsai#145 and dottxt-ai/outlines#844: "Invalid schema for
+        # response_format 'default': In context=(), 'additionalProperties' is required to be
+        # supplied and to be false." with param "response_format" and code null
+        _check_strict_schema(schema, name, "response_format", owner="response_format", code=None)
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
 
 
 def _check_tool_choice(tool_choice: Any, tools: Any, names: list[str]) -> None:

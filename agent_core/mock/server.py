@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
 from ..replay import Replay
-from .anthropic_messages import AnthropicError, check_api_key, respond_messages
+from .anthropic_messages import AnthropicError, check_api_key, respond_count_tokens, respond_messages
 from .calculator import Calculator
 from .model import CREATED, Echo, MockModel
 from .policy import Policy, PolicyLike
@@ -178,21 +178,33 @@ class MockServer:
         path = path.split("?", 1)[0]
         if method == "POST" and path.rstrip("/").endswith("/messages"):
             return self._answer_messages(headers, body)
+        if method == "POST" and path.rstrip("/").endswith("/messages/count_tokens"):
+            return self._answer_messages(headers, body, count_only=True)
         refusal = self._refuse(method, path, headers, body)
         if refusal is not None:
             return refusal
         if method == "GET" and self.models and path.rstrip("/").endswith("/models"):
             return _json(200, {"object": "list", "data": [_model_card(m) for m in self.models]})
+        if method == "GET" and self.models and "/models/" in path:
+            try:
+                self._check_model(path.rstrip("/").rsplit("/models/", 1)[1])
+            except ProtocolError as error:
+                return _json(error.status, error.body())
         with self._lock:
             return self.model.respond(method, path, body)
 
-    def _answer_messages(self, headers: Mapping[str, str], body: bytes) -> Response:
-        """POST /v1/messages: the Anthropic Messages API, answered by the same policy (mock/anthropic_messages.py)"""
+    def _answer_messages(self, headers: Mapping[str, str], body: bytes, count_only: bool = False) -> Response:
+        """POST /v1/messages: the Anthropic Messages API, answered by the same policy (mock/anthropic_messages.py)
+
+        count_only: POST /v1/messages/count_tokens, which counts the input and calls no model.
+        """
         policy = getattr(self.model, "policy", None)
         wait = None  # seconds until the rate limit lets a request through again
         try:
             bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
             check_api_key(self.api_key, headers.get("x-api-key") or bearer)
+            if count_only:
+                return respond_count_tokens(body, strict=getattr(self.model, "strict", True))
             if policy is None:
                 raise AnthropicError(
                     "Not found: /v1/messages",
