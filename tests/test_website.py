@@ -231,3 +231,18 @@ def test_every_link_inside_the_site_leads_to_a_file_of_the_site(site):
     assert sorted(p.stem for p in (site / "lessons").glob("*.html")) == lessons
     home = (site / "index.html").read_text(encoding="utf-8")
     assert all(f'href="lessons/{name}.html"' in home for name in lessons)  # the menu names every lesson
+
+
+def test_a_site_without_solutions_has_no_solution_pages_and_no_link_to_one():
+    everything, lessons_only = website.pages(), website.pages(solutions=False)
+    assert {page.kind for page in everything} - {page.kind for page in lessons_only} == {"solution"}
+    lesson = next(page for page in lessons_only if page.target == "lessons/04_the_loop.html")
+    assert "solutions/" in website._menu(lesson, everything) + website._banner(lesson, everything)
+    assert "solutions/" not in website._menu(lesson, lessons_only) + website._banner(lesson, lessons_only)
+
+
+def test_a_folder_it_did_not_build_is_never_emptied(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(SystemExit, match="was not built by this script"):
+        website.build(tmp_path)
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"

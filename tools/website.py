@@ -2,6 +2,7 @@
 
     python tools/website.py build           # -> site/index.html (site/ is git-ignored)
     python tools/website.py build --open    # ... and open it in the web browser
+    python tools/website.py build --no-solutions   # for learners before a workshop
 
 The pages are made from the notebooks as stored, with their outputs: nothing is re-executed. Each
 notebook goes through nbconvert's JupyterLab template (the look of JupyterLab, code highlighted by
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import os
 import re
 import shutil
 import sys
@@ -63,10 +63,10 @@ def _title(path: Path) -> str:
     return re.sub(r"^Lesson \d+\s*[·:.-]\s*", "", heading)
 
 
-def pages() -> list[Page]:
+def pages(solutions: bool = True) -> list[Page]:
     """every page, found by glob (a new lesson needs no change here): home, lessons, solutions, docs"""
     found = [Page(ROOT / "README.md", "index.html", _title(ROOT / "README.md"), "home")]
-    for folder, kind in (("lessons", "lesson"), ("solutions", "solution")):
+    for folder, kind in (("lessons", "lesson"), ("solutions", "solution"))[: 2 if solutions else 1]:
         for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
             found.append(Page(path, f"{folder}/{path.stem}.html", f"{path.stem[:2]} {_title(path)}", kind))
     for path in sorted((ROOT / "docs").glob("*.md")):
@@ -160,13 +160,13 @@ def _exporter():
     )
 
 
-def build(out: Path) -> list[Page]:
+def build(out: Path, solutions: bool = True) -> list[Page]:
     """write every page and the static files into `out`; returns the pages"""
     if out.exists():
         if not (out / MARKER).exists():
             raise SystemExit(f"{out} exists and was not built by this script: choose another folder")
         shutil.rmtree(out)
-    all_pages = pages()
+    all_pages = pages(solutions)
     by_source = {page.source.resolve(): page for page in all_pages}
     exporter, copies = _exporter(), set()
     for page in all_pages:
@@ -199,11 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["build"])
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)")
     parser.add_argument("--open", action="store_true", help="open the home page in the web browser")
+    parser.add_argument("--no-solutions", action="store_true", help="leave out the solved notebooks")
     args = parser.parse_args(argv)
     out = args.out.resolve()
-    built = build(out)
+    built = build(out, solutions=not args.no_solutions)
     index = out / "index.html"
-    print(f"built {len(built)} pages: {os.path.relpath(index)}")
+    print(f"built {len(built)} pages; open {index}")
     if args.open:
         webbrowser.open(index.as_uri())
     return 0
