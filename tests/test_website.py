@@ -14,6 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,6 +143,14 @@ def test_every_page_loads_with_no_console_errors_and_no_outside_requests(browser
         _wait_for_widgets(page)
         assert page.locator("main .jp-Cell").count() >= 1, f"{entry.target} shows no content"
         assert page.title() == entry.title
+        if entry.source.suffix == ".ipynb":  # every stored output is on the page, and none is blank
+            stored = sum(len(cell.get("outputs", [])) for cell in nbformat.read(entry.source, as_version=4).cells)
+            assert page.locator(".jp-OutputArea-output").count() == stored, entry.target
+            blank = page.evaluate(
+                "[...document.querySelectorAll('.jp-OutputArea-output')]"
+                ".filter(e => !e.innerText.trim() && !e.querySelector('img')).length"
+            )
+            assert blank == 0, f"{entry.target}: {blank} outputs show nothing"
         page.close()
         assert not problems, f"{entry.target}: " + "\n".join(problems)
     assert not refused, "requests left the site: " + ", ".join(refused)
@@ -246,3 +255,19 @@ def test_a_folder_it_did_not_build_is_never_emptied(tmp_path):
     with pytest.raises(SystemExit, match="was not built by this script"):
         website.build(tmp_path)
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_request_outside_the_site_is_refused_and_reported(browser, tmp_path):
+    """the guard the other tests rely on: what nbconvert's stock template would fetch from a CDN"""
+    context, refused = browser
+    page_file = tmp_path / "cdn.html"
+    page_file.write_text(
+        '<html><body><script src="https://cdn.jsdelivr.net/npm/requirejs@2.3.7/require.js"></script></body></html>',
+        encoding="utf-8",
+    )
+    before = len(refused)
+    page, problems = _open(context, page_file.as_uri())
+    page.close()
+    assert refused[before:] == ["https://cdn.jsdelivr.net/npm/requirejs@2.3.7/require.js"]
+    assert any("failed to load https://cdn.jsdelivr.net" in problem for problem in problems)
+    del refused[before:]

@@ -190,6 +190,10 @@ def build(out: Path, solutions: bool = True) -> list[Page]:
         shutil.copyfile(path, destination)
     shutil.copytree(ASSETS / "html-manager", out / "static" / "html-manager")
     shutil.copyfile(ASSETS / "course.css", out / "static" / "course.css")
+    (out / "static" / "jupyterlab").mkdir()
+    for name in ("index.css", "theme-light.css"):  # from nbconvert's lab template, as it would inline them
+        text = exporter.environment.loader.get_source(exporter.environment, f"static/{name}")[0]
+        (out / "static" / "jupyterlab" / name).write_text(text, encoding="utf-8")
     (out / MARKER).write_text("built by tools/website.py; deleted and rebuilt by it\n", encoding="utf-8")
     return all_pages
 
