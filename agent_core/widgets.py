@@ -22,7 +22,8 @@ class TraceViewer(widgets.VBox):
 
     Every turn's page is built once, in Python, and the buttons switch pages in the browser
     (`jslink`): so the viewer also steps through its turns from the saved widget state, with no
-    kernel (a notebook in JupyterLab or nbviewer, or the course website).
+    kernel: on the course website, in nbviewer, in JupyterLab before any cell runs (once the
+    notebook is trusted; untrusted, JupyterLab shows the text/html below instead).
     """
 
     def __init__(self, trace: Any):
