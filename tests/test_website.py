@@ -83,19 +83,16 @@ def browser(tmp_path_factory):
         context.close()
 
 
-ALLOWED = ("file://",)  # plus the test's own static server, added below while it runs
+THE_SITE = ["file://"]  # what the browser may load; the static_host fixture adds its address while it runs
 
 
 def _only_the_site(route, refused: list[str]) -> None:
     url = route.request.url
-    if url.startswith(ALLOWED) or url.startswith(tuple(_SERVERS)):
+    if url.startswith(tuple(THE_SITE)):
         route.continue_()
     else:
         refused.append(url)
         route.abort()
-
-
-_SERVERS: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -106,9 +103,9 @@ def static_host(site):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    _SERVERS.append(base)
+    THE_SITE.append(base)
     yield base
-    _SERVERS.remove(base)
+    THE_SITE.remove(base)
     server.shutdown()
     server.server_close()
 
