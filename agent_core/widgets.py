@@ -14,10 +14,17 @@ from .trace import Trace, Turn
 __all__ = ["TraceViewer", "step_through", "ApprovalPanel"]
 
 BAR_WIDTH = 160  # pixels for the turn that used the most tokens
+KERNEL_FREE = "agent-core-kernel-free"  # marks a widget whose saved state works without a kernel
 
 
 class TraceViewer(widgets.VBox):
-    """Previous / Next buttons and a slider over the turns; each turn's request and response JSON"""
+    """a button per turn; each turn's new messages, request and response JSON, and tokens
+
+    Every turn's page is built once, in Python, and the buttons switch pages in the browser
+    (`jslink`): so the viewer also steps through its turns from the saved widget state, with no
+    kernel: on the course website, in nbviewer, in JupyterLab before any cell runs (once the
+    notebook is trusted; untrusted, JupyterLab shows the text/html below instead).
+    """
 
     def __init__(self, trace: Any):
         found = trace if isinstance(trace, Trace) else getattr(trace, "trace", None)
@@ -26,32 +33,23 @@ class TraceViewer(widgets.VBox):
         if not len(found):
             raise ValueError("this trace has no turns yet: call the model first, then step through")
         self.trace = found
-        self.previous_button = widgets.Button(description="◀ Previous")
-        self.next_button = widgets.Button(description="Next ▶")
-        self.slider = widgets.IntSlider(value=1, min=1, max=len(found), description="turn")
-        self.header_html = widgets.HTML()
-        self.new_messages_html = widgets.HTML()
-        self.request_html = widgets.HTML(layout=widgets.Layout(width="50%"))
-        self.response_html = widgets.HTML(layout=widgets.Layout(width="50%"))
-        self.tokens_html = widgets.HTML()
-        super().__init__(
-            [
-                widgets.HBox([self.previous_button, self.slider, self.next_button]),
-                self.header_html,
-                self.new_messages_html,
-                widgets.HBox([self.request_html, self.response_html]),
-                self.tokens_html,
-            ]
+        self.turn_buttons = widgets.ToggleButtons(
+            options=[(str(position + 1), position) for position in range(len(found))],
+            description="turn",
+            tooltips=[self._tooltip(position) for position in range(len(found))],
+            style={"button_width": "3em"},
         )
-        self.previous_button.on_click(lambda _: self.show(self.index - 1))
-        self.next_button.on_click(lambda _: self.show(self.index + 1))
-        self.slider.observe(lambda _: self._update(), names="value")
-        self._update()
+        self.pages = widgets.Stack(
+            [widgets.HTML(self.page_html(position)) for position in range(len(found))], selected_index=0
+        )
+        # the link lives in the browser, so it works from saved widget state without a kernel
+        self.link = widgets.jslink((self.turn_buttons, "index"), (self.pages, "selected_index"))
+        super().__init__([self.turn_buttons, self.pages], _dom_classes=[KERNEL_FREE])
 
     @property
     def index(self) -> int:
-        """the turn on show, as an index into the trace (the slider counts from 1)"""
-        return self.slider.value - 1
+        """the turn on show, as an index into the trace (the buttons count from 1)"""
+        return self.turn_buttons.index
 
     @property
     def turn(self) -> Turn:
@@ -60,24 +58,33 @@ class TraceViewer(widgets.VBox):
 
     def show(self, index: int) -> None:
         """show trace[index]; an index past either end shows the first or the last turn"""
-        self.slider.value = min(max(index, 0), len(self.trace) - 1) + 1
+        self.turn_buttons.index = min(max(index, 0), len(self.trace) - 1)
 
-    def _update(self) -> None:
-        self.header_html.value = self._header()
-        new = self.trace.new_messages(self.index)
-        earlier = len(self.turn.messages) - len(new)
+    def page_html(self, index: int) -> str:
+        """trace[index] as HTML: header, new messages, request and response JSON, token table"""
+        turn = self.trace[index]
+        new = self.trace.new_messages(index)
+        earlier = len(turn.messages) - len(new)
         again = f" ({earlier} earlier sent again)" if earlier else ""
-        self.new_messages_html.value = f"<b>new in this request</b>{again}" + render.messages_html(
-            new, start=earlier, new=True
+        half = "flex:1 1 0;min-width:0"
+        return (
+            f'<div style="{render.FONT}">{self._header(index)}'
+            f"<div><b>new in this request</b>{again}"
+            f"{render.messages_html(new, start=earlier, new=True)}</div>"
+            f'<div style="display:flex;gap:8px">'
+            f'<div style="{half}"><b>request JSON</b>{render.json_html(turn.request)}</div>'
+            f'<div style="{half}"><b>response JSON</b>{render.json_html(turn.response)}</div></div>'
+            f"{self._tokens_table(index)}</div>"
         )
-        self.request_html.value = "<b>request JSON</b>" + render.json_html(self.turn.request)
-        self.response_html.value = "<b>response JSON</b>" + render.json_html(self.turn.response)
-        self.tokens_html.value = self._tokens_table()
-        self.previous_button.disabled = self.index == 0
-        self.next_button.disabled = self.index == len(self.trace) - 1
 
-    def _header(self) -> str:
-        turn, parts = self.turn, [f"Turn {self.index + 1} of {len(self.trace)}"]
+    def _tooltip(self, index: int) -> str:
+        turn = self.trace[index]
+        if turn.error is not None or turn.status >= 400:
+            return f"turn {index + 1}: HTTP {turn.status}, refused"
+        return f"turn {index + 1}: finish_reason {turn.finish_reason or 'unknown'}"
+
+    def _header(self, index: int) -> str:
+        turn, parts = self.trace[index], [f"Turn {index + 1} of {len(self.trace)}"]
         if turn.error is not None or turn.status >= 400:
             red = render.COLORS["error"][0]
             parts.append(f'<span style="color:{red}">HTTP {turn.status}: refused</span>')
@@ -86,10 +93,10 @@ class TraceViewer(widgets.VBox):
             parts.append(f"completion {turn.usage.get('completion_tokens')} tokens")
         if turn.finish_reason:
             parts.append(f"finish_reason: {html.escape(turn.finish_reason)}")
-        return f'<div style="{render.FONT};font-weight:bold">{" · ".join(parts)}</div>'
+        return f'<div style="font-weight:bold;margin:4px 0">{" · ".join(parts)}</div>'
 
-    def _tokens_table(self) -> str:
-        """one row per turn: prompt and completion tokens, with a bar; the turn on show in bold"""
+    def _tokens_table(self, index: int) -> str:
+        """one row per turn: prompt and completion tokens, with a bar; turn `index` in bold"""
         most = max((turn.usage or {}).get("total_tokens", 0) for turn in self.trace) or 1
         blue, green = render.COLORS["user"][0], render.COLORS["assistant"][0]
         rows = []
@@ -103,8 +110,7 @@ class TraceViewer(widgets.VBox):
             )
             if not usage:
                 bar = "refused" if turn.error is not None else "no usage reported"
-            current = position == self.index
-            style = "font-weight:bold;background:rgba(127,127,127,0.15)" if current else ""
+            style = "font-weight:bold;background:rgba(127,127,127,0.15)" if position == index else ""
             numbers = [position + 1, prompt, completion, usage.get("total_tokens", 0)]
             cells = "".join(_td(n) for n in numbers) + _td(bar, align="left")
             rows.append(f'<tr style="{style}">{cells}</tr>')
@@ -113,14 +119,8 @@ class TraceViewer(widgets.VBox):
         return f"{table}<tr>{head}<td></td></tr>{''.join(rows)}</table>"
 
     def static_html(self) -> str:
-        """the turn on show as plain HTML, for a notebook read without a running kernel"""
-        half = "flex:1 1 0;min-width:0"
-        return (
-            f'<div style="{render.FONT}">{self.header_html.value}{self.new_messages_html.value}'
-            f'<div style="display:flex;gap:8px"><div style="{half}">{self.request_html.value}</div>'
-            f'<div style="{half}">{self.response_html.value}</div></div>{self.tokens_html.value}'
-            f'<div style="opacity:0.65">{html.escape(repr(self))}</div></div>'
-        )
+        """the turn on show as plain HTML, without the buttons"""
+        return f'{self.page_html(self.index)}<div style="opacity:0.65">{html.escape(repr(self))}</div>'
 
     def snapshot(self) -> render.Rendered:
         """the turn on show, displayed without the live widget (HTML, or text outside a notebook)"""
@@ -131,11 +131,11 @@ class TraceViewer(widgets.VBox):
         return f"TraceViewer: {turns} (open in JupyterLab to step through)"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        # ipywidgets gives text/plain (the widget tree) and the widget view, whose model_id is
-        # random; nbval skips that one. Replace text/plain and add a static HTML fallback.
+        # ipywidgets gives text/plain (the widget tree) and the widget view. Where no widget can
+        # show (GitHub's view runs no JavaScript), the HTML shows every turn, one after another.
         bundle = super()._repr_mimebundle_(**kwargs) or {}
         bundle["text/plain"] = repr(self)
-        bundle["text/html"] = self.static_html()
+        bundle["text/html"] = render.trace_html(self.trace)
         return bundle
 
 

@@ -2,7 +2,7 @@ import pytest
 
 from agent_core import mock, render
 from agent_core.trace import Trace
-from agent_core.widgets import TraceViewer, step_through
+from agent_core.widgets import KERNEL_FREE, TraceViewer, step_through
 
 ADD_TOOL = {
     "type": "function",
@@ -34,88 +34,96 @@ def run_conversation():
     return client
 
 
-def test_buttons_and_slider_move_together_and_stop_at_the_ends():
+def test_a_button_per_turn_switches_pages_through_a_browser_side_link():
     viewer = step_through(run_conversation())
-    assert (viewer.slider.value, viewer.index) == (1, 0)
-    assert viewer.previous_button.disabled and not viewer.next_button.disabled
-    viewer.next_button.click()
-    assert (viewer.slider.value, viewer.index) == (2, 1)
-    viewer.slider.value = 3
-    assert viewer.index == 2 and viewer.next_button.disabled
-    viewer.next_button.click()  # already on the last turn
-    assert viewer.slider.value == 3
-    viewer.previous_button.click()
-    assert viewer.slider.value == 2 and not viewer.previous_button.disabled
-    viewer.show(-7)
-    assert viewer.slider.value == 1 and viewer.previous_button.disabled
+    assert [label for label, _ in viewer.turn_buttons.options] == ["1", "2", "3"]
+    assert len(viewer.pages.children) == 3 and viewer.pages.selected_index == 0
+    # jslink: the browser switches the page, so it works from saved state without a kernel
+    assert viewer.link.source == (viewer.turn_buttons, "index")
+    assert viewer.link.target == (viewer.pages, "selected_index")
+    assert KERNEL_FREE in viewer._dom_classes
+    assert viewer.children == (viewer.turn_buttons, viewer.pages)
+
+
+def test_show_moves_the_buttons_and_stops_at_the_ends():
+    viewer = step_through(run_conversation())
+    assert viewer.index == 0
+    viewer.show(1)
+    assert (viewer.turn_buttons.index, viewer.index) == (1, 1)
     viewer.show(99)
-    assert viewer.slider.value == 3
-    assert (viewer.slider.min, viewer.slider.max) == (1, 3)
+    assert viewer.index == 2 and viewer.turn is viewer.trace[2]
+    viewer.show(-7)
+    assert viewer.index == 0
 
 
-def test_each_turn_shows_its_own_request_response_and_new_messages():
+def test_each_turn_page_shows_its_own_request_response_and_new_messages():
     client = run_conversation()
     trace = client.trace
     call_id = trace[0].reply["tool_calls"][0]["id"]
     viewer = TraceViewer(trace)
-    assert "Turn 1 of 3 · prompt" in viewer.header_html.value
-    assert "finish_reason: tool_calls" in viewer.header_html.value
-    assert "tool_call_id" not in viewer.request_html.value
-    assert call_id in viewer.response_html.value
-    assert viewer.new_messages_html.value.count("+ new</span>") == 1  # the user's question
+    first, second = (page.value for page in viewer.pages.children[:2])
+    assert first == viewer.page_html(0)
+    assert "Turn 1 of 3 · prompt" in first and "finish_reason: tool_calls" in first
+    request, response = first.split("<b>request JSON</b>")[1].split("<b>response JSON</b>")
+    assert "tool_call_id" not in request and call_id in response
+    assert first.count("+ new</span>") == 1  # the user's question
 
-    viewer.next_button.click()
     usage = trace[1].usage
     assert (
         f"Turn 2 of 3 · prompt {usage['prompt_tokens']} · "
         f"completion {usage['completion_tokens']} tokens · finish_reason: stop"
-    ) in viewer.header_html.value
-    assert "&quot;tool_call_id&quot;" in viewer.request_html.value
-    assert "2 + 3 = 5." in viewer.response_html.value
-    new = viewer.new_messages_html.value
-    assert new.count("+ new</span>") == 2 and "(1 earlier sent again)" in new
-    assert new.index(">assistant<") < new.index(">tool<")
-    assert render.messages_html(trace.new_messages(1), start=1, new=True) in new
+    ) in second
+    request, response = second.split("<b>request JSON</b>")[1].split("<b>response JSON</b>")
+    assert "&quot;tool_call_id&quot;" in request and "2 + 3 = 5." in response
+    assert second.count("+ new</span>") == 2 and "(1 earlier sent again)" in second
+    assert second.index(">assistant<") < second.index(">tool<")
+    assert render.messages_html(trace.new_messages(1), start=1, new=True) in second
 
 
-def test_a_refused_turn_says_so_in_the_header_and_the_token_table():
+def test_a_refused_turn_says_so_in_its_header_tooltip_and_the_token_table():
     viewer = step_through(run_conversation())
-    viewer.slider.value = 3
-    assert "HTTP 400: refused" in viewer.header_html.value
-    assert "invalid_request_error" in viewer.response_html.value
-    assert "refused" in viewer.tokens_html.value
+    third = viewer.pages.children[2].value
+    assert "HTTP 400: refused" in third
+    assert "invalid_request_error" in third.split("<b>response JSON</b>")[1]
+    assert ">refused</td>" in third
+    assert viewer.turn_buttons.tooltips == (
+        "turn 1: finish_reason tool_calls",
+        "turn 2: finish_reason stop",
+        "turn 3: HTTP 400, refused",
+    )
 
 
-def test_token_table_has_a_row_per_turn_and_marks_the_turn_on_show():
+def test_token_table_has_a_row_per_turn_and_marks_the_turn_of_its_page():
     client = run_conversation()
     viewer = TraceViewer(client.trace)
-    table = viewer.tokens_html.value
-    assert table.count("<tr") == 4  # header + 3 turns
-    first_row = table.split("<tr")[2]
-    assert first_row.startswith(' style="font-weight:bold')
+    for position, page in enumerate(viewer.pages.children):
+        table = page.value[page.value.index("<table") :]
+        rows = table.split("<tr")[2:]
+        assert len(rows) == 3
+        bold = [row.startswith(' style="font-weight:bold') for row in rows]
+        assert bold == [i == position for i in range(3)]
+    first_row = viewer.page_html(0).split("<table")[1].split("<tr")[2]
     assert f">{client.trace[0].usage['total_tokens']}</td>" in first_row
-    viewer.next_button.click()
-    assert viewer.tokens_html.value.split("<tr")[3].startswith(' style="font-weight:bold')
 
 
-def test_repr_and_notebook_output_are_short_and_deterministic():
+def test_repr_and_notebook_output_are_short_deterministic_and_show_every_turn_without_javascript():
     client = run_conversation()
     one, two = TraceViewer(client.trace), TraceViewer(client)
     assert repr(one) == "TraceViewer: 3 turns (open in JupyterLab to step through)"
     first, second = one._repr_mimebundle_(), two._repr_mimebundle_()
     assert first["text/plain"] == second["text/plain"] == repr(one)
-    assert first["text/html"] == second["text/html"]
-    assert "Turn 1 of 3" in first["text/html"]
-    # the live widget's id differs on every run: nbval skips this mime type by default
+    assert first["text/html"] == second["text/html"] == render.trace_html(client.trace)
+    assert "2 + 3 = 5." in first["text/html"] and "invalid_request_error" in first["text/html"]
+    # the live widget's id differs on every run: tools/notebooks.py renumbers it when storing
     view = "application/vnd.jupyter.widget-view+json"
     assert first[view]["model_id"] != second[view]["model_id"]
 
 
 def test_snapshot_shows_the_turn_on_show_without_the_live_widget():
     viewer = step_through(run_conversation())
-    viewer.next_button.click()
+    viewer.show(1)
     snapshot = viewer.snapshot()
-    assert "Turn 2 of 3" in snapshot._repr_html_()
+    assert "Turn 2 of 3" in snapshot._repr_html_() and "Turn 1 of 3" not in snapshot._repr_html_()
     assert repr(snapshot) == repr(viewer)
     assert not hasattr(snapshot, "_repr_mimebundle_")
 
@@ -129,4 +137,4 @@ def test_an_empty_trace_or_a_wrong_value_is_refused_clearly():
     single.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
     viewer = step_through(single)
     assert repr(viewer) == "TraceViewer: 1 turn (open in JupyterLab to step through)"
-    assert viewer.previous_button.disabled and viewer.next_button.disabled
+    assert [label for label, _ in viewer.turn_buttons.options] == ["1"]

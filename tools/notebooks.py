@@ -6,19 +6,25 @@
     python tools/notebooks.py new draft.py NN_name   # a percent-format draft -> lesson and solution
 
 `run` is the one command that regenerates what is stored: each notebook runs top to bottom in a new
-kernel, in its own folder, and is saved with normalised metadata (no kernel version, no widget
-state, no timings, cell ids from their position), so the same code stores the same file everywhere.
+kernel, in its own folder, and is saved with normalised metadata (no kernel version, no timings,
+cell ids from their position), so the same code stores the same file everywhere. Widgets that work
+without a kernel (the step-through viewer) keep their view and saved state, with model ids numbered
+by position; other widgets' views are dropped, as their saved state would not work without a kernel.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import hashlib
 import json
 import re
 import sys
 from pathlib import Path
 
 import nbformat
+
+from agent_core.widgets import KERNEL_FREE
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("lessons", "solutions")
@@ -28,6 +34,8 @@ CLEAN_METADATA = {
 }
 ALLOWED_CELL_METADATA = {"tags"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MODEL_REFERENCE = re.compile(r"IPY_MODEL_(\w+)")
 MACHINE_SPECIFIC = re.compile(r"(/root/|/home/\w+|/work/|/tmp/\w|\\\\Users\\\\|site-packages|0x[0-9a-f]{8,})")
 
 
@@ -39,6 +47,7 @@ def notebooks(paths: list[str]) -> list[Path]:
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """metadata that does not depend on the machine or the run"""
+    saved_widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     nb.metadata = nbformat.from_dict(CLEAN_METADATA)
     nb.nbformat, nb.nbformat_minor = 4, 5
     for index, cell in enumerate(nb.cells):
@@ -48,11 +57,54 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         )
         if "outputs" in cell:
             cell.outputs = _merge_streams(cell.outputs)
-        for output in cell.get("outputs", []):
-            # a live widget's random model id: without saved widget state it cannot be shown
-            # anyway, and the widget's own text/html fallback stays beside it
-            output.get("data", {}).pop(WIDGET_VIEW, None)
+    state = _kernel_free_widgets(nb, saved_widgets)
+    if state:
+        nb.metadata["widgets"] = nbformat.from_dict(
+            {WIDGET_STATE: {"state": state, "version_major": 2, "version_minor": 0}}
+        )
     return nb
+
+
+def _kernel_free_widgets(nb: nbformat.NotebookNode, saved: dict) -> dict:
+    """keep the views and state of widgets marked KERNEL_FREE, their model ids renumbered in order
+
+    A widget's model id is random on every run; here it becomes a hash of its position, so the
+    stored state is the same on every machine. Any other widget's view is dropped: its saved state
+    would show controls that need a kernel (and the widget's own text/html stays beside it).
+    """
+    order: list[str] = []
+
+    def visit(model_id: str) -> None:
+        if model_id in saved and model_id not in order:
+            order.append(model_id)
+            for child in MODEL_REFERENCE.findall(json.dumps(saved[model_id], sort_keys=True)):
+                visit(child)
+
+    views = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is None:
+                continue
+            model = saved.get(view.get("model_id"), {})
+            if KERNEL_FREE in model.get("state", {}).get("_dom_classes", []):
+                views.append(view)
+                visit(view["model_id"])
+            else:
+                del output["data"][WIDGET_VIEW]
+    links = []  # links between kept widgets (jslink): nothing refers to them, they refer to widgets
+    for model_id, model in saved.items():
+        references = MODEL_REFERENCE.findall(json.dumps(model))
+        if model_id not in order and references and all(ref in order for ref in references):
+            by_position = MODEL_REFERENCE.sub(lambda m: str(order.index(m.group(1))), json.dumps(model))
+            links.append((by_position, model_id))
+    for _, model_id in sorted(links):
+        visit(model_id)
+    new_ids = {old: hashlib.sha256(f"widget-{n}".encode()).hexdigest()[:32] for n, old in enumerate(order)}
+    for view in views:
+        view["model_id"] = new_ids[view["model_id"]]
+    text = json.dumps({new_ids[old]: saved[old] for old in order})
+    return json.loads(MODEL_REFERENCE.sub(lambda m: "IPY_MODEL_" + new_ids.get(m.group(1), m.group(1)), text))
 
 
 def _merge_streams(outputs: list) -> list:
@@ -83,7 +135,7 @@ def run(path: Path, timeout: int = 300) -> None:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
-        store_widget_state=False,
+        store_widget_state=True,
     )
     client.execute()
     nbformat.write(normalise(nb), path)
@@ -94,8 +146,17 @@ def problems(path: Path) -> list[str]:
     found = []
     nb = nbformat.read(path, as_version=4)
     name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    if dict(nb.metadata) != CLEAN_METADATA:
+    if {key: value for key, value in nb.metadata.items() if key != "widgets"} != CLEAN_METADATA:
         found.append(f"{name}: notebook metadata is not normalised")
+    renormalised = normalise(copy.deepcopy(nb))
+    if renormalised.metadata.get("widgets") != nb.metadata.get("widgets") or [
+        c.get("outputs") for c in renormalised.cells
+    ] != [c.get("outputs") for c in nb.cells]:
+        found.append(f"{name}: widget views or saved widget state are not as `run` stores them")
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    match = MACHINE_SPECIFIC.search(json.dumps(state))
+    if match:
+        found.append(f"{name}: saved widget state shows something machine-specific: {match.group(0)!r}")
     code = [c for c in nb.cells if c.cell_type == "code"]
     counts = [c.execution_count for c in code]
     if counts != list(range(1, len(code) + 1)):
@@ -108,8 +169,9 @@ def problems(path: Path) -> list[str]:
         if len(_merge_streams([dict(o) for o in cell.get("outputs", [])])) != len(cell.get("outputs", [])):
             found.append(f"{name}: a cell stores its printed text in pieces (run merges them)")
         for output in cell.get("outputs", []):
-            if WIDGET_VIEW in output.get("data", {}):
-                found.append(f"{name}: an output stores a live widget's model id (run stores none)")
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is not None and view.get("model_id") not in state:
+                found.append(f"{name}: an output shows a widget whose state is not saved")
             if output.get("output_type") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
                 found.append(f"{name}: a cell raised {output.get('ename')} (tag it raises-exception if meant)")
             text = str(output.get("text", "")) + str(output.get("data", ""))
