@@ -10,6 +10,7 @@ import httpx2
 
 from .policy import Policy, PolicyLike, Reply, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request
+from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request
 
 __all__ = ["MockModel", "Echo", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
@@ -39,6 +40,7 @@ class MockModel:
         self.policy: Policy = as_policy(policy) if policy is not None else Echo()
         self.strict = strict  # the real API's protocol checks
         self.picky = picky  # also refuse unknown message fields, like some OpenAI-compatible servers
+        self.responses = ResponsesEndpoint(self.respond, strict=strict)  # POST /v1/responses, via this chat path
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
@@ -50,12 +52,14 @@ class MockModel:
         path = path.rstrip("/")
         if method == "GET" and path.endswith("/models"):
             return _json_response(200, {"object": "list", "data": [_model_card(m) for m in MODELS]})
+        if path.endswith("/responses"):
+            return self.responses.respond(method, path, body)
         if not path.endswith("/chat/completions"):
             return _error_response(
                 ProtocolError(
                     f"Invalid URL ({method} {path})",
                     status=404,
-                    hint="The mock serves POST /v1/chat/completions and GET /v1/models.",
+                    hint="The mock serves POST /v1/chat/completions, POST /v1/responses and GET /v1/models.",
                 )
             )
         if method != "POST":
