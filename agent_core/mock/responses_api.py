@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,8 +67,8 @@ class ResponsesEndpoint:
         except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
             return _error(ProtocolError(f"The mock could not read this request: {error}"))
         status, headers, content = self.chat("POST", "/v1/chat/completions", json.dumps(chat_request).encode())
-        if status != 200:  # the chat path refused it: the same error body shape serves both APIs
-            return status, headers, content
+        if status != 200:  # the chat path refused it: the same error body, in this API's names
+            return status, headers, _in_responses_terms(content)
         response = build_response(request, json.loads(content))
         if request.get("store", True):
             self.stored[response["id"]] = items + response["output"]
@@ -337,6 +338,26 @@ def _echoed_tool(tool: dict[str, Any]) -> dict[str, Any]:
         "parameters": tool.get("parameters"),
         "strict": tool.get("strict"),
     }
+
+
+# where a Chat Completions error names a field, the name of the same field in a Responses request
+_FIELD_NAMES = [
+    (re.compile(r"\btools\[(\d+)\]\.function\."), r"tools[\1]."),
+    (re.compile(r"\bresponse_format\.json_schema\b"), "text.format"),
+    (re.compile(r"\bresponse_format\b"), "text.format"),
+    (re.compile(r"\bmax_completion_tokens\b"), "max_output_tokens"),
+]
+
+
+def _in_responses_terms(content: bytes) -> bytes:
+    """a chat path error body with its field names as a Responses request spells them"""
+    body = json.loads(content)
+    error = body.get("error") or {}
+    for key in ("message", "param"):
+        if isinstance(error.get(key), str):
+            for pattern, name in _FIELD_NAMES:
+                error[key] = pattern.sub(name, error[key])
+    return json.dumps(body, ensure_ascii=False).encode()
 
 
 def _pieces(text: str, size: int = 16) -> list[str]:
