@@ -337,3 +337,15 @@ def test_the_server_refuses_an_unserved_model_on_the_responses_api_too():
     ):
         client.responses.create(model="mock-model", input="hi")
     assert caught.value.body["code"] == "model_not_found"
+
+
+def test_a_recorded_responses_run_replays_streamed_or_not():
+    from agent_core import replay
+
+    client = mock.client(mock.Calculator())
+    recorded = run_chained(client, "5 + 8/12")
+    streamed = list(client.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True))
+    again = replay.client(client.trace)
+    assert [r.model_dump() for r in run_chained(again, "5 + 8/12")] == [r.model_dump() for r in recorded]
+    events = list(again.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True))
+    assert [e.model_dump() for e in events] == [e.model_dump() for e in streamed]
