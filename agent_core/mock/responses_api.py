@@ -162,7 +162,7 @@ def build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str
     if message.get("content"):
         output.append(
             {
-                "id": f"msg_{digest[:48]}",
+                "id": "msg_" + hashlib.sha256(f"{digest}:message".encode()).hexdigest()[:48],
                 "type": "message",
                 "status": "incomplete" if incomplete else "completed",
                 "role": "assistant",
