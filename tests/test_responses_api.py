@@ -349,3 +349,9 @@ def test_a_recorded_responses_run_replays_streamed_or_not():
     assert [r.model_dump() for r in run_chained(again, "5 + 8/12")] == [r.model_dump() for r in recorded]
     events = list(again.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True))
     assert [e.model_dump() for e in events] == [e.model_dump() for e in streamed]
+
+
+def test_a_chat_path_error_reads_in_the_responses_api_terms():
+    body = refusal(mock.client(), input="hi", tools=TOOLS, tool_choice="sometimes")
+    assert body["param"] == "tool_choice"
+    assert "'function': {" not in body["message"]  # no Chat Completions shape in the advice

@@ -131,7 +131,7 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
 
 def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
     """a Responses request (with its whole conversation as `items`) -> the Chat Completions request"""
-    # the instructions of a previous response are not carried over (API reference, `instructions`)
+    # "the instructions from a previous response will not be carried over" (the SDK's docstring of `instructions`)
     messages = from_responses({"instructions": body.get("instructions"), "input": items})
     request: dict[str, Any] = {"model": body["model"], "messages": messages}
     tools = [tool_from_responses(tool) for tool in body.get("tools") or []]
@@ -190,20 +190,25 @@ def build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str
         "created_at": created,
         "status": "incomplete" if incomplete else "completed",
         "completed_at": None if incomplete else created,
+        "background": False,
         "error": None,
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "instructions": body.get("instructions"),
         "max_output_tokens": body.get("max_output_tokens"),
+        "max_tool_calls": body.get("max_tool_calls"),
         "model": completion["model"],
         "output": output,
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
         "previous_response_id": body.get("previous_response_id"),
+        "reasoning": {"effort": None, "summary": None},
+        "service_tier": "default",
         "store": body.get("store", True),
         "temperature": body.get("temperature", 1.0),
         "text": body.get("text") or {"format": {"type": "text"}},
         "tool_choice": body.get("tool_choice", "auto"),
         "tools": [_echoed_tool(tool) for tool in body.get("tools") or []],
         "top_p": body.get("top_p", 1.0),
+        "top_logprobs": body.get("top_logprobs") or 0,
         "truncation": body.get("truncation") or "disabled",
         "usage": {
             "input_tokens": usage["prompt_tokens"],
@@ -212,6 +217,7 @@ def build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": usage["total_tokens"],
         },
+        "user": body.get("user"),
         "metadata": body.get("metadata") or {},
     }
 
@@ -346,6 +352,8 @@ _FIELD_NAMES = [
     (re.compile(r"\bresponse_format\.json_schema\b"), "text.format"),
     (re.compile(r"\bresponse_format\b"), "text.format"),
     (re.compile(r"\bmax_completion_tokens\b"), "max_output_tokens"),
+    (re.compile(r"\btool_choice\.function\.name\b"), "tool_choice.name"),
+    (re.compile(re.escape("{'type': 'function', 'function': {'name': ...}}")), "{'type': 'function', 'name': ...}"),
 ]
 
 
