@@ -355,3 +355,20 @@ def test_a_chat_path_error_reads_in_the_responses_api_terms():
     body = refusal(mock.client(), input="hi", tools=TOOLS, tool_choice="sometimes")
     assert body["param"] == "tool_choice"
     assert "'function': {" not in body["message"]  # no Chat Completions shape in the advice
+
+
+def test_a_request_with_nothing_to_answer_names_input():
+    for empty in ({}, {"input": []}):
+        body = refusal(mock.client(), **empty)
+        assert body["message"].startswith("Missing required parameter: 'input'.") and body["param"] == "input"
+
+
+def test_responses_count_against_the_servers_rate_limit():
+    with (
+        serve(rate_limit=1) as server,
+        openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client,
+    ):
+        client.responses.create(model="mock-model", input="hi")
+        with pytest.raises(openai.RateLimitError) as caught:
+            client.responses.create(model="mock-model", input="hi again")
+    assert caught.value.body["code"] == "rate_limit_exceeded"

@@ -37,7 +37,7 @@ def run_agent_sdk():
     """run an Agents SDK agent against a fresh serve-mock; returns (result, the server's request log)"""
     agents.set_tracing_disabled(True)  # its traces go to OpenAI's servers
 
-    def run(policy, **agent_options):
+    def run(policy, streamed=False, chained=False, **agent_options):
         agent = agents.Agent(
             name="calculator", instructions="Use the tools for arithmetic.", tools=[add, divide],
             model="mock-model", **agent_options,
@@ -47,7 +47,12 @@ def run_agent_sdk():
             async with agents.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
                 provider = agents.OpenAIProvider(openai_client=client)  # its default model: the Responses API
                 config = agents.RunConfig(model_provider=provider)
-                return await agents.Runner.run(agent, "5 + 8/12", run_config=config)
+                options = dict(run_config=config, auto_previous_response_id=chained)
+                if not streamed:
+                    return await agents.Runner.run(agent, "5 + 8/12", **options)
+                result = agents.Runner.run_streamed(agent, "5 + 8/12", **options)
+                result.events = [event async for event in result.stream_events()]
+                return result
 
         log = io.StringIO()
         with serve(policy, log=log) as server:
@@ -65,6 +70,16 @@ def test_the_agents_sdk_default_model_completes_the_calculator_task(run_agent_sd
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [
         ("divide", {"a": 8, "b": 12}), ("add", {"a": 5, "b": 8 / 12})
     ]
+
+
+def test_the_agents_sdk_streams_the_run_and_chains_it_on_the_server(run_agent_sdk):
+    result, requests = run_agent_sdk(mock.Calculator(), streamed=True, chained=True)
+    assert result.final_output == "5 + 8/12 = 5.666666666666667"
+    assert requests == ["POST /v1/responses -> 200"] * 3
+    kinds = [event.data.type for event in result.events if event.type == "raw_response_event"]
+    completed = [e.data.response for e in result.events if e.type == "raw_response_event" and e.data.type == "response.completed"]
+    assert [r.previous_response_id for r in completed] == [None, completed[0].id, completed[1].id]
+    assert kinds.count("response.function_call_arguments.done") == 2 and "response.output_text.delta" in kinds
 
 
 def test_the_agents_sdk_output_type_reads_the_json_the_model_answers(run_agent_sdk):

@@ -99,7 +99,7 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
             )
     if not body.get("model"):
         raise ProtocolError(
-            "Missing required parameter: 'model'.",  # the API's wording for a missing field (adapted)
+            "Missing required parameter: 'model'.",  # OpenAI's "Missing required parameter" form, adapted
             param="model",
             code="missing_required_parameter",
             hint="Pass model=... to responses.create(); the mock accepts any name.",
@@ -116,6 +116,13 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
             "with store=false, send the whole conversation as input instead.",
         )
     items = _input_items(body.get("input"))
+    if not items and previous is None:
+        raise ProtocolError(
+            "Missing required parameter: 'input'.",  # adapted, as for 'model'
+            param="input",
+            code="missing_required_parameter",
+            hint="Send input='your question', or a list of items such as {'role': 'user', 'content': ...}.",
+        )
     for i, item in enumerate(items):
         kind = item.get("type", "message") if isinstance(item, dict) else None
         if kind not in ITEM_TYPES:
