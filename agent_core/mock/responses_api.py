@@ -1,14 +1,4 @@
-"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 08).
-
-A Responses request is checked against that API's rules, translated into a Chat Completions request
-(agent_core.formats), answered by the same MockModel and policy as every chat request, and the
-chat.completion is translated back into a Response (or its stream of events). Whatever the chat
-path honours (tool_choice, parallel_tool_calls, response_format, length limits) the Responses API
-honours too. Responses are kept in memory for previous_response_id while the client or server lives.
-
-Shapes: the Responses API reference and the openai SDK's own types (openai.types.responses), which
-the tests parse every response and event with. Where each error text comes from is cited next to it.
-"""
+"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 08)."""
 
 from __future__ import annotations
 
@@ -36,11 +26,14 @@ Response = tuple[int, dict[str, str], bytes]
 # every top-level field a create request may carry, as the SDK defines them (plus `stream`)
 PARAMETERS = frozenset(ResponseCreateParamsBase.__annotations__) | {"stream"}
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
-TOOL_CHOICES = ("none", "auto", "required")
 
 
 class ResponsesEndpoint:
-    """POST /v1/responses for one MockModel; `stored` keeps each stored response's conversation"""
+    """POST /v1/responses for one MockModel; `stored` keeps each stored response's conversation
+
+    A request is checked by this API's rules, translated into a Chat Completions request and answered
+    by the MockModel's chat path (its checks, its policy); the chat.completion is translated back.
+    """
 
     def __init__(self, chat: Callable[[str, str, bytes], Response], *, strict: bool = True):
         self.chat = chat  # answers a Chat Completions request: the MockModel's own respond()
