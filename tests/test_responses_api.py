@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from agent_core import mock
 from agent_core.mock.responses_api import to_chat_request
 from agent_core.mock.server import serve
-from agent_core.render import console, print_trace
+from agent_core.render import console, print_trace, show_trace
 
 TOOLS = [
     {
@@ -327,6 +327,8 @@ def test_a_responses_turn_is_recorded_and_rendered_readably():
     text = captured.get()
     assert f"Responses API · 1 input item · after {responses[0].id}" in text
     assert "→ divide(" in text and "status completed · tokens input" in text
+    html = show_trace(trace).html
+    assert "Responses API · 1 input item" in html and "output</span>" in html and "&quot;function_call&quot;" in html
 
 
 def test_the_server_refuses_an_unserved_model_on_the_responses_api_too():
