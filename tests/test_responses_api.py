@@ -374,3 +374,15 @@ def test_responses_count_against_the_servers_rate_limit():
         with pytest.raises(openai.RateLimitError) as caught:
             client.responses.create(model="mock-model", input="hi again")
     assert caught.value.body["code"] == "rate_limit_exceeded"
+
+
+def test_json_object_needs_the_word_json_in_an_input_message_not_in_instructions():
+    json_mode = {"text": {"format": {"type": "json_object"}}}
+    body = refusal(mock.client(), input="Give me 2+2.", instructions="Answer in JSON.", **json_mode)
+    assert body["message"].startswith(
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'."
+    )
+    answered = mock.client(mock.Script('{"sum": 4}')).responses.create(
+        model="mock-model", input="Give me 2+2 as Json.", **json_mode
+    )
+    assert json.loads(answered.output_text) == {"sum": 4}

@@ -126,7 +126,9 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
                 hint="Messages, function calls and function call outputs are what an agent loop sends.",
             )
     _check_tools(body.get("tools"))
-    _check_calls_answered(stored.get(previous or "", []) + items)
+    conversation = stored.get(previous or "", []) + items
+    _check_calls_answered(conversation)
+    _check_json_mentioned(body, conversation)
 
 
 def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -316,6 +318,24 @@ def _check_calls_answered(items: list[dict[str, Any]]) -> None:
                 hint="Run every function_call of the last response and send one "
                 "{'type': 'function_call_output', 'call_id': ..., 'output': ...} item for each.",
             )
+
+
+def _check_json_mentioned(body: dict[str, Any], items: list[dict[str, Any]]) -> None:
+    """text.format json_object needs the word "json" in an input message; `instructions` do not count"""
+    if ((body.get("text") or {}).get("format") or {}).get("type") != "json_object":
+        return
+    messages = [item for item in items if item.get("type", "message") == "message"]
+    if any("json" in json.dumps(item.get("content"), ensure_ascii=False).lower() for item in messages):
+        return
+    # the real text, as quoted in pydantic-ai (pydantic_ai/models/openai/_responses_model.py), whose
+    # comment there notes that the API checks input messages for "JSON", not instructions
+    raise ProtocolError(
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type "
+        "'json_object'.",
+        param="input",
+        hint="Say in a message of `input` that you want JSON (saying it in `instructions` is not enough), "
+        "or use text.format json_schema, which has no such rule.",
+    )
 
 
 def _chat_tool_choice(choice: Any) -> Any:
