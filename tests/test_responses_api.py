@@ -386,3 +386,11 @@ def test_json_object_needs_the_word_json_in_an_input_message_not_in_instructions
         model="mock-model", input="Give me 2+2 as Json.", **json_mode
     )
     assert json.loads(answered.output_text) == {"sum": 4}
+
+
+def test_a_field_of_the_wrong_type_is_named():
+    body = refusal(mock.client(), extra_body={"input": 5})
+    assert body["message"].startswith(
+        "Invalid type for 'input': expected a string or an array of input items, but got a number instead."
+    )
+    assert (body["param"], body["code"]) == ("input", "invalid_type")

@@ -11,7 +11,7 @@ from typing import Any
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 from ..formats import from_responses, tool_from_responses
-from .protocol import ProtocolError
+from .protocol import ProtocolError, _json_type
 
 __all__ = [
     "ResponsesEndpoint",
@@ -97,6 +97,19 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
             code="missing_required_parameter",
             hint="Pass model=... to responses.create(); the mock accepts any name.",
         )
+    for name, expected, kinds in (
+        ("input", "a string or an array of input items", (str, list)),
+        ("tools", "an array", (list,)),
+        ("previous_response_id", "a string", (str,)),
+    ):
+        if body.get(name) is not None and not isinstance(body[name], kinds):
+            # the chat path's wording for a field of the wrong type (mock/protocol.py), for these fields
+            raise ProtocolError(
+                f"Invalid type for '{name}': expected {expected}, but got {_json_type(body[name])} instead.",
+                param=name,
+                code="invalid_type",
+                hint=f"{name} is {expected}.",
+            )
     previous = body.get("previous_response_id")
     if previous is not None and previous not in stored:
         # 400, param previous_response_id, code previous_response_not_found (bigduu/Bamboo-agent#513),
