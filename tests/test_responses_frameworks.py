@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 
+import openai
 import pytest
 from pydantic import BaseModel
 
@@ -44,7 +45,7 @@ def run_agent_sdk():
         )
 
         async def go(base_url):
-            async with agents.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
+            async with openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
                 provider = agents.OpenAIProvider(openai_client=client)  # its default model: the Responses API
                 config = agents.RunConfig(model_provider=provider)
                 options = dict(run_config=config, auto_previous_response_id=chained)
@@ -154,7 +155,7 @@ def run_pydantic_ai():
 
     def run(**agent_options):
         async def go(base_url):
-            async with agents.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
+            async with openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
                 model = OpenAIResponsesModel("mock-model", provider=OpenAIProvider(openai_client=client))
                 agent = pydantic_ai.Agent(model, instructions="Use the tools for arithmetic.", **agent_options)
                 agent.tool_plain(plain_add, name="add")
