@@ -149,22 +149,31 @@ def test_tokens_are_those_of_the_same_chat_request():
     assert response.usage.output_tokens == chat.usage.completion_tokens
 
 
-def test_the_policy_reads_instructions_items_and_options_as_a_chat_request():
+def test_a_request_becomes_the_chat_request_that_says_the_same():
+    body = {
+        "model": "mock-model", "instructions": "Be exact.", "input": "5 + 8/12", "tools": TOOLS[:1],
+        "tool_choice": {"type": "function", "name": "add"}, "parallel_tool_calls": False,
+        "max_output_tokens": 50, "temperature": 0.2, "store": False, "metadata": {"run": "1"},
+    }
+    assert to_chat_request(body, [{"role": "user", "content": "5 + 8/12"}]) == {
+        "model": "mock-model",
+        "messages": [{"role": "system", "content": "Be exact."}, {"role": "user", "content": "5 + 8/12"}],
+        "tools": [{"type": "function", "function": {
+            "name": "add", "description": "Add two numbers.", "parameters": TOOLS[0]["parameters"], "strict": True}}],
+        "tool_choice": {"type": "function", "function": {"name": "add"}},
+        "parallel_tool_calls": False,
+        "max_completion_tokens": 50,
+        "temperature": 0.2,
+    }
+
+
+def test_the_policy_reads_the_whole_conversation_but_not_earlier_instructions():
     seen = Seen(mock.Calculator())
     client = mock.client(seen)
-    first = client.responses.create(
-        model="mock-model", input="5 + 8/12", tools=TOOLS, instructions="Be exact.",
-        tool_choice={"type": "function", "name": "divide"}, parallel_tool_calls=False, max_output_tokens=50,
-        temperature=0.2,
-    )
+    first = client.responses.create(model="mock-model", input="5 + 8/12", tools=TOOLS, instructions="Be exact.")
     client.responses.create(model="mock-model", input=outputs_for(first), tools=TOOLS, previous_response_id=first.id)
     request, follow_up = seen.requests
     assert request["messages"] == [{"role": "system", "content": "Be exact."}, {"role": "user", "content": "5 + 8/12"}]
-    assert request["tools"][0] == {"type": "function", "function": {
-        "name": "add", "description": "Add two numbers.", "parameters": TOOLS[0]["parameters"], "strict": True}}
-    assert request["tool_choice"] == {"type": "function", "function": {"name": "divide"}}
-    assert request["parallel_tool_calls"] is False
-    assert request["max_completion_tokens"] == 50 and request["temperature"] == 0.2
     # the previous response's instructions are not carried over; its items are
     assert [m["role"] for m in follow_up["messages"]] == ["user", "assistant", "tool"]
     assert follow_up["messages"][1]["tool_calls"][0]["id"] == first.output[0].call_id
