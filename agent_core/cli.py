@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     demo_parser.add_argument("--json", action="store_true", help="print the raw trace JSON instead")
     serve_parser = commands.add_parser(
         "serve-mock",
-        help="serve the mock model over HTTP: the OpenAI Chat Completions API and Anthropic's Messages API (Ctrl-C stops)",
+        help="serve the mock model over HTTP: OpenAI's Chat Completions and Responses APIs and Anthropic's Messages API (Ctrl-C stops)",
     )
     serve = serve_parser.add_argument
     serve("--port", type=int, default=8000, help="port to listen on; 0 picks a free one")

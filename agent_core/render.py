@@ -141,17 +141,29 @@ def _count(n: int, word: str) -> str:
 
 def _request_summary(request: Any) -> str:
     request = request if isinstance(request, dict) else {}
-    if "messages" not in request:
-        return f"model {request.get('model')} · not a Chat Completions request (see the JSON)"
     names = [(t.get("function") or t).get("name") for t in request.get("tools") or []]
     tools = "tools: " + ", ".join(map(str, names)) if names else "no tools"
+    if "input" in request and "messages" not in request:  # the Responses API
+        items = request["input"]
+        items = _count(1 if isinstance(items, str) else len(items or []), "input item")
+        previous = f" · after {request['previous_response_id']}" if request.get("previous_response_id") else ""
+        return f"model {request.get('model')} · Responses API · {items}{previous} · {tools}"
+    if "messages" not in request:
+        return f"model {request.get('model')} · not a Chat Completions request (see the JSON)"
     return f"model {request.get('model')} · {_count(len(request['messages']), 'message')} · {tools}"
 
 
 def _usage_summary(turn: Any) -> str:
     parts = [f"finish_reason {turn.finish_reason}"] if turn.finish_reason else []
     usage = turn.usage or {}
-    if usage:
+    if isinstance(turn.response, dict) and turn.response.get("object") == "response":
+        parts.append(f"status {turn.response.get('status')}")
+        if usage:
+            parts.append(
+                f"tokens input {usage.get('input_tokens')} · output "
+                f"{usage.get('output_tokens')} · total {usage.get('total_tokens')}"
+            )
+    elif usage:
         parts.append(
             f"tokens prompt {usage.get('prompt_tokens')} · completion "
             f"{usage.get('completion_tokens')} · total {usage.get('total_tokens')}"
@@ -387,7 +399,8 @@ def _turn_html(trace: Trace, position: int, json: bool, timings: bool) -> str:
         red = _colors("error")[0]
         parts.append(f'<div style="color:{red};font-weight:bold">{_esc(error)}</div>')
     elif turn.reply is not None:
-        parts.append("<div><b>response</b></div>" + _message_html(turn.reply, "choices[0].message"))
+        where = "output" if turn.response.get("object") == "response" else "choices[0].message"
+        parts.append("<div><b>response</b></div>" + _message_html(turn.reply, where))
     else:
         parts.append(f"<div><b>response</b> {_span('(no message: see the JSON)', DIM)}</div>")
     if _usage_summary(turn):

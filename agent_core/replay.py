@@ -29,6 +29,7 @@ import openai
 
 from .mock.model import to_event_stream
 from .mock.protocol import ProtocolError
+from .mock.responses_api import response_events
 from .trace import RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = ["Replay", "client", "first_difference", "show_cassette", "MISSING"]
@@ -122,6 +123,9 @@ class Replay:
             headers["retry-after-ms"] = (
                 "1"  # the recording holds the SDK's retries; replay them fast
             )
+        if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
+            headers["content-type"] = "text/event-stream"  # a Responses API stream
+            return turn.status, headers, response_events(turn.response)
         if turn.stream and isinstance(turn.response, dict):
             completion = {"system_fingerprint": None, **turn.response}
             headers["content-type"] = "text/event-stream"

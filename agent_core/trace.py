@@ -18,6 +18,8 @@ from typing import Any
 import httpx2
 import openai
 
+from .formats import from_responses
+
 __all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assemble_stream", "json_or_text"]
 
 CASSETTE_VERSION = 1
@@ -83,12 +85,23 @@ class Turn:
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """the message list this call sent (the whole history, every time)"""
-        return self.request.get("messages", []) if isinstance(self.request, dict) else []
+        """the message list this call sent (the whole history, every time)
+
+        A Responses API call sends `instructions` and `input` items instead: they are read as the
+        Chat Completions messages that say the same (only the new items, after previous_response_id).
+        """
+        if not isinstance(self.request, dict):
+            return []
+        if "messages" not in self.request and "input" in self.request:
+            return _as_chat_messages(self.request)
+        return self.request.get("messages", [])
 
     @property
     def reply(self) -> dict[str, Any] | None:
         """the assistant message the model answered with (None for an error)"""
+        if isinstance(self.response, dict) and self.response.get("object") == "response":
+            replies = _as_chat_messages({"input": self.response.get("output") or []})
+            return replies[0] if len(replies) == 1 else None
         try:
             return self.response["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
@@ -177,8 +190,9 @@ class Trace:
         """prompt, completion and total tokens summed over every turn that reported usage"""
         totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         for turn in self.turns:
-            for key in totals:
-                totals[key] += (turn.usage or {}).get(key, 0)
+            usage = turn.usage or {}
+            for key, responses_key in zip(totals, ("input_tokens", "output_tokens", "total_tokens"), strict=True):
+                totals[key] += usage.get(key, usage.get(responses_key, 0))  # a Responses turn's names
         return totals
 
     def to_dict(self, timings: bool = True) -> dict[str, Any]:
@@ -270,15 +284,22 @@ class _RecordedStream(httpx2.SyncByteStream):
 
 
 def assemble_stream(events: str) -> dict[str, Any]:
-    """rebuild one chat.completion dict from the server-sent chunks of a streamed reply"""
+    """rebuild one chat.completion dict from the server-sent chunks of a streamed reply
+
+    A Responses API stream ends with an event that carries the whole response: that is returned.
+    """
     completion: dict[str, Any] = {}
     message: dict[str, Any] = {"role": "assistant", "content": None}
     calls: dict[int, dict[str, Any]] = {}
     finish_reason = None
+    whole_response = None
     for line in events.splitlines():
         if not line.startswith("data:") or line.strip() == "data: [DONE]":
             continue
         chunk = json.loads(line[len("data:") :])
+        if str(chunk.get("type", "")).startswith("response."):  # a Responses API event
+            whole_response = chunk.get("response", whole_response)
+            continue
         for key in ("id", "created", "model", "system_fingerprint"):
             completion.setdefault(key, chunk.get(key))
         if chunk.get("usage"):
@@ -296,6 +317,8 @@ def assemble_stream(events: str) -> dict[str, Any]:
                 slot["function"]["name"] += function.get("name") or ""
                 slot["function"]["arguments"] += function.get("arguments") or ""
             finish_reason = choice.get("finish_reason") or finish_reason
+    if whole_response is not None:
+        return whole_response
     if calls:
         message["tool_calls"] = [calls[i] for i in sorted(calls)]
     completion.update(
@@ -303,6 +326,14 @@ def assemble_stream(events: str) -> dict[str, Any]:
         choices=[{"index": 0, "message": message, "finish_reason": finish_reason}],
     )
     return completion
+
+
+def _as_chat_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Responses items as Chat Completions messages; [] when they are not items formats can read"""
+    try:
+        return from_responses(request)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return []
 
 
 def json_or_text(body: bytes) -> Any:

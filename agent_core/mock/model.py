@@ -11,6 +11,7 @@ import httpx2
 from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .request_options import honour, policy_view
+from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
 
 __all__ = ["MockModel", "Echo", "answer", "build_completion", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
@@ -40,6 +41,7 @@ class MockModel:
         self.policy: Policy = as_policy(policy) if policy is not None else Echo()
         self.strict = strict  # the real API's protocol checks
         self.picky = picky  # also refuse unknown message fields, like some OpenAI-compatible servers
+        self.responses = ResponsesEndpoint(self.respond, strict=strict)  # POST /v1/responses, via this chat path
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
@@ -53,12 +55,14 @@ class MockModel:
             return _json_response(200, {"object": "list", "data": [_model_card(m) for m in MODELS]})
         if method == "GET" and "/models/" in path:  # any model name is accepted, so any is known
             return _json_response(200, _model_card(path.rsplit("/models/", 1)[1]))
+        if path.endswith("/responses"):
+            return self.responses.respond(method, path, body)
         if not path.endswith("/chat/completions"):
             return _error_response(
                 ProtocolError(
                     f"Invalid URL ({method} {path})",
                     status=404,
-                    hint="The mock serves POST /v1/chat/completions, GET /v1/models and GET /v1/models/{id}.",
+                    hint="The mock serves POST /v1/chat/completions, POST /v1/responses, GET /v1/models and GET /v1/models/{id}.",
                 )
             )
         if method != "POST":

@@ -17,6 +17,7 @@ N model requests per minute).
 It also answers POST /v1/messages, the Anthropic Messages API, with the same policy (see
 mock/anthropic_messages.py): anthropic.Anthropic(base_url=server.url, api_key="anything").
 The three options apply there too, with Anthropic's error bodies; both APIs share one rate limit.
+POST /v1/responses, OpenAI's Responses API, is answered by the MockModel (mock/responses_api.py).
 """
 
 from __future__ import annotations
@@ -257,7 +258,7 @@ class MockServer:
     ) -> Response | None:
         try:
             self._check_key(headers.get("Authorization") or headers.get("authorization"))
-            if method == "POST" and path.rstrip("/").endswith("/chat/completions"):
+            if method == "POST" and path.rstrip("/").endswith(("/chat/completions", "/responses")):
                 model = _model_of(body)
                 self._check_model(model)
                 return self._count_request(model)

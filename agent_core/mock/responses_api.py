@@ -1,0 +1,409 @@
+"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 08)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from openai.types.responses.response_create_params import ResponseCreateParamsBase
+
+from ..formats import from_responses, tool_from_responses
+from .protocol import ProtocolError, _json_type
+
+__all__ = [
+    "ResponsesEndpoint",
+    "check_responses_request",
+    "to_chat_request",
+    "build_response",
+    "response_events",
+    "PARAMETERS",
+]
+
+Response = tuple[int, dict[str, str], bytes]
+# every top-level field a create request may carry, as the SDK defines them (plus `stream`)
+PARAMETERS = frozenset(ResponseCreateParamsBase.__annotations__) | {"stream"}
+ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
+
+
+class ResponsesEndpoint:
+    """POST /v1/responses for one MockModel; `stored` keeps each stored response's conversation
+
+    A request is checked by this API's rules, translated into a Chat Completions request and answered
+    by the MockModel's chat path (its checks, its policy); the chat.completion is translated back.
+    """
+
+    def __init__(self, chat: Callable[[str, str, bytes], Response], *, strict: bool = True):
+        self.chat = chat  # answers a Chat Completions request: the MockModel's own respond()
+        self.strict = strict
+        # response id -> the items of its conversation: every input item, then its output
+        self.stored: dict[str, list[dict[str, Any]]] = {}
+
+    def respond(self, method: str, path: str, body: bytes) -> Response:
+        """status, headers and body bytes for one request to /v1/responses"""
+        if method != "POST":
+            return _error(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
+        try:
+            request = json.loads(body or b"null")
+        except ValueError:
+            request = None
+        try:
+            if self.strict:
+                check_responses_request(request, self.stored)
+            history = self.stored.get(request.get("previous_response_id") or "", [])
+            items = history + _input_items(request.get("input"))
+            chat_request = to_chat_request(request, items)
+        except ProtocolError as error:
+            return _error(error)
+        except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
+            return _error(ProtocolError(f"The mock could not read this request: {error}"))
+        status, headers, content = self.chat("POST", "/v1/chat/completions", json.dumps(chat_request).encode())
+        if status != 200:  # the chat path refused it: the same error body, in this API's names
+            return status, headers, _in_responses_terms(content)
+        response = build_response(request, json.loads(content))
+        if request.get("store", True):
+            self.stored[response["id"]] = items + response["output"]
+        if request.get("stream"):
+            return 200, {"content-type": "text/event-stream"}, response_events(response)
+        return 200, {"content-type": "application/json"}, json.dumps(response, ensure_ascii=False).encode()
+
+
+def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) -> None:
+    """raise ProtocolError for the first Responses API rule the request body breaks"""
+    if not isinstance(body, dict):
+        raise ProtocolError(
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+            "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+            "sent was not valid JSON.",
+            hint="Send a JSON object with at least 'model' and 'input'.",
+        )
+    for name in body:
+        if name not in PARAMETERS:
+            # {"message": "Unknown parameter: 'parent_id'.", "param": "parent_id", "code": "unknown_parameter"}
+            # as pasted in cogwheel0/conduit#258
+            raise ProtocolError(
+                f"Unknown parameter: '{name}'.",
+                param=name,
+                code="unknown_parameter",
+                hint=f"The Responses API has no {name!r} field; check the spelling "
+                "(Chat Completions names differ: messages -> input, max_tokens -> max_output_tokens).",
+            )
+    if not body.get("model"):
+        raise ProtocolError(
+            "Missing required parameter: 'model'.",  # OpenAI's "Missing required parameter" form, adapted
+            param="model",
+            code="missing_required_parameter",
+            hint="Pass model=... to responses.create(); the mock accepts any name.",
+        )
+    for name, expected, kinds in (
+        ("input", "a string or an array of input items", (str, list)),
+        ("tools", "an array", (list,)),
+        ("previous_response_id", "a string", (str,)),
+    ):
+        if body.get(name) is not None and not isinstance(body[name], kinds):
+            # the chat path's wording for a field of the wrong type (mock/protocol.py), for these fields
+            raise ProtocolError(
+                f"Invalid type for '{name}': expected {expected}, but got {_json_type(body[name])} instead.",
+                param=name,
+                code="invalid_type",
+                hint=f"{name} is {expected}.",
+            )
+    previous = body.get("previous_response_id")
+    if previous is not None and previous not in stored:
+        # 400, param previous_response_id, code previous_response_not_found (bigduu/Bamboo-agent#513),
+        # "Previous response with id 'resp_...' not found." (maximhq/bifrost#2441)
+        raise ProtocolError(
+            f"Previous response with id '{previous}' not found.",
+            param="previous_response_id",
+            code="previous_response_not_found",
+            hint="Only responses made by this client or server with store left true can be continued; "
+            "with store=false, send the whole conversation as input instead.",
+        )
+    items = _input_items(body.get("input"))
+    if not items and previous is None:
+        raise ProtocolError(
+            "Missing required parameter: 'input'.",  # adapted, as for 'model'
+            param="input",
+            code="missing_required_parameter",
+            hint="Send input='your question', or a list of items such as {'role': 'user', 'content': ...}.",
+        )
+    for i, item in enumerate(items):
+        kind = item.get("type", "message") if isinstance(item, dict) else None
+        if kind not in ITEM_TYPES:
+            raise ProtocolError(
+                f"Invalid value: {kind!r}. The mock reads input items of type {', '.join(ITEM_TYPES)}.",
+                param=f"input[{i}].type",
+                code="invalid_value",
+                hint="Messages, function calls and function call outputs are what an agent loop sends.",
+            )
+    _check_tools(body.get("tools"))
+    conversation = stored.get(previous or "", []) + items
+    _check_calls_answered(conversation)
+    _check_json_mentioned(body, conversation)
+
+
+def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """a Responses request (with its whole conversation as `items`) -> the Chat Completions request"""
+    # "the instructions from a previous response will not be carried over" (the SDK's docstring of `instructions`)
+    messages = from_responses({"instructions": body.get("instructions"), "input": items})
+    request: dict[str, Any] = {"model": body["model"], "messages": messages}
+    tools = [tool_from_responses(tool) for tool in body.get("tools") or []]
+    if tools:  # Chat Completions refuses tool_choice and parallel_tool_calls without tools
+        request["tools"] = tools
+        if body.get("tool_choice") is not None:
+            request["tool_choice"] = _chat_tool_choice(body["tool_choice"])
+        if body.get("parallel_tool_calls") is not None:
+            request["parallel_tool_calls"] = body["parallel_tool_calls"]
+    response_format = _chat_response_format((body.get("text") or {}).get("format"))
+    if response_format is not None:
+        request["response_format"] = response_format
+    if body.get("max_output_tokens") is not None:
+        request["max_completion_tokens"] = body["max_output_tokens"]
+    for name in ("temperature", "top_p"):
+        if body.get(name) is not None:
+            request[name] = body[name]
+    return request
+
+
+def build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str, Any]:
+    """the Response object for a mock chat.completion; ids derive from the completion's (deterministic) id"""
+    digest = hashlib.sha256(completion["id"].encode()).hexdigest()
+    choice = completion["choices"][0]
+    message, finish_reason = choice["message"], choice["finish_reason"]
+    incomplete = finish_reason == "length"
+    output: list[dict[str, Any]] = []
+    if message.get("content"):
+        output.append(
+            {
+                "id": "msg_" + hashlib.sha256(f"{digest}:message".encode()).hexdigest()[:48],
+                "type": "message",
+                "status": "incomplete" if incomplete else "completed",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": message["content"], "annotations": [], "logprobs": []}
+                ],
+            }
+        )
+    for i, call in enumerate(message.get("tool_calls") or []):
+        output.append(
+            {
+                "id": "fc_" + hashlib.sha256(f"{digest}:{i}".encode()).hexdigest()[:48],
+                "type": "function_call",
+                "status": "completed",
+                "arguments": call["function"]["arguments"],
+                "call_id": call["id"],
+                "name": call["function"]["name"],
+            }
+        )
+    usage = completion["usage"]
+    created = completion["created"]
+    return {
+        "id": f"resp_{digest[:48]}",
+        "object": "response",
+        "created_at": created,
+        "status": "incomplete" if incomplete else "completed",
+        "completed_at": None if incomplete else created,
+        "background": False,
+        "error": None,
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+        "instructions": body.get("instructions"),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "max_tool_calls": body.get("max_tool_calls"),
+        "model": completion["model"],
+        "output": output,
+        "parallel_tool_calls": body.get("parallel_tool_calls", True),
+        "previous_response_id": body.get("previous_response_id"),
+        "reasoning": {"effort": None, "summary": None},
+        "service_tier": "default",
+        "store": body.get("store", True),
+        "temperature": body.get("temperature", 1.0),
+        "text": body.get("text") or {"format": {"type": "text"}},
+        "tool_choice": body.get("tool_choice", "auto"),
+        "tools": [_echoed_tool(tool) for tool in body.get("tools") or []],
+        "top_p": body.get("top_p", 1.0),
+        "top_logprobs": body.get("top_logprobs") or 0,
+        "truncation": body.get("truncation") or "disabled",
+        "usage": {
+            "input_tokens": usage["prompt_tokens"],
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": usage["completion_tokens"],
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage["total_tokens"],
+        },
+        "user": body.get("user"),
+        "metadata": body.get("metadata") or {},
+    }
+
+
+def response_events(response: dict[str, Any]) -> bytes:
+    """the server-sent events the Responses API streams for this response, one `event:` + `data:` pair each"""
+    events: list[dict[str, Any]] = []
+
+    def emit(kind: str, **fields: Any) -> None:
+        events.append({"type": kind, "sequence_number": len(events), **fields})
+
+    started = {**response, "status": "in_progress", "completed_at": None, "output": [], "usage": None}
+    started["incomplete_details"] = None
+    emit("response.created", response=started)
+    emit("response.in_progress", response=started)
+    for index, item in enumerate(response["output"]):
+        at = {"item_id": item["id"], "output_index": index}
+        if item["type"] == "message":
+            emit("response.output_item.added", output_index=index,
+                 item={**item, "status": "in_progress", "content": []})
+            part = item["content"][0]
+            emit("response.content_part.added", **at, content_index=0, part={**part, "text": ""})
+            for piece in _pieces(part["text"]):
+                emit("response.output_text.delta", **at, content_index=0, delta=piece, logprobs=[])
+            emit("response.output_text.done", **at, content_index=0, text=part["text"], logprobs=[])
+            emit("response.content_part.done", **at, content_index=0, part=part)
+        else:
+            emit("response.output_item.added", output_index=index,
+                 item={**item, "status": "in_progress", "arguments": ""})
+            for piece in _pieces(item["arguments"]):
+                emit("response.function_call_arguments.delta", **at, delta=piece)
+            emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
+        emit("response.output_item.done", output_index=index, item=item)
+    emit("response.incomplete" if response["status"] == "incomplete" else "response.completed", response=response)
+    text = "".join(f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
+    return text.encode()
+
+
+def _input_items(given: Any) -> list[dict[str, Any]]:
+    """`input` as a list of items: a plain string is one user message"""
+    if given is None:
+        return []
+    if isinstance(given, str):
+        return [{"role": "user", "content": given}]
+    return list(given)
+
+
+def _check_tools(tools: Any) -> None:
+    for i, tool in enumerate(tools or []):
+        if not isinstance(tool, dict) or tool.get("type") != "function":
+            kind = tool.get("type") if isinstance(tool, dict) else tool
+            raise ProtocolError(
+                f"The mock serves function tools only, and tools[{i}] has type {kind!r}.",
+                param=f"tools[{i}].type",
+                code="invalid_value",
+                hint="Built-in tools (web search, file search...) run on OpenAI's servers; the mock has none.",
+            )
+        if "name" not in tool:
+            raise ProtocolError(
+                f"Missing required parameter: 'tools[{i}].name'.",
+                param=f"tools[{i}].name",
+                code="missing_required_parameter",
+                hint="A Responses tool is flat: {'type': 'function', 'name': ..., 'parameters': {...}} "
+                "(formats.tool_to_responses converts a Chat Completions one).",
+            )
+
+
+def _check_calls_answered(items: list[dict[str, Any]]) -> None:
+    """every function_call_output answers an earlier function_call; every function_call gets its output"""
+    made: list[str] = []
+    answered: set[str] = set()
+    for item in items:
+        kind = item.get("type", "message")
+        if kind == "function_call":
+            made.append(item.get("call_id"))
+        elif kind == "function_call_output":
+            call_id = item.get("call_id")
+            if call_id not in made:
+                # {"message": "No tool call found for function call output with call_id call_....",
+                #  "type": "invalid_request_error", "param": "input", "code": null}
+                # as pasted in microsoft/vscode#320060 and continuedev/continue#10092
+                raise ProtocolError(
+                    f"No tool call found for function call output with call_id {call_id}.",
+                    param="input",
+                    hint=f"A function_call_output answers a function_call made earlier in the conversation "
+                    f"(calls made: {', '.join(made) or 'none'}); copy its call_id, not its id (fc_...).",
+                )
+            answered.add(call_id)
+    for call_id in made:
+        if call_id not in answered:
+            # "No tool output found for function call call_XXX.", param "input", code null
+            # (tjardoo/openai-client#124, openai/openai-agents-python#673)
+            raise ProtocolError(
+                f"No tool output found for function call {call_id}.",
+                param="input",
+                hint="Run every function_call of the last response and send one "
+                "{'type': 'function_call_output', 'call_id': ..., 'output': ...} item for each.",
+            )
+
+
+def _check_json_mentioned(body: dict[str, Any], items: list[dict[str, Any]]) -> None:
+    """text.format json_object needs the word "json" in an input message; `instructions` do not count"""
+    if ((body.get("text") or {}).get("format") or {}).get("type") != "json_object":
+        return
+    messages = [item for item in items if item.get("type", "message") == "message"]
+    if any("json" in json.dumps(item.get("content"), ensure_ascii=False).lower() for item in messages):
+        return
+    # the real text, as quoted in pydantic-ai (pydantic_ai/models/openai/_responses_model.py), whose
+    # comment there notes that the API checks input messages for "JSON", not instructions
+    raise ProtocolError(
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type "
+        "'json_object'.",
+        param="input",
+        hint="Say in a message of `input` that you want JSON (saying it in `instructions` is not enough), "
+        "or use text.format json_schema, which has no such rule.",
+    )
+
+
+def _chat_tool_choice(choice: Any) -> Any:
+    """Responses {"type": "function", "name": n} -> Chat Completions {"type": "function", "function": {...}}"""
+    if isinstance(choice, dict) and choice.get("type") == "function" and "name" in choice:
+        return {"type": "function", "function": {"name": choice["name"]}}
+    return choice
+
+
+def _chat_response_format(text_format: Any) -> dict[str, Any] | None:
+    """Responses text.format -> Chat Completions response_format (the schema one level down)"""
+    if not isinstance(text_format, dict) or text_format.get("type") in (None, "text"):
+        return None
+    if text_format["type"] == "json_schema":
+        schema = {key: value for key, value in text_format.items() if key != "type"}
+        return {"type": "json_schema", "json_schema": schema}
+    return dict(text_format)
+
+
+def _echoed_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """a function tool as the response lists it: every field, present or not"""
+    return {
+        "type": "function",
+        "name": tool["name"],
+        "description": tool.get("description"),
+        "parameters": tool.get("parameters"),
+        "strict": tool.get("strict"),
+    }
+
+
+# where a Chat Completions error names a field, the name of the same field in a Responses request
+_FIELD_NAMES = [
+    (re.compile(r"\btools\[(\d+)\]\.function\."), r"tools[\1]."),
+    (re.compile(r"\bresponse_format\.json_schema\b"), "text.format"),
+    (re.compile(r"\bresponse_format\b"), "text.format"),
+    (re.compile(r"\bmax_completion_tokens\b"), "max_output_tokens"),
+    (re.compile(r"\btool_choice\.function\.name\b"), "tool_choice.name"),
+    (re.compile(re.escape("{'type': 'function', 'function': {'name': ...}}")), "{'type': 'function', 'name': ...}"),
+]
+
+
+def _in_responses_terms(content: bytes) -> bytes:
+    """a chat path error body with its field names as a Responses request spells them"""
+    body = json.loads(content)
+    error = body.get("error") or {}
+    for key in ("message", "param"):
+        if isinstance(error.get(key), str):
+            for pattern, name in _FIELD_NAMES:
+                error[key] = pattern.sub(name, error[key])
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def _pieces(text: str, size: int = 16) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _error(error: ProtocolError) -> Response:
+    return error.status, {"content-type": "application/json"}, json.dumps(error.body(), ensure_ascii=False).encode()
