@@ -294,6 +294,10 @@ def python_arguments(function: Callable[..., Any], arguments: dict[str, Any]) ->
     hints = typing.get_type_hints(function, include_extras=True)
     kwargs = {}
     for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:  # **arguments: the rest, as JSON values
+            named = inspect.signature(function).parameters
+            kwargs.update({key: value for key, value in arguments.items() if key not in named})
+            continue
         annotation = hints.get(parameter.name, Any)
         has_default = parameter.default is not inspect.Parameter.empty
         value = arguments.get(parameter.name)
