@@ -435,3 +435,14 @@ def test_public_surface():
         "python_arguments",
         "to_text",
     }
+
+
+def test_a_function_taking_keyword_arguments_receives_them_as_json_values():
+    def lookup(**arguments):
+        return arguments
+
+    schema = {"type": "object", "properties": {"user-id": {"type": "integer"}}, "required": ["user-id"]}
+    registry = ToolRegistry([Tool(lookup, description="Look a user up.", parameters=schema)])
+    call = {"id": "call_1", "function": {"name": "lookup", "arguments": '{"user-id": 7}'}}
+    assert registry.dispatch(call)["content"] == '{"user-id": 7}'
+    assert python_arguments(lookup, {"a": [1]}) == {"a": [1]}
