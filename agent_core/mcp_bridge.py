@@ -19,7 +19,7 @@ import mcp_types
 from mcp import Client, Implementation, MCPError, StdioServerParameters, stdio_client
 from mcp.client._memory import InMemoryTransport
 
-from .dispatch import ERROR_PREFIX, ToolRegistry
+from .dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
 from .schema import TOOL_NAME_PATTERN, Tool
 
 __all__ = [
@@ -46,11 +46,11 @@ WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the les
 CLIENT_INFO = Implementation(name="agent-core", version="0.1.0")  # fixed, so the wire is the same everywhere
 
 
-class MCPServerError(Exception):
+class MCPServerError(ToolFailure):
     """the server could not answer: it stopped, hung past the timeout, or refused the request"""
 
 
-class MCPToolError(Exception):
+class MCPToolError(ToolFailure):
     """the tool ran and reported a failure (`isError: true`); the message is its text"""
 
 
@@ -241,7 +241,9 @@ class MCPConnection:
             reason = f"{_reason(error)}{self._last_words()}"
             if errlog is not None:
                 errlog.close()
-            raise MCPServerError(f"could not start a session with the MCP server {name!r}: {reason}") from None
+            raise MCPServerError(
+                f"could not start a session with the MCP server {name!r}: {reason}"
+            ) from None
         self._portal = portal
 
     @property
@@ -267,7 +269,9 @@ class MCPConnection:
 
     def _request(self, what: str, method: Any, *args: Any, **kwargs: Any) -> Any:
         if self.stopped:
-            raise MCPServerError(f"the MCP server {self.name!r} is not connected any more ({self.stopped})")
+            raise MCPServerError(
+                f"the MCP server {self.name!r} is not connected any more ({self.stopped}). Carry on without its tools."
+            )
         try:
             return self._portal.call(lambda: method(*args, **kwargs))
         except MCPError as error:
@@ -275,13 +279,13 @@ class MCPConnection:
                 waited = kwargs.get("read_timeout_seconds") or max(self.timeout, STARTUP_TIMEOUT)
                 raise MCPServerError(
                     f"the MCP server {self.name!r} did not answer {what} within {waited:g} s, "
-                    "so the request was cancelled"
+                    "so the request was cancelled. Try again later, or another approach."
                 ) from None
             if error.error.code == mcp_types.CONNECTION_CLOSED:
                 self.stopped = f"it stopped during {what}"
                 raise MCPServerError(
                     f"the MCP server {self.name!r} stopped during {what} (connection closed); "
-                    f"its tools cannot be called any more{self._last_words()}"
+                    f"its tools cannot be called any more{self._last_words()}. Carry on without them."
                 ) from None
             raise MCPServerError(
                 f"the MCP server {self.name!r} refused {what}: {error.error.message} (JSON-RPC error {error.error.code})"

@@ -23,7 +23,11 @@ from agent_core.mcp_servers.weather import make_server
 
 
 def call(name, **arguments):
-    return {"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +65,17 @@ def test_stdio_call_sends_tools_call_and_returns_structured_content_as_json(stdi
     add_server_tools(registry, stdio_weather)
     message = registry.dispatch(call("forecast", city="Oslo", unit="fahrenheit"))
     assert json.loads(message["content"]) == {
-        "city": "Oslo", "sky": "light rain", "temperature": 49.1, "unit": "fahrenheit", "rain_chance": 0.8
+        "city": "Oslo",
+        "sky": "light rain",
+        "temperature": 49.1,
+        "unit": "fahrenheit",
+        "rain_chance": 0.8,
     }
     sent = [m.message for m in stdio_weather.wire if m.message.get("method") == "tools/call"][-1]
     assert sent["params"] == {"name": "forecast", "arguments": {"city": "Oslo", "unit": "fahrenheit"}}
-    answer = next(m.message for m in stdio_weather.wire if m.message.get("id") == sent["id"] and "result" in m.message)
+    answer = next(
+        m.message for m in stdio_weather.wire if m.message.get("id") == sent["id"] and "result" in m.message
+    )
     assert answer["result"]["isError"] is False
 
 
@@ -93,8 +103,13 @@ def test_a_hanging_server_gives_a_timeout_observation_and_keeps_serving_other_ca
         add_server_tools(registry, connection)
         observation = registry.run(call("forecast", city="Oslo"))
         assert observation.is_error
-        assert "did not answer tools/call 'forecast' within 1 s, so the request was cancelled" in observation.content
-        cancelled = [m.message for m in connection.wire if m.message.get("method") == "notifications/cancelled"]
+        assert observation.content == (
+            "ERROR: the MCP server 'weather' did not answer tools/call 'forecast' within 1 s, so the "
+            "request was cancelled. Try again later, or another approach."
+        )
+        cancelled = [
+            m.message for m in connection.wire if m.message.get("method") == "notifications/cancelled"
+        ]
         assert cancelled and cancelled[0]["params"]["requestId"] > 0
         assert registry.dispatch(call("weather_alerts", city="Lisbon"))["content"].startswith("Heat warning")
 
@@ -150,7 +165,9 @@ def test_a_name_clash_is_refused_and_a_prefix_maps_back_to_each_servers_name():
     with connect(make_server()) as weather, connect(marine_server(log)) as marine:
         registry = ToolRegistry()
         add_server_tools(registry, weather)
-        with pytest.raises(ValueError, match="a tool named 'forecast' is already registered.*prefix='marine'"):
+        with pytest.raises(
+            ValueError, match="a tool named 'forecast' is already registered.*prefix='marine'"
+        ):
             add_server_tools(registry, marine)
         registry = ToolRegistry()
         add_server_tools(registry, weather, prefix="weather")
@@ -177,10 +194,17 @@ def test_only_adds_the_tools_named():
 def test_to_openai_tool_copies_the_input_schema_whole():
     schema = {
         "type": "object",
-        "properties": {"party": {"type": "object", "properties": {"size": {"type": "integer"}}, "required": ["size"]}},
+        "properties": {
+            "party": {"type": "object", "properties": {"size": {"type": "integer"}}, "required": ["size"]}
+        },
         "required": ["party"],
     }
-    mcp_tool = {"name": "book", "description": "Book a table.", "inputSchema": schema, "annotations": {"x": 1}}
+    mcp_tool = {
+        "name": "book",
+        "description": "Book a table.",
+        "inputSchema": schema,
+        "annotations": {"x": 1},
+    }
     definition = to_openai_tool(mcp_tool)
     assert definition == {
         "type": "function",
@@ -203,7 +227,10 @@ def test_openai_name_fits_the_chat_completions_pattern():
 
 def test_result_text_sends_structured_content_as_json_instead_of_its_text_fallback():
     structured = {"city": "Oslo", "humidity": 0.93}
-    duplicate = {"content": [{"type": "text", "text": json.dumps(structured, indent=2)}], "structuredContent": structured}
+    duplicate = {
+        "content": [{"type": "text", "text": json.dumps(structured, indent=2)}],
+        "structuredContent": structured,
+    }
     assert result_text(duplicate) == ('{"city": "Oslo", "humidity": 0.93}', False)
     summary = {"content": [{"type": "text", "text": "Oslo: damp"}], "structuredContent": structured}
     assert result_text(summary) == ('{"city": "Oslo", "humidity": 0.93}', False)
@@ -234,3 +261,25 @@ def test_to_tool_message_marks_errors_as_the_dispatcher_does():
     assert is_error(failed)
     empty = to_tool_message("call_9", {"content": [], "isError": True})
     assert empty["content"] == "ERROR: the tool reported an error without a message"
+
+
+def test_public_surface():
+    from agent_core import mcp_bridge
+
+    assert set(mcp_bridge.__all__) == {
+        "MCPConnection",
+        "MCPServerError",
+        "MCPToolError",
+        "WireMessage",
+        "connect",
+        "connect_stdio",
+        "add_server_tools",
+        "to_openai_tool",
+        "to_tool_message",
+        "result_text",
+        "openai_name",
+        "DEFAULT_TIMEOUT",
+        "STARTUP_TIMEOUT",
+        "WEATHER_SERVER",
+        "CLIENT_INFO",
+    }
