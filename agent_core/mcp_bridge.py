@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import sys
 import tempfile
@@ -335,9 +334,8 @@ def connect_stdio(
     """start a Python MCP server script as a subprocess (the same Python as this one) and connect
     over its stdin and stdout; its stderr is kept to explain a crash"""
     # sys.executable: `python` may not exist or be another Python, on Windows especially
-    parameters = StdioServerParameters(
-        command=sys.executable, args=[str(script), *args], env=dict(os.environ)
-    )
+    # no env=: the SDK passes on only what a process needs (PATH, HOME...), not the API keys
+    parameters = StdioServerParameters(command=sys.executable, args=[str(script), *args])
     errlog = tempfile.TemporaryFile("w+", encoding="utf-8")
     return MCPConnection(
         stdio_client(parameters, errlog=errlog),

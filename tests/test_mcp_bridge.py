@@ -283,3 +283,20 @@ def test_public_surface():
         "WEATHER_SERVER",
         "CLIENT_INFO",
     }
+
+
+def test_a_stdio_server_does_not_inherit_the_clients_api_keys(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-servers")
+    script = tmp_path / "env_server.py"
+    script.write_text(
+        "import os\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "server = MCPServer('env', log_level='CRITICAL')\n"
+        "@server.tool(structured_output=False)\n"
+        "def key() -> str:\n"
+        "    '''The OpenAI key this server sees.'''\n"
+        "    return os.environ.get('OPENAI_API_KEY', 'none')\n"
+        "server.run()\n"
+    )
+    with connect_stdio(script) as connection:
+        assert result_text(connection.call_tool("key", {})) == ("none", False)
