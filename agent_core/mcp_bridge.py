@@ -71,9 +71,10 @@ def result_text(result: Any) -> tuple[str, bool]:
     """an MCP tool result (from tools/call) -> (the text for the model, whether it is an error)
 
     structuredContent, when there is some, is the result: sent as JSON. Its text blocks then are
-    only the fallback the spec asks for, for clients that do not read it ("a tool that returns
-    structured content SHOULD also return the serialized JSON in a TextContent block", MCP spec
-    2025-06-18, Tools, Structured Content). Otherwise each content block becomes a line of text.
+    only the fallback the spec asks for: "a tool that returns structured content SHOULD also
+    return the serialized JSON in a TextContent block" (MCP specification 2025-06-18,
+    https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content).
+    Otherwise each content block becomes a line of text.
     """
     result = _json(result)
     structured = result.get("structuredContent")
@@ -94,8 +95,12 @@ def to_tool_message(tool_call_id: str, result: Any) -> dict[str, Any]:
 
 
 def openai_name(tool_name: str, prefix: str | None = None) -> str:
-    """the name a model may call: MCP allows '.' and 128 characters, Chat Completions only
-    letters, digits, '_' and '-', at most 64 (see schema.TOOL_NAME_PATTERN)"""
+    """the name a model may call, `prefix__name` with a prefix
+
+    MCP allows A-Z a-z 0-9 _ - . and up to 128 characters (SEP-986,
+    https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names); Chat
+    Completions only letters, digits, '_' and '-', at most 64 (schema.TOOL_NAME_PATTERN).
+    """
     name = f"{prefix}__{tool_name}" if prefix else tool_name
     name = re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64]
     return name
