@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
+import queue
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,13 +237,12 @@ class MCPConnection:
             read_timeout_seconds=max(timeout, STARTUP_TIMEOUT),
             cache=None,
         )
-        self._portal_context = anyio.from_thread.start_blocking_portal()
-        portal = self._portal_context.__enter__()
+        portal = _start_event_loop()
         self._client_context = portal.wrap_async_context_manager(client)
         try:
             self._client = self._client_context.__enter__()
         except BaseException as error:
-            self._portal_context.__exit__(None, None, None)
+            portal.call(portal.stop, True)
             reason = f"{_reason(error)}{self._last_words()}"
             if errlog is not None:
                 errlog.close()
@@ -313,7 +314,7 @@ class MCPConnection:
         except Exception:  # a server that already died cannot be shut down politely
             pass
         finally:
-            self._portal_context.__exit__(None, None, None)
+            self._portal.call(self._portal.stop, True)
             self._portal = None
             if self._errlog is not None:
                 self._errlog.close()
@@ -326,6 +327,23 @@ class MCPConnection:
 
     def __repr__(self) -> str:
         return f"MCPConnection({self.name!r})"
+
+
+def _start_event_loop() -> anyio.from_thread.BlockingPortal:
+    """an event loop on a daemon thread, and the portal through which other threads call into it
+
+    anyio's start_blocking_portal() uses a thread that Python waits for at exit, so a program
+    that forgot close() would never end; a daemon thread does not hold it up.
+    """
+    ready: queue.Queue[anyio.from_thread.BlockingPortal] = queue.Queue()
+
+    async def serve() -> None:
+        async with anyio.from_thread.BlockingPortal() as portal:
+            ready.put(portal)
+            await portal.sleep_until_stopped()
+
+    threading.Thread(target=anyio.run, args=(serve,), name="mcp-connection", daemon=True).start()
+    return ready.get()
 
 
 def connect(server: Any, *, timeout: float = DEFAULT_TIMEOUT) -> MCPConnection:

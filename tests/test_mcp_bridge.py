@@ -1,6 +1,8 @@
 """Tests for agent_core.mcp_bridge: an MCP server's tools in the dispatcher, against real servers (lesson 09)."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 from mcp.server.mcpserver import MCPServer
@@ -300,3 +302,13 @@ def test_a_stdio_server_does_not_inherit_the_clients_api_keys(tmp_path, monkeypa
     )
     with connect_stdio(script) as connection:
         assert result_text(connection.call_tool("key", {})) == ("none", False)
+
+
+def test_a_program_that_forgets_to_close_its_connection_still_exits():
+    code = (
+        "from agent_core.mcp_bridge import connect\n"
+        "from agent_core.mcp_servers.weather import server\n"
+        "print(connect(server).list_tools()[0]['name'])\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (finished.returncode, finished.stdout) == (0, "forecast\n")
