@@ -316,6 +316,7 @@ class MCPConnection:
         finally:
             self._portal.call(self._portal.stop, True)
             self._portal = None
+            self.stopped = "the connection was closed"
             if self._errlog is not None:
                 self._errlog.close()
 
@@ -403,7 +404,9 @@ def add_server_tools(
                 Tool(
                     function,
                     name=definition["name"],
+                    # a Tool needs a description; MCP's is optional
                     description=definition.get("description")
+                    or mcp_tool.get("title")
                     or f"the tool {mcp_tool['name']!r} of {connection.name}",
                     parameters=definition["parameters"],
                 ),

@@ -312,3 +312,10 @@ def test_a_program_that_forgets_to_close_its_connection_still_exits():
     )
     finished = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (finished.returncode, finished.stdout) == (0, "forecast\n")
+
+
+def test_a_closed_connection_says_so():
+    connection = connect(make_server())
+    connection.close()
+    with pytest.raises(MCPServerError, match="'weather' is not connected any more \\(the connection was closed\\)"):
+        connection.list_tools()
