@@ -7,9 +7,9 @@
 
 import os
 import sys
-import time
 from typing import Literal
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
@@ -38,10 +38,10 @@ def make_server(fault: str | None = None) -> MCPServer:
     server = MCPServer("weather", version="1.0.0", log_level="CRITICAL")
 
     @server.tool()
-    def forecast(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> Forecast:
+    async def forecast(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> Forecast:
         """Tomorrow's weather forecast for a city: sky, temperature and chance of rain."""
         if fault == "hang":
-            time.sleep(3600)
+            await anyio.sleep(3600)  # async, so a cancelled request really stops it
         if fault == "crash":
             print("weather backend: segmentation fault", file=sys.stderr, flush=True)
             os._exit(3)
