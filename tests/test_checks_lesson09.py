@@ -1,11 +1,12 @@
 """Lesson 09's exercise checks: they accept the solutions and reject tempting wrong answers, naming the fault."""
 
 import json
+import re
 
 import pytest
 
-from agent_core.checks.lesson09 import check_result_message, check_tool_definition
-from agent_core.mcp_bridge import to_openai_tool, to_tool_message
+from agent_core.checks.lesson09 import check_prefix_tools, check_result_message, check_tool_definition
+from agent_core.mcp_bridge import openai_name, to_openai_tool, to_tool_message
 
 # --- Exercise 9.1: MCP tool -> Chat Completions tool definition ----------------------------------
 
@@ -193,3 +194,103 @@ def test_check_result_message_rejects_tempting_wrong_answers(wrong, message, cap
 def test_check_result_message_never_raises(capsys):
     assert not check_result_message(lambda tool_call_id, result: result["nope"])
     assert "raised KeyError" in capsys.readouterr().out
+
+
+# --- Exercise 9.3: every server's tools prefixed, with the way back --------------------------------
+
+
+def prefix_solved(servers):
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = re.sub(r"[^a-zA-Z0-9_-]", "_", f"{server}__{mcp_tool['name']}")
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_with_the_library(servers):
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = openai_name(mcp_tool["name"], prefix=server)
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = [server, mcp_tool["name"]]  # a list is as good as a tuple
+    return definitions, route
+
+
+def prefix_without_the_way_back(servers):
+    definitions, route = prefix_solved(servers)
+    return definitions, {name: (server, name) for name, (server, _) in route.items()}
+
+
+def prefix_only_on_clash(servers):
+    counts = {}
+    for tools in servers.values():
+        for mcp_tool in tools:
+            counts[mcp_tool["name"]] = counts.get(mcp_tool["name"], 0) + 1
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = f"{server}__{mcp_tool['name']}" if counts[mcp_tool["name"]] > 1 else mcp_tool["name"]
+            name = name.replace(".", "_")
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_keeping_dots(servers):
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = f"{server}__{mcp_tool['name']}"
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_route_by_server_name(servers):
+    definitions, route = prefix_solved(servers)
+    return definitions, {tool_name: (server, tool_name) for server, tool_name in route.values()}
+
+
+def no_prefix_last_server_wins(servers):
+    by_name = {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            by_name[mcp_tool["name"].replace(".", "_")] = (server, mcp_tool)
+    definitions = [to_openai_tool(t, name=name) for name, (_, t) in by_name.items()]
+    return definitions, {name: (server, t["name"]) for name, (server, t) in by_name.items()}
+
+
+@pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library])
+def test_check_prefix_tools_accepts_solutions(solution, capsys):
+    assert check_prefix_tools(solution)
+    assert "✓ Exercise 9.3" in capsys.readouterr().out
+
+
+CATALOGUE_9_3 = [  # most tempting first
+    (
+        prefix_without_the_way_back,
+        "route['marine__forecast'] should be ('marine', 'forecast'), not ('marine', 'marine__forecast')",
+    ),
+    (prefix_only_on_clash, "the weather server's 'weather_alerts' should be 'weather__weather_alerts'"),
+    (prefix_keeping_dots, "'files__files.read' is not a name the API accepts"),
+    (prefix_route_by_server_name, "route['weather__forecast'] should be ('weather', 'forecast'), not None"),
+    (no_prefix_last_server_wins, "the marine server's 'forecast' should be 'marine__forecast'"),
+]
+
+
+@pytest.mark.parametrize("wrong, message", CATALOGUE_9_3, ids=[w.__name__ for w, _ in CATALOGUE_9_3])
+def test_check_prefix_tools_rejects_tempting_wrong_answers(wrong, message, capsys):
+    assert not check_prefix_tools(wrong)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 9.3: not yet." in out
+    assert message in out
+
+
+def test_check_prefix_tools_never_raises(capsys):
+    assert not check_prefix_tools(lambda servers: servers["nope"])
+    assert "prefix_tools() raised KeyError" in capsys.readouterr().out
+    assert not check_prefix_tools(lambda servers: None)
+    assert "return a pair (definitions, route)" in capsys.readouterr().out

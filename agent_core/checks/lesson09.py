@@ -12,7 +12,14 @@ import openai
 from .. import mock
 from . import Verdict, verdict
 
-__all__ = ["check_tool_definition", "check_result_message", "TOOLS", "RESULTS"]
+__all__ = [
+    "check_tool_definition",
+    "check_result_message",
+    "check_prefix_tools",
+    "TOOLS",
+    "RESULTS",
+    "SERVERS",
+]
 
 # tools as an MCP server lists them (tools/list), the first as the weather server sends it
 TOOLS = [
@@ -258,3 +265,111 @@ def _mentions(content: str, key: str, value: Any) -> bool:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+# --- Exercise 9.3 -------------------------------------------------------------------------------
+
+SERVERS = {
+    "weather": TOOLS[:1]
+    + [
+        {
+            "name": "weather_alerts",
+            "description": "Official alerts (storms, heat, floods) in force for a city.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ],
+    "marine": [
+        {
+            "name": "forecast",
+            "description": "Sea state and wind for a sea area.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"area": {"type": "string"}},
+                "required": ["area"],
+            },
+        }
+    ],
+    "files": [
+        {
+            "name": "files.read",
+            "description": "Read a text file.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        }
+    ],
+}
+ROUTES = {
+    "weather__forecast": ("weather", "forecast"),
+    "weather__weather_alerts": ("weather", "weather_alerts"),
+    "marine__forecast": ("marine", "forecast"),
+    "files__files_read": ("files", "files.read"),
+}
+
+
+def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
+    """Exercise 9.3: every server's tools under server__name, and the way back to the server's name"""
+    try:
+        outcome = prefix_tools(copy.deepcopy(SERVERS))
+    except Exception as error:  # the learner's code: report, don't crash the notebook
+        return verdict("9.3", [f"prefix_tools() raised {type(error).__name__}: {error}"], "")
+    if not (isinstance(outcome, tuple) and len(outcome) == 2):
+        return verdict("9.3", [f"return a pair (definitions, route), not {_short(outcome)}"], "")
+    definitions, route = outcome
+    if not isinstance(definitions, list) or not all(isinstance(d, dict) for d in definitions):
+        return verdict(
+            "9.3", [f"definitions should be a list of tool definitions, not {_short(definitions)}"], ""
+        )
+    names = [(d.get("function") or {}).get("name") for d in definitions]
+    problems, unprefixed = [], []
+    for name, (server, tool_name) in ROUTES.items():
+        if name in names:
+            continue
+        bare = {tool_name, tool_name.replace(".", "_")}
+        near = [n for n in names if isinstance(n, str) and n.replace(".", "_") == name]
+        if bare & set(names):
+            unprefixed.append(f"the {server} server's {tool_name!r} should be {name!r}")
+        elif near:
+            problems.append(
+                f"{near[0]!r} is not a name the API accepts (letters, digits, '_' and '-' only): "
+                f"replace the other characters with '_', giving {name!r}"
+            )
+        else:
+            problems.append(
+                f"the {server} server's {tool_name!r} is missing: expected a definition named {name!r}"
+            )
+    if unprefixed:
+        problems.insert(
+            0,
+            f"{'; '.join(unprefixed)}. With every tool prefixed, the model can tell which server each "
+            "comes from, and a server added later cannot rename a tool the model already uses",
+        )
+    if len(names) != len(set(names)):
+        problems.append(f"two definitions have the same name: {names}")
+    if not isinstance(route, dict):
+        return verdict("9.3", [*problems, f"route should be a dict, not {_short(route)}"], "")
+    for name, target in ROUTES.items():
+        if name in names and tuple(route.get(name) or ()) != target:
+            problems.append(
+                f"route[{name!r}] should be {target}, not {route.get(name)!r}: the server only knows "
+                f"its tool as {target[1]!r}, so the call must go back under that name"
+            )
+    by_name = {(d.get("function") or {}).get("name"): d.get("function") or {} for d in definitions}
+    for name, (server, tool_name) in ROUTES.items():
+        source = next(t for t in SERVERS[server] if t["name"] == tool_name)
+        function = by_name.get(name)
+        if function is not None and function.get("parameters") != source["inputSchema"]:
+            problems.append(f"{name!r} should keep {server}'s inputSchema as its parameters")
+    if not problems:
+        problems += _refused_by_the_api(definitions)
+    return verdict(
+        "9.3",
+        problems,
+        "every tool has a name the API accepts and no other server can take, and a way back.",
+    )
