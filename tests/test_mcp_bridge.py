@@ -307,8 +307,8 @@ def test_a_stdio_server_does_not_inherit_the_clients_api_keys(tmp_path, monkeypa
 def test_a_program_that_forgets_to_close_its_connection_still_exits():
     code = (
         "from agent_core.mcp_bridge import connect\n"
-        "from agent_core.mcp_servers.weather import server\n"
-        "print(connect(server).list_tools()[0]['name'])\n"
+        "from agent_core.mcp_servers.weather import make_server\n"
+        "print(connect(make_server()).list_tools()[0]['name'])\n"
     )
     finished = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (finished.returncode, finished.stdout) == (0, "forecast\n")

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
-__all__ = ["make_server", "server", "Forecast", "READINGS", "ALERTS"]
+__all__ = ["make_server", "Forecast", "READINGS", "ALERTS"]
 
 READINGS = {
     "Lisbon": {"sky": "sunny", "celsius": 27.0, "rain_chance": 0.05},
@@ -65,8 +65,6 @@ def make_server(fault: str | None = None) -> MCPServer:
 
     return server
 
-
-server = make_server()
 
 if __name__ == "__main__":
     fault = sys.argv[sys.argv.index("--fault") + 1] if "--fault" in sys.argv else None
