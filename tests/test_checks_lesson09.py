@@ -294,3 +294,12 @@ def test_check_prefix_tools_never_raises(capsys):
     assert "prefix_tools() raised KeyError" in capsys.readouterr().out
     assert not check_prefix_tools(lambda servers: None)
     assert "return a pair (definitions, route)" in capsys.readouterr().out
+
+
+def test_the_checks_never_raise_on_return_values_they_cannot_read(capsys):
+    assert not check_tool_definition(lambda t: {"type": "function", "function": {**t, "parameters": 5}})
+    assert not check_prefix_tools(
+        lambda servers: ([{"function": {"name": "weather__forecast"}}], {"weather__forecast": 5})
+    )
+    out = capsys.readouterr().out
+    assert "could not read what prefix_tools() returned (TypeError" in out

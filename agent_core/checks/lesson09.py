@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -98,6 +99,24 @@ RESULTS = {
 # --- Exercise 9.1 -------------------------------------------------------------------------------
 
 
+def _never_raises(exercise: str, function: str) -> Callable[[Any], Any]:
+    """a check that meets a return value it cannot read says so, instead of raising"""
+
+    def wrap(check: Callable[[Any], Verdict]) -> Callable[[Any], Verdict]:
+        @functools.wraps(check)
+        def checked(learner_function: Any) -> Verdict:
+            try:
+                return check(learner_function)
+            except Exception as error:
+                message = f"could not read what {function}() returned ({type(error).__name__}: {error})"
+                return verdict(exercise, [message], "")
+
+        return checked
+
+    return wrap
+
+
+@_never_raises("9.1", "mcp_tool_to_openai")
 def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -> Verdict:
     """Exercise 9.1: an MCP tool (tools/list) -> a Chat Completions tool definition"""
     problems: list[str] = []
@@ -203,6 +222,7 @@ def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
 # --- Exercise 9.2 -------------------------------------------------------------------------------
 
 
+@_never_raises("9.2", "mcp_result_to_message")
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
     """Exercise 9.2: an MCP tool result (tools/call) -> the tool message answering the call"""
     problems: list[str] = []
@@ -313,6 +333,7 @@ ROUTES = {
 }
 
 
+@_never_raises("9.3", "prefix_tools")
 def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
     """Exercise 9.3: every server's tools under server__name, and the way back to the server's name"""
     try:
