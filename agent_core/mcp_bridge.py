@@ -18,7 +18,7 @@ import anyio
 import anyio.from_thread
 import mcp_types
 from mcp import Client, Implementation, MCPError, StdioServerParameters, stdio_client
-from mcp.client._memory import InMemoryTransport
+from mcp.client._memory import InMemoryTransport  # the SDK's in-process transport (a private module)
 
 from .dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
 from .schema import TOOL_NAME_PATTERN, Tool
