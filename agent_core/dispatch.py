@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "python_arguments",
     "to_text",
+    "ToolFailure",
 ]
 
 ERROR_PREFIX = "ERROR: "  # every failed call's observation starts with this
@@ -58,6 +59,10 @@ def is_error(result: dict[str, Any] | Observation | str) -> bool:
         return result.is_error
     content = result.get("content") if isinstance(result, dict) else result
     return isinstance(content, str) and content.startswith(ERROR_PREFIX)
+
+
+class ToolFailure(Exception):
+    """raise it from a tool whose message is already written for the model: sent as it is, after ERROR: """
 
 
 class _Failure(Exception):
@@ -294,6 +299,10 @@ def python_arguments(function: Callable[..., Any], arguments: dict[str, Any]) ->
     hints = typing.get_type_hints(function, include_extras=True)
     kwargs = {}
     for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:  # **arguments: the rest, as JSON values
+            named = inspect.signature(function).parameters
+            kwargs.update({key: value for key, value in arguments.items() if key not in named})
+            continue
         annotation = hints.get(parameter.name, Any)
         has_default = parameter.default is not inspect.Parameter.empty
         value = arguments.get(parameter.name)
@@ -392,6 +401,8 @@ def _unwrap(tool: Tool, outcome: tuple[bool, Any]) -> Any:
     finished, value = outcome
     if finished:
         return value
+    if isinstance(value, ToolFailure):
+        raise _Failure("tool_error", str(value))
     raise _Failure(
         "tool_error",
         f"the tool {tool.name!r} raised {type(value).__name__}: {_one_line(value)}. "

@@ -50,7 +50,9 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         strict: bool = False,
+        parameters: dict[str, Any] | None = None,
     ):
+        """parameters: a JSON Schema given as it is (an MCP server's, lesson 09) instead of the signature's"""
         if isinstance(function, Tool):  # re-wrapping keeps its name and description
             name = name or function.name
             description = description or function.description
@@ -72,7 +74,8 @@ class Tool:
                 "description is the prompt the model reads to decide when to call this tool: "
                 "write a docstring saying what it does and when to use it (or pass description=...)"
             )
-        parameters = _parameters_schema(function, self.name, parameter_docs)
+        if parameters is None:
+            parameters = _parameters_schema(function, self.name, parameter_docs)
         self.parameters = (
             _make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
         )

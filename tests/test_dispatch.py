@@ -434,4 +434,28 @@ def test_public_surface():
         "DEFAULT_MAX_CHARS",
         "python_arguments",
         "to_text",
+        "ToolFailure",
     }
+
+
+def test_a_function_taking_keyword_arguments_receives_them_as_json_values():
+    def lookup(**arguments):
+        return arguments
+
+    schema = {"type": "object", "properties": {"user-id": {"type": "integer"}}, "required": ["user-id"]}
+    registry = ToolRegistry([Tool(lookup, description="Look a user up.", parameters=schema)])
+    call = {"id": "call_1", "function": {"name": "lookup", "arguments": '{"user-id": 7}'}}
+    assert registry.dispatch(call)["content"] == '{"user-id": 7}'
+    assert python_arguments(lookup, {"a": [1]}) == {"a": [1]}
+
+
+def test_a_tool_failure_is_sent_as_the_tool_wrote_it():
+    def lookup(user: str) -> str:
+        """Look a user up."""
+        raise dispatch.ToolFailure(f"the directory is down; {user} cannot be looked up now.")
+
+    observation = ToolRegistry([lookup]).run(
+        {"id": "call_1", "function": {"name": "lookup", "arguments": '{"user": "ada"}'}}
+    )
+    assert observation.content == "ERROR: the directory is down; ada cannot be looked up now."
+    assert observation.error_type == "tool_error"

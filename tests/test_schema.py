@@ -585,3 +585,13 @@ def test_public_surface():
         "split_optional",
         "TOOL_NAME_PATTERN",
     }
+
+
+def test_a_tool_can_take_its_parameters_schema_as_given():
+    schema = {"type": "object", "properties": {"city": {"type": "string", "enum": ["Oslo"]}}, "required": ["city"]}
+
+    def forecast(**arguments):
+        return arguments
+
+    definition = Tool(forecast, description="Tomorrow's forecast.", parameters=schema).definition
+    assert definition["function"]["parameters"] == schema

@@ -17,6 +17,7 @@ from .chooser import DescriptionReader
 from .clumsy import Clumsy
 from .misbehaving import ClaimsDone, Reckless, Repeater, Runaway
 from .model import CREATED, MODELS, SYSTEM_FINGERPRINT, Echo, MockModel
+from .obedient import Obedient
 from .policy import (
     Policy,
     PolicyLike,
@@ -45,6 +46,7 @@ __all__ = [
     "Echo",
     "Calculator",
     "DescriptionReader",
+    "Obedient",
     "Clumsy",
     "Runaway",
     "Repeater",

@@ -1,0 +1,396 @@
+"""Checks for lesson 09's exercises: tools from an MCP server."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import openai
+
+from .. import mock
+from . import Verdict, verdict
+
+__all__ = [
+    "check_tool_definition",
+    "check_result_message",
+    "check_prefix_tools",
+    "TOOLS",
+    "RESULTS",
+    "SERVERS",
+]
+
+# tools as an MCP server lists them (tools/list), the first as the weather server sends it
+TOOLS = [
+    {
+        "name": "forecast",
+        "description": "Tomorrow's weather forecast for a city: sky, temperature and chance of rain.",
+        "inputSchema": {
+            "type": "object",
+            "title": "forecastArguments",
+            "properties": {
+                "city": {"title": "City", "type": "string"},
+                "unit": {
+                    "default": "celsius",
+                    "enum": ["celsius", "fahrenheit"],
+                    "title": "Unit",
+                    "type": "string",
+                },
+            },
+            "required": ["city"],
+        },
+        "outputSchema": {"type": "object", "properties": {"sky": {"type": "string"}}, "required": ["sky"]},
+    },
+    {
+        "name": "book_table",
+        "title": "Book a table",
+        "description": "Book a table at a restaurant for a party.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "restaurant": {"type": "string"},
+                "time": {"type": "string", "enum": ["18:00", "19:30", "21:00"]},
+                "party": {
+                    "type": "object",
+                    "properties": {
+                        "size": {"type": "integer", "minimum": 1},
+                        "names": {"type": "array", "items": {"type": "string"}},
+                    },
+                    "required": ["size"],
+                },
+            },
+            "required": ["restaurant", "time", "party"],
+        },
+        "annotations": {"destructiveHint": False},
+    },
+    {"name": "server_status", "inputSchema": {"type": "object", "properties": {}}},  # no description
+]
+
+# tool results as a server sends them (tools/call), with what each must become
+FORECAST = {"city": "Oslo", "sky": "light rain", "temperature": 9.5, "unit": "celsius", "rain_chance": 0.8}
+RESULTS = {
+    "structured": {
+        "content": [{"type": "text", "text": json.dumps(FORECAST, indent=2)}],
+        "structuredContent": FORECAST,
+        "isError": False,
+    },
+    "summary and structured": {
+        "content": [{"type": "text", "text": "Oslo tomorrow: light rain, 9.5 °C."}],
+        "structuredContent": {**FORECAST, "humidity": 0.93},
+        "isError": False,
+    },
+    "error": {
+        "content": [
+            {"type": "text", "text": "no forecast for 'Paris'; the cities I know are Lisbon, Oslo, Tokyo"}
+        ],
+        "isError": True,
+    },
+    "two text blocks": {
+        "content": [
+            {"type": "text", "text": "Heat warning: up to 38 °C in the afternoon."},
+            {"type": "text", "text": "Fire risk: very high."},
+        ],
+    },
+}
+
+
+# --- Exercise 9.1 -------------------------------------------------------------------------------
+
+
+def _never_raises(exercise: str, function: str) -> Callable[[Any], Any]:
+    """a check that meets a return value it cannot read says so, instead of raising"""
+
+    def wrap(check: Callable[[Any], Verdict]) -> Callable[[Any], Verdict]:
+        @functools.wraps(check)
+        def checked(learner_function: Any) -> Verdict:
+            try:
+                return check(learner_function)
+            except Exception as error:
+                message = f"could not read what {function}() returned ({type(error).__name__}: {error})"
+                return verdict(exercise, [message], "")
+
+        return checked
+
+    return wrap
+
+
+@_never_raises("9.1", "mcp_tool_to_openai")
+def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -> Verdict:
+    """Exercise 9.1: an MCP tool (tools/list) -> a Chat Completions tool definition"""
+    problems: list[str] = []
+    definitions = []
+    for mcp_tool in TOOLS:
+        try:
+            definition = mcp_tool_to_openai(copy.deepcopy(mcp_tool))
+        except Exception as error:  # the learner's code: report, don't crash the notebook
+            hint = " (description is optional in MCP)" if "description" not in mcp_tool else ""
+            problems.append(f"for {mcp_tool['name']!r}{hint}: raised {type(error).__name__}: {error}")
+            continue
+        found = _definition_problems(mcp_tool, definition)
+        problems += [f"for {mcp_tool['name']!r}: {problem}" for problem in found]
+        if not found:
+            definitions.append(definition)
+    if not problems:
+        problems += _refused_by_the_api(definitions)
+    return verdict(
+        "9.1",
+        problems,
+        "every MCP tool becomes a definition the API accepts, with its schema whole.",
+    )
+
+
+def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
+    if not isinstance(definition, dict) or definition.get("type") != "function":
+        return [
+            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, not {_short(definition)}"
+        ]
+    function = definition.get("function")
+    if not isinstance(function, dict):
+        return ["the definition needs a 'function' object holding name, description and parameters"]
+    problems = []
+    if function.get("name") != mcp_tool["name"]:
+        problems.append(f"function.name should be {mcp_tool['name']!r}, not {function.get('name')!r}")
+    if "description" in mcp_tool and function.get("description") != mcp_tool["description"]:
+        problems.append(
+            "function.description should be the tool's description: it is how the model knows "
+            f"when to call it; got {function.get('description')!r}"
+        )
+    if "inputSchema" in function or "inputSchema" in definition:
+        problems.append(
+            "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters"
+        )
+    elif "parameters" not in function:
+        problems.append("function.parameters is missing: put the tool's inputSchema there")
+    else:
+        problems += _schema_problems(mcp_tool["inputSchema"], function["parameters"], "parameters")
+    return problems
+
+
+def _schema_problems(expected: Any, got: Any, where: str) -> list[str]:
+    """what was lost between the inputSchema and the parameters ('title' keys may go)"""
+    if not isinstance(expected, dict):
+        return [] if expected == got else [f"{where} should be {expected!r}, not {got!r}"]
+    if not isinstance(got, dict):
+        return [f"{where} should be a JSON Schema object, not {_short(got)}"]
+    problems = []
+    for key, value in expected.items():
+        if key == "title":
+            continue
+        if key not in got:
+            problems.append(_lost(key, value, where))
+        elif key == "properties":
+            for name, schema in value.items():
+                if name not in got[key]:
+                    problems.append(f"{where}.properties lost {name!r}")
+                else:
+                    problems += _schema_problems(schema, got[key][name], f"{where}.properties.{name}")
+        elif isinstance(value, dict):
+            problems += _schema_problems(value, got[key], f"{where}.{key}")
+        elif value != got[key]:
+            problems.append(f"{where}.{key} should be {value!r}, not {got[key]!r}")
+    return problems
+
+
+def _lost(key: str, value: Any, where: str) -> str:
+    if key == "required":
+        return (
+            f"{where} lost 'required' ({value}): the model is no longer told which arguments it "
+            "must give. Copy the whole inputSchema, not only its properties"
+        )
+    if key == "enum":
+        return (
+            f"{where} lost its enum {value}: the model is no longer told the only values the "
+            "server accepts. Keep every keyword of the schema"
+        )
+    return f"{where} lost {key!r} ({_short(value)}): keep every keyword of the inputSchema"
+
+
+def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
+    client = mock.client(mock.Echo(), picky=True)
+    try:
+        client.chat.completions.create(
+            model="mock-model", messages=[{"role": "user", "content": "hello"}], tools=definitions
+        )
+    except openai.APIStatusError as error:
+        body = error.body if isinstance(error.body, dict) else {}
+        return [f"the API refused the definitions (HTTP {error.status_code}): {body.get('message', error)}"]
+    return []
+
+
+# --- Exercise 9.2 -------------------------------------------------------------------------------
+
+
+@_never_raises("9.2", "mcp_result_to_message")
+def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
+    """Exercise 9.2: an MCP tool result (tools/call) -> the tool message answering the call"""
+    problems: list[str] = []
+    for number, (case, result) in enumerate(RESULTS.items(), start=1):
+        call_id = f"call_mcp_{number}"
+        try:
+            message = mcp_result_to_message(call_id, copy.deepcopy(result))
+        except Exception as error:  # the learner's code: report, don't crash the notebook
+            problems.append(f"for the {case} result: raised {type(error).__name__}: {error}")
+            continue
+        problems += [f"for the {case} result: {p}" for p in _message_problems(call_id, result, message)]
+    return verdict(
+        "9.2",
+        problems,
+        "structured content, text blocks and errors all reach the model as a tool message.",
+    )
+
+
+def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> list[str]:
+    if not isinstance(message, dict):
+        return [f"return a dict (the tool message), not {_short(message)}"]
+    problems = []
+    if message.get("role") != "tool":
+        problems.append(f"the message's role should be 'tool', not {message.get('role')!r}")
+    if message.get("tool_call_id") != call_id:
+        problems.append(
+            f"tool_call_id should be {call_id!r}, the id of the call it answers, not {message.get('tool_call_id')!r}"
+        )
+    content = message.get("content")
+    if not isinstance(content, str):
+        return [*problems, f"content should be one string of text, not {_short(content)}"]
+    texts = [block["text"] for block in result["content"] if block.get("type") == "text"]
+    structured = result.get("structuredContent")
+    if result.get("isError") and not content.startswith("ERROR: "):
+        problems.append(
+            "the result has isError: true, so the content should start with 'ERROR: ' (as the "
+            f"dispatcher's errors do); otherwise the model takes {content!r} for a success"
+        )
+    if not result.get("isError") and content.startswith("ERROR"):
+        problems.append("only a result with isError: true is an error; this one is a success")
+    if structured is not None:
+        missing = [key for key, value in structured.items() if not _mentions(content, key, value)]
+        if missing:
+            problems.append(
+                f"the structuredContent's {', '.join(map(repr, missing))} did not reach the model: "
+                "send structuredContent (as JSON) when the result has it"
+            )
+    else:
+        lost = [text for text in texts if text not in content]
+        if lost:
+            problems.append(f"every text block must reach the model; {', '.join(map(repr, lost))} did not")
+    return problems
+
+
+def _mentions(content: str, key: str, value: Any) -> bool:
+    as_json = json.dumps(value, ensure_ascii=False)
+    return key in content and (as_json in content or str(value) in content)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# --- Exercise 9.3 -------------------------------------------------------------------------------
+
+SERVERS = {
+    "weather": TOOLS[:1]
+    + [
+        {
+            "name": "weather_alerts",
+            "description": "Official alerts (storms, heat, floods) in force for a city.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ],
+    "marine": [
+        {
+            "name": "forecast",
+            "description": "Sea state and wind for a sea area.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"area": {"type": "string"}},
+                "required": ["area"],
+            },
+        }
+    ],
+    "files": [
+        {
+            "name": "files.read",
+            "description": "Read a text file.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        }
+    ],
+}
+ROUTES = {
+    "weather__forecast": ("weather", "forecast"),
+    "weather__weather_alerts": ("weather", "weather_alerts"),
+    "marine__forecast": ("marine", "forecast"),
+    "files__files_read": ("files", "files.read"),
+}
+
+
+@_never_raises("9.3", "prefix_tools")
+def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
+    """Exercise 9.3: every server's tools under server__name, and the way back to the server's name"""
+    try:
+        outcome = prefix_tools(copy.deepcopy(SERVERS))
+    except Exception as error:  # the learner's code: report, don't crash the notebook
+        return verdict("9.3", [f"prefix_tools() raised {type(error).__name__}: {error}"], "")
+    if not (isinstance(outcome, tuple) and len(outcome) == 2):
+        return verdict("9.3", [f"return a pair (definitions, route), not {_short(outcome)}"], "")
+    definitions, route = outcome
+    if not isinstance(definitions, list) or not all(isinstance(d, dict) for d in definitions):
+        return verdict(
+            "9.3", [f"definitions should be a list of tool definitions, not {_short(definitions)}"], ""
+        )
+    names = [(d.get("function") or {}).get("name") for d in definitions]
+    problems, unprefixed = [], []
+    for name, (server, tool_name) in ROUTES.items():
+        if name in names:
+            continue
+        bare = {tool_name, tool_name.replace(".", "_")}
+        near = [n for n in names if isinstance(n, str) and n.replace(".", "_") == name]
+        if bare & set(names):
+            unprefixed.append(f"the {server} server's {tool_name!r} should be {name!r}")
+        elif near:
+            problems.append(
+                f"{near[0]!r} is not a name the API accepts (letters, digits, '_' and '-' only): "
+                f"replace the other characters with '_', giving {name!r}"
+            )
+        else:
+            problems.append(
+                f"the {server} server's {tool_name!r} is missing: expected a definition named {name!r}"
+            )
+    if unprefixed:
+        problems.insert(
+            0,
+            f"{'; '.join(unprefixed)}. With every tool prefixed, the model can tell which server each "
+            "comes from, and a server added later cannot rename a tool the model already uses",
+        )
+    if len(names) != len(set(names)):
+        problems.append(f"two definitions have the same name: {names}")
+    if not isinstance(route, dict):
+        return verdict("9.3", [*problems, f"route should be a dict, not {_short(route)}"], "")
+    for name, target in ROUTES.items():
+        if name in names and tuple(route.get(name) or ()) != target:
+            problems.append(
+                f"route[{name!r}] should be {target}, not {route.get(name)!r}: the server only knows "
+                f"its tool as {target[1]!r}, so the call must go back under that name"
+            )
+    by_name = {(d.get("function") or {}).get("name"): d.get("function") or {} for d in definitions}
+    for name, (server, tool_name) in ROUTES.items():
+        source = next(t for t in SERVERS[server] if t["name"] == tool_name)
+        function = by_name.get(name)
+        if function is not None and function.get("parameters") != source["inputSchema"]:
+            problems.append(f"{name!r} should keep {server}'s inputSchema as its parameters")
+    if not problems:
+        problems += _refused_by_the_api(definitions)
+    return verdict(
+        "9.3",
+        problems,
+        "every tool has a name the API accepts and no other server can take, and a way back.",
+    )

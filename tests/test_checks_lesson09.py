@@ -1,0 +1,305 @@
+"""Lesson 09's exercise checks: they accept the solutions and reject tempting wrong answers, naming the fault."""
+
+import json
+import re
+
+import pytest
+
+from agent_core.checks.lesson09 import check_prefix_tools, check_result_message, check_tool_definition
+from agent_core.mcp_bridge import openai_name, to_openai_tool, to_tool_message
+
+# --- Exercise 9.1: MCP tool -> Chat Completions tool definition ----------------------------------
+
+
+def definition_solved(mcp_tool):
+    function = {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
+    if "description" in mcp_tool:
+        function["description"] = mcp_tool["description"]
+    return {"type": "function", "function": function}
+
+
+def definition_without_titles(mcp_tool):
+    def strip(schema):
+        if isinstance(schema, dict):
+            return {k: strip(v) for k, v in schema.items() if k != "title"}
+        return schema
+
+    definition = definition_solved(mcp_tool)
+    definition["function"]["parameters"] = strip(mcp_tool["inputSchema"])
+    return definition
+
+
+def definition_properties_only(mcp_tool):  # rebuilds the schema from its properties
+    function = definition_solved(mcp_tool)["function"]
+    function["parameters"] = {"type": "object", "properties": mcp_tool["inputSchema"]["properties"]}
+    return {"type": "function", "function": function}
+
+
+def definition_types_only(mcp_tool):  # keeps each property's type, nothing else
+    properties = {
+        name: {"type": schema["type"]} for name, schema in mcp_tool["inputSchema"]["properties"].items()
+    }
+    function = definition_solved(mcp_tool)["function"]
+    function["parameters"] = {**mcp_tool["inputSchema"], "properties": properties}
+    return {"type": "function", "function": function}
+
+
+def definition_keeps_input_schema(mcp_tool):  # renames nothing
+    return {
+        "type": "function",
+        "function": {k: v for k, v in mcp_tool.items() if k in ("name", "description", "inputSchema")},
+    }
+
+
+def definition_assumes_description(mcp_tool):
+    return {
+        "type": "function",
+        "function": {
+            "name": mcp_tool["name"],
+            "description": mcp_tool["description"],
+            "parameters": mcp_tool["inputSchema"],
+        },
+    }
+
+
+def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat Completions'
+    return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
+
+
+@pytest.mark.parametrize("solution", [definition_solved, definition_without_titles, to_openai_tool])
+def test_check_tool_definition_accepts_solutions(solution, capsys):
+    assert check_tool_definition(solution)
+    assert "✓ Exercise 9.1" in capsys.readouterr().out
+
+
+CATALOGUE_9_1 = [  # most tempting first
+    (definition_properties_only, "parameters lost 'required' (['city']): the model is no longer told"),
+    (definition_types_only, "parameters.properties.unit lost its enum ['celsius', 'fahrenheit']"),
+    (
+        definition_keeps_input_schema,
+        "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters",
+    ),
+    (definition_assumes_description, "for 'server_status' (description is optional in MCP): raised KeyError"),
+    (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
+]
+
+
+@pytest.mark.parametrize("wrong, message", CATALOGUE_9_1, ids=[w.__name__ for w, _ in CATALOGUE_9_1])
+def test_check_tool_definition_rejects_tempting_wrong_answers(wrong, message, capsys):
+    assert not check_tool_definition(wrong)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 9.1: not yet." in out
+    assert message in out
+
+
+def test_check_tool_definition_finds_a_lost_nested_required(capsys):
+    def nested_required_lost(mcp_tool):
+        definition = json.loads(json.dumps(definition_solved(mcp_tool)))
+        party = definition["function"]["parameters"]["properties"].get("party")
+        if party:
+            del party["required"]
+        return definition
+
+    assert not check_tool_definition(nested_required_lost)
+    assert (
+        "for 'book_table': parameters.properties.party lost 'required' (['size'])" in capsys.readouterr().out
+    )
+
+
+def test_check_tool_definition_never_raises(capsys):
+    assert not check_tool_definition(lambda mcp_tool: None)
+    assert "not None" in capsys.readouterr().out
+
+
+# --- Exercise 9.2: MCP result -> tool message ------------------------------------------------------
+
+
+def message_solved(tool_call_id, result):
+    if result.get("structuredContent") is not None:
+        text = json.dumps(result["structuredContent"])
+    else:
+        text = "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
+    if result.get("isError"):
+        text = "ERROR: " + text
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": text}
+
+
+def message_keeps_text_too(tool_call_id, result):
+    message = message_solved(tool_call_id, result)
+    texts = "\n".join(block["text"] for block in result["content"])
+    if result.get("structuredContent") is not None:
+        message["content"] = texts + "\n" + message["content"]
+    return message
+
+
+def message_drops_is_error(tool_call_id, result):
+    text = (
+        json.dumps(result["structuredContent"])
+        if "structuredContent" in result
+        else "\n".join(block["text"] for block in result["content"])
+    )
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": text}
+
+
+def message_ignores_structured(tool_call_id, result):
+    text = "\n".join(block["text"] for block in result["content"])
+    if result.get("isError"):
+        text = "ERROR: " + text
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": text}
+
+
+def message_first_block_only(tool_call_id, result):
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        message["content"] = ("ERROR: " if result.get("isError") else "") + result["content"][0]["text"]
+    return message
+
+
+def message_content_blocks(tool_call_id, result):  # MCP's blocks passed on as they are
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": result["content"]}
+
+
+def message_without_id(tool_call_id, result):
+    message = message_solved(tool_call_id, result)
+    del message["tool_call_id"]
+    return message
+
+
+@pytest.mark.parametrize("solution", [message_solved, message_keeps_text_too, to_tool_message])
+def test_check_result_message_accepts_solutions(solution, capsys):
+    assert check_result_message(solution)
+    assert "✓ Exercise 9.2" in capsys.readouterr().out
+
+
+CATALOGUE_9_2 = [  # most tempting first
+    (message_drops_is_error, "the result has isError: true, so the content should start with 'ERROR: '"),
+    (
+        message_ignores_structured,
+        "'rain_chance', 'humidity' did not reach the model: send structuredContent (as JSON)",
+    ),
+    (message_first_block_only, "every text block must reach the model; 'Fire risk: very high.' did not"),
+    (message_content_blocks, "content should be one string of text"),
+    (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
+]
+
+
+@pytest.mark.parametrize("wrong, message", CATALOGUE_9_2, ids=[w.__name__ for w, _ in CATALOGUE_9_2])
+def test_check_result_message_rejects_tempting_wrong_answers(wrong, message, capsys):
+    assert not check_result_message(wrong)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 9.2: not yet." in out
+    assert message in out
+
+
+def test_check_result_message_never_raises(capsys):
+    assert not check_result_message(lambda tool_call_id, result: result["nope"])
+    assert "raised KeyError" in capsys.readouterr().out
+
+
+# --- Exercise 9.3: every server's tools prefixed, with the way back --------------------------------
+
+
+def prefix_solved(servers):
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = re.sub(r"[^a-zA-Z0-9_-]", "_", f"{server}__{mcp_tool['name']}")
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_with_the_library(servers):
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = openai_name(mcp_tool["name"], prefix=server)
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = [server, mcp_tool["name"]]  # a list is as good as a tuple
+    return definitions, route
+
+
+def prefix_without_the_way_back(servers):
+    definitions, route = prefix_solved(servers)
+    return definitions, {name: (server, name) for name, (server, _) in route.items()}
+
+
+def prefix_only_on_clash(servers):
+    counts = {}
+    for tools in servers.values():
+        for mcp_tool in tools:
+            counts[mcp_tool["name"]] = counts.get(mcp_tool["name"], 0) + 1
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = f"{server}__{mcp_tool['name']}" if counts[mcp_tool["name"]] > 1 else mcp_tool["name"]
+            name = name.replace(".", "_")
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_keeping_dots(servers):
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = f"{server}__{mcp_tool['name']}"
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_route_by_server_name(servers):
+    definitions, route = prefix_solved(servers)
+    return definitions, {tool_name: (server, tool_name) for server, tool_name in route.values()}
+
+
+def no_prefix_last_server_wins(servers):
+    by_name = {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            by_name[mcp_tool["name"].replace(".", "_")] = (server, mcp_tool)
+    definitions = [to_openai_tool(t, name=name) for name, (_, t) in by_name.items()]
+    return definitions, {name: (server, t["name"]) for name, (server, t) in by_name.items()}
+
+
+@pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library])
+def test_check_prefix_tools_accepts_solutions(solution, capsys):
+    assert check_prefix_tools(solution)
+    assert "✓ Exercise 9.3" in capsys.readouterr().out
+
+
+CATALOGUE_9_3 = [  # most tempting first
+    (
+        prefix_without_the_way_back,
+        "route['marine__forecast'] should be ('marine', 'forecast'), not ('marine', 'marine__forecast')",
+    ),
+    (prefix_only_on_clash, "the weather server's 'weather_alerts' should be 'weather__weather_alerts'"),
+    (prefix_keeping_dots, "'files__files.read' is not a name the API accepts"),
+    (prefix_route_by_server_name, "route['weather__forecast'] should be ('weather', 'forecast'), not None"),
+    (no_prefix_last_server_wins, "the marine server's 'forecast' should be 'marine__forecast'"),
+]
+
+
+@pytest.mark.parametrize("wrong, message", CATALOGUE_9_3, ids=[w.__name__ for w, _ in CATALOGUE_9_3])
+def test_check_prefix_tools_rejects_tempting_wrong_answers(wrong, message, capsys):
+    assert not check_prefix_tools(wrong)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 9.3: not yet." in out
+    assert message in out
+
+
+def test_check_prefix_tools_never_raises(capsys):
+    assert not check_prefix_tools(lambda servers: servers["nope"])
+    assert "prefix_tools() raised KeyError" in capsys.readouterr().out
+    assert not check_prefix_tools(lambda servers: None)
+    assert "return a pair (definitions, route)" in capsys.readouterr().out
+
+
+def test_the_checks_never_raise_on_return_values_they_cannot_read(capsys):
+    assert not check_tool_definition(lambda t: {"type": "function", "function": {**t, "parameters": 5}})
+    assert not check_prefix_tools(
+        lambda servers: ([{"function": {"name": "weather__forecast"}}], {"weather__forecast": 5})
+    )
+    out = capsys.readouterr().out
+    assert "could not read what prefix_tools() returned (TypeError" in out
