@@ -8,6 +8,7 @@ Headers are not recorded, so a saved trace (a cassette) never contains an API ke
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Iterator
@@ -185,7 +186,9 @@ class Trace:
         return {"version": CASSETTE_VERSION, "turns": [t.to_dict(timings) for t in self.turns]}
 
     def to_json(self, timings: bool = True, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False)
+        text = json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False)
+        # a lone surrogate (a server's "\ud800") cannot be written as UTF-8: write its JSON escape
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def save(self, path: str | Path, timings: bool = True) -> Path:
         """write the trace as a JSON cassette"""
@@ -321,12 +324,26 @@ def trace_of(client: openai.OpenAI) -> Trace | None:
 
 
 def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI:
-    """a copy of a real client whose every call is recorded; its Trace is `.trace`"""
+    """a copy of a client whose every call is recorded; its Trace is `.trace`
+
+    The copy sends through the client's own HTTP client: its transport, the proxies it took from
+    the environment, its headers and its timeouts. Like the SDK's `with_options()` copies, it
+    shares them: closing either closes both.
+    """
     existing = trace_of(client)
     if existing is not None and trace is None:
         return client
     trace = trace if trace is not None else Trace()
-    transport = RecordingTransport(httpx2.HTTPTransport(), trace)
-    copy = client.with_options(http_client=httpx2.Client(transport=transport))
-    copy.trace = trace
-    return copy
+    original = client._client
+    http_client = copy.copy(original)  # shares everything with the caller's HTTP client...
+    # ... but each transport it sends through is wrapped in a recorder (httpx2 keeps the default
+    # transport in _transport, and one per proxied URL pattern in _mounts; None means the default)
+    http_client._transport = RecordingTransport(original._transport, trace)
+    http_client._mounts = {
+        pattern: None if mounted is None else RecordingTransport(mounted, trace)
+        for pattern, mounted in original._mounts.items()
+    }
+    http_client._recording_for = original  # the SDK's client closes its transports when collected
+    copy_of_client = client.with_options(http_client=http_client)
+    copy_of_client.trace = trace
+    return copy_of_client
