@@ -214,6 +214,8 @@ def _sendable(message: dict[str, Any]) -> dict[str, Any]:
     for call in sendable.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
+            if function.get("arguments", "") is None:
+                function["arguments"] = "{}"  # no arguments
             for key in ("name", "arguments"):
                 if key in function and not isinstance(function[key], str):
                     function[key] = _escaped(json.dumps(function[key], ensure_ascii=False, default=repr))

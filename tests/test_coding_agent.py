@@ -54,7 +54,7 @@ def test_coding_tools_keep_the_definitions_and_steady_the_output(discount):
 def test_make_policy_names_and_errors():
     assert isinstance(make_policy("careful"), CarefulFixer)
     assert isinstance(make_policy("careful", "users_api"), RoleFilterFixer)
-    assert sorted(POLICIES) == ["careful", "comment-deleter", "hallucinator", "test-editor"]
+    assert sorted(POLICIES) == ["careful", "comment-deleter", "conftest-faker", "hallucinator", "test-editor"]
     with pytest.raises(ValueError, match="no policy named 'lazy'"):
         make_policy("lazy")
     with pytest.raises(ValueError, match="works on the discount project only"):
