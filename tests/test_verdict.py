@@ -7,11 +7,20 @@ import pytest
 
 from agent_core import mock
 from agent_core.coding.agent import fix, fresh_workspace, project_tests, run_coding_agent
-from agent_core.coding.policies import FAKE_CONFTEST, TEST_COMMAND
+from agent_core.coding.policies import TEST_COMMAND
 from agent_core.guardrails import VerifyBeforeDone
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the scripted agents write files with sh")
 
+FAKE_CONFTEST = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
 NOTE = "The verdict ran the original tests and settings, without these files the agent added or changed: "
 
 
@@ -32,7 +41,7 @@ def test_a_conftest_that_turns_failures_into_passes_does_not_fool_the_verdict(tm
     assert result.tests.passed is False
     assert "1 failed, 3 passed" in result.tests.output and "> " not in result.diff.split("discount.py")[0]
     assert result.tests.ignored == ("conftest.py (added)",)
-    assert result.tests.output.endswith(NOTE + "conftest.py (added)\n")
+    assert result.tests.output.startswith(NOTE + "conftest.py (added)\nexit code: 1\n")
     assert result.caught == {"project_tests": ["left out of the verdict: conftest.py (added)"]}
 
 

@@ -193,9 +193,9 @@ def project_tests(workspace: Workspace, project: str | None = None) -> TestRun:
     # exit code 0 alone is not enough: code that calls os._exit(0) on import also gives it
     passed = result.exit_code == 0 and _PASSED.search(output) is not None
     if ignored:
-        output += (
-            "\nThe verdict ran the original tests and settings, without these files the agent "
-            f"added or changed: {', '.join(ignored)}\n"
+        output = (
+            "The verdict ran the original tests and settings, without these files the agent "
+            f"added or changed: {', '.join(ignored)}\n{output}"
         )
     return TestRun(passed, output, tuple(ignored))
 
