@@ -18,6 +18,7 @@ import typing_extensions
 
 from ._jsonschema import Draft202012Validator, ValidationError, relevance
 from .schema import Tool, split_optional
+from .trace import escape_surrogates
 
 __all__ = [
     "ToolRegistry",
@@ -29,7 +30,6 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "python_arguments",
     "to_text",
-    "escape_surrogates",
 ]
 
 ERROR_PREFIX = "ERROR: "  # every failed call's observation starts with this
@@ -395,19 +395,6 @@ def to_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=_jsonable)
-
-
-def escape_surrogates(text: str) -> str:
-    """text that can be sent as UTF-8: each lone surrogate becomes its escape, e.g. '\\udcff'
-
-    A file name with a byte that is not UTF-8 reaches Python as a lone surrogate (PEP 383); the
-    SDK's `.encode()` of the request would raise UnicodeEncodeError on it.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
 
 
 def truncate(text: str, max_chars: int | None = DEFAULT_MAX_CHARS) -> str:

@@ -11,8 +11,8 @@ from typing import Any
 import openai
 
 from .calls import assistant_message, tool_calls_of
-from .dispatch import ERROR_PREFIX, Observation, ToolRegistry, escape_surrogates
-from .trace import Trace, recorded, trace_of
+from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
+from .trace import Trace, escape_surrogates, escaped, recorded, trace_of
 
 __all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun", "DEFAULT_MODEL"]
 
@@ -210,7 +210,7 @@ def _sendable(message: dict[str, Any]) -> dict[str, Any]:
     strings (a server may send `"arguments": 5`; the API accepts only a JSON string back)"""
     if not isinstance(message, dict):
         return message
-    sendable = {key: _escaped(value) for key, value in message.items()}
+    sendable = {key: escaped(value) for key, value in message.items()}
     for call in sendable.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
@@ -218,19 +218,8 @@ def _sendable(message: dict[str, Any]) -> dict[str, Any]:
                 function["arguments"] = "{}"  # no arguments
             for key in ("name", "arguments"):
                 if key in function and not isinstance(function[key], str):
-                    function[key] = _escaped(json.dumps(function[key], ensure_ascii=False, default=repr))
+                    function[key] = escaped(json.dumps(function[key], ensure_ascii=False, default=repr))
     return sendable
-
-
-def _escaped(value: Any) -> Any:
-    """value with every string in it made sendable as UTF-8"""
-    if isinstance(value, str):
-        return escape_surrogates(value)
-    if isinstance(value, dict):
-        return {key: _escaped(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_escaped(item) for item in value]
-    return value
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:

@@ -19,7 +19,17 @@ from typing import Any
 import httpx2
 import openai
 
-__all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assemble_stream", "json_or_text"]
+__all__ = [
+    "Turn",
+    "Trace",
+    "RecordingTransport",
+    "recorded",
+    "trace_of",
+    "assemble_stream",
+    "json_or_text",
+    "escape_surrogates",
+    "escaped",
+]
 
 CASSETTE_VERSION = 1
 
@@ -32,7 +42,8 @@ class _Raw:
 
     def parse(self) -> Any:
         if self.stream:
-            return assemble_stream(self.body.decode("utf-8", errors="replace"))
+            completion = assemble_stream(self.body.decode("utf-8", errors="replace"))
+            return escaped(completion) if _may_hold_surrogates(self.body) else completion
         return json_or_text(self.body)
 
 
@@ -313,9 +324,41 @@ def json_or_text(body: bytes) -> Any:
     if not body:
         return None
     try:
-        return json.loads(body)
+        parsed = json.loads(body)
     except ValueError:
         return body.decode("utf-8", errors="replace")
+    return escaped(parsed) if _may_hold_surrogates(body) else parsed
+
+
+def _may_hold_surrogates(body: bytes) -> bool:
+    """whether JSON text has an escape like "\\ud800", which decodes to a lone surrogate (that no
+    terminal or file can print) unless a second one follows to make a pair"""
+    return b"\\ud" in body or b"\\uD" in body
+
+
+def escape_surrogates(text: str) -> str:
+    """text that can be sent and printed as UTF-8: a lone surrogate becomes its escape, e.g. '\\udcff'
+
+    A file name with a byte that is not UTF-8 reaches Python as a lone surrogate (PEP 383), and a
+    server's JSON "\\ud800" decodes to one; the SDK's `.encode()` of the next request would raise
+    UnicodeEncodeError on it.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def escaped(value: Any) -> Any:
+    """a JSON-like value with escape_surrogates applied to every string in it"""
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    if isinstance(value, dict):
+        return {escaped(key): escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [escaped(item) for item in value]
+    return value
 
 
 def trace_of(client: openai.OpenAI) -> Trace | None:

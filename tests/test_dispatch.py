@@ -436,5 +436,4 @@ def test_public_surface():
         "DEFAULT_MAX_CHARS",
         "python_arguments",
         "to_text",
-        "escape_surrogates",
     }

@@ -265,3 +265,12 @@ def test_run_command_is_waited_for_until_the_sandbox_kills_it(tmp_path):
     assert observation.content == "timed out after 1.5s; process group killed\nstarted\n"
     time.sleep(2.5)  # past the moment the command would have written late.txt
     assert not (workspace.root / "late.txt").exists()
+
+
+def test_the_coding_agents_registry_waits_for_run_command_past_its_longest_timeout(tmp_path):
+    from agent_core.coding.agent import coding_tools
+
+    workspace = Workspace(copy_project("discount", tmp_path))
+    registry = ToolRegistry(coding_tools(workspace))  # the registry run_coding_agent and lesson 07 build
+    assert registry.timeout_for("run_command") > workspace.sandbox.max_timeout
+    assert registry.timeout_for("read_file") == registry.timeout

@@ -10,7 +10,7 @@ import httpx2
 import openai
 import pytest
 
-from agent_core import mock
+from agent_core import mock, render
 from agent_core.coding import Workspace, copy_project
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import run_agent
@@ -102,8 +102,14 @@ def test_a_model_reply_with_a_lone_surrogate_does_not_crash_the_next_call(tmp_pa
     assistant = run.messages[1]
     assert assistant["content"] == "thinking \\ud800"
     assert assistant["tool_calls"][0]["function"]["arguments"] == '{"text": "x\\ud800"}'
+    assert run.trace[0].reply["content"] == "thinking \\ud800"  # the trace holds it escaped too
     run.trace.save(tmp_path / "run.json")
     assert Trace.load(tmp_path / "run.json") == run.trace
+    with open(tmp_path / "printed.txt", "w", encoding="utf-8") as file:  # a terminal or a log file
+        terminal = render.console(color=False)
+        terminal.file = file
+        render.print_trace(run.trace, console=terminal)
+    assert "thinking \\ud800" in (tmp_path / "printed.txt").read_text(encoding="utf-8")
 
 
 def test_a_task_with_a_lone_surrogate_is_sent():
