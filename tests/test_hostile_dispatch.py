@@ -274,3 +274,22 @@ def test_the_coding_agents_registry_waits_for_run_command_past_its_longest_timeo
     registry = ToolRegistry(coding_tools(workspace))  # the registry run_coding_agent and lesson 07 build
     assert registry.timeout_for("run_command") > workspace.sandbox.max_timeout
     assert registry.timeout_for("read_file") == registry.timeout
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "starts"),
+    [
+        (interrupted, {}, "ERROR: the tool 'interrupted' raised KeyboardInterrupt"),
+        (unprintable, {}, "ERROR: the tool 'unprintable' returned a value that cannot be written as text"),
+        (deep, {}, "ERROR: the tool 'deep' returned a value that cannot be written as text"),
+        (fetch_price, {"item": "tea"}, "tea: 3 euros"),
+        (fetch_broken, {"item": "tea"}, "ERROR: the tool 'fetch_broken' raised LookupError"),
+    ],
+)
+@pytest.mark.parametrize("timeout", [None, 5])
+def test_run_agent_answers_every_hostile_tool_and_goes_on(tool, arguments, starts, timeout):
+    client = mock.client(mock.Script(mock.call(tool.__name__, **arguments), "Done."))
+    run = run_agent(client, "Go.", ToolRegistry([tool], timeout=timeout))
+    assert run.stop_reason == "answered" and run.answer == "Done."
+    assert run.messages[-2]["role"] == "tool" and run.messages[-2]["content"].startswith(starts)
+    assert run.observations[0].is_error == starts.startswith("ERROR: ")
