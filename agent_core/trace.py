@@ -378,6 +378,12 @@ def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI
         return client
     trace = trace if trace is not None else Trace()
     original = client._client
+    if not isinstance(original, httpx2.Client):  # the legacy httpx package's client: record on a new one
+        copy_of_client = client.with_options(
+            http_client=httpx2.Client(transport=RecordingTransport(httpx2.HTTPTransport(), trace))
+        )
+        copy_of_client.trace = trace
+        return copy_of_client
     http_client = copy.copy(original)  # shares everything with the caller's HTTP client...
     # ... but each transport it sends through is wrapped in a recorder (httpx2 keeps the default
     # transport in _transport, and one per proxied URL pattern in _mounts; None means the default)
