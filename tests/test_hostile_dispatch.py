@@ -2,7 +2,9 @@
 
 import argparse
 import asyncio
+import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -49,6 +51,22 @@ def test_a_tool_that_raises_keyboard_interrupt_is_an_observation(timeout):
     assert observation.content.startswith(
         "ERROR: the tool 'interrupted' raised KeyboardInterrupt: stopped by a library."
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="raise_signal(SIGINT) from a thread is POSIX behaviour")
+@pytest.mark.parametrize("timeout", [None, 5])
+def test_the_users_ctrl_c_still_stops_the_wait(timeout):
+    def slow() -> str:
+        """Take a while."""
+        time.sleep(1.5)
+        return "late"
+
+    ctrl_c = threading.Timer(0.2, signal.raise_signal, [signal.SIGINT])
+    ctrl_c.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):  # the tool's own KeyboardInterrupt is an observation; the user's is not
+        ToolRegistry([slow], timeout=timeout).run(call("slow", "{}"))
+    assert time.monotonic() - started < 1.2
 
 
 def test_run_agent_goes_on_after_a_tool_exits(capsys):
