@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     fix_parser.add_argument(
         "--policy",
         default="careful",
-        choices=["careful", "test-editor", "hallucinator", "comment-deleter"],
+        choices=["careful", "test-editor", "conftest-faker", "hallucinator", "comment-deleter"],
         help="which mock agent (the careless ones work on the discount project only)",
     )
     fix_parser.add_argument(

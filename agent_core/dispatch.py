@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import enum
 import inspect
 import json
 import threading
+import time
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ import typing_extensions
 
 from ._jsonschema import Draft202012Validator, ValidationError, relevance
 from .schema import Tool, split_optional
+from .trace import escape_surrogates
 
 __all__ = [
     "ToolRegistry",
@@ -33,6 +36,7 @@ __all__ = [
 ERROR_PREFIX = "ERROR: "  # every failed call's observation starts with this
 DEFAULT_TIMEOUT = 30.0  # seconds a tool may run before the dispatcher stops waiting
 DEFAULT_MAX_CHARS = 4000  # longest observation sent back to the model
+WAIT_SLICE = 0.1  # seconds between checks for Ctrl-C while waiting for a tool (Windows needs them)
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class Observation:
     name: str
     content: str
     is_error: bool = False
-    # unknown_tool, invalid_json, not_an_object, invalid_arguments, tool_error or timeout
+    # unknown_tool, invalid_json, not_an_object, invalid_arguments, tool_error or timeout;
+    # tool_error also when the tool itself answered with "ERROR: ..."
     error_type: str | None = None
     arguments: dict[str, Any] | None = None  # the parsed arguments, when they parsed
     value: Any = None  # what the function returned, before it became text
@@ -88,6 +93,7 @@ class ToolRegistry:
         self.max_chars = max_chars  # None: never cut
         self._tools: dict[str, Tool] = {}
         self._timeouts: dict[str, float | None] = {}
+        self._own_timeouts: dict[str, float] = {}
         for function in tools:
             self.add(function)
 
@@ -102,7 +108,9 @@ class ToolRegistry:
     ) -> Tool:
         """register a Tool or a plain function (made into a Tool); returns the Tool
 
-        timeout: seconds this tool may run; None uses the registry's timeout
+        timeout: seconds this tool may run; None uses the registry's timeout. A function with an
+        `own_timeout` attribute (seconds) stops itself within that time, as run_command kills its
+        command: the registry never gives up on it sooner, so the model hears the tool's own message.
         """
         if isinstance(function, Tool) and name in (None, function.name):
             new_tool = function
@@ -117,6 +125,9 @@ class ToolRegistry:
         self._tools[new_tool.name] = new_tool
         if timeout is not None:
             self._timeouts[new_tool.name] = timeout
+        own_timeout = getattr(new_tool, "own_timeout", None)
+        if own_timeout is not None:
+            self._own_timeouts[new_tool.name] = own_timeout
         return new_tool
 
     def register(self, function: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -135,8 +146,11 @@ class ToolRegistry:
         return list(self._tools)
 
     def timeout_for(self, name: str) -> float | None:
-        """the tool's own timeout if it has one, else the registry's"""
-        return self._timeouts.get(name, self.timeout)
+        """the tool's timeout if it has one, else the registry's; never less than its own_timeout"""
+        timeout = self._timeouts.get(name, self.timeout)
+        if timeout is None or name not in self._own_timeouts:
+            return timeout
+        return max(timeout, self._own_timeouts[name])
 
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]
@@ -171,16 +185,27 @@ class ToolRegistry:
             tool = self._find(name)
             arguments = self._parse(tool, raw_arguments)
             self._validate(tool, arguments)
-            value = self._call(tool, arguments)
-            text = _result_text(tool, value)
+            text, value = self._call(tool, arguments)
         except _Failure as failure:
-            content = truncate(ERROR_PREFIX + failure.message, self.max_chars)
+            content = self._finish(ERROR_PREFIX + failure.message)
             return Observation(call_id, name, content, True, failure.error_type, arguments)
+        # a tool may report its own failure (the coding tools answer "ERROR: ..."): the flag agrees
+        failed = text.startswith(ERROR_PREFIX)
         return Observation(
-            call_id, name, truncate(text, self.max_chars), False, None, arguments, value
+            call_id, name, self._finish(text), failed, "tool_error" if failed else None, arguments, value
         )
 
-    def _find(self, name: str) -> Tool:
+    def _finish(self, text: str) -> str:
+        """the content the model reads: sendable as UTF-8, then capped"""
+        return truncate(escape_surrogates(text), self.max_chars)
+
+    def _find(self, name: Any) -> Tool:
+        if not isinstance(name, str):
+            raise _Failure(
+                "unknown_tool",
+                f"the tool name must be a string, but got {_json_type(name)}: {_quote(repr(name))}. "
+                f"Call a tool by its exact name: {', '.join(self._tools) or '(no tools)'}.",
+            )
         if name in self._tools:
             return self._tools[name]
         if not self._tools:
@@ -195,9 +220,16 @@ class ToolRegistry:
             "Call one of them by its exact name.",
         )
 
-    def _parse(self, tool: Tool, raw: str | dict[str, Any]) -> dict[str, Any]:
+    def _parse(self, tool: Tool, raw: Any) -> dict[str, Any]:
         if isinstance(raw, dict):  # some servers send arguments already parsed
             return raw
+        if not isinstance(raw, str):  # e.g. "arguments": 5 from a server; the SDK keeps it
+            raise _Failure(
+                "not_an_object",
+                f"the arguments for {tool.name!r} must be a JSON object written as a string, but got "
+                f"{_json_type(raw)}: {_quote(repr(raw))}. Call {tool.name!r} again with one JSON "
+                f"object, like {_example(tool)}.",
+            )
         if not raw.strip():  # some servers send "" for a call without arguments
             raw = "{}"
         try:
@@ -257,38 +289,51 @@ class ToolRegistry:
                 f"Call {tool.name!r} again with corrected arguments.",
             ) from None
         timeout = self.timeout_for(tool.name)
-        if timeout is None:
-            return _unwrap(tool, _catch(tool, kwargs))
-        # A Python thread cannot be killed: after a timeout the tool keeps running in the
-        # background until it returns on its own. Lesson 07 runs commands in subprocesses,
-        # which can be killed.
-        outcome: list[Any] = []
-        worker = threading.Thread(target=lambda: outcome.append(_catch(tool, kwargs)), daemon=True)
+        # The tool runs on a worker thread, even without a timeout: whatever it raises, even
+        # SystemExit or KeyboardInterrupt, stays there, while the user's Ctrl-C still reaches
+        # this thread. A Python thread cannot be killed: after a timeout the tool keeps running
+        # in the background until it returns on its own, and a tool that holds the GIL (C code
+        # such as the `re` module) blocks this thread too. Lesson 07 runs commands in
+        # subprocesses, which can be killed, and bounds grep's matching.
+        outcome: list[tuple[str, Any]] = []
+        worker = threading.Thread(target=lambda: outcome.append(_run_tool(tool, kwargs)), daemon=True)
         worker.start()
-        worker.join(timeout)
-        if worker.is_alive():
-            raise _Failure(
-                "timeout",
-                f"the tool {tool.name!r} did not finish within {timeout:g} seconds, so its result "
-                "was not waited for. Try again with a smaller request, or another approach.",
-            )
-        return _unwrap(tool, outcome[0])
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while worker.is_alive():
+            left = WAIT_SLICE if deadline is None else min(deadline - time.monotonic(), WAIT_SLICE)
+            if left <= 0:
+                raise _Failure(
+                    "timeout",
+                    f"the tool {tool.name!r} did not finish within {timeout:g} seconds. The dispatcher "
+                    "stopped waiting but cannot stop it: it may still be running, and what it does may "
+                    "still happen. Try a smaller request, or another approach.",
+                )
+            worker.join(left)
+        if isinstance(outcome[0], _Failure):
+            raise outcome[0]
+        return outcome[0]
 
 
 # --- reading a call -------------------------------------------------------------------------
 
 
-def _read_call(call: Any) -> tuple[str, str, str | dict[str, Any]]:
-    """(id, name, arguments) from an SDK tool call object or its dict shape"""
+def _read_call(call: Any) -> tuple[str, Any, Any]:
+    """(id, name, arguments) from an SDK tool call object or its dict shape; name and arguments
+    as the server sent them, which may be neither strings nor valid"""
     if isinstance(call, dict):
-        function = call.get("function") or {}
-        return call.get("id", ""), function.get("name", ""), function.get("arguments") or ""
-    function = getattr(call, "function", None)
-    if function is None:
-        raise TypeError(
-            f"expected a tool call (an SDK object or a dict with 'id' and 'function'), got {call!r}"
-        )
-    return call.id, function.name, function.arguments or ""
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        name, arguments = function.get("name", ""), function.get("arguments")
+        call_id = call.get("id", "")
+    else:
+        function = getattr(call, "function", None)
+        if function is None:
+            raise TypeError(
+                f"expected a tool call (an SDK object or a dict with 'id' and 'function'), got {call!r}"
+            )
+        call_id = getattr(call, "id", "")
+        name, arguments = getattr(function, "name", ""), getattr(function, "arguments", None)
+    return call_id, name, "" if arguments is None else arguments
 
 
 # --- JSON arguments -> the Python values the function expects ----------------------------
@@ -361,17 +406,6 @@ def to_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=_jsonable)
 
 
-def _result_text(tool: Tool, value: Any) -> str:
-    try:
-        return to_text(value)
-    except (TypeError, ValueError) as error:  # e.g. a structure that contains itself
-        raise _Failure(
-            "tool_error",
-            f"the tool {tool.name!r} returned a value that cannot be written as text: "
-            f"{_one_line(error)}. This is a bug in the tool; try another approach.",
-        ) from None
-
-
 def truncate(text: str, max_chars: int | None = DEFAULT_MAX_CHARS) -> str:
     """keep the head and the tail of a long text, with a marker saying how much was cut"""
     if max_chars is None or len(text) <= max_chars:
@@ -390,24 +424,34 @@ def _cut_marker(count: int) -> str:
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _catch(tool: Tool, kwargs: dict[str, Any]) -> tuple[bool, Any]:
+def _run_tool(tool: Tool, kwargs: dict[str, Any]) -> tuple[str, Any] | _Failure:
+    """(text, value) of one call, or the _Failure to report; runs on the worker thread, so the
+    time limit covers making the text too"""
     try:
-        return True, tool.function(**kwargs)
-    except Exception as error:
-        return False, error
+        value = tool.function(**kwargs)
+        if inspect.isawaitable(value):  # an `async def` tool: run it on this thread's own event loop
+            value = asyncio.run(_awaited(value))
+    except ToolFailure as error:  # the tool's own words for what went wrong, sent as they are
+        return _Failure("tool_error", str(error))
+    except BaseException as error:  # SystemExit (argparse does it) and KeyboardInterrupt included
+        return _Failure(
+            "tool_error",
+            f"the tool {tool.name!r} raised {type(error).__name__}: {_safe_one_line(error)}. "
+            "Check the arguments and call it again, or try another approach.",
+        )
+    try:
+        return to_text(value), value
+    except BaseException as error:  # a __str__ that raises, a structure that contains itself, nesting too deep
+        return _Failure(
+            "tool_error",
+            f"the tool {tool.name!r} returned a value that cannot be written as text "
+            f"({type(error).__name__}: {_safe_one_line(error)}). This is a bug in the tool; "
+            "try another approach.",
+        )
 
 
-def _unwrap(tool: Tool, outcome: tuple[bool, Any]) -> Any:
-    finished, value = outcome
-    if finished:
-        return value
-    if isinstance(value, ToolFailure):
-        raise _Failure("tool_error", str(value))
-    raise _Failure(
-        "tool_error",
-        f"the tool {tool.name!r} raised {type(value).__name__}: {_one_line(value)}. "
-        "Check the arguments and call it again, or try another approach.",
-    )
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 def _explain(error: ValidationError) -> str:
@@ -486,6 +530,14 @@ def _quote(text: str, limit: int = 300) -> str:
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or "(no message)"
+
+
+def _safe_one_line(error: BaseException) -> str:
+    """_one_line of an exception a tool raised, whose own __str__ may raise too"""
+    try:
+        return _quote(_one_line(error))
+    except Exception:
+        return "(its message cannot be shown)"
 
 
 def _default_covers_null(field: Any) -> bool:

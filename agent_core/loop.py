@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ import openai
 
 from .calls import assistant_message, tool_calls_of
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
-from .trace import Trace, recorded, trace_of
+from .trace import Trace, escape_surrogates, escaped, recorded, trace_of
 
 __all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun", "DEFAULT_MODEL"]
 
@@ -100,14 +101,12 @@ def run_agent(
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
     if task is None and not history:
         raise ValueError("task=None continues `history`, but history is empty: give a task")
-    owns_client = trace_of(client) is None
-    if owns_client:
-        client = recorded(client)  # a recording copy of a plain client: we close it at the end
+    client = recorded(client)  # the same client if it records already, else a recording copy
     first_turn = len(trace_of(client))
-    messages = [{"role": "system", "content": system}] if system else []
-    messages += history
+    messages = [{"role": "system", "content": escape_surrogates(system)}] if system else []
+    messages += [_sendable(message) for message in history]
     if task is not None:
-        messages.append({"role": "user", "content": task})
+        messages.append({"role": "user", "content": escape_surrogates(task)})
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
     tool_options = {"tools": registry.definitions} if len(registry) else {}
     try:
@@ -118,6 +117,7 @@ def run_agent(
             run.model_calls += 1
             ask = _ask_streamed if stream else _ask
             message, usage = ask(client, model=model, messages=messages, **tool_options, **create_options)
+            message = _sendable(message)  # it goes back in every later request
             messages.append(message)
             _each(guardrails, "after_model", run, message, usage)
             calls = tool_calls_of(message)
@@ -126,7 +126,7 @@ def run_agent(
                 if feedback is None:
                     run.answer, run.stop_reason = message["content"], "answered"
                     break
-                messages.append({"role": "user", "content": feedback})
+                messages.append({"role": "user", "content": escape_surrogates(feedback)})
                 continue
             _run_tools(run, calls, guardrails)
         else:
@@ -140,8 +140,6 @@ def run_agent(
         _answer_unanswered_calls(messages, stop.message)
     finally:
         run.trace = trace_of(client).since(first_turn)
-        if owns_client:
-            client.close()
     return run
 
 
@@ -154,6 +152,7 @@ def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[
         else:
             if not refusal.startswith(ERROR_PREFIX):
                 refusal = ERROR_PREFIX + refusal
+            refusal = escape_surrogates(refusal)
             observation = Observation(call["id"], call["function"]["name"], refusal, is_error=True,
                                       error_type="refused")
         run.observations.append(observation)
@@ -202,7 +201,25 @@ def _ask_streamed(client: openai.OpenAI, **request: Any) -> tuple[dict[str, Any]
 def _answer_unanswered_calls(messages: list[dict[str, Any]], why: str) -> None:
     """a run stopped between parallel calls: answer the rest so the history stays valid"""
     for call in _unanswered_calls(messages):
-        messages.append({"role": "tool", "tool_call_id": call["id"], "content": f"{ERROR_PREFIX}not run: {why}"})
+        content = escape_surrogates(f"{ERROR_PREFIX}not run: {why}")
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+
+
+def _sendable(message: dict[str, Any]) -> dict[str, Any]:
+    """a message the next request can carry: no lone surrogates, and a call's name and arguments as
+    strings (a server may send `"arguments": 5`; the API accepts only a JSON string back)"""
+    if not isinstance(message, dict):
+        return message
+    sendable = {key: escaped(value) for key, value in message.items()}
+    for call in sendable.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            if function.get("arguments", "") is None:
+                function["arguments"] = "{}"  # no arguments
+            for key in ("name", "arguments"):
+                if key in function and not isinstance(function[key], str):
+                    function[key] = escaped(json.dumps(function[key], ensure_ascii=False, default=repr))
+    return sendable
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:

@@ -8,6 +8,7 @@ Headers are not recorded, so a saved trace (a cassette) never contains an API ke
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Iterator
@@ -20,7 +21,17 @@ import openai
 
 from .formats import from_responses
 
-__all__ = ["Turn", "Trace", "RecordingTransport", "recorded", "trace_of", "assemble_stream", "json_or_text"]
+__all__ = [
+    "Turn",
+    "Trace",
+    "RecordingTransport",
+    "recorded",
+    "trace_of",
+    "assemble_stream",
+    "json_or_text",
+    "escape_surrogates",
+    "escaped",
+]
 
 CASSETTE_VERSION = 1
 
@@ -33,7 +44,8 @@ class _Raw:
 
     def parse(self) -> Any:
         if self.stream:
-            return assemble_stream(self.body.decode("utf-8", errors="replace"))
+            completion = assemble_stream(self.body.decode("utf-8", errors="replace"))
+            return escaped(completion) if _may_hold_surrogates(self.body) else completion
         return json_or_text(self.body)
 
 
@@ -199,7 +211,9 @@ class Trace:
         return {"version": CASSETTE_VERSION, "turns": [t.to_dict(timings) for t in self.turns]}
 
     def to_json(self, timings: bool = True, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False)
+        text = json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False)
+        # a lone surrogate (a server's "\ud800") cannot be written as UTF-8: write its JSON escape
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def save(self, path: str | Path, timings: bool = True) -> Path:
         """write the trace as a JSON cassette"""
@@ -341,9 +355,41 @@ def json_or_text(body: bytes) -> Any:
     if not body:
         return None
     try:
-        return json.loads(body)
+        parsed = json.loads(body)
     except ValueError:
         return body.decode("utf-8", errors="replace")
+    return escaped(parsed) if _may_hold_surrogates(body) else parsed
+
+
+def _may_hold_surrogates(body: bytes) -> bool:
+    """whether JSON text has an escape like "\\ud800", which decodes to a lone surrogate (that no
+    terminal or file can print) unless a second one follows to make a pair"""
+    return b"\\ud" in body or b"\\uD" in body
+
+
+def escape_surrogates(text: str) -> str:
+    """text that can be sent and printed as UTF-8: a lone surrogate becomes its escape, e.g. '\\udcff'
+
+    A file name with a byte that is not UTF-8 reaches Python as a lone surrogate (PEP 383), and a
+    server's JSON "\\ud800" decodes to one; the SDK's `.encode()` of the next request would raise
+    UnicodeEncodeError on it.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def escaped(value: Any) -> Any:
+    """a JSON-like value with escape_surrogates applied to every string in it"""
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    if isinstance(value, dict):
+        return {escaped(key): escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [escaped(item) for item in value]
+    return value
 
 
 def trace_of(client: openai.OpenAI) -> Trace | None:
@@ -352,12 +398,32 @@ def trace_of(client: openai.OpenAI) -> Trace | None:
 
 
 def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI:
-    """a copy of a real client whose every call is recorded; its Trace is `.trace`"""
+    """a copy of a client whose every call is recorded; its Trace is `.trace`
+
+    The copy sends through the client's own HTTP client: its transport, the proxies it took from
+    the environment, its headers and its timeouts. Like the SDK's `with_options()` copies, it
+    shares them: closing either closes both.
+    """
     existing = trace_of(client)
     if existing is not None and trace is None:
         return client
     trace = trace if trace is not None else Trace()
-    transport = RecordingTransport(httpx2.HTTPTransport(), trace)
-    copy = client.with_options(http_client=httpx2.Client(transport=transport))
-    copy.trace = trace
-    return copy
+    original = client._client
+    if not isinstance(original, httpx2.Client):  # the legacy httpx package's client: record on a new one
+        copy_of_client = client.with_options(
+            http_client=httpx2.Client(transport=RecordingTransport(httpx2.HTTPTransport(), trace))
+        )
+        copy_of_client.trace = trace
+        return copy_of_client
+    http_client = copy.copy(original)  # shares everything with the caller's HTTP client...
+    # ... but each transport it sends through is wrapped in a recorder (httpx2 keeps the default
+    # transport in _transport, and one per proxied URL pattern in _mounts; None means the default)
+    http_client._transport = RecordingTransport(original._transport, trace)
+    http_client._mounts = {
+        pattern: None if mounted is None else RecordingTransport(mounted, trace)
+        for pattern, mounted in original._mounts.items()
+    }
+    http_client._recording_for = original  # the SDK's client closes its transports when collected
+    copy_of_client = client.with_options(http_client=http_client)
+    copy_of_client.trace = trace
+    return copy_of_client

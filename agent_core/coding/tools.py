@@ -8,10 +8,13 @@ import functools
 import os
 import re
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+import regex
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
 from agent_core.coding.workspace import copy_project, diff, snapshot, walk_files
@@ -34,6 +37,8 @@ class ToolLimits:
     """list_dir shows at most this many files and counts the rest"""
     max_line_chars: int = 300
     """grep cuts matching lines longer than this"""
+    max_search_seconds: float = 5.0
+    """grep gives up on a pattern that takes longer than this (catastrophic backtracking)"""
 
 
 class ToolError(Exception):
@@ -86,7 +91,13 @@ class Workspace:
         unknown = [name for name in chosen if name not in ALL_TOOLS]
         if unknown:
             raise ValueError(f"unknown tool name(s) {unknown}; choose from {list(ALL_TOOLS)}")
-        return [_plain_function(getattr(self, name)) for name in chosen]
+        tools = [_plain_function(getattr(self, name)) for name in chosen]
+        for tool in tools:
+            if tool.__name__ == "run_command":
+                # it kills its command at the command's timeout: a dispatcher waits that long (and
+                # a little more, for the kill), so the model hears the sandbox's own message
+                tool.own_timeout = self.sandbox.max_timeout + 5
+        return tools
 
     def diff(self) -> str:
         """the full unified diff of every change since this workspace was opened ("" if none)"""
@@ -148,8 +159,11 @@ class Workspace:
         if not isinstance(pattern, str) or not pattern:
             raise ToolError("pattern must be a non-empty regular expression, e.g. 'def main'")
         try:
-            regex = re.compile(pattern)
-        except re.error as error:
+            re.compile(pattern)  # Python's own messages for a bad pattern
+            # the `regex` package matches the same syntax, and can stop: the model's pattern may
+            # backtrack for ever, e.g. "(a|a)+$", and `re` holds the GIL while it does
+            compiled = regex.compile(pattern)
+        except (re.error, regex.error) as error:
             raise ToolError(
                 f"invalid regular expression {pattern!r}: {error}. Put a backslash before "
                 "special characters you mean literally, e.g. '\\(' for '('"
@@ -161,13 +175,14 @@ class Workspace:
             return f"no matches: no file matches file_glob {file_glob!r}"
         shown: list[str] = []
         total, files_with_matches, skipped = 0, set(), []
+        deadline = time.monotonic() + self.limits.max_search_seconds
         for name, path in files:
             text = self._searchable_text(path)
             if text is None:
                 skipped.append(name)
                 continue
             for number, line in enumerate(text.splitlines(), start=1):
-                if regex.search(line):
+                if self._search(compiled, line, deadline, pattern):
                     total += 1
                     files_with_matches.add(name)
                     if len(shown) < self.limits.max_matches:
@@ -402,6 +417,16 @@ class Workspace:
                 f"{shown} is not UTF-8 text (byte 0x{data[error.start]:02x} "
                 f"at offset {error.start}); "
                 "only UTF-8 text files can be read"
+            ) from None
+
+    def _search(self, compiled: Any, line: str, deadline: float, pattern: str) -> bool:
+        try:
+            return compiled.search(line, timeout=max(deadline - time.monotonic(), 0.001)) is not None
+        except TimeoutError:
+            raise ToolError(
+                f"the search for {pattern!r} took more than {self.limits.max_search_seconds:g} "
+                "seconds and was stopped: the pattern backtracks too much (nested repeats like "
+                "'(a+)+' or '(a|a)*'). Search for a simpler pattern, e.g. a plain word"
             ) from None
 
     def _searchable_text(self, file: Path) -> str | None:
