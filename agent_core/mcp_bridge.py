@@ -1,4 +1,4 @@
-"""Tools from an MCP server: its tool list becomes the dispatcher's tools, its results tool messages (lesson 09)."""
+"""Tools from an MCP server: its tool list becomes the dispatcher's tools, its results tool messages (lesson 10)."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ class Tool:
         strict: bool = False,
         parameters: dict[str, Any] | None = None,
     ):
-        """parameters: a JSON Schema given as it is (an MCP server's, lesson 09) instead of the signature's"""
+        """parameters: a JSON Schema given as it is (an MCP server's, lesson 10) instead of the signature's"""
         if isinstance(function, Tool):  # re-wrapping keeps its name and description
             name = name or function.name
             description = description or function.description

@@ -1,4 +1,4 @@
-"""Tests for agent_core.mcp_bridge: an MCP server's tools in the dispatcher, against real servers (lesson 09)."""
+"""Tests for agent_core.mcp_bridge: an MCP server's tools in the dispatcher, against real servers (lesson 10)."""
 
 import json
 import subprocess

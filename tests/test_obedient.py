@@ -1,4 +1,4 @@
-"""Tests for mock.Obedient: a model that does what tool descriptions tell it to (lesson 09)."""
+"""Tests for mock.Obedient: a model that does what tool descriptions tell it to (lesson 10)."""
 
 from agent_core import mock
 from agent_core.calls import tool_calls_of

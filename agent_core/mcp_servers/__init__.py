@@ -1,3 +1,3 @@
-"""MCP servers that lesson 09 connects to, runnable as scripts over stdio (lesson 09)."""
+"""MCP servers that lesson 10 connects to, runnable as scripts over stdio (lesson 10)."""
 
 __all__: list[str] = []

@@ -1,4 +1,4 @@
-"""The MCP server of lesson 09: a weather service with typed tools, structured results and a failure.
+"""The MCP server of lesson 10: a weather service with typed tools, structured results and a failure.
 
     python weather.py                  # serve over stdin/stdout
     python weather.py --fault hang     # forecast never answers

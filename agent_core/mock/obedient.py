@@ -1,4 +1,4 @@
-"""A mock model that obeys instructions written in tool descriptions: a description is a prompt (lesson 09)."""
+"""A mock model that obeys instructions written in tool descriptions: a description is a prompt (lesson 10)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
-"""Lesson 09's exercise checks: they accept the solutions and reject tempting wrong answers, naming the fault."""
+"""Lesson 10's exercise checks: they accept the solutions and reject tempting wrong answers, naming the fault."""
 
 import json
 import re
 
 import pytest
 
-from agent_core.checks.lesson09 import check_prefix_tools, check_result_message, check_tool_definition
+from agent_core.checks.lesson10 import check_prefix_tools, check_result_message, check_tool_definition
 from agent_core.mcp_bridge import openai_name, to_openai_tool, to_tool_message
 
-# --- Exercise 9.1: MCP tool -> Chat Completions tool definition ----------------------------------
+# --- Exercise 10.1: MCP tool -> Chat Completions tool definition ----------------------------------
 
 
 def definition_solved(mcp_tool):
@@ -69,7 +69,7 @@ def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat 
 @pytest.mark.parametrize("solution", [definition_solved, definition_without_titles, to_openai_tool])
 def test_check_tool_definition_accepts_solutions(solution, capsys):
     assert check_tool_definition(solution)
-    assert "✓ Exercise 9.1" in capsys.readouterr().out
+    assert "✓ Exercise 10.1" in capsys.readouterr().out
 
 
 CATALOGUE_9_1 = [  # most tempting first
@@ -88,7 +88,7 @@ CATALOGUE_9_1 = [  # most tempting first
 def test_check_tool_definition_rejects_tempting_wrong_answers(wrong, message, capsys):
     assert not check_tool_definition(wrong)
     out = capsys.readouterr().out
-    assert "✗ Exercise 9.1: not yet." in out
+    assert "✗ Exercise 10.1: not yet." in out
     assert message in out
 
 
@@ -111,7 +111,7 @@ def test_check_tool_definition_never_raises(capsys):
     assert "not None" in capsys.readouterr().out
 
 
-# --- Exercise 9.2: MCP result -> tool message ------------------------------------------------------
+# --- Exercise 10.2: MCP result -> tool message ------------------------------------------------------
 
 
 def message_solved(tool_call_id, result):
@@ -168,7 +168,7 @@ def message_without_id(tool_call_id, result):
 @pytest.mark.parametrize("solution", [message_solved, message_keeps_text_too, to_tool_message])
 def test_check_result_message_accepts_solutions(solution, capsys):
     assert check_result_message(solution)
-    assert "✓ Exercise 9.2" in capsys.readouterr().out
+    assert "✓ Exercise 10.2" in capsys.readouterr().out
 
 
 CATALOGUE_9_2 = [  # most tempting first
@@ -187,7 +187,7 @@ CATALOGUE_9_2 = [  # most tempting first
 def test_check_result_message_rejects_tempting_wrong_answers(wrong, message, capsys):
     assert not check_result_message(wrong)
     out = capsys.readouterr().out
-    assert "✗ Exercise 9.2: not yet." in out
+    assert "✗ Exercise 10.2: not yet." in out
     assert message in out
 
 
@@ -196,7 +196,7 @@ def test_check_result_message_never_raises(capsys):
     assert "raised KeyError" in capsys.readouterr().out
 
 
-# --- Exercise 9.3: every server's tools prefixed, with the way back --------------------------------
+# --- Exercise 10.3: every server's tools prefixed, with the way back --------------------------------
 
 
 def prefix_solved(servers):
@@ -266,7 +266,7 @@ def no_prefix_last_server_wins(servers):
 @pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library])
 def test_check_prefix_tools_accepts_solutions(solution, capsys):
     assert check_prefix_tools(solution)
-    assert "✓ Exercise 9.3" in capsys.readouterr().out
+    assert "✓ Exercise 10.3" in capsys.readouterr().out
 
 
 CATALOGUE_9_3 = [  # most tempting first
@@ -285,7 +285,7 @@ CATALOGUE_9_3 = [  # most tempting first
 def test_check_prefix_tools_rejects_tempting_wrong_answers(wrong, message, capsys):
     assert not check_prefix_tools(wrong)
     out = capsys.readouterr().out
-    assert "✗ Exercise 9.3: not yet." in out
+    assert "✗ Exercise 10.3: not yet." in out
     assert message in out
 
 

@@ -1,4 +1,4 @@
-"""Checks for lesson 09's exercises: tools from an MCP server."""
+"""Checks for lesson 10's exercises: tools from an MCP server."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ RESULTS = {
 }
 
 
-# --- Exercise 9.1 -------------------------------------------------------------------------------
+# --- Exercise 10.1 -------------------------------------------------------------------------------
 
 
 def _never_raises(exercise: str, function: str) -> Callable[[Any], Any]:
@@ -116,9 +116,9 @@ def _never_raises(exercise: str, function: str) -> Callable[[Any], Any]:
     return wrap
 
 
-@_never_raises("9.1", "mcp_tool_to_openai")
+@_never_raises("10.1", "mcp_tool_to_openai")
 def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -> Verdict:
-    """Exercise 9.1: an MCP tool (tools/list) -> a Chat Completions tool definition"""
+    """Exercise 10.1: an MCP tool (tools/list) -> a Chat Completions tool definition"""
     problems: list[str] = []
     definitions = []
     for mcp_tool in TOOLS:
@@ -135,7 +135,7 @@ def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -
     if not problems:
         problems += _refused_by_the_api(definitions)
     return verdict(
-        "9.1",
+        "10.1",
         problems,
         "every MCP tool becomes a definition the API accepts, with its schema whole.",
     )
@@ -219,12 +219,12 @@ def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
     return []
 
 
-# --- Exercise 9.2 -------------------------------------------------------------------------------
+# --- Exercise 10.2 -------------------------------------------------------------------------------
 
 
-@_never_raises("9.2", "mcp_result_to_message")
+@_never_raises("10.2", "mcp_result_to_message")
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
-    """Exercise 9.2: an MCP tool result (tools/call) -> the tool message answering the call"""
+    """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call"""
     problems: list[str] = []
     for number, (case, result) in enumerate(RESULTS.items(), start=1):
         call_id = f"call_mcp_{number}"
@@ -235,7 +235,7 @@ def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], 
             continue
         problems += [f"for the {case} result: {p}" for p in _message_problems(call_id, result, message)]
     return verdict(
-        "9.2",
+        "10.2",
         problems,
         "structured content, text blocks and errors all reach the model as a tool message.",
     )
@@ -287,7 +287,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-# --- Exercise 9.3 -------------------------------------------------------------------------------
+# --- Exercise 10.3 -------------------------------------------------------------------------------
 
 SERVERS = {
     "weather": TOOLS[:1]
@@ -333,19 +333,19 @@ ROUTES = {
 }
 
 
-@_never_raises("9.3", "prefix_tools")
+@_never_raises("10.3", "prefix_tools")
 def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
-    """Exercise 9.3: every server's tools under server__name, and the way back to the server's name"""
+    """Exercise 10.3: every server's tools under server__name, and the way back to the server's name"""
     try:
         outcome = prefix_tools(copy.deepcopy(SERVERS))
     except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("9.3", [f"prefix_tools() raised {type(error).__name__}: {error}"], "")
+        return verdict("10.3", [f"prefix_tools() raised {type(error).__name__}: {error}"], "")
     if not (isinstance(outcome, tuple) and len(outcome) == 2):
-        return verdict("9.3", [f"return a pair (definitions, route), not {_short(outcome)}"], "")
+        return verdict("10.3", [f"return a pair (definitions, route), not {_short(outcome)}"], "")
     definitions, route = outcome
     if not isinstance(definitions, list) or not all(isinstance(d, dict) for d in definitions):
         return verdict(
-            "9.3", [f"definitions should be a list of tool definitions, not {_short(definitions)}"], ""
+            "10.3", [f"definitions should be a list of tool definitions, not {_short(definitions)}"], ""
         )
     names = [(d.get("function") or {}).get("name") for d in definitions]
     problems, unprefixed = [], []
@@ -374,7 +374,7 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
     if len(names) != len(set(names)):
         problems.append(f"two definitions have the same name: {names}")
     if not isinstance(route, dict):
-        return verdict("9.3", [*problems, f"route should be a dict, not {_short(route)}"], "")
+        return verdict("10.3", [*problems, f"route should be a dict, not {_short(route)}"], "")
     for name, target in ROUTES.items():
         if name in names and tuple(route.get(name) or ()) != target:
             problems.append(
@@ -390,7 +390,7 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
     if not problems:
         problems += _refused_by_the_api(definitions)
     return verdict(
-        "9.3",
+        "10.3",
         problems,
         "every tool has a name the API accepts and no other server can take, and a way back.",
     )
