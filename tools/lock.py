@@ -1,0 +1,75 @@
+"""Refresh requirements-lock.txt: the exact versions, with hashes, that CI and workshop laptops install.
+
+    python tools/lock.py            add what pyproject.toml now requires, keep every other pin
+    python tools/lock.py --upgrade  move every package to its newest release allowed by pyproject.toml
+
+The lock is made by `uv pip compile --universal`: one file valid on Linux, macOS and Windows and on
+every Python that pyproject.toml allows (pip-tools and `pip lock` lock for the machine they run on).
+It holds every extra, and the build backend, so the project installs with nothing left to resolve:
+
+    pip install --require-hashes -r requirements-lock.txt
+    pip install --no-deps --no-build-isolation -e .
+"""
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "requirements-lock.txt"
+
+
+def uv_executable() -> str:
+    """the uv binary: from the `uv` package in this environment (the test extra has it), else on PATH"""
+    try:
+        from uv import find_uv_bin
+
+        return find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("uv")
+        if found is None:
+            sys.exit("tools/lock.py needs uv: `python -m pip install uv` (it is in the test extra)")
+        return found
+
+
+def compile_command(upgrade: bool) -> list[str]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    # the oldest Python the project allows: a universal lock covers it and every newer one
+    oldest_python = pyproject["project"]["requires-python"].removeprefix(">=").strip()
+    command = [
+        uv_executable(), "pip", "compile", "pyproject.toml", "-",  # "-": the build backend, from stdin
+        "--all-extras",
+        "--universal",
+        "--python-version", oldest_python,
+        # one version of each package for every Python and OS where it can be, so laptops agree
+        "--fork-strategy", "fewest",
+        "--generate-hashes",
+        "--custom-compile-command", "python tools/lock.py",
+        "--output-file", LOCK.name,
+        "--quiet",
+    ]
+    if upgrade:
+        command.append("--upgrade")
+    return command
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upgrade", action="store_true", help="newest allowed release of every package")
+    args = parser.parse_args(argv)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    build_requires = "\n".join(pyproject["build-system"]["requires"]) + "\n"
+    result = subprocess.run(compile_command(args.upgrade), cwd=ROOT, input=build_requires, text=True)
+    if result.returncode != 0:
+        print("tools/lock.py: uv could not lock the dependencies (its reason is above)", file=sys.stderr)
+        return result.returncode
+    count = sum(1 for line in LOCK.read_text(encoding="utf-8").splitlines() if line[:1].isalnum())
+    print(f"{LOCK.name}: {count} pinned packages; commit it with the pyproject.toml change")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
