@@ -15,8 +15,9 @@ import argparse
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements-lock.txt"
