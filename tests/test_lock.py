@@ -1,6 +1,7 @@
 """The lock (requirements-lock.txt, made by tools/lock.py) is in step with pyproject.toml's dependencies."""
 
 import re
+import sys
 from pathlib import Path
 
 import tomllib
@@ -11,25 +12,17 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements-lock.txt"
 REFRESH = "run `python tools/lock.py` and commit requirements-lock.txt with pyproject.toml"
-PROJECT_VIA = re.compile(r"^#\s+(?:via\s+)?agent-core \(pyproject\.toml\)$")
+
+sys.path.insert(0, str(ROOT / "tools"))  # tools/ holds scripts, not a package
+from lock import Pin, read_lock  # noqa: E402
 
 
-def locked_entries(lock_text: str) -> dict[str, list[dict]]:
-    """name -> each pinned entry: its version, whether it has hashes, and whether pyproject asked for it"""
-    entries: dict[str, list[dict]] = {}
-    entry = None
-    for line in lock_text.splitlines():
-        text = line.strip()
-        if line[:1].isalnum():
-            name, _, rest = text.partition("==")
-            version = re.split(r"[\s;\\]", rest, maxsplit=1)[0]
-            entry = {"version": Version(version), "hashes": 0, "direct": False}
-            entries.setdefault(canonicalize_name(name), []).append(entry)
-        elif entry is not None and text.startswith("--hash="):
-            entry["hashes"] += 1
-        elif entry is not None and PROJECT_VIA.match(text):
-            entry["direct"] = True
-    return entries
+def locked(lock_text: str) -> dict[str, list[Pin]]:
+    """the lock's pins by canonical name (a package may have one pin per Python or OS)"""
+    pins: dict[str, list[Pin]] = {}
+    for pin in read_lock(lock_text):
+        pins.setdefault(canonicalize_name(pin.name), []).append(pin)
+    return pins
 
 
 def requirements(pyproject: dict) -> list[Requirement]:
@@ -45,16 +38,15 @@ def requirements(pyproject: dict) -> list[Requirement]:
 
 def out_of_step(pyproject: dict, lock_text: str) -> list[str]:
     """each way the lock fails pyproject.toml, in a sentence"""
-    entries = locked_entries(lock_text)
+    pins = locked(lock_text)
     problems = []
     for requirement in requirements(pyproject):
-        locked = entries.get(canonicalize_name(requirement.name))
-        if not locked:
+        if canonicalize_name(requirement.name) not in pins:
             problems.append(f"{requirement} is required but not locked")
             continue
-        for entry in locked:
-            if not requirement.specifier.contains(entry["version"], prereleases=True):
-                problems.append(f"{requirement} is required but {requirement.name}=={entry['version']} is locked")
+        for pin in pins[canonicalize_name(requirement.name)]:
+            if not requirement.specifier.contains(Version(pin.version), prereleases=True):
+                problems.append(f"{requirement} is required but {pin.name}=={pin.version} is locked")
     return problems
 
 
@@ -77,14 +69,13 @@ def test_a_dependency_added_without_refreshing_the_lock_is_named():
 
 def test_nothing_is_locked_for_a_requirement_pyproject_no_longer_has():
     required = {canonicalize_name(r.name) for r in requirements(pyproject())}
-    entries = locked_entries(LOCK.read_text(encoding="utf-8"))
-    direct = {name for name, pins in entries.items() if any(pin["direct"] for pin in pins)}
+    pins = locked(LOCK.read_text(encoding="utf-8"))
+    direct = {name for name, named in pins.items() if any(pin.from_pyproject for pin in named)}
     assert direct, "no locked package says it comes from pyproject.toml: has uv changed its annotations?"
     stale = sorted(direct - required)
     assert not stale, f"locked because pyproject.toml required them, which it no longer does: {stale}. {REFRESH}."
 
 
 def test_every_locked_package_is_pinned_with_its_hashes():
-    entries = locked_entries(LOCK.read_text(encoding="utf-8"))
-    unhashed = sorted(name for name, pins in entries.items() if any(pin["hashes"] == 0 for pin in pins))
+    unhashed = sorted(pin.name for pin in read_lock(LOCK.read_text(encoding="utf-8")) if pin.hashes == 0)
     assert not unhashed, f"locked without hashes, so pip --require-hashes refuses them: {unhashed}. {REFRESH}."

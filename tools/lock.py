@@ -12,15 +12,45 @@ It holds every extra, and the build backend, so the project installs with nothin
 """
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements-lock.txt"
+_FROM_PYPROJECT = re.compile(r"^#\s+(?:via\s+)?agent-core \(pyproject\.toml\)$")
+
+
+@dataclass
+class Pin:
+    """one package of the lock: name==version, for the platforms its marker names"""
+
+    name: str
+    version: str
+    marker: str | None = None
+    hashes: int = 0
+    from_pyproject: bool = False  # uv's "# via agent-core (pyproject.toml)": a direct requirement
+
+
+def read_lock(text: str) -> list[Pin]:
+    """the pins of a lock written by uv pip compile (`name==version ; marker \\`, hashes, `# via` lines)"""
+    pins: list[Pin] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if line[:1].isalnum():
+            requirement, _, marker = line.rstrip(" \\").partition(";")
+            name, _, version = requirement.partition("==")
+            pins.append(Pin(name.strip(), version.strip(), marker.strip() or None))
+        elif pins and stripped.startswith("--hash="):
+            pins[-1].hashes += 1
+        elif pins and _FROM_PYPROJECT.match(stripped):
+            pins[-1].from_pyproject = True
+    return pins
 
 
 def uv_executable() -> str:
