@@ -104,8 +104,19 @@ def first_difference(text: str) -> str:
     errors = [line.strip() for line in lines if re.match(r"^E?\s*\w*(Error|Exception|Warning)\b.*:", line.strip())]
     if errors:
         return errors[0].removeprefix("E").strip()
+    reasons = [m.group(1) for m in map(re.compile(r"^Cell \d+: (.+)").match, lines) if m]  # nbval's own words
+    if reasons:
+        return reasons[0]
     meaningful = [line.strip() for line in lines if line.strip()]
     return meaningful[-1] if meaningful else "(no message)"
+
+
+def file_of(classname: str) -> str:
+    """junit's classname as a path: `lessons.00_one_model_call.ipynb`, `tests.test_loop` (module.Class too)"""
+    if classname.endswith(".ipynb"):
+        return classname.removesuffix(".ipynb").replace(".", "/") + ".ipynb"
+    module = ".".join(part for part in classname.split(".") if not part[:1].isupper())
+    return module.replace(".", "/") + ".py"
 
 
 def broken_tests(junit_xml: Path) -> tuple[dict[str, int], list[Broken]]:
@@ -118,8 +129,7 @@ def broken_tests(junit_xml: Path) -> tuple[dict[str, int], list[Broken]]:
         for problem in case:
             if problem.tag in ("failure", "error"):
                 text = "\n".join(filter(None, [problem.get("message", ""), problem.text or ""]))
-                file = case.get("file") or case.get("classname", "").replace(".", "/")
-                broken.append(Broken(file, case.get("name", ""), first_difference(text)))
+                broken.append(Broken(file_of(case.get("classname", "")), case.get("name", ""), first_difference(text)))
     return counts, broken
 
 
