@@ -1,8 +1,4 @@
-"""The course's contract with the openai and anthropic SDKs: what the lessons print and agent_core reads.
-
-Each test hands the SDK the JSON its API documents, through the httpx2 transport hook the mock
-model uses, and checks one thing the course relies on; its message names the upstream change.
-"""
+"""The course's contract with the openai and anthropic SDKs: what the lessons print and agent_core reads."""
 
 import json
 
@@ -17,6 +13,8 @@ from openai.types.chat import (
     ChatCompletionMessageFunctionToolCall,
 )
 
+# Each test hands the SDK the JSON its API documents, through the httpx2 transport hook the mock
+# uses, and checks one thing the course relies on; a failure's message names the upstream change.
 BASE_URL = "http://contract.invalid/v1"
 
 # https://platform.openai.com/docs/api-reference/chat/object (a tool call, as in the reference)
