@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_wheel_check:
         problems = missing_wheels(oldest_python(pyproject))
         for problem in problems:
-            print(f"  needs a compiler on {problem}", file=sys.stderr)
+            print(f"  no install from wheels alone on {problem}", file=sys.stderr)
         if not problems:
             print(f"  a wheel for every pin on {', '.join(PLATFORMS)}, Python {oldest_python(pyproject)} to {NEWEST_PYTHON}")
     print("commit it with the pyproject.toml change")
