@@ -92,7 +92,7 @@ def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     """the chat.completion object for a reply; ids derive from a hash of request and reply"""
     seed = json.dumps([request, reply.content, [(c.name, c.arguments_json()) for c in reply.tool_calls]],
                       sort_keys=True, ensure_ascii=False)
-    digest = hashlib.sha256(seed.encode()).hexdigest()
+    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
     message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
     tool_calls = [
         {
@@ -154,7 +154,7 @@ def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> li
 def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> bytes:
     """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
     lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in stream_chunks(completion, include_usage)]
-    return ("".join(lines) + "data: [DONE]\n\n").encode()
+    return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")
 
 
 def _pieces(text: str, size: int = 16) -> list[str]:
@@ -166,7 +166,10 @@ def _model_card(name: str) -> dict[str, Any]:
 
 
 def _json_response(status: int, payload: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode()
+    # a lone surrogate (sent as "\ud800") goes back as the same JSON escape, not as invalid UTF-8
+    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode(
+        "utf-8", "backslashreplace"
+    )
 
 
 def _error_response(error: ProtocolError) -> tuple[int, dict[str, str], bytes]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -36,6 +37,10 @@ _PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
+CHUNK_CHARS = 10_000  # longer text is counted in pieces of at most this many characters
+# places where cl100k_base's pre-tokenizer (_PATTERN) always splits, whatever comes before or after:
+# after a newline that starts a line of text, and before " word" (a space between a non-space and a letter)
+_SAFE_CUT = re.compile(r"(?<=\n)(?=\S)|(?<=\S)(?= [^\W\d_])")
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMING = 3
@@ -59,10 +64,32 @@ def encoding() -> tiktoken.Encoding:
     )
 
 
-@lru_cache(maxsize=4096)
 def count_text(text: str) -> int:
-    """how many cl100k_base tokens a piece of text is"""
+    """how many cl100k_base tokens a piece of text is
+
+    Text over CHUNK_CHARS is counted piece by piece, cut where the tokenizer splits anyway, so
+    the count is exact. A run longer than CHUNK_CHARS with no such place (4 MB of "a") is cut
+    every CHUNK_CHARS characters: an estimate off by a token or two per cut, in linear time,
+    where the tokenizer's merges on one huge word take seconds.
+    """
+    return sum(_count_chunk(chunk) for chunk in _chunks(text))
+
+
+@lru_cache(maxsize=4096)
+def _count_chunk(text: str) -> int:
     return len(encoding().encode_ordinary(text))
+
+
+def _chunks(text: str) -> list[str]:
+    chunks, start = [], 0
+    while len(text) - start > CHUNK_CHARS:
+        end = start + CHUNK_CHARS
+        for cut in _SAFE_CUT.finditer(text, start + CHUNK_CHARS // 2, end):
+            end = cut.start()  # the last safe cut in the second half of the window
+        chunks.append(text[start:end])
+        start = end
+    chunks.append(text[start:])
+    return chunks
 
 
 def _count_tool_calls(tool_calls: list[dict[str, Any]]) -> int:
