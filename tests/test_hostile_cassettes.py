@@ -66,14 +66,19 @@ def test_replay_says_what_is_wrong_with_a_broken_cassette(broken, capsys):
     assert words in line
 
 
-def test_serve_mock_refuses_a_broken_cassette_before_listening(broken, capsys):
+def test_serve_mock_refuses_a_broken_cassette_before_listening(broken):
     path, words = broken
-    assert cli.main(["serve-mock", "--port", "0", "--cassette", str(path)]) == 2
-    captured = capsys.readouterr()
-    line = one_line(captured.err)
+    done = subprocess.run(
+        [COMMAND, "serve-mock", "--port", "0", "--cassette", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    line = one_line(done.stderr)
     assert line.startswith(f"agent-core serve-mock: cannot read the cassette {str(path)!r}: ")
     assert words in line
-    assert "serving" not in captured.out
+    assert "serving" not in done.stdout
 
 
 def test_the_real_command_exits_2_on_a_cassette_nested_too_deeply(tmp_path):
