@@ -140,3 +140,32 @@ def test_the_command_environment_is_the_documented_list_and_holds_no_key(workspa
     shown = workspace.run_command(f'"{sys.executable}" -c "import os; print(sorted(os.environ))"')
     assert "sk-test-secret" not in shown and "KEY" not in shown and "TOKEN" not in shown
     assert os.environ["OPENAI_API_KEY"] == "sk-test-secret"  # it was there to leak
+
+
+# --- the limits SANDBOX.md names: what the shell can still do ------------------------------------
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc is Linux's")
+def test_a_key_exported_before_launch_is_readable_from_the_parent_s_proc_environ(tmp_path):
+    program = (
+        "import sys; from agent_core.coding import Workspace; "
+        "print(Workspace(sys.argv[1]).run_command(\"tr '\\\\0' '\\\\n' < /proc/$PPID/environ | grep KEY\"))"
+    )
+    root = copy_project("discount", tmp_path)
+    environment = {**os.environ, "OPENAI_API_KEY": "sk-exported-before-launch"}
+    done = subprocess.run([sys.executable, "-c", program, str(root)], env=environment,
+                          capture_output=True, text=True, timeout=60)
+    assert "OPENAI_API_KEY=sk-exported-before-launch" in done.stdout, done.stdout + done.stderr
+
+
+@needs_git
+def test_the_shell_can_plant_a_hook_and_the_advised_git_flags_keep_it_from_running(workspace, tmp_path):
+    git(workspace, "init", "-q")
+    marker = tmp_path / "fsmonitor-ran"
+    planted = workspace.run_command(f"git config core.fsmonitor 'touch {marker}'")
+    assert planted.startswith("exit code: 0"), planted
+    subprocess.run(["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status"],
+                   cwd=workspace.root, capture_output=True, timeout=60)
+    assert not marker.exists()
+    git(workspace, "status")
+    assert marker.exists(), "without the flags, git runs what the command planted"
