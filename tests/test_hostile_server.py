@@ -2,10 +2,12 @@
 
 import http.client
 import json
+import random
 import select
 import socket
 import threading
 import time
+from pathlib import Path
 
 import anthropic
 import openai
@@ -13,6 +15,7 @@ import pytest
 
 from agent_core import mock
 from agent_core.mock.server import MockServer, serve
+from agent_core.mock.tokens import CHUNK_CHARS, count_text, encoding
 
 CHAT = "/v1/chat/completions"
 
@@ -246,3 +249,16 @@ def test_the_in_process_client_answers_with_a_lone_surrogate_too():
     client = mock.client(mock.Script("half a pair: \ud800"))
     reply = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
     assert reply.choices[0].message.content == "half a pair: \ud800"
+
+
+def test_long_text_is_counted_exactly_and_a_long_run_of_one_letter_in_pieces():
+    exact = encoding().encode_ordinary
+    rng = random.Random(11)
+    pieces = ["word", " Word", "  ", "\n", "\n\n", "\t", "42", "1234", ".", ",\n", "'s", "-", "é", "日本", "\r\n", " \n", "__"]
+    texts = [Path(__file__).read_text() * 8, json.dumps({"log": ["GET /x 200"] * 3000})]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(6_000, 12_000))) for _ in range(20)]
+    for text in texts:
+        assert len(text) > CHUNK_CHARS
+        assert count_text(text) == len(exact(text))
+    assert count_text("a" * 80_000) == len(exact("a" * 80_000)) == 10_000
+    assert count_text("a" * 4_000_000) == 500_000  # 400 pieces of 10,000 letters, 1,250 tokens each
