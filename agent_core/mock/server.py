@@ -12,7 +12,8 @@ From Python (port 0 picks a free port; the server stops at the end of the `with`
 The answers come from the same MockModel.respond() as the in-process client, so the same
 policies and the same protocol checks apply. Options make it refuse like a real server does:
 `api_key` (401 without it), `models` (404 for any other model name), `rate_limit` (429 past
-N model requests per minute).
+N model requests per minute). Always: a body over `max_body_bytes` (8 MB) gets a 413, a method
+other than GET or POST a 405, broken HTTP framing a 400, each as a JSON error.
 
 It also answers POST /v1/messages, the Anthropic Messages API, with the same policy (see
 mock/anthropic_messages.py): anthropic.Anthropic(base_url=server.url, api_key="anything").
