@@ -276,3 +276,18 @@ def test_check_honest_tool_wants_type_hints(capsys):
     out = capsys.readouterr().out
     assert "the registry cannot take book_table: parameter 'day' of no_hints() has no type hint" in out
     assert "give `people` the type hint int, so its schema says 'integer'" in out
+
+
+def test_a_missing_argument_left_to_python_s_type_error_is_named(capsys):
+    def lets_python_find_it(functions, call):
+        message = safe_dispatch(functions, call)
+        if "'b' is missing" in message["content"]:
+            message["content"] = (
+                "ERROR: add raised TypeError: add() missing 1 required positional argument: 'b'"
+            )
+        return message
+
+    assert not check_safe_dispatch(lets_python_find_it)
+    assert (
+        "a missing argument is the model's mistake, not an exception in the tool" in capsys.readouterr().out
+    )

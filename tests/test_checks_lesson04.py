@@ -227,3 +227,21 @@ def test_leaving_the_last_calls_unanswered_at_the_cap_is_named(capsys):
 
     assert not check_my_run(drops_the_last_calls)
     assert "Answer every call, even on the last turn" in capsys.readouterr().out
+
+
+def test_parallel_calls_answered_out_of_order_are_named(capsys):
+    def last_call_first(client, task, registry, max_turns=10):
+        messages = [{"role": "user", "content": task}]
+        for _ in range(max_turns):
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+            messages += [registry.dispatch(call) for call in reversed(tool_calls_of(message))]
+        return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+    assert not check_my_run(last_call_first)
+    assert "Run the calls of a reply in the order they came" in capsys.readouterr().out

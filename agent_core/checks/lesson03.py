@@ -118,6 +118,23 @@ def _expect_refused(
     return judge
 
 
+def _expect_missing(parameter: str) -> Callable[[str, bool], str | None]:
+    """a required argument left out: the model's mistake, found before the call, not the tool's"""
+    said = _expect_error("missing", why="say which argument is missing", words=(parameter,))
+
+    def judge(content: str, ran: bool) -> str | None:
+        problem = said(content, ran)
+        if problem is None and "TypeError" in content:
+            return (
+                f"a missing argument is the model's mistake, not an exception in the tool: check "
+                f"the required parameters before calling and say {parameter!r} is missing, instead "
+                f"of passing on Python's TypeError ({content!r})"
+            )
+        return problem
+
+    return judge
+
+
 _INT = ("b", "integer", "int")
 # (call, kind of answer, judge): kinds "result", "unknown", "json", "arguments", "raised"
 CASES = [
@@ -166,7 +183,7 @@ CASES = [
     (
         _call(11, "add", '{"a": 4}'),
         "arguments",
-        _expect_error("missing", why="say which argument is missing", words=("b",)),
+        _expect_missing("b"),
     ),
     (
         _call(12, "divide", '{"a": 1, "b": 0}'),

@@ -315,6 +315,7 @@ def _check_answers(
         problems.append(
             f"{where}: stop_reason should be 'answered' when the model answered; got {stop_reason!r}"
         )
+    problems += _answer_order(where, trace[-1].messages)
     if not isinstance(messages, list):
         problems.append(f"{where}: messages should be the list of messages; got {type(messages).__name__}")
     elif len(messages) != len(trace[-1].messages) + 1 or _role(messages[-1]) != "assistant":
@@ -324,6 +325,19 @@ def _check_answers(
             "message(s)"
         )
     return problems
+
+
+def _answer_order(where: str, sent: list[dict[str, Any]]) -> list[str]:
+    """the tool messages after each assistant message answer its calls in the order they came"""
+    for position, message in enumerate(sent):
+        asked = [call["id"] for call in message.get("tool_calls") or []]
+        answered = [m.get("tool_call_id") for m in sent[position + 1 : position + 1 + len(asked)]]
+        if asked and answered != asked:
+            return [
+                f"{where}: the calls {asked} were answered in the order {answered}. Run the calls "
+                "of a reply in the order they came and append each result in that order"
+            ]
+    return []
 
 
 def _still_asking(turn: Any) -> str:
