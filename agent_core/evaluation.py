@@ -299,7 +299,8 @@ def discount_task() -> Task:
     """lesson 05's discount project: fix discount.py so the tests pass, without editing the tests
 
     The model works through a fix (run the tests, read, write, run them again) and then says so.
-    Guardrails on: verify before done (the tests must pass) and the loop detector.
+    Guardrails on: verify before done (the tests must pass) and a cap on tool calls. Not the loop
+    detector: run_tests takes no arguments, so a good run repeats it exactly.
     """
     versions = discount_versions()
     proper_fix = [
@@ -320,7 +321,7 @@ def discount_task() -> Task:
         return Setup(
             tools=project.tools,
             graders=[passes_tests(project, untouched=["test_discount.py"])],
-            guardrails=[VerifyBeforeDone(check, max_rejections=2), LoopDetector(max_repeats=3)],
+            guardrails=[VerifyBeforeDone(check, max_rejections=2), Limits(max_tool_calls=8)],
         )
 
     return Task("discount", DISCOUNT_TASK, lambda: ClaimsDone(proper_fix, claim, [*proper_fix, claim]), setup)

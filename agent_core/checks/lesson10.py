@@ -99,7 +99,7 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
             "add, then divide",
             (_run(add_call, divide_call, "5.67", task=task), expected, 3),
             False,
-            "the order is wrong (add used 8/12 before computing it). Comparing sets ignores order",
+            "the order is wrong (add used the result of 8/12 before it was computed). Comparing sets ignores order",
         ),
         (
             "divide three times, then add (max_calls=3)",
