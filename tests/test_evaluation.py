@@ -224,3 +224,15 @@ def test_the_plot_is_the_same_picture_every_time():
         pictures.append(picture.getvalue())
         assert len(figure.axes[0].patches) == 4
     assert pictures[0] == pictures[1]
+
+
+def test_the_discount_task_reports_what_its_tests_really_say():
+    setup = discount_task().setup()
+    tools = {tool.__name__: tool for tool in setup.tools}
+    assert tools["run_tests"]() == TinyProject().run_tests()
+    assert "FAILED" in tools["run_tests"]()
+    tools["write_file"]("discount.py", discount_versions()["right_fix"])
+    fixed = TinyProject()
+    fixed.files["discount.py"] = discount_versions()["right_fix"]
+    assert tools["run_tests"]() == fixed.run_tests()
+    assert "FAILED" not in tools["run_tests"]()
