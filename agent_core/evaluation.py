@@ -108,11 +108,11 @@ class Noisy(Policy):
         if previous and _still_looping(messages):
             return self._fault("loop", Reply(tool_calls=previous))
         kind = self.noise.draw(rng)
-        reply = self.policy(request)
         if kind == "early_done":
             return self._fault(kind, Reply(content=f"Done. The answer is {rng.randint(1, 99)}."))
         if kind == "loop" and previous:
             return self._fault(kind, Reply(tool_calls=previous))
+        reply = self.policy(request)
         if not reply.tool_calls or kind not in ("wrong_tool", "bad_arguments"):
             return reply
         calls = list(reply.tool_calls)
@@ -163,8 +163,11 @@ def _wrong_tool(tool_call: ToolCall, request: dict[str, Any], rng: random.Random
 def _bad_arguments(tool_call: ToolCall, rng: random.Random) -> ToolCall | None:
     arguments = tool_call.arguments
     if isinstance(arguments, str):
-        arguments = json.loads(arguments or "{}")
-    if not arguments:
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:  # already broken: nothing to drop
+            return None
+    if not isinstance(arguments, dict) or not arguments:
         return None
     dropped = rng.choice(sorted(arguments))
     return ToolCall(tool_call.name, {k: v for k, v in arguments.items() if k != dropped})

@@ -236,3 +236,10 @@ def test_the_discount_task_reports_what_its_tests_really_say():
     fixed.files["discount.py"] = discount_versions()["right_fix"]
     assert tools["run_tests"]() == fixed.run_tests()
     assert "FAILED" not in tools["run_tests"]()
+
+
+def test_noisy_leaves_broken_arguments_as_they_are():
+    broken = mock.Script(mock.call("add", '{"a": 1'), "done")
+    run = run_agent(mock.client(Noisy(broken, 0, Noise(bad_arguments=1.0))), "What is 1 + 2?", ToolRegistry(TOOLS))
+    assert run.stop_reason == "answered"
+    assert run.observations[0].is_error
