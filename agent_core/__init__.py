@@ -56,7 +56,7 @@ _EXPORTS = {
     "Compactor": ".context",
     # lesson 08: real models
     "client_from_env": ".providers",
-    # lesson 10: evaluating an agent
+    # lesson 11: evaluating an agent
     "evaluate": ".evaluation",
     "Noise": ".evaluation",
     "Noisy": ".evaluation",

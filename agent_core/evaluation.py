@@ -1,4 +1,4 @@
-"""Evaluating an agent: seeded noisy models, a task suite, graders, pass rates with intervals (lesson 10)."""
+"""Evaluating an agent: seeded noisy models, a task suite, graders, pass rates with intervals (lesson 11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""agent_core.evaluation: noisy models, graders, the runner, the report (lesson 10)."""
+"""agent_core.evaluation: noisy models, graders, the runner, the report (lesson 11)."""
 
 import io
 import random

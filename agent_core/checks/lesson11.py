@@ -1,4 +1,4 @@
-"""Checks for lesson 10's exercises: evaluating an agent."""
+"""Checks for lesson 11's exercises: evaluating an agent."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def _judge(
 
 
 def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) -> Verdict:
-    """Exercise 10.1: grade_answer(run, expected) -> None when the run answered and its last number is expected"""
+    """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is expected"""
     stopped = _run(*[mock.call("add", a=1, b=2)] * 3, task="What is 1 + 2?", max_turns=3)
     cases = [
         ("'4 + 2 = 6' for 4 + 2", (_run("4 + 2 = 6", task="What is 4 + 2?"), 6), True, ""),
@@ -83,12 +83,12 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
             "the answer has no number at all",
         ),
     ]
-    problems = _judge("10.1", grade_answer, cases)
-    return verdict("10.1", problems, "you judge the last number of a real answer, as a number.")
+    problems = _judge("11.1", grade_answer, cases)
+    return verdict("11.1", problems, "you judge the last number of a real answer, as a number.")
 
 
 def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | None]) -> Verdict:
-    """Exercise 10.2: grade_calls(run, expected, max_calls) -> None when the expected tools were
+    """Exercise 11.2: grade_calls(run, expected, max_calls) -> None when the expected tools were
     called in that order and there were at most max_calls tool calls"""
     task = "What is 5 + 8/12?"
     expected = ["divide", "add"]
@@ -141,12 +141,12 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
             "each against a later call",
         ),
     ]
-    problems = _judge("10.2", grade_calls, cases)
-    return verdict("10.2", problems, "which tools, in what order, and how many calls: all judged.")
+    problems = _judge("11.2", grade_calls, cases)
+    return verdict("11.2", problems, "which tools, in what order, and how many calls: all judged.")
 
 
 def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -> Verdict:
-    """Exercise 10.3: the Wilson score interval of passed/n, as (low, high)"""
+    """Exercise 11.3: the Wilson score interval of passed/n, as (low, high)"""
     problems: list[str] = []
     for passed, n in ((0, 10), (10, 10), (8, 10), (3, 7), (1, 1), (40, 50)):
         expected = wilson(passed, n)
@@ -172,4 +172,4 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
                 f"{expected[0]:.3f}-{expected[1]:.3f}. Check the centre (p + z²/2n) / (1 + z²/n)"
             )
         break
-    return verdict("10.3", problems, "an interval that stays honest at 0 and at n passes.")
+    return verdict("11.3", problems, "an interval that stays honest at 0 and at n passes.")

@@ -1,13 +1,13 @@
-"""Lesson 10's exercise checks: they pass the solutions and name the fault of each tempting wrong answer."""
+"""Lesson 11's exercise checks: they pass the solutions and name the fault of each tempting wrong answer."""
 
 import math
 import re
 
-from agent_core.checks.lesson10 import check_grade_answer, check_grade_calls, check_wilson_interval
+from agent_core.checks.lesson11 import check_grade_answer, check_grade_calls, check_wilson_interval
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
-# --- 10.1 ----------------------------------------------------------------------------------------
+# --- 11.1 ----------------------------------------------------------------------------------------
 
 
 def grade_answer(run, expected):
@@ -69,7 +69,7 @@ def says_true(run, expected):
 
 def test_check_grade_answer_passes_the_solution(capsys):
     assert check_grade_answer(grade_answer)
-    assert "✓ Exercise 10.1" in capsys.readouterr().out
+    assert "✓ Exercise 11.1" in capsys.readouterr().out
 
 
 def test_check_grade_answer_rejects_a_text_search(capsys):
@@ -109,7 +109,7 @@ def test_check_grade_answer_reports_a_crash_and_a_wrong_return(capsys):
     assert "return None for a pass, or a sentence" in capsys.readouterr().out
 
 
-# --- 10.2 ----------------------------------------------------------------------------------------
+# --- 11.2 ----------------------------------------------------------------------------------------
 
 
 def names_of(run):
@@ -162,7 +162,7 @@ def membership(run, expected, max_calls):
 
 def test_check_grade_calls_passes_the_solution(capsys):
     assert check_grade_calls(grade_calls)
-    assert "✓ Exercise 10.2" in capsys.readouterr().out
+    assert "✓ Exercise 11.2" in capsys.readouterr().out
 
 
 def test_check_grade_calls_rejects_sets(capsys):
@@ -195,7 +195,7 @@ def test_check_grade_calls_rejects_dropping_repeated_expectations(capsys):
     assert "add was expected twice and called once" in capsys.readouterr().out
 
 
-# --- 10.3 ----------------------------------------------------------------------------------------
+# --- 11.3 ----------------------------------------------------------------------------------------
 
 
 def wilson_interval(passed, n, z=1.96):
@@ -230,7 +230,7 @@ def ninety_percent(passed, n):
 
 def test_check_wilson_interval_passes_the_solution(capsys):
     assert check_wilson_interval(wilson_interval)
-    assert "✓ Exercise 10.3" in capsys.readouterr().out
+    assert "✓ Exercise 11.3" in capsys.readouterr().out
 
 
 def test_check_wilson_interval_rejects_wald(capsys):
