@@ -24,6 +24,7 @@ _EXPORTS = {
     "providers": ".providers",
     "replay": ".replay",
     "formats": ".formats",
+    "evaluation": ".evaluation",
     # lesson 01: the tool schema
     "tool": ".schema",
     "Tool": ".schema",
@@ -55,6 +56,10 @@ _EXPORTS = {
     "Compactor": ".context",
     # lesson 08: real models
     "client_from_env": ".providers",
+    # lesson 11: evaluating an agent
+    "evaluate": ".evaluation",
+    "Noise": ".evaluation",
+    "Noisy": ".evaluation",
     # every lesson: the wire trace
     "Trace": ".trace",
     "Turn": ".trace",
