@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     serve("--api-key", metavar="KEY", help="refuse requests without this key (401)")
     serve("--models", metavar="A,B", help="serve only these model names (others: 404)")
     serve("--rate-limit", type=int, metavar="N", help="allow N model requests a minute (then 429)")
-    serve("--picky", action="store_true", help="refuse unknown message fields, like vLLM")
+    serve("--reject-unknown-fields", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
     replay_parser = commands.add_parser("replay", help="print the turns recorded in a cassette")
     replay_parser.add_argument("cassette", metavar="CASSETTE", help="a trace saved by Trace.save()")
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             api_key=args.api_key,
             models=models,
             rate_limit=args.rate_limit,
-            picky=args.picky,
+            reject_unknown_fields=args.reject_unknown_fields,
             quiet=args.quiet,
         )
     if args.command == "replay":

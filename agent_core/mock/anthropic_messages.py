@@ -136,14 +136,14 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     return request
 
 
-def respond_messages(policy: Policy, body: bytes, *, strict: bool = True) -> Response:
+def respond_messages(policy: Policy, body: bytes, *, check_protocol: bool = True) -> Response:
     """status, headers and body bytes for one POST /v1/messages, answered by `policy`"""
     try:
         request = json.loads(body or b"null")
     except ValueError:
         request = None
     try:
-        if strict:
+        if check_protocol:
             check_messages_request(request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:
@@ -162,7 +162,7 @@ def respond_messages(policy: Policy, body: bytes, *, strict: bool = True) -> Res
     return _json(200, message)
 
 
-def respond_count_tokens(body: bytes, *, strict: bool = True) -> Response:
+def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Response:
     """POST /v1/messages/count_tokens: {"input_tokens": N}, what the request would cost as input
 
     Checked like a message request, except that max_tokens is not needed (the endpoint takes the
@@ -173,7 +173,7 @@ def respond_count_tokens(body: bytes, *, strict: bool = True) -> Response:
     except ValueError:
         request = None
     try:
-        if strict:
+        if check_protocol:
             check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:

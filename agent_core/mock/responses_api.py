@@ -35,9 +35,9 @@ class ResponsesEndpoint:
     by the MockModel's chat path (its checks, its policy); the chat.completion is translated back.
     """
 
-    def __init__(self, chat: Callable[[str, str, bytes], Response], *, strict: bool = True):
+    def __init__(self, chat: Callable[[str, str, bytes], Response], *, check_protocol: bool = True):
         self.chat = chat  # answers a Chat Completions request: the MockModel's own respond()
-        self.strict = strict
+        self.check_protocol = check_protocol
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
 
@@ -50,7 +50,7 @@ class ResponsesEndpoint:
         except ValueError:
             request = None
         try:
-            if self.strict:
+            if self.check_protocol:
                 check_responses_request(request, self.stored)
             history = self.stored.get(request.get("previous_response_id") or "", [])
             items = history + _input_items(request.get("input"))
