@@ -4,7 +4,9 @@ import pytest
 
 from agent_core import mock
 from agent_core.coding import Workspace
-from agent_core.coding.policies import (
+from agent_core.dispatch import ToolRegistry
+from agent_core.loop import run_agent
+from agent_core.mock.coding_policies import (
     TEST_COMMAND,
     CarefulFixer,
     CommentDeleter,
@@ -18,8 +20,6 @@ from agent_core.coding.policies import (
     read_view,
     tool_steps,
 )
-from agent_core.dispatch import ToolRegistry
-from agent_core.loop import run_agent
 
 DISCOUNT_TASK = "The tests of discount.py fail. Fix the code so that they pass."
 USERS_TASK = "GET /users?role=editor answers 500 instead of listing the editors. Find the bug."

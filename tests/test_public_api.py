@@ -5,8 +5,6 @@ import pkgutil
 import subprocess
 import sys
 
-import pytest
-
 import agent_core
 
 

@@ -20,7 +20,13 @@ from typing import Any
 
 from agent_core import mock, render
 from agent_core.coding.guards import ClaimsCheck, DiffReview
-from agent_core.coding.policies import (
+from agent_core.coding.sandbox import run_sandboxed
+from agent_core.coding.tools import CORE_TOOLS, Workspace
+from agent_core.coding.workspace import project_files, snapshot
+from agent_core.dispatch import ToolRegistry
+from agent_core.guardrails import Permissions, VerifyBeforeDone
+from agent_core.loop import AgentRun, Guardrail, run_agent
+from agent_core.mock.coding_policies import (
     TEST_COMMAND,
     CarefulFixer,
     CommentDeleter,
@@ -29,12 +35,6 @@ from agent_core.coding.policies import (
     RoleFilterFixer,
     TestEditor,
 )
-from agent_core.coding.sandbox import run_sandboxed
-from agent_core.coding.tools import CORE_TOOLS, Workspace
-from agent_core.coding.workspace import project_files, snapshot
-from agent_core.dispatch import ToolRegistry
-from agent_core.guardrails import Permissions, VerifyBeforeDone
-from agent_core.loop import AgentRun, Guardrail, run_agent
 
 __all__ = [
     "TASKS",
