@@ -94,11 +94,20 @@ def main(argv: list[str] | None = None) -> int:
         from .mock.server import run as serve_mock
 
         models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+        cassette = None
+        if args.cassette:
+            from .replay import Replay
+
+            try:
+                cassette = (args.cassette, Replay.load(args.cassette))
+            except (OSError, ValueError, KeyError) as error:
+                print(f"agent-core serve-mock: {error}", file=sys.stderr)
+                return 2
         return serve_mock(
             host=args.host,
             port=args.port,
             policy=args.policy,
-            cassette=args.cassette,
+            cassette=cassette,
             api_key=args.api_key,
             models=models,
             rate_limit=args.rate_limit,

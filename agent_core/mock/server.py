@@ -35,7 +35,6 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
-from ..replay import Replay
 from .anthropic_messages import AnthropicError, check_api_key, respond_count_tokens, respond_messages
 from .calculator import Calculator
 from .model import CREATED, Echo, MockModel
@@ -482,7 +481,7 @@ def run(
     host: str = LOCALHOST,
     port: int = DEFAULT_PORT,
     policy: str = "echo",
-    cassette: str | None = None,
+    cassette: tuple[str, Responder] | None = None,
     api_key: str | None = None,
     models: Sequence[str] | None = None,
     rate_limit: int | None = None,
@@ -491,11 +490,10 @@ def run(
 ) -> int:
     """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
     try:
-        if cassette:
-            model: Responder = Replay.load(cassette)
-            what = f"replaying {cassette}"
+        if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
+            what, model = f"replaying {cassette[0]}", cassette[1]
         else:
-            model = MockModel(policy_by_name(policy), reject_unknown_fields=reject_unknown_fields)
+            model: Responder = MockModel(policy_by_name(policy), reject_unknown_fields=reject_unknown_fields)
             what = f"policy {policy}"
         server = MockServer(
             model,
