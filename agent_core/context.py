@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
-from .loop import DEFAULT_MODEL, AgentRun, Guardrail, StopRun
+from .loop import AgentRun, Guardrail, StopRun
+from .mock.model import DEFAULT_MODEL
 from .mock.tokens import count_request, encoding
 from .trace import Trace
 
