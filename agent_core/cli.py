@@ -25,7 +25,7 @@ def add(a: float, b: float) -> float:
     return a + b
 
 
-def terminal():
+def _terminal():
     """a rich console for this process's stdout: colour only on a real terminal, unless NO_COLOR is set"""
     import os
 
@@ -42,7 +42,7 @@ def demo(as_json: bool = False) -> int:
     else:
         from .render import print_trace
 
-        print_trace(run.trace, console=terminal(), json=True)
+        print_trace(run.trace, console=_terminal(), json=True)
         print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls} tool call)")
     return 0 if run.stop_reason == "answered" else 1
 
@@ -117,11 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "replay":
         from .replay import show_cassette
 
-        return show_cassette(args.cassette, as_json=args.json, console=terminal())
+        return show_cassette(args.cassette, as_json=args.json, console=_terminal())
     if args.command == "fix":
         from .coding.agent import fix
 
-        return fix(args.project, args.policy, guarded=not args.no_guards, console=terminal())
+        return fix(args.project, args.policy, guarded=not args.no_guards, console=_terminal())
     parser.print_help()
     return 0
 

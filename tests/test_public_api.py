@@ -1,6 +1,7 @@
 """The public surface: every module declares __all__, and every name it lists exists."""
 
 import importlib
+import inspect
 import pkgutil
 
 import agent_core
@@ -21,3 +22,22 @@ def test_every_public_name_exists():
     for module in [agent_core, *all_modules()]:
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.__all__ lists {name!r}, which does not exist"
+
+
+def test_every_public_function_and_class_is_listed_and_every_helper_is_underscored():
+    # a name without an underscore promises a learner it is part of the course; the checks' sample
+    # tools (add, get_weather...) are plain module-level functions a learner reads, so they are left out
+    unlisted = {}
+    for module in all_modules():
+        if module.__name__.startswith("agent_core.checks"):
+            continue
+        defined = [
+            name
+            for name, value in vars(module).items()
+            if (inspect.isfunction(value) or inspect.isclass(value))
+            and value.__module__ == module.__name__
+            and not name.startswith("_")
+        ]
+        if missing := [name for name in defined if name not in module.__all__]:
+            unlisted[module.__name__] = missing
+    assert unlisted == {}

@@ -24,6 +24,7 @@ from agent_core.coding.sandbox import run_sandboxed
 from agent_core.coding.tools import CORE_TOOLS, Workspace
 from agent_core.coding.workspace import project_files, snapshot
 from agent_core.dispatch import ToolRegistry
+from agent_core.formats import ERROR_PREFIX
 from agent_core.guardrails import Permissions, VerifyBeforeDone
 from agent_core.loop import AgentRun, Guardrail, run_agent
 from agent_core.mock.coding_policies import (
@@ -249,7 +250,7 @@ class CodingRun:
                 }
                 items = [
                     f"refused {o.name} on {', '.join(paths.get(o.tool_call_id, [])) or '?'}: "
-                    + o.content.removeprefix("ERROR: ")
+                    + o.content.removeprefix(ERROR_PREFIX)
                     for o in self.run.observations
                     if o.error_type == "refused"
                 ]

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..formats import ERROR_PREFIX
 from .agent import TASKS, steady_timings
 from .sandbox import run_sandboxed
 from .workspace import project_files
@@ -88,7 +89,7 @@ class TinyProject:
             return steady_timings(report).rstrip()
 
     def _missing(self, path: str) -> str:
-        return f"ERROR: there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
+        return f"{ERROR_PREFIX}there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
 
     def __repr__(self) -> str:
         return f"TinyProject({self.name!r}: {', '.join(sorted(self.files))})"

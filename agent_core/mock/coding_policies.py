@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.formats import ERROR_PREFIX
 from agent_core.mock.policy import Policy, ReplyLike, call, offered_tools
 
 __all__ = [
@@ -61,7 +62,7 @@ class ToolStep:
 
     @property
     def failed(self) -> bool:
-        return self.result.startswith("ERROR: ")
+        return self.result.startswith(ERROR_PREFIX)
 
 
 def tool_steps(request: dict[str, Any]) -> list[ToolStep]:

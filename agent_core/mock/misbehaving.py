@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from ..formats import ERROR_PREFIX
 from .policy import Policy, ReplyLike, ToolCall, call, tool_results, turn_index
 
 __all__ = [
@@ -164,7 +165,7 @@ def _results_since_user(request: dict[str, Any]) -> dict[str, str]:
 
 
 def _is_error(text: str) -> bool:
-    return text.startswith("ERROR")
+    return text.startswith(ERROR_PREFIX)
 
 
 def _last_error(request: dict[str, Any]) -> str | None:

@@ -14,7 +14,7 @@ from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
 
-__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "answer", "build_completion", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
+__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "build_completion", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
 
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: a fixed clock, so every run prints the same JSON
 SYSTEM_FINGERPRINT = "fp_mock0001"
@@ -175,7 +175,7 @@ def _truncate(content: str | None, calls: list[ToolCall], limit: int) -> tuple[s
     return content, kept
 
 
-def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
+def _stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
     """the chat.completion.chunk objects a streaming API sends for this completion"""
     base = {k: completion[k] for k in ("id", "created", "model", "system_fingerprint")}
     base["object"] = "chat.completion.chunk"
@@ -207,7 +207,7 @@ def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> li
 
 def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> bytes:
     """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
-    lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in stream_chunks(completion, include_usage)]
+    lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in _stream_chunks(completion, include_usage)]
     return ("".join(lines) + "data: [DONE]\n\n").encode()
 
 

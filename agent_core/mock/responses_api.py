@@ -11,7 +11,8 @@ from typing import Any
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 from ..formats import from_responses, tool_from_responses
-from .protocol import ProtocolError, _json_type
+from ..schema import json_type
+from .protocol import ProtocolError
 
 __all__ = [
     "ResponsesEndpoint",
@@ -105,7 +106,7 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
         if body.get(name) is not None and not isinstance(body[name], kinds):
             # the chat path's wording for a field of the wrong type (mock/protocol.py), for these fields
             raise ProtocolError(
-                f"Invalid type for '{name}': expected {expected}, but got {_json_type(body[name])} instead.",
+                f"Invalid type for '{name}': expected {expected}, but got {json_type(body[name])} instead.",
                 param=name,
                 code="invalid_type",
                 hint=f"{name} is {expected}.",
