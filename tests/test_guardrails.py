@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from conftest import add, divide
 
 from agent_core import mock
 from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
@@ -28,16 +29,6 @@ from agent_core.mock.misbehaving import (
     skips_the_tests,
 )
 from agent_core.widgets import ApprovalPanel
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 def draft_email(to: str, subject: str) -> str:

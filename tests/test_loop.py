@@ -4,20 +4,11 @@ import json
 import math
 
 import pytest
+from conftest import add, divide
 
 from agent_core import mock
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import Guardrail, StopRun, run_agent
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 def test_five_plus_eight_twelfths_takes_three_model_calls():

@@ -1,6 +1,7 @@
 """The misbehaving mock models do what they are for, and the tiny project's tools and tests work."""
 
 import pytest
+from conftest import add
 
 from agent_core import mock
 from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
@@ -14,11 +15,6 @@ from agent_core.mock.misbehaving import (
     discount_versions,
     skips_the_tests,
 )
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
 
 
 def refuse_everything(a: float, b: float) -> str:

@@ -4,24 +4,14 @@ import json
 
 import openai
 import pytest
+from conftest import ADD_TOOL
 from openai.types.chat import ChatCompletion
 
 from agent_core import mock
 from agent_core.mock.model import CREATED, MODELS
 from agent_core.mock.tokens import count_request, count_text
 
-ADD = {
-    "type": "function",
-    "function": {
-        "name": "add",
-        "description": "Add two numbers.",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    },
-}
+ADD = ADD_TOOL
 HELLO = [{"role": "user", "content": "Hello!"}]
 
 

@@ -10,6 +10,7 @@ import socket
 import httpx2
 import openai
 import pytest
+from conftest import add, divide
 
 from agent_core import mock
 from agent_core.loop import run_agent
@@ -28,16 +29,6 @@ from agent_core.trace import trace_of
 
 HELLO = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-abcdefghijklmnopqrstuvwxyz0123"
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 def local(server, **more):

@@ -1,22 +1,11 @@
 import re
 
 import pytest
+from conftest import ADD_TOOL
 
 from agent_core import mock, render
 from agent_core.trace import Trace
 
-ADD_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "add",
-        "description": "Add two numbers.",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    },
-}
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 

@@ -5,6 +5,7 @@ from contextlib import contextmanager
 
 import openai
 import pytest
+from conftest import add, divide
 
 from agent_core import cli, mock, replay
 from agent_core.loop import run_agent
@@ -13,16 +14,6 @@ from agent_core.replay import MISSING, Replay, first_difference
 from agent_core.trace import Trace, recorded
 
 HELLO = [{"role": "user", "content": "hi"}]
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 @contextmanager

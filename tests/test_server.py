@@ -13,6 +13,7 @@ from pathlib import Path
 
 import openai
 import pytest
+from conftest import add, divide
 
 from agent_core import cli, mock
 from agent_core.loop import run_agent
@@ -23,16 +24,6 @@ COMMAND = str(Path(sys.executable).parent / "agent-core")
 NO_KEYS = {
     k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "AGENT_CORE"))
 }
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 @contextmanager
