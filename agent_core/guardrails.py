@@ -1,10 +1,4 @@
-"""Guardrails: limits, loop detection, permissions, human approval and verify-before-done (lesson 05).
-
-Each one is a small `Guardrail` (see loop.py) that hooks into run_agent; give several at once:
-
-    run_agent(client, task, tools, guardrails=[Limits(max_tool_calls=20), LoopDetector(),
-              Permissions(protected=["test_*.py"]), VerifyBeforeDone(tests_pass)])
-"""
+"""Guardrails: limits, loop detection, permissions, human approval and verify-before-done (lesson 05)."""
 
 from __future__ import annotations
 

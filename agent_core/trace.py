@@ -1,10 +1,4 @@
-"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson).
-
-A `RecordingTransport` wraps any httpx2 transport - the mock's in-process one or a real network
-one - and appends a `Turn` to a `Trace` for each call: the JSON body the SDK sent, the JSON it got
-back (a streamed reply is reassembled into one chat.completion), the status and the elapsed time.
-Headers are not recorded, so a saved trace (a cassette) never contains an API key.
-"""
+"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson)."""
 
 from __future__ import annotations
 
@@ -232,6 +226,7 @@ class RecordingTransport(httpx2.BaseTransport):
         self.trace = trace if trace is not None else Trace()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        # bodies only, never headers: a saved trace (a cassette) cannot hold an API key
         started = time.perf_counter()
         sent = request.read()
         response = self.inner.handle_request(request)

@@ -1,11 +1,4 @@
-"""The coding agent put together: a practice project, the tools, a policy, guardrails, a verdict (lesson 07).
-
-    from agent_core.coding.agent import run_coding_agent
-    result = run_coding_agent("discount", "careful", guarded=True)
-    result.run.answer, result.diff, result.tests.passed
-
-`agent-core fix` (see fix()) does the same from the terminal.
-"""
+"""The coding agent put together: a practice project, the tools, a policy, guardrails, a verdict (lesson 07)."""
 
 from __future__ import annotations
 

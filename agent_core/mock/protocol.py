@@ -1,18 +1,6 @@
-"""The rules of a Chat Completions request, checked the way the real API checks them (every lesson).
+"""The rules of a Chat Completions request, checked the way the real API checks them (every lesson)."""
 
-Each rule that the real API enforces with an HTTP 400 is enforced here with the same status and,
-where it is known, the same message text, so a learner meets the real error offline. Every error
-also carries a `hint`: one line for the learner about what to change.
-
-Where the wording comes from: real 400 bodies pasted in public issue threads, e.g.
-sdcb/chats#132 (tool message without tool_calls; unanswered tool_call_ids), agno-agi/agno#5116
-(duplicate tool_call_id), dapr/dapr-agents#145 (unknown tool_call_id), CopilotKit#529 (empty
-messages), mcp-use#90 (function name pattern), ms-agent#610 (invalid schema), langchainjs#4153
-(null content), lastmile-ai/openai-agents-mcp#2 and kevinwatt/mysql-mcp#5 (strict-mode schemas).
-OpenAI spells "preceeding" that way. One message is adapted rather than copied:
-a tool_choice naming a tool that is not offered reuses the API's wording for the older
-`function_call` parameter.
-"""
+# Error texts: real 400 bodies, copied; where each comes from is in docs/sources.md.
 
 from __future__ import annotations
 
