@@ -27,7 +27,6 @@ __all__ = [
     "caching_pays_from",
     "count_tokens",
     "keep_head_and_tail",
-    "MARKER_ROOM",
     "pruned",
     "split_point",
     "summarize",
@@ -36,7 +35,6 @@ __all__ = [
     "Compaction",
     "plot_ledgers",
     "SUMMARY_REQUEST",
-    "SUMMARY_HEADER",
 ]
 
 # --- the ledger: what each call read and wrote, from the responses' usage ----------------------

@@ -28,7 +28,6 @@ __all__ = [
     "truncate",
     "ERROR_PREFIX",
     "DEFAULT_TIMEOUT",
-    "DEFAULT_MAX_CHARS",
     "python_arguments",
     "to_text",
     "ToolFailure",

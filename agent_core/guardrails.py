@@ -21,8 +21,6 @@ __all__ = [
     "LoopDetector",
     "Permissions",
     "writes",
-    "WRITING_TOOLS",
-    "PATH_ARGUMENTS",
     "Decision",
     "Decider",
     "Approval",

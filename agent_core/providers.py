@@ -28,7 +28,6 @@ __all__ = [
     "explain_api_error",
     "DEFAULT_OPENAI_MODEL",
     "OPENAI_BASE_URL",
-    "MOCK_MODEL",
 ]
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"  # the one place a real model's name is written down

@@ -22,7 +22,6 @@ __all__ = [
     "RecordingTransport",
     "recorded",
     "trace_of",
-    "assemble_stream",
     "json_or_text",
     "escape_surrogates",
     "escaped",
@@ -67,7 +66,7 @@ class Turn:
     @functools.cached_property
     def response(self) -> Any:
         if self.stream:
-            completion = assemble_stream(self.received.decode("utf-8", errors="replace"))
+            completion = _assemble_stream(self.received.decode("utf-8", errors="replace"))
             return escaped(completion) if _may_hold_surrogates(self.received) else completion
         return json_or_text(self.received)
 
@@ -282,7 +281,7 @@ class _RecordedStream(httpx2.SyncByteStream):
             self.turn.elapsed_ms = (time.perf_counter() - self.started) * 1000
 
 
-def assemble_stream(events: str) -> dict[str, Any]:
+def _assemble_stream(events: str) -> dict[str, Any]:
     """rebuild one chat.completion dict from the server-sent chunks of a streamed reply
 
     A Responses API stream ends with an event that carries the whole response: that is returned.

@@ -14,7 +14,7 @@ from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
 
-__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "build_completion", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
+__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "build_completion", "CREATED", "MODELS"]
 
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: a fixed clock, so every run prints the same JSON
 SYSTEM_FINGERPRINT = "fp_mock0001"

@@ -16,10 +16,7 @@ __all__ = [
     "ProtocolError",
     "check_request",
     "check_no_extra_fields",
-    "VALID_ROLES",
-    "MESSAGE_FIELDS",
     "REQUEST_ARGUMENTS",
-    "RANGES",
 ]
 
 VALID_ROLES = ("system", "developer", "user", "assistant", "tool", "function")

@@ -20,7 +20,6 @@ __all__ = [
     "to_chat_request",
     "build_response",
     "response_events",
-    "PARAMETERS",
 ]
 
 Response = tuple[int, dict[str, str], bytes]
