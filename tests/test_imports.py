@@ -104,3 +104,13 @@ def test_the_mock_alone_does_not_load_the_rest_of_the_course():
     heavy = ["jsonschema", "rich", "ipywidgets", "agent_core.coding", "agent_core.guardrails", "agent_core.loop"]
     assert [name for name in heavy if name in loaded] == []
     assert "agent_core.mock" in loaded
+
+
+def test_the_mock_imports_only_the_wire_from_the_rest_of_agent_core():
+    # fake models live in mock/ (agent_core/README.md); what they need from outside is the wire
+    known = modules()
+    outside = set()
+    for name, path in known.items():
+        if part_of(name) == "agent_core.mock":
+            outside |= {part_of(m) for m in imported(name, path, set(known))} - {"agent_core.mock"}
+    assert outside <= {"agent_core.trace", "agent_core.formats", "agent_core.schema", "agent_core._jsonschema"}
