@@ -1,4 +1,9 @@
-"""The MCP server of lesson 10: a weather service with typed tools, structured results and a failure."""
+"""The MCP server of lesson 10: a weather service with typed tools, structured results and a failure.
+
+    python weather.py                  # serve over stdin/stdout
+    python weather.py --fault hang     # forecast never answers
+    python weather.py --fault crash    # the process dies during forecast
+"""
 
 import os
 import sys
@@ -61,8 +66,6 @@ def make_server(fault: str | None = None) -> MCPServer:
     return server
 
 
-# python weather.py [--fault hang|crash]: serve over stdin/stdout; with a fault, forecast never
-# answers (hang) or the process dies during it (crash)
 if __name__ == "__main__":
     fault = sys.argv[sys.argv.index("--fault") + 1] if "--fault" in sys.argv else None
     make_server(fault).run()  # stdio: JSON-RPC messages on stdin and stdout, one per line
