@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import mock
+from .coding.tiny_project import DISCOUNT_TASK, TinyProject
 from .context import Prices, run_cost, token_ledger
 from .dispatch import ToolRegistry
 from .guardrails import Limits, LoopDetector, VerifyBeforeDone
 from .loop import AgentRun, Guardrail, run_agent
-from .mock.misbehaving import DISCOUNT_TASK, ClaimsDone, TinyProject, discount_versions
+from .mock.misbehaving import ClaimsDone, discount_versions
 from .mock.policy import Policy, PolicyLike, Reply, ToolCall, as_policy, call, offered_tools
 
 if TYPE_CHECKING:

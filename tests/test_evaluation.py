@@ -7,6 +7,7 @@ import pytest
 from rich.console import Console
 
 from agent_core import mock
+from agent_core.coding.tiny_project import TinyProject
 from agent_core.dispatch import ToolRegistry
 from agent_core.evaluation import (
     Noise,
@@ -33,7 +34,7 @@ from agent_core.evaluation import (
 )
 from agent_core.guardrails import LoopDetector
 from agent_core.loop import run_agent
-from agent_core.mock.misbehaving import TinyProject, discount_versions
+from agent_core.mock.misbehaving import discount_versions
 
 TOOLS = [add, subtract, multiply, divide]
 NOISE = Noise(wrong_tool=0.1, bad_arguments=0.1, early_done=0.05, loop=0.1)
