@@ -19,8 +19,10 @@ from . import Verdict, verdict
 __all__ = ["check_read_file", "check_unread_citations", "check_tests_after_change"]
 
 
-def _raised(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}"
+def _raised(error: Exception, folder: Path | None = None) -> str:
+    """the exception as the learner should read it, without the check's temporary folder"""
+    text = str(error) if folder is None else str(error).replace(str(folder) + os.sep, "")
+    return f"{type(error).__name__}: {text}"
 
 
 # --- Exercise 7.1 ------------------------------------------------------------------------------
@@ -56,6 +58,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
     with tempfile.TemporaryDirectory(prefix="check-7-1-") as folder:
         parent = Path(folder).resolve()
         root, made = _escape_room(parent)
+        absolute = str(parent / "secret.txt")
+
+        def call(path: str) -> str:
+            """read_file(path), as a message shows it: the same on every machine"""
+            return f"read_file({'<absolute path>/secret.txt' if path == absolute else repr(path)})"
         try:
             read_file = make_read_file(root)
         except Exception as error:  # the learner's code: report it, don't crash the notebook
@@ -68,7 +75,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
         outside = [
             ("../secret.txt", "'..' climbs out of the project"),
             ("app/../../secret.txt", "a '..' in the middle climbs out of the project"),
-            (str(parent / "secret.txt"), "an absolute path"),
+            (absolute, "an absolute path"),
             (
                 "../project-private/key.txt",
                 "the folder next door, whose name starts like the project's "
@@ -86,21 +93,21 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             try:
                 got = read_file(path)
             except Exception as error:
-                problems.append(f"read_file({path!r}) ({label}) raised {_raised(error)}")
+                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}")
                 continue
             if got != expected:
-                problems.append(f"read_file({path!r}) ({label}) should return the file's text {expected!r}, not {got!r}")
+                problems.append(f"{call(path)} ({label}) should return the file's text {expected!r}, not {got!r}")
         for path, label in outside:
             try:
                 got = read_file(path)
             except Exception as error:
-                problems.append(f"read_file({path!r}) ({label}) raised {_raised(error)}: return 'ERROR: ...' instead")
+                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
                 continue
             if not isinstance(got, str) or "database password" in got:
-                problems.append(f"read_file({path!r}) read a file outside the project: {label}")
+                problems.append(f"{call(path)} read a file outside the project: {label}")
             elif not got.startswith("ERROR: ") or "outside" not in got:
                 problems.append(
-                    f"read_file({path!r}) ({label}) should refuse with 'ERROR: ...' saying the path is "
+                    f"{call(path)} ({label}) should refuse with 'ERROR: ...' saying the path is "
                     f"outside the project, not {got!r}"
                 )
         for path, label, needs in (
@@ -110,11 +117,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             try:
                 got = read_file(path)
             except Exception as error:
-                problems.append(f"read_file({path!r}) ({label}) raised {_raised(error)}: return 'ERROR: ...' instead")
+                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
                 continue
             if not isinstance(got, str) or not got.startswith("ERROR: ") or needs not in got:
                 said = f" saying it {needs}" if needs else ""
-                problems.append(f"read_file({path!r}) ({label}) should answer 'ERROR: ...'{said}, not {got!r}")
+                problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{said}, not {got!r}")
     return verdict("7.1", problems, "read_file stays inside the project, and every failure is text.")
 
 
