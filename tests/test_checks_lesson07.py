@@ -244,6 +244,11 @@ def test_unread_citations_accepts_the_solution(capsys):
         (line_numbers_only, "for 'line 10 of discount.py' when only test_discount.py was read it should return"),
         (first_citation_only, "for two citations, the first read and the second not it should return ['line 10 of discount.py'], not []"),
         (greedy_path, "for the hallucinator's answer after a test run only it should return ['line 8 of discount.py'], not ['line 8 of discount.py:']"),
+        (
+            lambda answer, observations: sorted(set(unread_citations(answer, observations))),
+            "for two citations, neither read, in the answer's order it should return "
+            "['line 9 of discount.py', 'line 12 of discount.py'], not ['line 12 of discount.py', 'line 9 of discount.py']",
+        ),
         (lambda answer, observations: ["line 8 of discount.py"], "for the careful agent's answer after reading all of discount.py it should return [], not"),
         (lambda answer, observations: None, "should return a list, not NoneType"),
     ],
@@ -274,6 +279,17 @@ class TestsAfterLastChange(Guardrail):
         if last_change > last_test_run:
             return "You changed files after the last test run: run the tests before you answer."
         return None
+
+
+class TestsPassedAfterLastChange(TestsAfterLastChange):
+    """stricter: the last test run after the change must also have passed"""
+
+    def check_answer(self, run, answer):
+        feedback = super().check_answer(run, answer)
+        tests = [o for o in run.observations if "pytest" in (o.arguments or {}).get("command", "")]
+        if feedback is None and tests and "exit code: 0" not in tests[-1].content:
+            return "The tests fail: fix the code and run the tests again."
+        return feedback
 
 
 class PytestAnywhere(Guardrail):
@@ -352,6 +368,11 @@ class Broken(Guardrail):
 
 def test_tests_after_change_accepts_the_solution(capsys):
     assert check_tests_after_change(TestsAfterLastChange)
+    assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
+
+
+def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
+    assert check_tests_after_change(TestsPassedAfterLastChange)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
 
 

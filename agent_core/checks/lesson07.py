@@ -12,6 +12,7 @@ from .. import mock
 from ..coding.agent import SYSTEM, TASKS, coding_tools, fresh_workspace
 from ..coding.policies import TEST_COMMAND, CommentDeleter
 from ..coding.tools import ALL_TOOLS
+from ..coding.workspace import project_files
 from ..dispatch import Observation
 from ..loop import Guardrail, run_agent
 from . import Verdict, verdict
@@ -183,6 +184,12 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
                 ["line 10 of discount.py"],
             ),
             (
+                "two citations, neither read, in the answer's order",
+                "First line 9 of discount.py, then line 12 of discount.py.",
+                _observations_for(discount),
+                ["line 9 of discount.py", "line 12 of discount.py"],
+            ),
+            (
                 "a path with a folder, read",
                 "I added a role on line 5 of app/roles.py.",
                 _observations_for(users, ("app/roles.py", 3, 7)),
@@ -222,7 +229,8 @@ def _replies(*replies: Any) -> Callable[[dict[str, Any]], Any]:
     return policy
 
 
-_FIXED = '"""Final prices at the checkout."""\n\nDISCOUNT_FROM = 100\n'
+# the real fix, so that a guard that also wants the tests to pass accepts the runs it should
+_FIXED = project_files("discount")["discount.py"].decode().replace("total > DISCOUNT", "total >= DISCOUNT")
 _WRITE = mock.call("write_file", path="discount.py", content=_FIXED)
 _TESTS = mock.call("run_command", command=TEST_COMMAND)
 
