@@ -64,6 +64,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
         def call(path: str) -> str:
             """read_file(path), as a message shows it: the same on every machine"""
             return f"read_file({'<absolute path>/secret.txt' if path == absolute else repr(path)})"
+
+        def said(got: Any) -> str:
+            """what read_file returned, without the check's temporary folder"""
+            return repr(got).replace(str(parent) + os.sep, "").replace(repr(str(parent) + os.sep)[1:-1], "")
+
         try:
             read_file = make_read_file(root)
         except Exception as error:  # the learner's code: report it, don't crash the notebook
@@ -97,19 +102,21 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
                 problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}")
                 continue
             if got != expected:
-                problems.append(f"{call(path)} ({label}) should return the file's text {expected!r}, not {got!r}")
+                problems.append(f"{call(path)} ({label}) should return the file's text {expected!r}, not {said(got)}")
         for path, label in outside:
             try:
                 got = read_file(path)
             except Exception as error:
                 problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
                 continue
-            if not isinstance(got, str) or "database password" in got:
+            if not isinstance(got, str):
+                problems.append(f"{call(path)} ({label}) should return text (a str), not {type(got).__name__}")
+            elif "database password" in got:
                 problems.append(f"{call(path)} read a file outside the project: {label}")
             elif not got.startswith("ERROR: ") or "outside" not in got:
                 problems.append(
                     f"{call(path)} ({label}) should refuse with 'ERROR: ...' saying the path is "
-                    f"outside the project, not {got!r}"
+                    f"outside the project, not {said(got)}"
                 )
         for path, label, needs in (
             ("rules.py", "a file that does not exist", "does not exist"),
@@ -121,8 +128,8 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
                 problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
                 continue
             if not isinstance(got, str) or not got.startswith("ERROR: ") or needs not in got:
-                said = f" saying it {needs}" if needs else ""
-                problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{said}, not {got!r}")
+                saying = f" saying it {needs}" if needs else ""
+                problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{saying}, not {said(got)}")
     return verdict("7.1", problems, "read_file stays inside the project, and every failure is text.")
 
 
