@@ -199,6 +199,11 @@ class AsksAfterwards(AskFirst):
         super().before_tool(run, call)
 
 
+class Stub2(AskFirst):
+    def before_tool(self, run, call):
+        return None
+
+
 class RefusesWithoutReason(AskFirst):
     def before_tool(self, run, call):
         return "not allowed" if super().before_tool(run, call) else None
@@ -248,6 +253,7 @@ def test_check_ask_first_passes_the_solution(capsys):
     "attempt, problem",
     [
         (AsksAfterwards, "the person said no, and the application was sent anyway"),
+        (Stub2, "decide was never asked: before a call of a tool in self.tools runs"),
         (RefusesWithoutReason, "the refusal should carry the person's reason"),
         (StopsOnDenial, "after a denial the run ended with stop_reason 'denied'"),
         (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),

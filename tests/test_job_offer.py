@@ -76,7 +76,7 @@ def test_a_refused_send_is_reported_and_nothing_goes_out():
         mock.client(JobApplicant()), OFFER, job_tools({"python", "aws"}, outbox).values(), guardrails=[deny]
     )
     assert outbox == [] and run.stop_reason == "answered" and run.model_calls == 5
-    assert "a person sends it" in run.answer
+    assert run.answer.startswith("I did not send it") and "a person sends it" in run.answer
 
 
 def test_a_tool_that_is_not_offered_is_skipped():

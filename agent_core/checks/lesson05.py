@@ -261,7 +261,11 @@ def check_ask_first(ask_first_class: type) -> Verdict:
             "the refusal should carry the person's reason (decision.reason): the model reads it, "
             "and a bare 'not allowed' does not tell it to leave the email as a draft"
         )
-    if denied_asked != ["send_application"] or approved_asked != ["send_application"]:
+    if not denied_asked:
+        problems.append(
+            "decide was never asked: before a call of a tool in self.tools runs, call self.decide(call)"
+        )
+    elif denied_asked != ["send_application"] or approved_asked != ["send_application"]:
         problems.append(
             f"with tools=['send_application'], decide was asked about {denied_asked}: ask once, "
             "only for the tools in the list, and never for the harmless ones"

@@ -25,7 +25,7 @@ class JobApplicant(Policy):
         offered = offered_tools(request)
         done = _results_by_tool(request)
         for name, result in done.items():
-            if result.startswith("ERROR"):
+            if result.startswith("ERROR") and name != "send_application":
                 return f"I stopped: {name} failed, so I cannot go on. It said: {result}"
         requirements = _json(done.get("analyse_offer"))
         fit = _json(done.get("match_cv"))
@@ -48,6 +48,8 @@ class JobApplicant(Policy):
                 body=str(draft.get("body", "")),
             )
         if "send_application" in done:
+            if done["send_application"].startswith("ERROR"):
+                return f"I did not send it; the draft is ready for you to review. I was told: {done['send_application']}"
             return f"I asked to send the application; the answer was: {done['send_application']}"
         if draft:
             return f"The draft is ready for you to review: {draft.get('subject', '')!s}"
