@@ -1,0 +1,89 @@
+"""The mock reports prompt caching in usage as the real APIs do: a repeated prefix of 1,024+ tokens, in 128-token steps."""
+
+from agent_core import mock
+from agent_core.loop import run_agent
+from agent_core.mock.caching import OPENAI_INCREMENT, OPENAI_MINIMUM
+from agent_core.schema import tool
+
+LONG_RULES = "Rules of the house.\n" + "\n".join(
+    f"Rule {i}: answer politely and cite rule {i}." for i in range(150)
+)
+
+
+def ask(client, *messages):
+    return client.chat.completions.create(model="mock-model", messages=list(messages))
+
+
+def cached(response):
+    details = response.usage.prompt_tokens_details
+    return 0 if details is None else details.cached_tokens
+
+
+def test_the_same_long_prompt_twice_is_cached_in_128_token_steps_the_second_time():
+    client = mock.client(mock.Script("one", "two"))
+    system, user = {"role": "system", "content": LONG_RULES}, {"role": "user", "content": "Hi"}
+    first, second = ask(client, system, user), ask(client, system, user)
+    assert first.usage.prompt_tokens >= OPENAI_MINIMUM
+    assert cached(first) == 0
+    sent_before = second.usage.prompt_tokens - 3  # all of it but the 3 tokens that prime the reply
+    steps = (sent_before - OPENAI_MINIMUM) // OPENAI_INCREMENT
+    assert cached(second) == OPENAI_MINIMUM + steps * OPENAI_INCREMENT
+    assert second.usage.prompt_tokens - OPENAI_INCREMENT - 3 < cached(second) <= second.usage.prompt_tokens
+
+
+def test_a_short_prompt_is_never_cached():
+    client = mock.client(mock.Script("one", "two"))
+    user = {"role": "user", "content": "Hi"}
+    assert cached(ask(client, user)) == 0 and cached(ask(client, user)) == 0
+    assert ask(mock.client(), user).usage.prompt_tokens_details is None
+
+
+def test_a_prefix_must_match_from_the_first_token():
+    client = mock.client(mock.Script("one", "two"))
+    ask(client, {"role": "system", "content": LONG_RULES}, {"role": "user", "content": "Hi"})
+    changed = ask(
+        client,
+        {"role": "system", "content": "Today is Monday.\n" + LONG_RULES},
+        {"role": "user", "content": "Hi"},
+    )
+    assert cached(changed) == 0
+
+
+def test_only_the_shared_prefix_is_cached_when_the_end_differs():
+    client = mock.client(mock.Script("one", "two"))
+    system = {"role": "system", "content": LONG_RULES}
+    ask(client, system, {"role": "user", "content": "Hi"})
+    other = ask(
+        client, system, {"role": "user", "content": "A different question, much longer than the first " * 20}
+    )
+    assert OPENAI_MINIMUM <= cached(other) < other.usage.prompt_tokens - 200
+
+
+def test_each_mock_client_has_its_own_cache():
+    system, user = {"role": "system", "content": LONG_RULES}, {"role": "user", "content": "Hi"}
+    ask(mock.client(), system, user)
+    assert cached(ask(mock.client(), system, user)) == 0
+
+
+@tool
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+def test_an_agent_run_reads_the_previous_calls_prompt_from_the_cache():
+    run = run_agent(mock.client(mock.Calculator()), "5 + 8/12 + 1", [add], system=LONG_RULES)
+    details = [turn.usage.get("prompt_tokens_details", {}).get("cached_tokens", 0) for turn in run.trace]
+    assert details[0] == 0
+    assert all(later > 0 for later in details[1:]) and len(details) >= 2
+    for turn, hit in zip(run.trace[1:], details[1:], strict=True):
+        assert hit % OPENAI_INCREMENT == 0 and hit <= turn.usage["prompt_tokens"]
+
+
+def test_the_responses_api_reports_cached_input_tokens():
+    client = mock.client(mock.Script("one", "two"))
+    first = client.responses.create(model="mock-model", instructions=LONG_RULES, input="Hi")
+    second = client.responses.create(model="mock-model", instructions=LONG_RULES, input="Hi")
+    assert first.usage.input_tokens_details.cached_tokens == 0
+    assert second.usage.input_tokens_details.cached_tokens >= OPENAI_MINIMUM
+    assert second.usage.input_tokens_details.cached_tokens % OPENAI_INCREMENT == 0
