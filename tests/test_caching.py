@@ -87,3 +87,17 @@ def test_the_responses_api_reports_cached_input_tokens():
     assert first.usage.input_tokens_details.cached_tokens == 0
     assert second.usage.input_tokens_details.cached_tokens >= OPENAI_MINIMUM
     assert second.usage.input_tokens_details.cached_tokens % OPENAI_INCREMENT == 0
+
+
+def test_the_ledger_reads_cached_tokens_from_usage_and_bills_them_at_the_cache_price():
+    from agent_core.context import Prices, billed_costs, call_costs, token_ledger
+
+    run = run_agent(mock.client(mock.Calculator()), "5 + 8/12 + 1", [add], system=LONG_RULES)
+    ledger = token_ledger(run)
+    reported = [turn.usage.get("prompt_tokens_details", {}).get("cached_tokens", 0) for turn in run.trace]
+    assert [row.cached for row in ledger.rows] == reported and reported[-1] > 0
+    prices = Prices(input=2.0, output=8.0, cache_read=0.1)
+    billed, plain = billed_costs(ledger, prices), call_costs(ledger, prices)
+    assert billed[0] == plain[0]
+    for row, cost, full in zip(ledger.rows[1:], billed[1:], plain[1:], strict=True):
+        assert abs((full - cost) - row.cached * 2.0 * 0.9 / 1_000_000) < 1e-12

@@ -112,7 +112,7 @@ def test_the_ledger_accepts_a_trace_a_run_or_a_client_and_skips_refused_calls(fi
 def test_the_ledger_table_shows_each_call_and_the_totals(five):
     table = str(token_ledger(five))
     assert table.splitlines()[0].split() == [
-        "call", "messages", "prompt", "completion", "re-sent", "cumulative", "in", "cumulative", "out"
+        "call", "messages", "prompt", "completion", "re-sent", "cached", "cumulative", "in", "cumulative", "out"
     ]  # fmt: skip
     assert len(table.splitlines()) == 1 + 5 + 1
     assert "(2.45x)" in table.splitlines()[-1]
@@ -347,7 +347,7 @@ def test_the_public_surface():
     from agent_core import context
 
     assert set(context.__all__) == {
-        "LedgerRow", "Ledger", "token_ledger", "Prices", "call_costs", "run_cost",
+        "LedgerRow", "Ledger", "token_ledger", "Prices", "call_costs", "billed_costs", "run_cost",
         "caching_pays_from", "count_tokens", "keep_head_and_tail", "MARKER_ROOM", "pruned",
         "split_point", "summarize", "compact", "Compactor", "Compaction", "plot_ledgers",
         "SUMMARY_REQUEST", "SUMMARY_HEADER",
