@@ -153,3 +153,27 @@ def test_check_split_explains_other_mistakes(capsys):
     assert "keep_last=1: it keeps 7 messages, but keeping 1 is enough: split later" in out
     assert "it keeps 0 message(s); keep at least the last 1" in out
     assert "return an index (an int)" in out
+
+
+def moves_forward(messages, keep_last):
+    """the most tempting shortcut: skip the tool results instead of keeping their call"""
+    start = max(len(messages) - keep_last, 1)
+    while start < len(messages) and messages[start]["role"] == "tool":
+        start += 1
+    return start
+
+
+def moves_back_once(messages, keep_last):
+    """forgets that parallel calls leave several tool results in a row"""
+    start = max(len(messages) - keep_last, 1)
+    if messages[start]["role"] == "tool":
+        start -= 1
+    return start
+
+
+def test_check_split_explains_the_tempting_shortcuts(capsys):
+    assert not check_split(moves_forward)
+    assert not check_split(moves_back_once)
+    out = capsys.readouterr().out
+    assert "keep_last=2: it keeps 1 message(s); keep at least the last 2" in out
+    assert "keep_last=4: the kept part starts at messages[3], a tool result whose call would be summarised" in out
