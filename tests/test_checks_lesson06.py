@@ -176,4 +176,7 @@ def test_check_split_explains_the_tempting_shortcuts(capsys):
     assert not check_split(moves_back_once)
     out = capsys.readouterr().out
     assert "keep_last=2: it keeps 1 message(s); keep at least the last 2" in out
-    assert "keep_last=4: the kept part starts at messages[3], a tool result whose call would be summarised" in out
+    assert (
+        "keep_last=4: the kept part starts at messages[3], a tool result whose call would be summarised"
+        in out
+    )
