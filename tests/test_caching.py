@@ -101,3 +101,58 @@ def test_the_ledger_reads_cached_tokens_from_usage_and_bills_them_at_the_cache_p
     assert billed[0] == plain[0]
     for row, cost, full in zip(ledger.rows[1:], billed[1:], plain[1:], strict=True):
         assert abs((full - cost) - row.cached * 2.0 * 0.9 / 1_000_000) < 1e-12
+
+
+# --- Anthropic: explicit cache_control breakpoints ----------------------------------------------
+
+
+def anthropic_usage(server, model="mock-model", **request):
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=server.url, api_key="anything")
+    return client.messages.create(model=model, max_tokens=100, **request).usage
+
+
+MARKED = [{"type": "text", "text": LONG_RULES, "cache_control": {"type": "ephemeral"}}]
+
+
+def test_a_marked_prefix_is_written_once_then_read_and_the_three_parts_add_up():
+    from agent_core.mock.server import serve
+
+    with serve(mock.Script("one", "two", "three")) as server:
+        plain = anthropic_usage(server, system=LONG_RULES, messages=[{"role": "user", "content": "Hi"}])
+        first = anthropic_usage(server, system=MARKED, messages=[{"role": "user", "content": "Hi"}])
+        second = anthropic_usage(
+            server, system=MARKED, messages=[{"role": "user", "content": "Something else"}]
+        )
+    assert plain.cache_creation_input_tokens is None and plain.cache_read_input_tokens is None
+    assert first.cache_creation_input_tokens >= 1024 and first.cache_read_input_tokens == 0
+    assert first.input_tokens + first.cache_creation_input_tokens == plain.input_tokens
+    assert second.cache_read_input_tokens == first.cache_creation_input_tokens
+    assert second.cache_creation_input_tokens == 0 and 0 < second.input_tokens < 50
+
+
+def test_a_marked_prefix_below_the_minimum_is_not_cached_and_haiku_needs_more():
+    from agent_core.mock.server import serve
+
+    short = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
+    medium = [{"type": "text", "text": LONG_RULES[:6000], "cache_control": {"type": "ephemeral"}}]
+    with serve(mock.Script("one", "two", "three")) as server:
+        tiny = anthropic_usage(server, system=short, messages=[{"role": "user", "content": "Hi"}])
+        sonnet = anthropic_usage(server, system=medium, messages=[{"role": "user", "content": "Hi"}])
+        haiku = anthropic_usage(
+            server, model="mock-haiku", system=medium, messages=[{"role": "user", "content": "Hi"}]
+        )
+    assert (tiny.cache_creation_input_tokens, tiny.cache_read_input_tokens) == (0, 0)
+    assert 1024 <= sonnet.cache_creation_input_tokens < 2048
+    assert (haiku.cache_creation_input_tokens, haiku.cache_read_input_tokens) == (0, 0)
+
+
+def test_a_changed_block_before_the_breakpoint_misses_the_cache():
+    from agent_core.mock.server import serve
+
+    changed = [{"type": "text", "text": "Today is Monday."}, *MARKED]
+    with serve(mock.Script("one", "two")) as server:
+        anthropic_usage(server, system=MARKED, messages=[{"role": "user", "content": "Hi"}])
+        again = anthropic_usage(server, system=changed, messages=[{"role": "user", "content": "Hi"}])
+    assert again.cache_read_input_tokens == 0 and again.cache_creation_input_tokens > 1024

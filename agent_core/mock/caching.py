@@ -6,9 +6,9 @@ import hashlib
 import json
 from typing import Any
 
-from .tokens import REPLY_PRIMING, count_request
+from .tokens import REPLY_PRIMING, count_request, count_text
 
-__all__ = ["PromptCache", "OPENAI_MINIMUM", "OPENAI_INCREMENT"]
+__all__ = ["PromptCache", "anthropic_cache_usage", "OPENAI_MINIMUM", "OPENAI_INCREMENT", "ANTHROPIC_MINIMUM"]
 
 # OpenAI's prompt caching guide (developers.openai.com/api/docs/guides/prompt-caching): caching is
 # automatic for prompts of 1,024 tokens or more, a hit needs an exact prefix match, and the cached
@@ -54,3 +54,66 @@ class PromptCache:
         if matched < OPENAI_MINIMUM:
             return 0
         return OPENAI_MINIMUM + (matched - OPENAI_MINIMUM) // OPENAI_INCREMENT * OPENAI_INCREMENT
+
+    def anthropic_usage(self, body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
+        """Anthropic's rule, for a Messages request: see anthropic_cache_usage"""
+        return anthropic_cache_usage(self.seen, body, input_tokens)
+
+
+# Anthropic's prompt caching docs (docs.anthropic.com/en/docs/build-with-claude/prompt-caching):
+# caching is explicit: a `cache_control` breakpoint caches the prefix up to and including its
+# block, in the order tools, system, messages; a prefix shorter than the model's minimum (1,024
+# tokens for Sonnet and Opus, 2,048 for Haiku) is not cached; usage then splits the input into
+# cache_creation_input_tokens (written now), cache_read_input_tokens (found) and input_tokens (the rest).
+ANTHROPIC_MINIMUM = 1024
+ANTHROPIC_HAIKU_MINIMUM = 2048
+
+
+def _anthropic_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """the request's blocks in the order Anthropic caches them: tools, system, then each message's content"""
+    blocks: list[dict[str, Any]] = list(body.get("tools") or [])
+    system = body.get("system")
+    if isinstance(system, str):
+        blocks.append({"type": "text", "text": system})
+    elif isinstance(system, list):
+        blocks += system
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        blocks += [{**part, "role": message.get("role")} for part in parts]
+    return blocks
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    if "input_schema" in block:  # a tool definition
+        return json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True)
+    if block.get("type") == "tool_use":
+        return str(block.get("name", "")) + json.dumps(block.get("input", {}), sort_keys=True)
+    content = block.get("content") if block.get("type") == "tool_result" else block.get("text", "")
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def anthropic_cache_usage(seen: set[str], body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
+    """the usage split for a request with cache_control breakpoints (None without any); remembers its prefixes"""
+    minimum = ANTHROPIC_HAIKU_MINIMUM if "haiku" in str(body.get("model", "")) else ANTHROPIC_MINIMUM
+    digest, tokens, breakpoints = hashlib.sha256(), 0, []
+    for block in _anthropic_blocks(body):
+        digest.update(
+            json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True).encode()
+        )
+        tokens += count_text(_block_text(block))
+        if block.get("cache_control"):
+            breakpoints.append(("anthropic:" + digest.hexdigest(), min(tokens, input_tokens)))
+    if not breakpoints:
+        return None
+    eligible = [(key, size) for key, size in breakpoints if size >= minimum]
+    read = max((size for key, size in eligible if key in seen), default=0)
+    written = eligible[-1][1] - read if eligible and eligible[-1][0] not in seen else 0
+    seen.update(key for key, _ in eligible)
+    return {
+        "input_tokens": input_tokens - read - written,
+        "cache_creation_input_tokens": written,
+        "cache_read_input_tokens": read,
+    }

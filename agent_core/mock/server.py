@@ -251,7 +251,9 @@ class MockServer:
                 )
             return status, headers, content
         with self._lock:
-            return respond_messages(policy, body, strict=getattr(self.model, "strict", True))
+            return respond_messages(
+                policy, body, strict=getattr(self.model, "strict", True), cache=getattr(self.model, "cache", None)
+            )
 
     def _refuse(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes
