@@ -239,6 +239,13 @@ class RefusesAlways(AskFirst):
         return None
 
 
+class HardCodesReason(AskFirst):
+    def before_tool(self, run, call):
+        if super().before_tool(run, call):
+            return "refused: a person reviews every application"
+        return None
+
+
 class NotAGuardEither:
     def __init__(self, decide, tools):
         pass
@@ -259,6 +266,10 @@ def test_check_ask_first_passes_the_solution(capsys):
         (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),
         (HardCodesSend, "with tools=['draft_application'], the draft was not stopped"),
         (RefusesAlways, "the person approved, but send_application did not run"),
+        (
+            HardCodesReason,
+            "with another person's reason ('drafts wait for Ana'), the refusal did not carry it",
+        ),
         (NotAGuardEither, "AskFirst should be a subclass of Guardrail"),
         (lambda decide: None, "AskFirst(decide, tools) raised TypeError"),
     ],

@@ -213,11 +213,12 @@ def _job_tools(outbox: list[str]) -> list[Any]:
     return [analyse_offer, match_cv, draft_application, send_application]
 
 
-def _apply(ask_first_class: type, answer: bool, tools: list[str]) -> tuple[AgentRun, list[str], list[str]]:
+def _apply(
+    ask_first_class: type, answer: bool, tools: list[str], reason: str = "a person reviews every application"
+) -> tuple[AgentRun, list[str], list[str]]:
     """one run of the job-offer agent guarded by the learner's class: (run, sent to, asked about)"""
     outbox: list[str] = []
     asked: list[str] = []
-    reason = "a person reviews every application before it goes"
 
     def decide(call: dict[str, Any]) -> Decision:
         asked.append(call["function"]["name"])
@@ -242,7 +243,7 @@ def check_ask_first(ask_first_class: type) -> Verdict:
     try:
         denied, denied_out, denied_asked = _apply(ask_first_class, False, ["send_application"])
         approved, approved_out, approved_asked = _apply(ask_first_class, True, ["send_application"])
-        drafts, _, drafts_asked = _apply(ask_first_class, False, ["draft_application"])
+        drafts, _, drafts_asked = _apply(ask_first_class, False, ["draft_application"], "drafts wait for Ana")
     except Exception as error:
         return verdict("5.2", [f"a run with AskFirst raised {type(error).__name__}: {error}"], "")
     refusal = next((o for o in denied.observations if o.name == "send_application"), None)
@@ -281,6 +282,13 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         problems.append(
             "with tools=['draft_application'], the draft was not stopped: use the names in "
             "self.tools, don't write 'send_application' into the guard"
+        )
+    elif not any(
+        "drafts wait for Ana" in o.content for o in drafts.observations if o.name == "draft_application"
+    ):
+        problems.append(
+            "with another person's reason ('drafts wait for Ana'), the refusal did not carry it: "
+            "put decision.reason in the refusal, don't write the reason into the guard"
         )
     return verdict(
         "5.2", problems, "nothing is sent until a person says yes, and a no comes back with its reason."
