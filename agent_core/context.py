@@ -23,6 +23,7 @@ __all__ = [
     "token_ledger",
     "Prices",
     "call_costs",
+    "billed_costs",
     "run_cost",
     "caching_pays_from",
     "count_tokens",
@@ -51,6 +52,7 @@ class LedgerRow:
     resent: int  # input tokens that the previous call had already sent (its prefix)
     cumulative_input: int
     cumulative_output: int
+    cached: int = 0  # input tokens the provider read from its cache: usage.prompt_tokens_details.cached_tokens
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,12 @@ class Ledger:
 
     def table(self) -> str:
         head = f"{'call':>4} {'messages':>8} {'prompt':>7} {'completion':>10} {'re-sent':>8} "
-        head += f"{'cumulative in':>13} {'cumulative out':>14}"
+        head += f"{'cached':>7} {'cumulative in':>13} {'cumulative out':>14}"
         lines = [head]
         for row in self.rows:
             lines.append(
                 f"{row.call:>4} {row.messages:>8} {row.prompt:>7,} {row.completion:>10,} "
-                f"{row.resent:>8,} {row.cumulative_input:>13,} {row.cumulative_output:>14,}"
+                f"{row.resent:>8,} {row.cached:>7,} {row.cumulative_input:>13,} {row.cumulative_output:>14,}"
             )
         lines.append(
             f"final history {self.final_history:,} tokens · input paid {self.total_input:,} "
@@ -122,6 +124,7 @@ def token_ledger(source: Trace | AgentRun | Any) -> Ledger:
                 resent=_resent(previous, turn) if previous else 0,
                 cumulative_input=total_in,
                 cumulative_output=total_out,
+                cached=(usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0,
             )
         )
         previous = turn
@@ -166,6 +169,16 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
             input_cost = prices.input * row.prompt
         costs.append((input_cost + prices.output * row.completion) / 1_000_000)
     return costs
+
+
+def billed_costs(ledger: Ledger, prices: Prices) -> list[float]:
+    """dollars per call as the usage reports it: cached tokens at `cache_read` times the input price
+    (OpenAI's automatic caching has no write premium), the rest of the prompt at the input price"""
+    return [
+        (prices.input * (row.prompt - row.cached + row.cached * prices.cache_read) + prices.output * row.completion)
+        / 1_000_000
+        for row in ledger.rows
+    ]
 
 
 def run_cost(ledger: Ledger, prices: Prices, *, caching: bool = False) -> float:

@@ -2,8 +2,9 @@
 
 import pytest
 
-from agent_core.checks.lesson05 import check_max_uses, check_tests_pass
+from agent_core.checks.lesson05 import check_ask_first, check_max_uses, check_tests_pass
 from agent_core.coding.tiny_project import TinyProject
+from agent_core.guardrails import Decision
 from agent_core.loop import Guardrail, StopRun
 
 
@@ -120,13 +121,31 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
 
     project.write_file("scratch.txt", "x")
     assert check_tests_pass(tests_pass, project)
-    assert "✓ Exercise 5.2" in capsys.readouterr().out
+    assert "✓ Exercise 5.3" in capsys.readouterr().out
     assert project.changed() == []
 
 
 @pytest.mark.parametrize(
     "make_attempt, problem",
     [
+        (
+            lambda project: (
+                lambda: (
+                    project.run_tests().startswith("exit code: 0") and not project.changed(),
+                    project.run_tests(),
+                )
+            ),
+            "ok is False but the report does not say that test_discount.py was changed",
+        ),
+        (
+            lambda project: (
+                lambda: (
+                    project.run_tests().startswith("exit code: 0") and not project.changed(),
+                    "Not done: test_discount.py was changed, or a test fails.",
+                )
+            ),
+            "with the original code (one test fails), the report does not show the test run",
+        ),
         (
             lambda project: lambda: (project.run_tests().startswith("exit code: 0"), project.run_tests()),
             "with the failing test edited so that it passes, tests_pass() said ok=True; it should say ok=False",
@@ -147,9 +166,128 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
 def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem, capsys):
     assert not check_tests_pass(make_attempt(project), project)
     out = capsys.readouterr().out
-    assert "✗ Exercise 5.2: not yet." in out and problem in out
+    assert "✗ Exercise 5.3: not yet." in out and problem in out
 
 
 def test_check_tests_pass_needs_the_project(capsys):
     assert not check_tests_pass(lambda: (True, ""), None)
     assert "pass the lesson's TinyProject" in capsys.readouterr().out
+
+
+class AskFirst(Guardrail):
+    """the solution: asks decide(call) before a listed tool runs; a denial goes back with its reason"""
+
+    def __init__(self, decide, tools):
+        self.decide, self.tools = decide, tools
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] not in self.tools:
+            return None
+        decision = self.decide(call)
+        if decision.approved:
+            return None
+        return f"a person did not approve {call['function']['name']}: {decision.reason}"
+
+
+class AsksAfterwards(AskFirst):
+    """the most tempting: asks once the tool has already run"""
+
+    def before_tool(self, run, call):
+        return None
+
+    def after_tool(self, run, call, observation):
+        super().before_tool(run, call)
+
+
+class Stub2(AskFirst):
+    def before_tool(self, run, call):
+        return None
+
+
+class RefusesWithoutReason(AskFirst):
+    def before_tool(self, run, call):
+        return "not allowed" if super().before_tool(run, call) else None
+
+
+class StopsOnDenial(AskFirst):
+    def before_tool(self, run, call):
+        if super().before_tool(run, call):
+            raise StopRun("denied", "a person said no")
+        return None
+
+
+class AsksAboutEverything(AskFirst):
+    def before_tool(self, run, call):
+        decision = self.decide(call)
+        if call["function"]["name"] in self.tools and not decision.approved:
+            return f"refused: {decision.reason}"
+        return None
+
+
+class HardCodesSend(AskFirst):
+    def before_tool(self, run, call):
+        if call["function"]["name"] != "send_application":
+            return None
+        decision = self.decide(call)
+        return None if decision.approved else f"refused: {decision.reason}"
+
+
+class RefusesAlways(AskFirst):
+    def before_tool(self, run, call):
+        if call["function"]["name"] in self.tools:
+            return f"refused: {self.decide(call).reason}"
+        return None
+
+
+class HardCodesReason(AskFirst):
+    def before_tool(self, run, call):
+        if super().before_tool(run, call):
+            return "refused: a person reviews every application"
+        return None
+
+
+class NotAGuardEither:
+    def __init__(self, decide, tools):
+        pass
+
+
+def test_check_ask_first_passes_the_solution(capsys):
+    assert check_ask_first(AskFirst)
+    assert "✓ Exercise 5.2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "attempt, problem",
+    [
+        (AsksAfterwards, "the person said no, and the application was sent anyway"),
+        (Stub2, "decide was never asked: before a call of a tool in self.tools runs"),
+        (RefusesWithoutReason, "the refusal should carry the person's reason"),
+        (StopsOnDenial, "after a denial the run ended with stop_reason 'denied'"),
+        (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),
+        (HardCodesSend, "with tools=['draft_application'], the draft was not stopped"),
+        (RefusesAlways, "the person approved, but send_application did not run"),
+        (
+            HardCodesReason,
+            "with another person's reason ('drafts wait for Ana'), the refusal did not carry it",
+        ),
+        (NotAGuardEither, "AskFirst should be a subclass of Guardrail"),
+        (lambda decide: None, "AskFirst(decide, tools) raised TypeError"),
+    ],
+)
+def test_check_ask_first_explains_what_is_wrong(attempt, problem, capsys):
+    assert not check_ask_first(attempt)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 5.2: not yet." in out and problem in out
+
+
+def test_check_ask_first_gives_decide_a_decision_to_read():
+    seen = []
+
+    class Records(AskFirst):
+        def before_tool(self, run, call):
+            if call["function"]["name"] in self.tools:
+                seen.append(self.decide(call))
+            return super().before_tool(run, call)
+
+    check_ask_first(Records)
+    assert seen and all(isinstance(d, Decision) for d in seen)

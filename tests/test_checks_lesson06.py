@@ -1,50 +1,75 @@
 """Lesson 06's exercise checks: they pass the solutions and say what is wrong with the stubs."""
 
-from agent_core.checks.lesson06 import check_cumulative_input, check_keep_lines, check_split
+import pytest
+
+from agent_core.checks.lesson06 import check_keep_lines, check_split, check_token_rows
 from agent_core.context import split_point
 from agent_core.mock.tokens import count_text
 
 # --- 6.1 ----------------------------------------------------------------------------------------
 
 
-def running_total(trace):
-    totals, total = [], 0
+def token_rows(trace):
+    """the solution"""
+    rows, total = [], 0
     for turn in trace:
         total += turn.usage["prompt_tokens"]
-        totals.append(total)
-    return totals
+        rows.append((turn.usage["prompt_tokens"], turn.usage["completion_tokens"], total))
+    return rows
 
 
-def test_check_cumulative_input_passes_a_running_total(capsys):
-    assert check_cumulative_input(running_total)
+def with_totals(totals_of):
+    """a ledger whose third column is totals_of(prompts, completions)"""
+
+    def attempt(trace):
+        prompts = [t.usage["prompt_tokens"] for t in trace]
+        completions = [t.usage["completion_tokens"] for t in trace]
+        return list(zip(prompts, completions, totals_of(prompts, completions), strict=True))
+
+    return attempt
+
+
+def test_check_token_rows_passes_the_solution(capsys):
+    assert check_token_rows(token_rows)
     assert "✓ Exercise 6.1" in capsys.readouterr().out
 
 
-def test_check_cumulative_input_explains_per_call_numbers(capsys):
-    assert not check_cumulative_input(lambda trace: [t.usage["prompt_tokens"] for t in trace])
-    assert "these are each call's own prompt_tokens; return the running total" in capsys.readouterr().out
-
-
-def test_check_cumulative_input_explains_counting_completion_tokens(capsys):
-    def with_completion(trace):
-        totals, total = [], 0
-        for turn in trace:
-            total += turn.usage["total_tokens"]
-            totals.append(total)
-        return totals
-
-    assert not check_cumulative_input(with_completion)
-    assert "you counted completion tokens too" in capsys.readouterr().out
-
-
-def test_check_cumulative_input_reports_wrong_shapes_and_exceptions(capsys):
-    assert not check_cumulative_input(lambda trace: [])
-    assert not check_cumulative_input(lambda trace: None)
-    assert not check_cumulative_input(lambda trace: 1 / 0)
+@pytest.mark.parametrize(
+    "attempt, problem",
+    [
+        (
+            with_totals(lambda p, c: p),
+            "the third number is each call's own prompt_tokens; it should be the running total",
+        ),
+        (
+            with_totals(lambda p, c: [sum(p[: i + 1]) + sum(c[: i + 1]) for i in range(len(p))]),
+            "you counted completion tokens too",
+        ),
+        (with_totals(lambda p, c: [sum(p[:i]) for i in range(len(p))]), "each total leaves out its own call"),
+        (
+            lambda trace: [(c, p, t) for p, c, t in token_rows(trace)],
+            "prompt and completion are swapped",
+        ),
+        (
+            lambda trace: [(t.usage["total_tokens"], t.usage["completion_tokens"], 0) for t in trace],
+            "the first number is usage['total_tokens']",
+        ),
+        (lambda trace: token_rows(trace)[1:], "a trace with 4 model calls needs 4 rows; you returned 3"),
+        (
+            lambda trace: [(1200, 20, 1200)] * len(list(trace)),
+            "read each call's prompt and completion from turn.usage",
+        ),
+        (
+            lambda trace: [[p, c, t] for p, c, t in token_rows(trace)],
+            "return a list of (prompt, completion, cumulative_input) tuples",
+        ),
+        (lambda trace: 1 / 0, "token_rows() raised ZeroDivisionError"),
+    ],
+)
+def test_check_token_rows_explains_what_is_wrong(attempt, problem, capsys):
+    assert not check_token_rows(attempt)
     out = capsys.readouterr().out
-    assert "needs 4 numbers; you returned 0" in out
-    assert "return a list of ints" in out
-    assert "cumulative_input() raised ZeroDivisionError" in out
+    assert "✗ Exercise 6.1: not yet." in out and problem in out
 
 
 # --- 6.2 ----------------------------------------------------------------------------------------
@@ -128,3 +153,30 @@ def test_check_split_explains_other_mistakes(capsys):
     assert "keep_last=1: it keeps 7 messages, but keeping 1 is enough: split later" in out
     assert "it keeps 0 message(s); keep at least the last 1" in out
     assert "return an index (an int)" in out
+
+
+def moves_forward(messages, keep_last):
+    """the most tempting shortcut: skip the tool results instead of keeping their call"""
+    start = max(len(messages) - keep_last, 1)
+    while start < len(messages) and messages[start]["role"] == "tool":
+        start += 1
+    return start
+
+
+def moves_back_once(messages, keep_last):
+    """forgets that parallel calls leave several tool results in a row"""
+    start = max(len(messages) - keep_last, 1)
+    if messages[start]["role"] == "tool":
+        start -= 1
+    return start
+
+
+def test_check_split_explains_the_tempting_shortcuts(capsys):
+    assert not check_split(moves_forward)
+    assert not check_split(moves_back_once)
+    out = capsys.readouterr().out
+    assert "keep_last=2: it keeps 1 message(s); keep at least the last 2" in out
+    assert (
+        "keep_last=4: the kept part starts at messages[3], a tool result whose call would be summarised"
+        in out
+    )

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from .. import mock
 from ..coding.tiny_project import DISCOUNT_TASK, TinyProject
 from ..dispatch import ToolRegistry
-from ..guardrails import VerifyBeforeDone
+from ..guardrails import Decision, VerifyBeforeDone
 from ..loop import AgentRun, Guardrail, run_agent
+from ..mock.job_offer import JobApplicant
 from ..mock.misbehaving import (
     Runaway,
     discount_versions,
     skips_the_tests,
 )
+from ..schema import tool
 from . import Verdict, verdict
 
-__all__ = ["check_max_uses", "check_tests_pass"]
+__all__ = ["check_max_uses", "check_ask_first", "check_tests_pass"]
 
 
 def _add(a: float, b: float) -> float:
@@ -105,10 +108,10 @@ def check_max_uses(max_uses_class: type) -> Verdict:
 
 
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
-    """Exercise 5.2: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
+    """Exercise 5.3: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
     if not isinstance(project, TinyProject):
         return verdict(
-            "5.2",
+            "5.3",
             ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
             "",
         )
@@ -121,12 +124,17 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             {"test_discount.py": versions["edited_test"]},
             False,
         ),
+        ("the test file deleted", {"test_discount.py": None}, False),
     ]
     problems: list[str] = []
     try:
         for situation, changes, expected in cases:
             project.reset()
-            project.files.update(changes)
+            for path, text in changes.items():
+                if text is None:
+                    del project.files[path]
+                else:
+                    project.files[path] = text
             result = tests_pass()
             if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
                 problems.append(
@@ -142,6 +150,16 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
                 problems.append(
                     f"with {situation}, the report is empty: say what is wrong, the model reads it"
                 )
+            elif not changes and "FAILED" not in report:
+                problems.append(
+                    f"with {situation}, the report does not show the test run: put project.run_tests()'s "
+                    "report in it, so the model sees which test fails"
+                )
+            elif "test_discount.py" in changes and not _says_changed(report):
+                problems.append(
+                    f"with {situation}, ok is False but the report does not say that test_discount.py "
+                    "was changed: the model reads only the report, so name the file and say it changed"
+                )
         if not problems:
             project.reset()
             verify = VerifyBeforeDone(tests_pass)
@@ -155,4 +173,122 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
         problems.append(f"tests_pass() raised {type(error).__name__}: {error}")
     finally:
         project.reset()
-    return verdict("5.2", problems, "'done' now needs green tests that nobody edited.")
+    return verdict("5.3", problems, "'done' now needs green tests that nobody edited.")
+
+
+def _says_changed(report: str) -> bool:
+    """the report names the test file and says what happened to it"""
+    words = ("chang", "edit", "modif", "delet", "remov", "touch", "alter", "tamper")
+    return "test_discount.py" in report and any(w in report.lower() for w in words)
+
+
+# --- exercise 5.2: the job-offer agent, and a person who approves before anything is sent ------
+
+
+def _job_tools(outbox: list[str]) -> list[Any]:
+    """the job-offer agent's tools, as the lesson writes them, sending into `outbox`"""
+
+    @tool
+    def analyse_offer(text: str) -> str:
+        """List an offer's requirements."""
+        return json.dumps({"title": "Data engineer", "contact": "jobs@acme.example", "must": ["python"]})
+
+    @tool
+    def match_cv(requirements: dict) -> str:
+        """Compare the requirements with the CV."""
+        return json.dumps({"shown": ["python"], "missing": []})
+
+    @tool
+    def draft_application(requirements: dict, fit: dict) -> str:
+        """Write the application email. Nothing is sent."""
+        return json.dumps({"subject": "Application: Data engineer", "body": "Hello"})
+
+    @tool
+    def send_application(to: str, subject: str, body: str) -> str:
+        """Send the application email now."""
+        outbox.append(to)
+        return f"Sent to {to}."
+
+    return [analyse_offer, match_cv, draft_application, send_application]
+
+
+def _apply(
+    ask_first_class: type, answer: bool, tools: list[str], reason: str = "a person reviews every application"
+) -> tuple[AgentRun, list[str], list[str]]:
+    """one run of the job-offer agent guarded by the learner's class: (run, sent to, asked about)"""
+    outbox: list[str] = []
+    asked: list[str] = []
+
+    def decide(call: dict[str, Any]) -> Decision:
+        asked.append(call["function"]["name"])
+        return Decision(answer, "" if answer else reason)
+
+    guard = ask_first_class(decide, tools)
+    run = run_agent(
+        mock.client(JobApplicant()), "Apply to this offer.", _job_tools(outbox), guardrails=[guard]
+    )
+    return run, outbox, asked
+
+
+def check_ask_first(ask_first_class: type) -> Verdict:
+    """Exercise 5.2: AskFirst(decide, tools) asks decide(call) before a listed tool runs; a denial is refused"""
+    try:
+        guard = ask_first_class(lambda call: Decision(True), ["send_application"])
+    except Exception as error:  # the learner's code: report, don't crash the notebook
+        return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
+    if not isinstance(guard, Guardrail):
+        return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
+    problems: list[str] = []
+    try:
+        denied, denied_out, denied_asked = _apply(ask_first_class, False, ["send_application"])
+        approved, approved_out, approved_asked = _apply(ask_first_class, True, ["send_application"])
+        drafts, _, drafts_asked = _apply(ask_first_class, False, ["draft_application"], "drafts wait for Ana")
+    except Exception as error:
+        return verdict("5.2", [f"a run with AskFirst raised {type(error).__name__}: {error}"], "")
+    refusal = next((o for o in denied.observations if o.name == "send_application"), None)
+    if denied_out:
+        problems.append(
+            "the person said no, and the application was sent anyway: decide in before_tool, before "
+            "the tool runs, and return a refusal text when the decision is not approved"
+        )
+    elif denied.stop_reason != "answered":
+        problems.append(
+            f"after a denial the run ended with stop_reason {denied.stop_reason!r}: don't raise "
+            "StopRun, return the refusal so the model reads it and the run goes on"
+        )
+    elif refusal is None or "a person reviews every application" not in refusal.content:
+        problems.append(
+            "the refusal should carry the person's reason (decision.reason): the model reads it, "
+            "and a bare 'not allowed' does not tell it to leave the email as a draft"
+        )
+    if not denied_asked:
+        problems.append(
+            "decide was never asked: before a call of a tool in self.tools runs, call self.decide(call)"
+        )
+    elif denied_asked != ["send_application"] or approved_asked != ["send_application"]:
+        problems.append(
+            f"with tools=['send_application'], decide was asked about {denied_asked}: ask once, "
+            "only for the tools in the list, and never for the harmless ones"
+        )
+    if not denied_out and approved_out != ["jobs@acme.example"]:
+        problems.append(
+            "the person approved, but send_application did not run: return None when "
+            "decision.approved is true"
+        )
+    if drafts_asked[:1] != ["draft_application"] or any(
+        o.name == "send_application" for o in drafts.observations
+    ):
+        problems.append(
+            "with tools=['draft_application'], the draft was not stopped: use the names in "
+            "self.tools, don't write 'send_application' into the guard"
+        )
+    elif not any(
+        "drafts wait for Ana" in o.content for o in drafts.observations if o.name == "draft_application"
+    ):
+        problems.append(
+            "with another person's reason ('drafts wait for Ana'), the refusal did not carry it: "
+            "put decision.reason in the refusal, don't write the reason into the guard"
+        )
+    return verdict(
+        "5.2", problems, "nothing is sent until a person says yes, and a no comes back with its reason."
+    )

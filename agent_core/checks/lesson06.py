@@ -14,7 +14,7 @@ from ..mock.tokens import count_text
 from ..trace import Trace
 from . import Verdict, verdict
 
-__all__ = ["check_cumulative_input", "check_keep_lines", "check_split"]
+__all__ = ["check_token_rows", "check_keep_lines", "check_split"]
 
 
 def _sample_traces() -> list[Trace]:
@@ -26,42 +26,67 @@ def _sample_traces() -> list[Trace]:
     return [long_run.trace, short.trace]
 
 
-def check_cumulative_input(cumulative_input: Callable[[Trace], list[int]]) -> Verdict:
-    """Exercise 6.1: the running total of input tokens, one number per model call"""
+def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
+    """Exercise 6.1: the token ledger, one (prompt, completion, cumulative input) row per model call"""
     problems: list[str] = []
     for trace in _sample_traces():
-        expected = [row.cumulative_input for row in token_ledger(trace).rows]
+        expected = [(row.prompt, row.completion, row.cumulative_input) for row in token_ledger(trace).rows]
         try:
-            got = cumulative_input(trace)
+            got = token_rows(trace)
         except Exception as error:  # the learner's code: report, don't crash the notebook
-            return verdict("6.1", [f"cumulative_input() raised {type(error).__name__}: {error}"], "")
-        if not isinstance(got, list) or not all(isinstance(n, int) for n in got):
-            problems.append(f"return a list of ints, one per model call; got {got!r:.80}")
+            return verdict("6.1", [f"token_rows() raised {type(error).__name__}: {error}"], "")
+        if not isinstance(got, list) or not all(
+            isinstance(row, tuple) and len(row) == 3 and all(isinstance(n, int) for n in row) for row in got
+        ):
+            problems.append(
+                f"return a list of (prompt, completion, cumulative_input) tuples of ints; got {got!r:.80}"
+            )
             break
         if len(got) != len(expected):
             problems.append(
-                f"a trace with {len(expected)} model calls needs {len(expected)} numbers; "
-                f"you returned {len(got)}"
+                f"a trace with {len(expected)} model calls needs {len(expected)} rows; you returned {len(got)}"
             )
             break
-        prompts = [turn.usage["prompt_tokens"] for turn in trace]
-        both = [turn.usage["total_tokens"] for turn in trace]
         if got == expected:
             continue
-        if got == prompts:
+        usage = [turn.usage for turn in trace]
+        prompts = [u["prompt_tokens"] for u in usage]
+        completions = [u["completion_tokens"] for u in usage]
+        totals = [row[2] for row in got]
+        if [row[0] for row in got] == [u["total_tokens"] for u in usage]:
             problems.append(
-                "these are each call's own prompt_tokens; return the running total instead: "
-                "the number for call 2 is call 1's prompt_tokens plus call 2's"
+                "the first number is usage['total_tokens']; a call's prompt is usage['prompt_tokens']"
             )
-        elif got[:1] == both[:1]:
-            problems.append("you counted completion tokens too: cumulative input adds up prompt_tokens only")
-        else:
-            wrong = next(i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b)
+        elif [row[:2] for row in got] == list(zip(completions, prompts, strict=True)):
             problems.append(
-                f"after call {wrong + 1} the total should be {expected[wrong]:,}, not {got[wrong]:,}"
+                "prompt and completion are swapped: a row is (prompt_tokens, completion_tokens, total)"
+            )
+        elif [row[:2] for row in got] != list(zip(prompts, completions, strict=True)):
+            problems.append("read each call's prompt and completion from turn.usage, in the trace's order")
+        elif totals == prompts:
+            problems.append(
+                "the third number is each call's own prompt_tokens; it should be the running total: "
+                "call 2's is call 1's prompt_tokens plus call 2's"
+            )
+        elif totals == [sum(prompts[: i + 1]) + sum(completions[: i + 1]) for i in range(len(got))]:
+            problems.append("you counted completion tokens too: cumulative input adds up prompt_tokens only")
+        elif totals == [sum(prompts[:i]) for i in range(len(got))]:
+            problems.append(
+                "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
+            )
+        else:
+            wrong = next(
+                i for i, (a, b) in enumerate(zip(totals, [e[2] for e in expected], strict=True)) if a != b
+            )
+            problems.append(
+                f"after call {wrong + 1} the running input total should be {expected[wrong][2]:,}, not {totals[wrong]:,}"
             )
         break
-    return verdict("6.1", problems, "your running totals match the ledger, call by call.")
+    return verdict(
+        "6.1",
+        problems,
+        "your ledger matches, call by call: what each call read, wrote, and the running total.",
+    )
 
 
 def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
+from .caching import PromptCache
 from .model import answer
 from .policy import Policy
 from .protocol import ProtocolError
@@ -122,8 +123,14 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     return request
 
 
-def respond_messages(policy: Policy, body: bytes, *, check_protocol: bool = True) -> Response:
-    """status, headers and body bytes for one POST /v1/messages, answered by `policy`"""
+def respond_messages(
+    policy: Policy, body: bytes, *, check_protocol: bool = True, cache: PromptCache | None = None
+) -> Response:
+    """status, headers and body bytes for one POST /v1/messages, answered by `policy`
+
+    cache: the model's PromptCache; with it, a request with cache_control breakpoints gets
+    cache_creation_input_tokens and cache_read_input_tokens in its usage.
+    """
     try:
         request = json.loads(body or b"null")
     except ValueError:
@@ -143,6 +150,9 @@ def respond_messages(policy: Policy, body: bytes, *, check_protocol: bool = True
         return _json(error.status, AnthropicError(error.message, hint=error.hint, status=error.status,
                                                   type=kind).body())
     message = anthropic_message(completion)
+    cached = cache.anthropic_usage(request, message["usage"]["input_tokens"]) if cache is not None else None
+    if cached:  # the real API always reports both fields; the mock only when cache_control was used
+        message["usage"].update(cached)
     if request.get("stream"):
         return 200, {"content-type": "text/event-stream"}, message_events(message)
     return _json(200, message)

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx2
 
+from .caching import PromptCache
 from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .request_options import honour, policy_view
@@ -43,6 +44,7 @@ class MockModel:
         self.check_protocol = check_protocol  # the real API's protocol checks
         self.reject_unknown_fields = reject_unknown_fields  # also refuse unknown message fields, like some OpenAI-compatible servers
         self.responses = ResponsesEndpoint(self.respond, check_protocol=check_protocol)  # POST /v1/responses, via this chat path
+        self.cache = PromptCache()  # the prefixes this model has seen: usage reports cached_tokens
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
@@ -80,6 +82,9 @@ class MockModel:
             completion = answer(self.policy, request)
         except ProtocolError as error:
             return _error_response(error)
+        cached = self.cache.cached_tokens(request["messages"], request.get("tools"))
+        if cached:  # the real API always sends prompt_tokens_details; the mock only when something was cached
+            completion["usage"]["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
             return 200, {"content-type": "text/event-stream"}, to_event_stream(completion, include_usage)

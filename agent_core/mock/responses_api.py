@@ -227,7 +227,10 @@ def build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str
         "truncation": body.get("truncation") or "disabled",
         "usage": {
             "input_tokens": usage["prompt_tokens"],
-            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "input_tokens_details": {
+                "cached_tokens": usage.get("prompt_tokens_details", {}).get("cached_tokens", 0),
+                "cache_write_tokens": 0,
+            },
             "output_tokens": usage["completion_tokens"],
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": usage["total_tokens"],

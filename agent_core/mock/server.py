@@ -253,7 +253,12 @@ class MockServer:
                     }
                 )
             return status, headers, content
-        return respond_messages(policy, body, check_protocol=getattr(self.model, "check_protocol", True))
+        return respond_messages(
+            policy,
+            body,
+            check_protocol=getattr(self.model, "check_protocol", True),
+            cache=getattr(self.model, "cache", None),
+        )
 
     def _refuse(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes
