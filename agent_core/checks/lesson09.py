@@ -449,7 +449,7 @@ def _answer_problems(
                 f"{name}: your loop stopped after {made} model call(s) although the last reply's stop_reason "
                 "was 'tool_use': go on while stop_reason == 'tool_use', whatever text the reply also holds"
             ]
-        return [f"{name}: expected {calls} model calls, your loop made {made}"]
+        return [f"{name}: expected {calls} model call{'s' * (calls != 1)}, your loop made {made}"]
     if outcome["returned"] != _final_text(outcome):
         return [
             f"{name}: return the text of the last reply, {_final_text(outcome)!r}; "

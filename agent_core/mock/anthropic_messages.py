@@ -1,4 +1,4 @@
-"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 08).
+"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 09).
 
 POST /v1/messages is checked against Anthropic's rules, translated to Chat Completions with
 agent_core.formats, answered by the same policy as every other request, and translated back.
