@@ -204,6 +204,20 @@ def no_cap(client, task, tools, functions, max_turns=6):
                                                       for r in default(functions, b)]})
 
 
+def caps_tool_calls(client, task, tools, functions, max_turns=6):
+    """counts tool calls against max_turns, not model calls"""
+    messages, used = [{"role": "user", "content": task}], 0
+    while used < max_turns:
+        response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return "".join(b.text for b in response.content if b.type == "text")
+        results = [r for b in response.content if b.type == "tool_use" for r in default(functions, b)]
+        used += len(results)
+        messages.append({"role": "user", "content": results})
+    raise RuntimeError("no answer")
+
+
 def returns_at_cap(client, task, tools, functions, max_turns=6):
     """stops at the cap but returns quietly, as if the run had ended well"""
     try:
@@ -250,6 +264,7 @@ WRONG_LOOPS = {
         lambda *a, **k: loop(*a, **k, turns=lambda m: m - 1),
         "your loop made 2",
     ),
+    "max_turns counted in tool calls": (caps_tool_calls, "max_turns=3: make exactly max_turns model calls"),
     "returns quietly at the cap": (returns_at_cap, "raise RuntimeError; it returned 'I could not finish.'"),
     "tools sent on the first call only": (
         lambda *a, **k: loop(*a, **k, tools_after=False),

@@ -460,7 +460,10 @@ def _answer_problems(
 
 def _cap_problems(run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
     name = f"a model that never stops asking, max_turns={max_turns}"
-    outcome = _run(run_on_anthropic, lambda request: mock.call("add", a=1, b=1), "1 + 1, for ever", max_turns)
+    always_two = mock.calls(
+        mock.call("add", a=1, b=1), mock.call("add", a=2, b=2)
+    )  # a cap on tool calls stops early
+    outcome = _run(run_on_anthropic, lambda request: always_two, "1 + 1 and 2 + 2, for ever", max_turns)
     made = len(outcome["recorder"].requests)
     if outcome["recorder"].runaway:
         return [f"{name}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls. Cap it"]
