@@ -294,3 +294,11 @@ def test_the_empty_stub_is_refused_without_raising(capsys):
 
     assert not check_anthropic_loop(stub)
     assert "expected 3 model calls, your loop made 0" in capsys.readouterr().out
+
+
+def test_a_loop_with_the_wrong_parameters_is_reported_not_raised(capsys):
+    def without_max_turns(client, task, tools, functions):
+        return None
+
+    assert not check_anthropic_loop(without_max_turns)
+    assert "your function raised TypeError" in capsys.readouterr().out
