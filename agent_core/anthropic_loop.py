@@ -40,6 +40,7 @@ def run_on_anthropic(
             results.append(
                 {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
             )
-        # every result of the turn in ONE user message: split results teach the model to stop calling in parallel
+        # every result of the turn in ONE user message, a failure with is_error: split results teach the
+        # model to stop calling in parallel (platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use)
         messages.append({"role": "user", "content": results})
     raise RuntimeError(f"no final answer after {max_turns} model calls")
