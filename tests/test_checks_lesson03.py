@@ -1,28 +1,76 @@
-"""Lesson 03's exercise checks: they pass the solutions and say what is wrong with the stubs."""
+"""Lesson 03's exercise checks: they pass the solutions and name what is wrong in tempting wrong answers."""
 
+import inspect
 import json
 
+import pytest
+
 from agent_core.checks.lesson03 import check_honest_tool, check_safe_dispatch
+from agent_core.dispatch import ToolRegistry
 
 
-def safe_dispatch(functions, call):
+def fits(value, annotation):
+    """does a JSON value suit a parameter's type hint? (JSON true is not a number)"""
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation in (str, bool, list, dict):
+        return isinstance(value, annotation)
+    return True
+
+
+def safe_dispatch(functions, call, *, fits=fits):
+    """the solution of Exercise 3.1, as in solutions/03_dispatcher.ipynb"""
     name = call["function"]["name"]
 
     def answer(content):
         return {"role": "tool", "tool_call_id": call["id"], "content": content}
 
     if name not in functions:
-        return answer(
-            f"ERROR: there is no tool named {name!r}. The available tools are: {', '.join(functions)}."
-        )
+        return answer(f"ERROR: there is no tool named {name!r}. The tools are: {', '.join(functions)}.")
+    function = functions[name]
     try:
         arguments = json.loads(call["function"]["arguments"])
     except json.JSONDecodeError as error:
-        return answer(f"ERROR: the arguments for {name!r} are not valid JSON: {error}.")
+        return answer(f"ERROR: the arguments for {name} are not valid JSON ({error}).")
+    if not isinstance(arguments, dict):
+        return answer(f"ERROR: the arguments for {name} must be a JSON object, not {arguments!r}.")
+    parameters = inspect.signature(function).parameters
+    wrong = [f"{key!r} is not a parameter" for key in arguments if key not in parameters]
+    for parameter in parameters.values():
+        if parameter.name not in arguments:
+            if parameter.default is inspect.Parameter.empty:
+                wrong.append(f"{parameter.name!r} is missing")
+        elif not fits(arguments[parameter.name], parameter.annotation):
+            expected = getattr(parameter.annotation, "__name__", parameter.annotation)
+            wrong.append(f"{parameter.name!r} should be {expected}, not {arguments[parameter.name]!r}")
+    if wrong:
+        return answer(f"ERROR: wrong arguments for {name}: {'; '.join(wrong)}.")
+    try:
+        result = function(**arguments)
+    except Exception as error:
+        return answer(f"ERROR: {name} raised {type(error).__name__}: {error}")
+    return answer(result if isinstance(result, str) else json.dumps(result))
+
+
+def no_validation(functions, call):
+    """catches each stage apart, but never checks the arguments against the type hints"""
+    name = call["function"]["name"]
+
+    def answer(content):
+        return {"role": "tool", "tool_call_id": call["id"], "content": content}
+
+    if name not in functions:
+        return answer(f"ERROR: there is no tool named {name!r}. The tools are: {', '.join(functions)}.")
+    try:
+        arguments = json.loads(call["function"]["arguments"])
+    except json.JSONDecodeError as error:
+        return answer(f"ERROR: the arguments for {name} are not valid JSON: {error}.")
     try:
         result = functions[name](**arguments)
     except Exception as error:
-        return answer(f"ERROR: the tool {name!r} raised {type(error).__name__}: {error}.")
+        return answer(f"ERROR: {name} raised {type(error).__name__}: {error}.")
     return answer(result if isinstance(result, str) else json.dumps(result))
 
 
@@ -35,52 +83,135 @@ def tiny_dispatch(functions, call):
     return {"role": "tool", "tool_call_id": call["id"], "content": content}
 
 
+def catch_all(functions, call):
+    """one message for every failure, stuffed with everything any failure might need"""
+    try:
+        function = functions[call["function"]["name"]]
+        arguments = json.loads(call["function"]["arguments"])
+        for key, value in arguments.items():
+            if not fits(value, inspect.signature(function).parameters[key].annotation):
+                raise TypeError(
+                    f"{key!r} should be {inspect.signature(function).parameters[key].annotation.__name__}"
+                )
+        result = function(**arguments)
+        content = result if isinstance(result, str) else json.dumps(result)
+    except Exception as error:
+        content = (
+            f"ERROR: {type(error).__name__}: {error}. The tool may be unknown (the tools are "
+            f"{', '.join(functions)}), the arguments may not be valid JSON, or one may be missing."
+        )
+    return {"role": "tool", "tool_call_id": call["id"], "content": content}
+
+
+def bool_is_an_int(functions, call):
+    return safe_dispatch(functions, call, fits=lambda value, annotation: isinstance(value, annotation))
+
+
+def float_means_float(functions, call):
+    def strict(value, annotation):
+        return isinstance(value, float) if annotation is float else fits(value, annotation)
+
+    return safe_dispatch(functions, call, fits=strict)
+
+
+def lesson_tools_listed(functions, call):
+    message = safe_dispatch(functions, call)
+    if "no tool named" in message["content"]:
+        message["content"] = "ERROR: no such tool. The tools are: add, divide, get_weather, get_forecast."
+    return message
+
+
+def json_for_everything(functions, call):
+    message = safe_dispatch(functions, call)
+    if not message["content"].startswith("ERROR: "):
+        message["content"] = json.dumps(
+            json.loads(message["content"]) if message["content"][:1] in "[{0123456789" else message["content"]
+        )
+    return message
+
+
+def no_type_name(functions, call):
+    message = safe_dispatch(functions, call)
+    message["content"] = message["content"].replace("ZeroDivisionError", "an error")
+    return message
+
+
+def raising(functions, call):
+    result = functions[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
+    return {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
+
+
+def wrong_shape(functions, call):
+    return "6"
+
+
+def wrong_id(functions, call):
+    return {**safe_dispatch(functions, call), "tool_call_id": "call_0"}
+
+
 def test_check_safe_dispatch_passes_the_solution(capsys):
     assert check_safe_dispatch(safe_dispatch)
     assert "✓ Exercise 3.1" in capsys.readouterr().out
 
 
-def test_check_safe_dispatch_explains_each_weakness_of_the_tiny_dispatcher(capsys):
-    assert not check_safe_dispatch(tiny_dispatch)
+def test_check_safe_dispatch_passes_the_library_s_dispatcher(capsys):
+    assert check_safe_dispatch(lambda functions, call: ToolRegistry(functions.values()).dispatch(call))
+
+
+@pytest.mark.parametrize(
+    ("wrong", "explanations"),
+    [
+        (
+            no_validation,
+            [
+                'add({"a": "4", "b": "2"}): the tool ran with arguments its type hints forbid ("4" + "2" is "42"',
+                'get_weather({"city": 5}): the tool ran with arguments its type hints forbid',
+                "refuse the call with an error that should name the argument 'b' and the type it should be (int)",
+            ],
+        ),
+        (
+            tiny_dispatch,
+            [
+                "a string result goes back as it is, not as JSON",
+                'sum({"a": 4, "b": 2}): the content should start with \'ERROR: \' and say the tool is unknown',
+                "say the arguments are not valid JSON",
+                'divide({"a": 1, "b": 0}): the content should start with \'ERROR: \'',
+            ],
+        ),
+        (
+            catch_all,
+            [
+                "which lists every tool as if the tool were unknown",
+                "which talks about JSON though the JSON was fine",
+            ],
+        ),
+        (bool_is_an_int, ["in Python bool is a subclass of int: isinstance(True, int) is True"]),
+        (float_means_float, ["a whole number is a fine value for a float parameter"]),
+        (lesson_tools_listed, ["list the tools in `functions`, not a list written in advance"]),
+        (json_for_everything, ["a string result goes back as it is, not as JSON: send 'light rain, 18°C'"]),
+        (no_type_name, ["'ZeroDivisionError' missing from"]),
+        (raising, ["safe_dispatch raised KeyError: 'sum'; return an error observation instead"]),
+        (wrong_shape, ["return a tool message {'role': 'tool', ...}, not '6'"]),
+        (wrong_id, ["tool_call_id should be the call's id 'call_1'"]),
+    ],
+    ids=lambda value: getattr(value, "__name__", ""),
+)
+def test_check_safe_dispatch_rejects_each_wrong_answer_naming_its_fault(capsys, wrong, explanations):
+    assert not check_safe_dispatch(wrong)
     out = capsys.readouterr().out
-    assert "a string result goes back as it is, not as JSON" in out
-    assert "name every tool that exists (add, divide, get_weather, get_forecast)" in out
-    assert "say the arguments are not valid JSON" in out
-    assert 'divide({"a": 1, "b": 0}): the content should start with \'ERROR: \'' in out
-    assert "add({\"a\": 4}): the content should start with 'ERROR: '" in out
+    for explanation in explanations:
+        assert explanation in out
 
 
-def test_check_safe_dispatch_names_what_an_error_leaves_out(capsys):
-    def no_type_name(functions, call):
+def test_the_same_message_for_two_kinds_of_failure_is_named(capsys):
+    def same_words(functions, call):
         message = safe_dispatch(functions, call)
-        message["content"] = message["content"].replace("ZeroDivisionError", "an error")
+        if message["content"].startswith("ERROR: ") and "no tool named" not in message["content"]:
+            message["content"] = "ERROR: that call did not work."
         return message
 
-    assert not check_safe_dispatch(no_type_name)
-    assert "'ZeroDivisionError' missing from" in capsys.readouterr().out
-
-
-def test_check_safe_dispatch_reports_exceptions_shapes_and_ids(capsys):
-    def raising(functions, call):
-        return {
-            "role": "tool",
-            "tool_call_id": call["id"],
-            "content": json.dumps(functions[call["function"]["name"]](0, 1)),
-        }
-
-    def wrong_shape(functions, call):
-        return "6"
-
-    def wrong_id(functions, call):
-        return {**safe_dispatch(functions, call), "tool_call_id": "call_0"}
-
-    assert not check_safe_dispatch(raising)
-    assert not check_safe_dispatch(wrong_shape)
-    assert not check_safe_dispatch(wrong_id)
-    out = capsys.readouterr().out
-    assert "safe_dispatch raised KeyError: 'sum'; return an error observation instead" in out
-    assert "return a tool message {'role': 'tool', ...}, not '6'" in out
-    assert "tool_call_id should be the call's id 'call_1'" in out
+    assert not check_safe_dispatch(same_words)
+    assert "got the same message 'ERROR: that call did not work.'" in capsys.readouterr().out
 
 
 def book_table(day: str, people: int) -> str:
@@ -143,7 +274,20 @@ def test_check_honest_tool_wants_type_hints(capsys):
     assert not check_honest_tool(no_hints)
     assert not check_honest_tool(text_people)
     out = capsys.readouterr().out
-    assert (
-        "the registry cannot take book_table: parameter 'day' of no_hints() has no type hint" in out
-    )
+    assert "the registry cannot take book_table: parameter 'day' of no_hints() has no type hint" in out
     assert "give `people` the type hint int, so its schema says 'integer'" in out
+
+
+def test_a_missing_argument_left_to_python_s_type_error_is_named(capsys):
+    def lets_python_find_it(functions, call):
+        message = safe_dispatch(functions, call)
+        if "'b' is missing" in message["content"]:
+            message["content"] = (
+                "ERROR: add raised TypeError: add() missing 1 required positional argument: 'b'"
+            )
+        return message
+
+    assert not check_safe_dispatch(lets_python_find_it)
+    assert (
+        "a missing argument is the model's mistake, not an exception in the tool" in capsys.readouterr().out
+    )

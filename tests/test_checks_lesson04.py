@@ -1,4 +1,4 @@
-"""Lesson 04's exercise checks: they pass the solutions and say exactly what is wrong otherwise."""
+"""Lesson 04's exercise checks: they pass the solutions and name what is wrong in tempting wrong answers."""
 
 import pytest
 
@@ -53,12 +53,14 @@ def test_predictions_must_be_a_dict(capsys):
     assert "should be a dict" in capsys.readouterr().out
 
 
-# --- Exercise 4.2 ---------------------------------------------------------------------------
+# --- Exercise 4.1: the loop -----------------------------------------------------------------
 
 
 def make_run(
     *,
     offer_tools=True,
+    tools_after_first=True,
+    stop_when="no tool_calls",
     append_reply=True,
     answer_every_call=True,
     stop_on_text=True,
@@ -71,18 +73,22 @@ def make_run(
 
     def my_run(client, task, registry, max_turns=10):
         messages = [{"role": "user", "content": task}]
-        options = {"tools": registry.definitions} if offer_tools else {}
         made = 0
         while not cap or made < max_turns - turns_short:
             made += 1
-            response = client.chat.completions.create(
-                model="mock-model", messages=messages, **options
-            )
+            offer = offer_tools and (tools_after_first or made == 1)
+            options = {"tools": registry.definitions} if offer else {}
+            response = client.chat.completions.create(model="mock-model", messages=messages, **options)
             message = assistant_message(response)
             if append_reply:
                 messages.append(message)
             calls = tool_calls_of(message)
-            if not calls:
+            finished = {
+                "no tool_calls": not calls,
+                "finish_reason": response.choices[0].finish_reason != "tool_calls",
+                "content": message["content"] is not None,
+            }[stop_when]
+            if finished:
                 if stop_on_text:
                     return message["content"], messages, "answered"
                 continue
@@ -119,16 +125,31 @@ def test_the_stub_is_told_to_keep_going(capsys):
 @pytest.mark.parametrize(
     ("broken", "explanation"),
     [
+        (
+            dict(tools_after_first=False),
+            "model call 2 was sent without tools. The model only knows the tools of the request",
+        ),
+        (dict(cap=False), "max_turns=4) kept calling the model"),
+        (dict(turns_short=1), "gave up after 3 model call(s): max_turns=4 allows 4 model calls"),
+        (dict(turns_short=-1), "my_run made 5 model calls: stop after max_turns model calls"),
+        (
+            dict(stop_when="finish_reason"),
+            "Its reply had tool_calls and finish_reason 'stop': a reply asks for tools when it has "
+            "tool_calls, whatever finish_reason says",
+        ),
+        (
+            dict(stop_when="content"),
+            "Its reply had text beside its tool_calls: a reply asks for tools when it has "
+            "tool_calls, even with text",
+        ),
         (dict(answer_every_call=False), "Every tool call needs its own tool message"),
         (dict(append_reply=False), "Append the assistant message, with its tool_calls"),
-        (dict(offer_tools=False), "the request offered no tools"),
+        (dict(offer_tools=False), "the requests offered no tools"),
         (
             dict(stop_on_text=False),
             "model call 3 answered in text (no tool calls), but my_run called the model again",
         ),
         (dict(stop_on_text=False, cap=False), "kept calling the model"),
-        (dict(cap=False), "max_turns=4) kept calling the model"),
-        (dict(turns_short=1), "gave up after 3 model call(s): max_turns=4 allows 4 model calls"),
         (dict(cap_reason="answered"), "stop_reason should be 'max_turns'; got 'answered'"),
         (dict(cap_answer=None), "the answer should be an honest message"),
     ],
@@ -145,10 +166,7 @@ def test_the_answer_and_stop_reason_of_a_finished_run_are_checked(capsys):
 
     assert not check_my_run(wrong_answer)
     out = capsys.readouterr().out
-    assert (
-        "the answer should be the text of the model's last reply, '5 + 8/12 = 5.666666666666667'"
-        in out
-    )
+    assert "the answer should be the text of the model's last reply, '5 + 8/12 = 5.666666666666667'" in out
     assert "stop_reason should be 'answered' when the model answered; got 'finished'" in out
 
 
@@ -167,3 +185,63 @@ def test_a_wrong_shape_or_an_exception_is_reported_not_raised(capsys):
     out = capsys.readouterr().out
     assert "should return (answer, messages, stop_reason); it returned '6'" in out
     assert "raised ZeroDivisionError: division by zero" in out
+
+
+def test_a_cap_on_tool_calls_instead_of_model_calls_is_named(capsys):
+    def counts_tool_calls(client, task, registry, max_turns=10):
+        messages, used = [{"role": "user", "content": task}], 0
+        while used < max_turns:
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+            for call in tool_calls_of(message):
+                messages.append(registry.dispatch(call))
+                used += 1
+        return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+    assert not check_my_run(counts_tool_calls)
+    assert (
+        "gave up after 2 model call(s): max_turns=4 allows 4 model calls (count model calls, not loop steps or tool calls)"
+        in (capsys.readouterr().out)
+    )
+
+
+def test_leaving_the_last_calls_unanswered_at_the_cap_is_named(capsys):
+    def drops_the_last_calls(client, task, registry, max_turns=10):
+        messages = [{"role": "user", "content": task}]
+        for turn in range(max_turns):
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+            if turn < max_turns - 1:
+                messages += registry.dispatch_all(tool_calls_of(message))
+        return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+    assert not check_my_run(drops_the_last_calls)
+    assert "Answer every call, even on the last turn" in capsys.readouterr().out
+
+
+def test_parallel_calls_answered_out_of_order_are_named(capsys):
+    def last_call_first(client, task, registry, max_turns=10):
+        messages = [{"role": "user", "content": task}]
+        for _ in range(max_turns):
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+            messages += [registry.dispatch(call) for call in reversed(tool_calls_of(message))]
+        return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+    assert not check_my_run(last_call_first)
+    assert "Run the calls of a reply in the order they came" in capsys.readouterr().out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import openai
@@ -42,7 +43,7 @@ def divide(a: float, b: float) -> float:
 
 ARITHMETIC_TOOLS = {t.name: t for t in (add, subtract, multiply, divide)}
 
-# (expression, tools offered): the cases Exercise 4.1 asks about
+# (expression, tools offered): the cases Exercise 4.2 asks about
 PREDICTION_CASES = (
     ("2*3 + 4", ("add", "multiply")),
     ("(1 + 2) * (3 + 4)", ("add", "multiply")),
@@ -62,14 +63,14 @@ _FEWER = (
 )
 
 
-# --- Exercise 4.1 ---------------------------------------------------------------------------
+# --- Exercise 4.2 ---------------------------------------------------------------------------
 
 
 def check_predictions(predictions: Any) -> Verdict:
-    """Exercise 4.1: predicted model calls per (expression, tools), compared with real runs"""
+    """Exercise 4.2: predicted model calls per (expression, tools), compared with real runs"""
     if not isinstance(predictions, dict):
         return verdict(
-            "4.1",
+            "4.2",
             [
                 f"predictions should be a dict {{(expression, tools): calls}}, not {type(predictions).__name__}"
             ],
@@ -103,7 +104,7 @@ def check_predictions(predictions: Any) -> Verdict:
         elif predicted > actual:
             problems.append(f"{where}: you predicted {predicted}; {_FEWER}")
     return verdict(
-        "4.1",
+        "4.2",
         problems,
         f"all {len(predictions)} predictions match the runs: model calls = depth of the "
         "dependency tree over the offered tools + 1.",
@@ -126,7 +127,7 @@ def _model_calls(expression: str, names: tuple[str, ...]) -> int:
     return run_agent(mock.client(mock.Calculator()), expression, registry).model_calls
 
 
-# --- Exercise 4.2 ---------------------------------------------------------------------------
+# --- Exercise 4.1 ---------------------------------------------------------------------------
 
 
 class _Limited(mock.Policy):
@@ -143,16 +144,48 @@ class _Limited(mock.Policy):
 
 
 class _CountForever(mock.Policy):
-    """a model that never answers: it keeps asking to add 1 to its last result"""
+    """a model that never answers: it keeps asking to count on, two additions at a time"""
 
-    def reply(self, request: dict[str, Any]) -> mock.ToolCall:
+    def reply(self, request: dict[str, Any]) -> mock.Reply:
         results = list(mock.tool_results(request).values())
-        return mock.call("add", a=int(results[-1]) if results else 0, b=1)
+        last = int(results[-1]) if results else 0
+        return mock.calls(mock.call("add", a=last, b=1), mock.call("add", a=last + 1, b=1))
 
 
-_SCENARIOS = (  # task, tools, model calls, answer
-    ("5 + 8/12", ("add", "divide"), 3, "5 + 8/12 = 5.666666666666667"),
-    ("Suma 4+2 y suma 7+8", ("add",), 2, "4 + 2 = 6\n7 + 8 = 15"),
+class _Reworded(mock.Policy):
+    """another policy, whose replies that ask for tools also carry a finish_reason or some text"""
+
+    def __init__(self, policy: mock.Policy, *, finish_reason: str | None = None, content: str | None = None):
+        self.policy, self.finish_reason, self.content = policy, finish_reason, content
+
+    def reply(self, request: dict[str, Any]) -> mock.Reply:
+        reply = mock.as_reply(self.policy.reply(request))
+        if not reply.tool_calls:
+            return reply
+        return replace(reply, finish_reason=self.finish_reason or reply.finish_reason, content=self.content)
+
+
+_ANSWER = "5 + 8/12 = 5.666666666666667"
+# (task, tools, policy, model calls, answer, how the replies differ from a plain calculator)
+_SCENARIOS = (
+    ("5 + 8/12", ("add", "divide"), mock.Calculator, 3, _ANSWER, ""),
+    ("Suma 4+2 y suma 7+8", ("add",), mock.Calculator, 2, "4 + 2 = 6\n7 + 8 = 15", ""),
+    (
+        "5 + 8/12",
+        ("add", "divide"),
+        lambda: _Reworded(mock.Calculator(), finish_reason="stop"),
+        3,
+        _ANSWER,
+        ' (its replies with tool calls say finish_reason "stop", as a forced tool_choice does)',
+    ),
+    (
+        "5 + 8/12",
+        ("add", "divide"),
+        lambda: _Reworded(mock.Calculator(), content="Let me work that out."),
+        3,
+        _ANSWER,
+        " (its replies with tool calls also carry text)",
+    ),
 )
 _CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios
 _RUNAWAY_TURNS = 4  # max_turns passed in the runaway scenario
@@ -160,16 +193,16 @@ _EXTRA_CALLS = 6  # calls the check allows past max_turns before it stops a loop
 
 
 def check_my_run(my_run: Callable[..., Any]) -> Verdict:
-    """Exercise 4.2: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)"""
+    """Exercise 4.1: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)"""
     problems = []
-    for task, names, calls, answer in _SCENARIOS:
-        problems += _check_answers(my_run, task, names, calls, answer)
+    for task, names, policy, calls, answer, how in _SCENARIOS:
+        problems += _check_answers(my_run, task, names, policy(), calls, answer, how)
         if problems:  # one scenario's problems at a time: the later ones usually repeat them
             break
     if not problems:
         problems += _check_cap(my_run)
     return verdict(
-        "4.2",
+        "4.1",
         problems,
         "my_run answers with the model's final text, answers every tool call, and stops at "
         "max_turns with an honest message.",
@@ -227,20 +260,33 @@ def _refused(where: str, error: openai.APIStatusError, calls: int) -> str:
 
 
 def _check_answers(
-    my_run: Callable[..., Any], task: str, names: tuple[str, ...], calls: int, answer: str
+    my_run: Callable[..., Any],
+    task: str,
+    names: tuple[str, ...],
+    policy: mock.Policy,
+    calls: int,
+    answer: str,
+    how: str,
 ) -> list[str]:
-    client, result, problems = _attempt(my_run, mock.Calculator(), task, names, _CALCULATOR_TURNS)
+    client, result, problems = _attempt(my_run, policy, task, names, _CALCULATOR_TURNS)
     if problems:
         return problems
     got_answer, messages, stop_reason = result
     trace = client.trace
-    where = f"for {task!r} with {', '.join(names)}"
+    where = f"for {task!r} with {', '.join(names)}{how}"
     if not len(trace):
         return [f"{where}: my_run never called the model"]
-    if "tools" not in trace[0].request:
+    toolless = [turn.index + 1 for turn in trace if not turn.request.get("tools")]
+    if len(toolless) == len(trace):
         problems.append(
-            f"{where}: the request offered no tools, so the model did everything in its head. "
+            f"{where}: the requests offered no tools, so the model did everything in its head. "
             "Pass tools=registry.definitions to every model call"
+        )
+    elif toolless:
+        problems.append(
+            f"{where}: model call {toolless[0]} was sent without tools. The model only knows the "
+            "tools of the request it is reading, so it did the rest in its head: pass "
+            "tools=registry.definitions to every model call, not only the first"
         )
     early_text = [
         i + 1 for i, turn in enumerate(trace.turns[:-1]) if not (turn.reply or {}).get("tool_calls")
@@ -253,9 +299,11 @@ def _check_answers(
     elif len(trace) < calls and (trace[-1].reply or {}).get("tool_calls"):
         problems.append(
             f"{where}: my_run stopped after {len(trace)} model call(s) while the model was still "
-            "asking for tools. Run them, append the results and call the model again, until a "
-            "reply has no tool calls"
+            f"asking for tools. {_still_asking(trace[-1])}Run them, append the results and call "
+            "the model again, until a reply has no tool calls"
         )
+    elif len(trace) != calls and not problems:
+        problems.append(f"{where}: my_run made {len(trace)} model calls; this task takes {calls}")
     if problems:
         return problems
     if got_answer != answer:
@@ -267,10 +315,9 @@ def _check_answers(
         problems.append(
             f"{where}: stop_reason should be 'answered' when the model answered; got {stop_reason!r}"
         )
+    problems += _answer_order(where, trace[-1].messages)
     if not isinstance(messages, list):
-        problems.append(
-            f"{where}: messages should be the list of messages; got {type(messages).__name__}"
-        )
+        problems.append(f"{where}: messages should be the list of messages; got {type(messages).__name__}")
     elif len(messages) != len(trace[-1].messages) + 1 or _role(messages[-1]) != "assistant":
         problems.append(
             f"{where}: messages should hold the whole conversation: the {len(trace[-1].messages)} "
@@ -278,6 +325,35 @@ def _check_answers(
             "message(s)"
         )
     return problems
+
+
+def _answer_order(where: str, sent: list[dict[str, Any]]) -> list[str]:
+    """the tool messages after each assistant message answer its calls in the order they came"""
+    for position, message in enumerate(sent):
+        asked = [call["id"] for call in message.get("tool_calls") or []]
+        answered = [m.get("tool_call_id") for m in sent[position + 1 : position + 1 + len(asked)]]
+        if asked and answered != asked:
+            return [
+                f"{where}: the calls {asked} were answered in the order {answered}. Run the calls "
+                "of a reply in the order they came and append each result in that order"
+            ]
+    return []
+
+
+def _still_asking(turn: Any) -> str:
+    """why a loop might have taken this reply for an answer"""
+    reply = turn.reply or {}
+    if turn.finish_reason != "tool_calls":
+        return (
+            f"Its reply had tool_calls and finish_reason {turn.finish_reason!r}: a reply asks for "
+            "tools when it has tool_calls, whatever finish_reason says. "
+        )
+    if reply.get("content"):
+        return (
+            "Its reply had text beside its tool_calls: a reply asks for tools when it has "
+            "tool_calls, even with text. "
+        )
+    return ""
 
 
 def _check_cap(my_run: Callable[..., Any]) -> list[str]:
@@ -289,9 +365,7 @@ def _check_cap(my_run: Callable[..., Any]) -> list[str]:
     where = f"with a model that never stops asking for tools and max_turns={turns}"
     made = len(client.trace)
     if made > turns:
-        problems.append(
-            f"{where}, my_run made {made} model calls: stop after max_turns model calls"
-        )
+        problems.append(f"{where}, my_run made {made} model calls: stop after max_turns model calls")
     elif made < turns:
         problems.append(
             f"{where}, my_run gave up after {made} model call(s): max_turns={turns} allows "

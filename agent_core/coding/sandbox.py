@@ -7,25 +7,32 @@ from __future__ import annotations
 
 import codecs
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 try:
     import resource
 except ImportError:  # Windows has no resource limits (and no /bin/sh)
     resource = None  # type: ignore[assignment]
+if sys.platform != "win32":
+    import select  # on Windows select() takes sockets only, not pipes
 
-__all__ = ["SandboxLimits", "CommandResult", "OutputCap", "sandbox_env", "run_sandboxed"]
+__all__ = ["SandboxLimits", "CommandResult", "OutputCap", "sandbox_env", "run_sandboxed", "run_portable"]
 
 SHELL = "/bin/sh"
 READ_CHUNK_BYTES = 64 * 1024
 POLL_SECONDS = 0.05
+PORTABLE_SWITCH = "AGENT_CORE_SANDBOX"  # =portable runs the Windows way on any system (for tests)
+RUN_MARKER = "AGENT_CORE_SANDBOX_RUN"  # portable way: every process of one command inherits this id
 
 
 @dataclass(frozen=True)
@@ -100,9 +107,18 @@ class OutputCap:
 
 
 def sandbox_env(home: Path) -> dict[str, str]:
-    """the whole environment of a sandboxed command: nothing from os.environ but PATH"""
+    """the whole environment of a sandboxed command: nothing from os.environ but PATH
+
+    On Windows also what programs there cannot start without (SYSTEMROOT, COMSPEC, PATHEXT,
+    TEMP, TMP), USERPROFILE (Windows' HOME) set to the workspace, and UTF-8 output for Python.
+    """
     python_dir = os.path.dirname(sys.executable)  # `python` is the interpreter running this code
-    return {
+    windows: dict[str, str] = {}
+    if sys.platform == "win32":
+        windows = {name: os.environ[name] for name in ("SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP")
+                   if name in os.environ}
+        windows |= {"USERPROFILE": str(home), "PYTHONUTF8": "1"}
+    return windows | {
         "PATH": os.pathsep.join([python_dir, os.environ.get("PATH", os.defpath)]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
@@ -119,7 +135,12 @@ def sandbox_env(home: Path) -> dict[str, str]:
 def run_sandboxed(
     command: str, cwd: Path, timeout: float, limits: SandboxLimits = SandboxLimits()
 ) -> CommandResult:
-    """run `/bin/sh -c command` in cwd: no stdin, clean env, resource limits, killed at timeout"""
+    """run `/bin/sh -c command` in cwd: no stdin, clean env, resource limits, killed at timeout
+
+    On Windows (or with AGENT_CORE_SANDBOX=portable) the portable way runs it instead.
+    """
+    if sys.platform == "win32" or os.environ.get(PORTABLE_SWITCH) == "portable":
+        return run_portable(command, cwd, timeout, limits)
     process = subprocess.Popen(
         [SHELL, "-c", command],
         cwd=cwd,
@@ -168,6 +189,126 @@ def run_sandboxed(
         output=output.text(),
         chars_cut=output.chars_cut,
     )
+
+
+def run_portable(
+    command: str, cwd: Path, timeout: float, limits: SandboxLimits = SandboxLimits()
+) -> CommandResult:
+    """the Windows way: the system shell (cmd.exe there), a thread reading the output, and at the
+    end every process that carries this run's id in its environment killed; no resource limits"""
+    import psutil  # finds processes by their environment on Windows, macOS and Linux alike
+
+    run_id = uuid.uuid4().hex
+    process = subprocess.Popen(
+        command,
+        shell=True,  # cmd.exe /c on Windows (COMSPEC), /bin/sh -c elsewhere
+        cwd=cwd,
+        env={**sandbox_env(cwd), RUN_MARKER: run_id},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),  # Ctrl-C in Jupyter stays out
+    )
+    assert process.stdout is not None
+    chunks: queue.Queue[bytes] = queue.Queue()
+    threading.Thread(target=_pump, args=(process.stdout, chunks), daemon=True).start()
+    output = OutputCap(limits.max_output_chars)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    deadline = time.monotonic() + timeout
+    timed_out = ended = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            try:
+                chunk = chunks.get(timeout=min(left, POLL_SECONDS))
+            except queue.Empty:  # quiet for a moment: has the shell finished?
+                if process.poll() is not None:
+                    break  # yes; whatever it left running in the background still holds the pipe
+                continue
+            if chunk:
+                output.add(decoder.decode(chunk))
+            else:  # end of output: every process holding the pipe has closed it
+                ended = True
+                try:
+                    process.wait(timeout=max(deadline - time.monotonic(), 0))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                break
+    finally:
+        _kill_run(psutil, process.pid, run_id)  # the shell, its children, and what they left behind
+        process.wait()
+        drain_until = time.monotonic() + 0.5  # an escaped process may hold the pipe: wait only so long
+        while not ended and (left := drain_until - time.monotonic()) > 0:
+            try:
+                chunk = chunks.get(timeout=left)
+            except queue.Empty:
+                break
+            if not chunk:
+                break
+            output.add(decoder.decode(chunk))
+        output.add(decoder.decode(b"", final=True))
+    return CommandResult(
+        command=command,
+        timeout=timeout,
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        output=output.text(),
+        chars_cut=output.chars_cut,
+    )
+
+
+def _pump(pipe: Any, chunks: queue.Queue[bytes]) -> None:
+    """read the pipe until its end, chunk by chunk, into the queue; b"" marks the end"""
+    try:
+        while chunk := pipe.read1(READ_CHUNK_BYTES):
+            chunks.put(chunk)
+    except (OSError, ValueError):
+        pass
+    finally:
+        chunks.put(b"")
+        pipe.close()
+
+
+def _kill_run(psutil: Any, shell_pid: int, run_id: str) -> None:
+    """kill the shell, its descendants, and every process whose environment carries run_id
+
+    A child the shell left in the background is no longer its descendant once the shell ends;
+    it still has the environment it inherited, unless it replaced it (`env -i`, exec with a new one).
+    """
+    victims = []
+    try:
+        shell = psutil.Process(shell_pid)
+        victims = [shell, *shell.children(recursive=True)]
+    except psutil.Error:
+        pass  # the shell has ended
+    known = {p.pid for p in victims}
+    for candidate in psutil.process_iter():
+        if candidate.pid in known:
+            continue
+        try:
+            if candidate.environ().get(RUN_MARKER) == run_id:
+                victims.append(candidate)
+        except psutil.Error:
+            pass  # another user's process, or it just ended
+    for victim in victims:
+        try:
+            victim.kill()
+        except psutil.Error:
+            pass
+    give_up = time.monotonic() + 1
+    while victims and time.monotonic() < give_up:  # a killed process ends a moment later
+        victims = [v for v in victims if _still_running(psutil, v)]
+        time.sleep(0.01)
+
+
+def _still_running(psutil: Any, process: Any) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE  # a zombie has ended; only its parent's wait is due
+    except psutil.Error:
+        return False
 
 
 def _read_chunk(pipe: int, wait: float) -> bytes | None:

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
-from agent_core.coding.workspace import copy_project, diff, snapshot, walk_files
+from agent_core.coding.workspace import copy_project, diff, snapshot, unsafe_path, walk_files
 
 __all__ = ["Workspace", "ToolLimits", "ToolError", "CORE_TOOLS", "ALL_TOOLS"]
 
@@ -223,7 +223,7 @@ class Workspace:
             )
         data = _encode(content)
         self._check_size(len(data), "content")
-        file = self._resolve(path)
+        file = self._resolve(path, writing=True)
         if file.is_dir():
             raise ToolError(f"{path!r} is a folder; give the path of a file inside it")
         existed = file.exists()
@@ -244,8 +244,9 @@ class Workspace:
         """Run a shell command in the project root and return its exit code and output.
 
         Use it to run the tests (e.g. "python -m pytest -q") and other checks. The command
-        runs with /bin/sh, gets no input (nothing interactive), sees no secrets in its
-        environment and is killed, with everything it started, after `timeout` seconds.
+        runs in the system shell (/bin/sh; cmd.exe on Windows), gets no input (nothing
+        interactive), sees no secrets in its environment and is killed, with everything it
+        started, after `timeout` seconds.
         Standard output and error come back together; a long output is cut in the middle.
 
         Args:
@@ -316,7 +317,7 @@ class Workspace:
                 raise ToolError(f"{name} must be a string, not {type(value).__name__}")
         if not old_text:
             raise ToolError("old_text is empty; copy the exact lines to replace from the file")
-        file = self._existing_file(path)
+        file = self._existing_file(path, writing=True)
         shown = self._show(file)
         text = self._read_text(file)
         count = text.count(old_text)
@@ -347,7 +348,7 @@ class Workspace:
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _resolve(self, path: object) -> Path:
+    def _resolve(self, path: object, writing: bool = False) -> Path:
         """the real path of `path` inside the workspace; ToolError for anything that leaves it"""
         if not isinstance(path, str) or not path.strip():
             raise ToolError(
@@ -374,10 +375,13 @@ class Workspace:
             raise ToolError(
                 f"{path!r} leads outside the workspace through a symbolic link; it cannot be used"
             )
+        problem = unsafe_path(self.root, path, real, writing)  # .git, hidden folders, hard links
+        if problem:
+            raise ToolError(problem)
         return real
 
-    def _existing_file(self, path: str) -> Path:
-        file = self._resolve(path)
+    def _existing_file(self, path: str, writing: bool = False) -> Path:
+        file = self._resolve(path, writing)
         if not file.exists():
             raise ToolError(self._missing(path))
         if file.is_dir():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from importlib import resources
@@ -21,14 +22,86 @@ __all__ = [
     "project_files",
     "walk_files",
     "is_skipped_dir",
+    "unsafe_path",
 ]
 
 SKIPPED_DIRS = {"__pycache__", "node_modules"}
+VCS_DIRS = {".git", ".hg", ".svn", ".bzr"}  # version control: hooks and config run commands
+# characters HFS+ (macOS) ignores in names, so ".g\u200cit" is ".git" there (git's is_hfs_dotgit)
+_IGNORED_BY_HFS = dict.fromkeys(map(ord, "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                                         "\u206a\u206b\u206c\u206d\u206e\u206f\ufeff"))
 
 
 def is_skipped_dir(name: str) -> bool:
     """directories the tools never look into: hidden ones (.git, .pytest_cache...) and caches"""
     return name.startswith(".") or name in SKIPPED_DIRS
+
+
+def unsafe_path(root: Path, path: str, real: Path, writing: bool) -> str | None:
+    """why the file tools must not use `path` (resolved to `real`, inside root); None if they may
+
+    - Version-control metadata (.git, .hg, .svn, .bzr), read or written: a hook or a config
+      entry such as core.fsmonitor planted there runs on your next `git status`, outside every
+      limit, and a remote URL there may hold a token. Names are compared as Windows and macOS
+      compare them: case-folded, without trailing dots and spaces, an NTFS stream (":...") or
+      the characters HFS+ ignores, and "git~1" (the NTFS short name of .git), as git's own
+      is_ntfs_dotgit() and is_hfs_dotgit() do (CVE-2014-9390, CVE-2019-1352).
+    - Writing into a hidden folder or a cache (.github, .vscode, .husky, __pycache__...): editors,
+      CI and hook managers run what is there, and diff() does not show it, so nobody reviews it.
+    - A regular file with a hard link outside the workspace: the same file under another name,
+      so reading or writing it reaches outside, as a symlink would. st_nlink counts a file's
+      names; if the workspace holds fewer of them, one is elsewhere.
+    """
+    inside = real.relative_to(root).parts
+    asked = [part for part in path.replace("\\", "/").split("/") if part not in ("", ".")]
+    for name in [*asked, *inside]:
+        folded = _as_windows_and_macos_see_it(name)
+        if folded in VCS_DIRS or (folded.startswith("git~") and folded[4:].isdigit()):
+            return (
+                f"{path!r} is inside version-control metadata ({name}): hooks and config there run "
+                "commands outside the sandbox the next time git (or hg, svn) is used, so the tools "
+                "never touch it. Change the project's files instead"
+            )
+    if writing:
+        for name in inside[:-1]:
+            if is_skipped_dir(_as_windows_and_macos_see_it(name)):
+                return (
+                    f"{path!r} is inside the hidden or cache folder {name!r}: editors, CI and git hooks "
+                    "run files from such folders, and the review diff does not show them, so the "
+                    "tools do not write there"
+                )
+    if _has_link_outside(root, real):
+        return (
+            f"{path!r} is a hard link to a file that also has a name outside the workspace; like a "
+            "symbolic link leading out, it cannot be used"
+        )
+    return None
+
+
+def _as_windows_and_macos_see_it(name: str) -> str:
+    return name.translate(_IGNORED_BY_HFS).split(":", 1)[0].rstrip(". ").casefold()
+
+
+def _has_link_outside(root: Path, file: Path) -> bool:
+    """True if a regular file has more names (hard links) than the workspace holds"""
+    try:
+        info = file.lstat()
+    except OSError:
+        return False  # it does not exist (yet)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1:
+        return False
+    names_inside = 0
+    for folder, _, files in os.walk(root):  # every folder, hidden ones too; symlinks are not followed
+        for name in files:
+            try:
+                other = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+                names_inside += 1
+                if names_inside == info.st_nlink:
+                    return False
+    return True
 
 
 def _projects() -> Traversable:
@@ -69,14 +142,15 @@ def _copy_tree(source: Traversable, dest: Path) -> None:
 def walk_files(root: Path) -> list[tuple[str, Path]]:
     """(relative posix path, path) of every regular file under root, sorted by path
 
-    Hidden directories and caches are skipped, and so are symlinks (they may point anywhere).
+    Hidden directories and caches are skipped, and so are symlinks (they may point anywhere)
+    and hard links to files with a name outside root (see unsafe_path).
     """
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not is_skipped_dir(d)]
         for name in files:
             path = Path(folder, name)
-            if path.is_file() and not path.is_symlink():
+            if path.is_file() and not path.is_symlink() and not _has_link_outside(root, path):
                 found.append((path.relative_to(root).as_posix(), path))
     return sorted(found)
 

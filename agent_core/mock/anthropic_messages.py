@@ -222,7 +222,7 @@ def message_events(message: dict[str, Any]) -> bytes:
     )
     events.append({"type": "message_stop"})
     text = "".join(f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
-    return text.encode()
+    return text.encode("utf-8", "backslashreplace")  # a lone surrogate as its JSON escape
 
 
 def _check_tools(tools: Any) -> None:
@@ -338,4 +338,6 @@ def _pieces(text: str, size: int = 16) -> list[str]:
 
 
 def _json(status: int, payload: dict[str, Any]) -> Response:
-    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode()
+    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode(
+        "utf-8", "backslashreplace"  # a lone surrogate as its JSON escape
+    )

@@ -115,7 +115,7 @@ def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     reply = honour(request, reply)
     seed = json.dumps([request, reply.content, [(c.name, c.arguments_json()) for c in reply.tool_calls]],
                       sort_keys=True, ensure_ascii=False)
-    digest = hashlib.sha256(seed.encode()).hexdigest()
+    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
     limit = request.get("max_completion_tokens") or request.get("max_tokens")
     content, calls, finish_reason = reply.content, list(reply.tool_calls), reply.stop_reason
     if limit is not None and count_reply(content, [_wire(c) for c in calls]) > limit:
@@ -207,7 +207,7 @@ def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> li
 def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> bytes:
     """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
     lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in stream_chunks(completion, include_usage)]
-    return ("".join(lines) + "data: [DONE]\n\n").encode()
+    return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")
 
 
 def _pieces(text: str, size: int = 16) -> list[str]:
@@ -219,7 +219,10 @@ def _model_card(name: str) -> dict[str, Any]:
 
 
 def _json_response(status: int, payload: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode()
+    # a lone surrogate (sent as "\ud800") goes back as the same JSON escape, not as invalid UTF-8
+    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode(
+        "utf-8", "backslashreplace"
+    )
 
 
 def _error_response(error: ProtocolError) -> tuple[int, dict[str, str], bytes]:

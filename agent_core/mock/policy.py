@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +102,11 @@ def as_reply(value: ReplyLike) -> Reply:
     )
 
 
+# one decision at a time, even when a server answers many clients at once: a Script keeps its
+# place. Only the decision waits here; parsing, checks and token counts run side by side.
+_DECIDING = threading.RLock()
+
+
 class Policy:
     """decides what the model says next, given the request body (messages, tools, tool_choice...)"""
 
@@ -108,7 +114,8 @@ class Policy:
         raise NotImplementedError
 
     def __call__(self, request: dict[str, Any]) -> Reply:
-        return as_reply(self.reply(request))
+        with _DECIDING:
+            return as_reply(self.reply(request))
 
 
 PolicyLike = Policy | Callable[[dict[str, Any]], ReplyLike]

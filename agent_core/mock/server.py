@@ -12,7 +12,8 @@ From Python (port 0 picks a free port; the server stops at the end of the `with`
 The answers come from the same MockModel.respond() as the in-process client, so the same
 policies and the same protocol checks apply. Options make it refuse like a real server does:
 `api_key` (401 without it), `models` (404 for any other model name), `rate_limit` (429 past
-N model requests per minute).
+N model requests per minute). Always: a body over `max_body_bytes` (8 MB) gets a 413, a method
+other than GET or POST a 405, broken HTTP framing a 400, each as a JSON error.
 
 It also answers POST /v1/messages, the Anthropic Messages API, with the same policy (see
 mock/anthropic_messages.py): anthropic.Anthropic(base_url=server.url, api_key="anything").
@@ -25,6 +26,7 @@ from __future__ import annotations
 import errno
 import json
 import math
+import re
 import signal
 import socket
 import socketserver
@@ -57,6 +59,8 @@ __all__ = [
 
 LOCALHOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MAX_BODY_BYTES = 8 * 1024**2  # a bigger request body gets a 413 (Anthropic's real limit is 32 MB)
+METHODS = ("GET", "POST")  # the methods the API answers; any other gets a 405
 POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
 Response = tuple[int, dict[str, str], bytes]
 
@@ -105,14 +109,15 @@ class MockServer:
         models: Sequence[str] | None = None,
         rate_limit: int | None = None,
         log: TextIO | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
     ):
         self.model: Responder = model if hasattr(model, "respond") else MockModel(model)
         self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
         self.models = tuple(models) if models else None  # when set, any other model name gets a 404
         self.rate_limit = rate_limit  # chat requests per minute; the next one gets a 429
         self.log = log  # where to print one line per request (None: quiet)
-        # one request at a time reaches the model: policies such as Script keep state
-        self._lock = threading.Lock()
+        self.max_body_bytes = max_body_bytes  # a bigger request body gets a 413
+        self._lock = threading.Lock()  # guards the rate limit's count
         self._minute_started: float | None = None
         self._used_this_minute = 0
         self._http = _bind(self, host, port)
@@ -191,8 +196,7 @@ class MockServer:
                 self._check_model(path.rstrip("/").rsplit("/models/", 1)[1])
             except ProtocolError as error:
                 return _json(error.status, error.body())
-        with self._lock:
-            return self.model.respond(method, path, body)
+        return self.model.respond(method, path, body)  # the policy decides one request at a time
 
     def _answer_messages(self, headers: Mapping[str, str], body: bytes, count_only: bool = False) -> Response:
         """POST /v1/messages: the Anthropic Messages API, answered by the same policy (mock/anthropic_messages.py)
@@ -250,8 +254,7 @@ class MockServer:
                     }
                 )
             return status, headers, content
-        with self._lock:
-            return respond_messages(policy, body, strict=getattr(self.model, "strict", True))
+        return respond_messages(policy, body, strict=getattr(self.model, "strict", True))
 
     def _refuse(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes
@@ -347,6 +350,7 @@ class MockServer:
 
 class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_port = False  # a second server on the same port must fail, not share it
+    request_queue_size = 1024  # listen backlog: 200 clients connecting at once all get in (default 5)
 
     def __init__(self, mock: MockServer, host: str, port: int):
         self.mock = mock
@@ -391,23 +395,144 @@ class _Handler(BaseHTTPRequestHandler):
         super().finish()
 
     def do_GET(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        status, headers, content = self.server.mock.answer(
-            self.command, self.path, self.headers, body
-        )
+        """every method arrives here: refuse what the API does not answer, read the body, answer"""
+        if self.command not in METHODS:
+            path = self.path.split("?", 1)[0]
+            self._refuse(405, f"Invalid method for URL ({self.command} {path})", {"Allow": ", ".join(METHODS)})
+            return
+        body = self._read_body()
+        if body is None:
+            return  # refused, or the client went away
+        try:
+            status, headers, content = self.server.mock.answer(self.command, self.path, self.headers, body)
+        except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
+            self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
+            status, headers, content = _json(
+                500,
+                ProtocolError(
+                    f"The mock server failed: {type(error).__name__}: {error}",
+                    status=500,
+                    type="server_error",
+                    hint="This is the mock, not your request.",
+                ).body(),
+            )
+        self._send(status, headers, content)
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = do_GET
+
+    def _send(self, status: int, headers: Mapping[str, str], content: bytes) -> None:
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
         content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
         if content_type.startswith("text/event-stream"):
             self._send_events(content)
-        else:
-            self.send_header("Content-Length", str(len(content)))
-            self.end_headers()
+            return
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        if self.command != "HEAD":  # a response to HEAD never has a body
             self.wfile.write(content)
 
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+    def _read_body(self) -> bytes | None:
+        """the request body, framed by Content-Length or chunked; None once a refusal is sent
+
+        Framing follows RFC 9112 section 6: a request with both Transfer-Encoding and
+        Content-Length, or a Content-Length that is not one number, is refused (400); a transfer
+        coding other than chunked gets a 501.
+        """
+        limit = self.server.mock.max_body_bytes
+        lengths = self.headers.get_all("Content-Length") or []
+        coding = self.headers.get("Transfer-Encoding")
+        if coding is not None:
+            if lengths:
+                self._refuse(400, "Bad request: both Transfer-Encoding and Content-Length are set; send one")
+                return None
+            if coding.strip().lower() != "chunked":
+                self._refuse(501, f"Transfer-Encoding {coding!r} is not supported; send chunked or Content-Length")
+                return None
+            return self._read_chunked(limit)
+        if not lengths:
+            return b""
+        if len(set(lengths)) > 1 or not re.fullmatch(r"[0-9]{1,18}", lengths[0].strip()):
+            shown = ", ".join(map(repr, lengths))
+            self._refuse(400, f"Bad request: Content-Length {shown} is not a number of bytes")
+            return None
+        length = int(lengths[0])
+        if length > limit:
+            self._refuse_too_large(length, limit)
+            self._discard(length)  # read what the client still sends, so it can read the 413
+            return None
+        body = self.rfile.read(length)
+        if len(body) < length:  # the client closed the connection before sending it all
+            self.close_connection = True
+            return None
+        return body
+
+    def _read_chunked(self, limit: int) -> bytes | None:
+        body = bytearray()
+        while True:
+            size_line = self.rfile.readline(1024).split(b";", 1)[0].strip()  # size [; extensions]
+            if not re.fullmatch(rb"[0-9a-fA-F]{1,8}", size_line):
+                self._refuse(400, f"Bad request: {size_line[:40]!r} is not a chunk size (hex digits)")
+                return None
+            size = int(size_line, 16)
+            if size == 0:
+                break
+            if len(body) + size > limit:
+                self._refuse_too_large(len(body) + size, limit)
+                return None
+            chunk = self.rfile.read(size)
+            if len(chunk) < size or self.rfile.read(2) != b"\r\n":
+                self._refuse(400, "Bad request: a chunk is shorter than its size or not followed by CRLF")
+                return None
+            body += chunk
+        for _ in range(100):  # trailer fields, ignored, up to the empty line
+            if self.rfile.readline(8192) in (b"\r\n", b"\n", b""):
+                break
+        return bytes(body)
+
+    def _discard(self, length: int) -> None:
+        """read and drop up to `length` bytes (at most 256 MB): a client mid-upload then sees the answer"""
+        left = min(length, 256 * 1024**2)
+        while left > 0:
+            data = self.rfile.read(min(left, 1024**2))
+            if not data:
+                return
+            left -= len(data)
+
+    def _refuse_too_large(self, size: int, limit: int) -> None:
+        hint = f"This mock server accepts request bodies up to {limit:,} bytes; this one is {size:,}."
+        if self._is_anthropic():
+            # Anthropic's 413 body, as pasted in anthropics/anthropic-sdk-python#938
+            self._refuse(413, "Request exceeds the maximum size", hint=hint, type="request_too_large")
+        else:
+            # OpenAI's edge answers an HTML page titled "413 Request Entity Too Large" (as pasted in
+            # openai/codex#2908); the mock says the same words in OpenAI's JSON error shape
+            self._refuse(413, "Request Entity Too Large", hint=hint)
+
+    def _refuse(
+        self,
+        status: int,
+        message: str,
+        extra_headers: Mapping[str, str] | None = None,
+        *,
+        hint: str = "",
+        type: str = "invalid_request_error",
+    ) -> None:
+        """answer with a JSON error (Anthropic's shape on /v1/messages, OpenAI's elsewhere) and close"""
+        error_class = AnthropicError if self._is_anthropic() else ProtocolError
+        status, headers, content = _json(status, error_class(message, hint=hint, status=status, type=type).body())
+        self.close_connection = True  # what follows on this connection cannot be trusted to be a request
+        self._send(status, {**headers, **(extra_headers or {}), "Connection": "close"}, content)
+
+    def _is_anthropic(self) -> bool:
+        return getattr(self, "path", "").split("?", 1)[0].rstrip("/").endswith("/messages")
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """errors http.server finds itself (a bad request line, too many headers, an unknown method): JSON too"""
+        if not hasattr(self, "command") or self.command is None:
+            self.command = ""  # the request line could not be read
+        self._refuse(code, message or self.responses.get(code, ("Error",))[0])
 
     def _send_events(self, content: bytes) -> None:
         """one HTTP chunk per server-sent event, as a streaming API sends them"""
@@ -421,7 +546,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
     def log_request(self, code: Any = "-", size: Any = "-") -> None:
-        self.log_message("%s %s -> %s", self.command, self.path, code)
+        self.log_message("%s %s -> %s", self.command, getattr(self, "path", "-"), code)
 
     def log_message(self, format: str, *args: Any) -> None:
         log = self.server.mock.log
@@ -542,5 +667,5 @@ def _json(status: int, payload: dict[str, Any]) -> Response:
     return (
         status,
         {"content-type": "application/json"},
-        json.dumps(payload, ensure_ascii=False).encode(),
+        json.dumps(payload, ensure_ascii=False).encode("utf-8", "backslashreplace"),  # a lone surrogate as \udXXX
     )

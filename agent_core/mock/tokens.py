@@ -24,6 +24,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+import regex  # tiktoken's own dependency: \p{L} as its pre-tokenizer means it
 import tiktoken
 
 from .policy import content_text
@@ -35,6 +36,15 @@ _SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # 
 _PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+CHUNK_CHARS = 10_000  # longer text is counted in pieces of at most this many characters
+# places where cl100k_base's pre-tokenizer (_PATTERN) always splits, whatever comes before or after:
+# after a letter that ends a word, before a space between two non-spaces, after a newline before
+# text. No piece of _PATTERN goes on after a letter, or holds a non-space then a space, or a
+# newline then a non-space; so cutting there cuts between the same pieces. Tested against the
+# whole-text count in tests/test_hostile_server.py.
+_LAST_SAFE_CUT = regex.compile(  # (?r): searched from the end
+    r"(?r)(?<=\p{L})(?=\P{L})|(?<=\P{White_Space})(?= \P{White_Space})|(?<=\n)(?=\P{White_Space})"
 )
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
@@ -59,10 +69,33 @@ def encoding() -> tiktoken.Encoding:
     )
 
 
-@lru_cache(maxsize=4096)
 def count_text(text: str) -> int:
-    """how many cl100k_base tokens a piece of text is"""
+    """how many cl100k_base tokens a piece of text is
+
+    Text over CHUNK_CHARS is counted piece by piece, cut where the tokenizer splits anyway, so
+    the count is exact. A run longer than CHUNK_CHARS with no such place (4 MB of "a") is cut
+    every CHUNK_CHARS characters: an estimate off by a token or two per cut, in linear time,
+    where the tokenizer's merges on one huge word take seconds.
+    """
+    return sum(_count_chunk(chunk) for chunk in _chunks(text))
+
+
+@lru_cache(maxsize=4096)
+def _count_chunk(text: str) -> int:
     return len(encoding().encode_ordinary(text))
+
+
+def _chunks(text: str) -> list[str]:
+    chunks, start = [], 0
+    while len(text) - start > CHUNK_CHARS:
+        end = start + CHUNK_CHARS
+        cut = _LAST_SAFE_CUT.search(text, end - CHUNK_CHARS // 10, end)  # in the window's last tenth
+        if cut:
+            end = cut.start()
+        chunks.append(text[start:end])
+        start = end
+    chunks.append(text[start:])
+    return chunks
 
 
 def _count_tool_calls(tool_calls: list[dict[str, Any]]) -> int:
