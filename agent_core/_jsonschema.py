@@ -1,10 +1,4 @@
-"""jsonschema, imported without the few seconds its optional IRI-format checker costs (lesson 03).
-
-When the package `rfc3987_syntax` is installed (JupyterLab brings it), `import jsonschema` loads it
-to check the "iri" string format, and building its grammar takes seconds: in every notebook kernel
-and every command. Tool schemas never use that format, so we hide the package while jsonschema
-is imported and put everything back afterwards; only jsonschema's optional "iri" check is missing.
-"""
+"""jsonschema, imported without the few seconds its optional IRI-format checker costs (lesson 03)."""
 
 from __future__ import annotations
 
@@ -12,6 +6,9 @@ import sys
 
 __all__ = ["Draft202012Validator", "ValidationError", "relevance"]
 
+# When rfc3987_syntax is installed (JupyterLab brings it), `import jsonschema` loads it to check
+# the "iri" string format, and building its grammar takes seconds in every kernel. Tool schemas
+# never use that format, so it is hidden while jsonschema is imported, then put back.
 _HIDDEN = "rfc3987_syntax"
 _hide = _HIDDEN not in sys.modules and "jsonschema" not in sys.modules
 if _hide:

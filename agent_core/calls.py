@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .trace import escaped
+
 __all__ = [
     "wants_tools",
     "tool_calls_of",
     "parse_arguments",
     "assistant_message",
     "tool_message",
+    "sendable_message",
 ]
 
 
@@ -83,3 +86,20 @@ def tool_message(call: Any, content: Any) -> dict[str, Any]:
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     call_id = call if isinstance(call, str) else _field(call, "id")
     return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def sendable_message(message: dict[str, Any]) -> dict[str, Any]:
+    """a message the next request can carry: no lone surrogates, and a call's name and arguments as
+    strings (a server may send `"arguments": 5`; the API accepts only a JSON string back)"""
+    if not isinstance(message, dict):
+        return message
+    sendable = {key: escaped(value) for key, value in message.items()}
+    for call in sendable.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            if function.get("arguments", "") is None:
+                function["arguments"] = "{}"  # no arguments
+            for key in ("name", "arguments"):
+                if key in function and not isinstance(function[key], str):
+                    function[key] = escaped(json.dumps(function[key], ensure_ascii=False, default=repr))
+    return sendable

@@ -25,7 +25,7 @@ def add(a: float, b: float) -> float:
     return a + b
 
 
-def terminal():
+def _terminal():
     """a rich console for this process's stdout: colour only on a real terminal, unless NO_COLOR is set"""
     import os
 
@@ -42,7 +42,7 @@ def demo(as_json: bool = False) -> int:
     else:
         from .render import print_trace
 
-        print_trace(run.trace, console=terminal(), json=True)
+        print_trace(run.trace, console=_terminal(), json=True)
         print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls} tool call)")
     return 0 if run.stop_reason == "answered" else 1
 
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     serve("--api-key", metavar="KEY", help="refuse requests without this key (401)")
     serve("--models", metavar="A,B", help="serve only these model names (others: 404)")
     serve("--rate-limit", type=int, metavar="N", help="allow N model requests a minute (then 429)")
-    serve("--picky", action="store_true", help="refuse unknown message fields, like vLLM")
+    serve("--reject-unknown-fields", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
     replay_parser = commands.add_parser("replay", help="print the turns recorded in a cassette")
     replay_parser.add_argument("cassette", metavar="CASSETTE", help="a trace saved by Trace.save()")
@@ -94,25 +94,34 @@ def main(argv: list[str] | None = None) -> int:
         from .mock.server import run as serve_mock
 
         models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+        cassette = None
+        if args.cassette:
+            from .replay import Replay
+
+            try:
+                cassette = (args.cassette, Replay.load(args.cassette))
+            except (OSError, ValueError, KeyError) as error:
+                print(f"agent-core serve-mock: {error}", file=sys.stderr)
+                return 2
         return serve_mock(
             host=args.host,
             port=args.port,
             policy=args.policy,
-            cassette=args.cassette,
+            cassette=cassette,
             api_key=args.api_key,
             models=models,
             rate_limit=args.rate_limit,
-            picky=args.picky,
+            reject_unknown_fields=args.reject_unknown_fields,
             quiet=args.quiet,
         )
     if args.command == "replay":
         from .replay import show_cassette
 
-        return show_cassette(args.cassette, as_json=args.json, console=terminal())
+        return show_cassette(args.cassette, as_json=args.json, console=_terminal())
     if args.command == "fix":
         from .coding.agent import fix
 
-        return fix(args.project, args.policy, guarded=not args.no_guards, console=terminal())
+        return fix(args.project, args.policy, guarded=not args.no_guards, console=_terminal())
     parser.print_help()
     return 0
 

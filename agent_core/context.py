@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
-from .loop import DEFAULT_MODEL, AgentRun, Guardrail, StopRun
+from .loop import AgentRun, Guardrail, StopRun
+from .mock.model import DEFAULT_MODEL
 from .mock.tokens import count_request, encoding
 from .trace import Trace
 
@@ -26,7 +27,6 @@ __all__ = [
     "caching_pays_from",
     "count_tokens",
     "keep_head_and_tail",
-    "MARKER_ROOM",
     "pruned",
     "split_point",
     "summarize",
@@ -35,7 +35,6 @@ __all__ = [
     "Compaction",
     "plot_ledgers",
     "SUMMARY_REQUEST",
-    "SUMMARY_HEADER",
 ]
 
 # --- the ledger: what each call read and wrote, from the responses' usage ----------------------

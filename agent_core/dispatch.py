@@ -17,7 +17,8 @@ from typing import Any, get_args, get_origin
 import typing_extensions
 
 from ._jsonschema import Draft202012Validator, ValidationError, relevance
-from .schema import Tool, split_optional
+from .formats import ERROR_PREFIX  # "ERROR: ": every failed call's observation starts with it
+from .schema import Tool, json_type, split_optional
 from .trace import escape_surrogates
 
 __all__ = [
@@ -27,13 +28,11 @@ __all__ = [
     "truncate",
     "ERROR_PREFIX",
     "DEFAULT_TIMEOUT",
-    "DEFAULT_MAX_CHARS",
     "python_arguments",
     "to_text",
     "ToolFailure",
 ]
 
-ERROR_PREFIX = "ERROR: "  # every failed call's observation starts with this
 DEFAULT_TIMEOUT = 30.0  # seconds a tool may run before the dispatcher stops waiting
 DEFAULT_MAX_CHARS = 4000  # longest observation sent back to the model
 WAIT_SLICE = 0.1  # seconds between checks for Ctrl-C while waiting for a tool (Windows needs them)
@@ -203,7 +202,7 @@ class ToolRegistry:
         if not isinstance(name, str):
             raise _Failure(
                 "unknown_tool",
-                f"the tool name must be a string, but got {_json_type(name)}: {_quote(repr(name))}. "
+                f"the tool name must be a string, but got {json_type(name)}: {_quote(repr(name))}. "
                 f"Call a tool by its exact name: {', '.join(self._tools) or '(no tools)'}.",
             )
         if name in self._tools:
@@ -227,7 +226,7 @@ class ToolRegistry:
             raise _Failure(
                 "not_an_object",
                 f"the arguments for {tool.name!r} must be a JSON object written as a string, but got "
-                f"{_json_type(raw)}: {_quote(repr(raw))}. Call {tool.name!r} again with one JSON "
+                f"{json_type(raw)}: {_quote(repr(raw))}. Call {tool.name!r} again with one JSON "
                 f"object, like {_example(tool)}.",
             )
         if not raw.strip():  # some servers send "" for a call without arguments
@@ -251,7 +250,7 @@ class ToolRegistry:
             raise _Failure(
                 "not_an_object",
                 f"the arguments for {tool.name!r} must be a JSON object, but got "
-                f"{_json_type(arguments)}: {_quote(raw)}. Call {tool.name!r} again with one JSON "
+                f"{json_type(arguments)}: {_quote(raw)}. Call {tool.name!r} again with one JSON "
                 f"object, like {_example(tool)}.",
             )
         return arguments
@@ -354,13 +353,13 @@ def python_arguments(function: Callable[..., Any], arguments: dict[str, Any]) ->
         if value is None and not split_optional(annotation)[1] and has_default:
             continue  # strict mode sends null for "not given": let the default apply
         if parameter.name in arguments:
-            kwargs[parameter.name] = to_python(value, annotation)
+            kwargs[parameter.name] = _to_python(value, annotation)
         elif not has_default and split_optional(annotation)[1]:
             kwargs[parameter.name] = None  # an optional parameter the model left out
     return kwargs
 
 
-def to_python(value: Any, annotation: Any) -> Any:
+def _to_python(value: Any, annotation: Any) -> Any:
     """one JSON value -> the Python type its annotation names"""
     annotation = split_optional(annotation)[0]
     origin, args = get_origin(annotation), get_args(annotation)
@@ -371,9 +370,9 @@ def to_python(value: Any, annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return annotation(value)
     if origin is list and args:
-        return [to_python(item, args[0]) for item in value]
+        return [_to_python(item, args[0]) for item in value]
     if origin is dict and len(args) == 2:
-        return {key: to_python(item, args[1]) for key, item in value.items()}
+        return {key: _to_python(item, args[1]) for key, item in value.items()}
     if hasattr(annotation, "model_validate"):  # a pydantic model
         fields = annotation.model_fields
         value = {
@@ -385,7 +384,7 @@ def to_python(value: Any, annotation: Any) -> Any:
     if typing_extensions.is_typeddict(annotation):
         hints = typing.get_type_hints(annotation)
         return {
-            key: to_python(item, hints.get(key, Any))
+            key: _to_python(item, hints.get(key, Any))
             for key, item in value.items()
             if not (
                 item is None
@@ -469,7 +468,7 @@ def _explain(error: ValidationError) -> str:
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         got = _quote(json.dumps(error.instance, ensure_ascii=False))
-        return f"{where}: expected {_a(expected)}, got {_json_type(error.instance)} {got}"
+        return f"{where}: expected {_a(expected)}, got {json_type(error.instance)} {got}"
     if error.validator == "enum":
         choices = ", ".join(json.dumps(c, ensure_ascii=False) for c in error.validator_value)
         return f"{where}: {json.dumps(error.instance, ensure_ascii=False)} is not one of {choices}"
@@ -505,17 +504,6 @@ def _type_label(schema: dict[str, Any]) -> str:
 def _example(tool: Tool) -> str:
     properties = tool.parameters.get("properties", {})
     return "{" + ", ".join(f'"{name}": ...' for name in properties) + "}"
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    names = {dict: "an object", list: "an array", str: "a string"}
-    return names.get(type(value), type(value).__name__)
 
 
 def _a(json_type: str) -> str:

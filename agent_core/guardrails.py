@@ -1,10 +1,4 @@
-"""Guardrails: limits, loop detection, permissions, human approval and verify-before-done (lesson 05).
-
-Each one is a small `Guardrail` (see loop.py) that hooks into run_agent; give several at once:
-
-    run_agent(client, task, tools, guardrails=[Limits(max_tool_calls=20), LoopDetector(),
-              Permissions(protected=["test_*.py"]), VerifyBeforeDone(tests_pass)])
-"""
+"""Guardrails: limits, loop detection, permissions, human approval and verify-before-done (lesson 05)."""
 
 from __future__ import annotations
 
@@ -18,6 +12,7 @@ from typing import Any
 
 import openai
 
+from .calls import parse_arguments
 from .dispatch import ERROR_PREFIX
 from .loop import AgentRun, Guardrail, StopRun, run_agent
 
@@ -26,8 +21,6 @@ __all__ = [
     "LoopDetector",
     "Permissions",
     "writes",
-    "WRITING_TOOLS",
-    "PATH_ARGUMENTS",
     "Decision",
     "Decider",
     "Approval",
@@ -43,23 +36,19 @@ PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "filepath")
 
 def describe_call(call: dict[str, Any]) -> str:
     """a tool call as one readable line: send_email(to="ana@example.com", subject="Hi")"""
-    name, raw = call["function"]["name"], call["function"].get("arguments") or "{}"
-    try:
-        arguments = json.loads(raw)
-    except ValueError:
-        arguments = None
-    if not isinstance(arguments, dict):  # broken JSON: show it as it came
-        return f"{name}({raw})"
+    name, arguments = call["function"]["name"], _arguments(call)
+    if arguments is None:  # broken JSON: show it as it came
+        return f"{name}({call['function'].get('arguments')})"
     shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
     return f"{name}({shown})"
 
 
-def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+def _arguments(call: dict[str, Any]) -> dict[str, Any] | None:
+    """the call's arguments, or None when they are not a JSON object"""
     try:
-        arguments = json.loads(call["function"].get("arguments") or "{}")
-    except ValueError:
-        return {}
-    return arguments if isinstance(arguments, dict) else {}
+        return parse_arguments(call)
+    except (ValueError, TypeError):
+        return None
 
 
 # --- limits -----------------------------------------------------------------------------------
@@ -183,12 +172,10 @@ def _times(count: int) -> str:
 
 def _call_key(call: dict[str, Any]) -> tuple[str, str]:
     """name + arguments, with the arguments' key order and spacing made irrelevant"""
-    raw = call["function"].get("arguments") or "{}"
-    try:
-        raw = json.dumps(json.loads(raw), sort_keys=True)
-    except ValueError:
-        pass  # broken JSON: compare the text as it is
-    return call["function"]["name"], raw
+    arguments = _arguments(call)
+    if arguments is None:  # broken JSON: compare the text as it is
+        return call["function"]["name"], str(call["function"].get("arguments"))
+    return call["function"]["name"], json.dumps(arguments, sort_keys=True)
 
 
 # --- permissions --------------------------------------------------------------------------------
@@ -253,7 +240,7 @@ class Permissions(Guardrail):
     @staticmethod
     def paths_in(call: dict[str, Any]) -> list[str]:
         """the path-like arguments of a call, normalised ("./a/../b.py" -> "b.py")"""
-        arguments = _arguments(call)
+        arguments = _arguments(call) or {}
         found = [arguments[name] for name in PATH_ARGUMENTS if isinstance(arguments.get(name), str)]
         return [posixpath.normpath(path.replace("\\", "/")) for path in found]
 

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
-from .calls import assistant_message, tool_calls_of
+from .calls import assistant_message, sendable_message, tool_calls_of
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
-from .trace import Trace, escape_surrogates, escaped, recorded, trace_of
+from .mock.model import DEFAULT_MODEL
+from .trace import Trace, escape_surrogates, recorded, trace_of
 
-__all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun", "DEFAULT_MODEL"]
-
-DEFAULT_MODEL = "mock-model"
+__all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun"]
 
 
 class StopRun(Exception):
@@ -92,11 +91,8 @@ def run_agent(
     """run the loop until the model answers without asking for a tool, or max_turns model calls
 
     Returns the AgentRun: answer, messages, stop_reason ("answered", "max_turns" or a
-    guardrail's), counters, and the trace of this run's model calls.
-
-    task=None continues `history` without a new user message (resuming a paused run, lesson
-    05): the calls its last assistant message still waits for are run first.
-    stream=True asks for each reply as server-sent chunks and puts it together before acting.
+    guardrail's), counters, and the trace of this run's model calls. `history` is an earlier
+    conversation to continue; task=None adds no new user message to it.
     """
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
     if task is None and not history:
@@ -104,40 +100,42 @@ def run_agent(
     client = recorded(client)  # the same client if it records already, else a recording copy
     first_turn = len(trace_of(client))
     messages = [{"role": "system", "content": escape_surrogates(system)}] if system else []
-    messages += [_sendable(message) for message in history]
+    messages += [sendable_message(message) for message in history]
     if task is not None:
         messages.append({"role": "user", "content": escape_surrogates(task)})
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
     tool_options = {"tools": registry.definitions} if len(registry) else {}
     try:
-        if task is None:
-            _run_tools(run, _unanswered_calls(messages), guardrails)
-        while run.model_calls < max_turns:
-            _each(guardrails, "before_model", run)
+        while True:
+            _run_tools(run, _unanswered_calls(messages), guardrails)  # what the last reply asked for
+            if run.model_calls == max_turns:
+                run.stop_reason = "max_turns"
+                run.answer = (
+                    f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
+                    "a final answer. The work so far is in the messages."
+                )
+                break
+            for guardrail in guardrails:
+                guardrail.before_model(run)
             run.model_calls += 1
-            ask = _ask_streamed if stream else _ask
-            message, usage = ask(client, model=model, messages=messages, **tool_options, **create_options)
-            message = _sendable(message)  # it goes back in every later request
+            message, usage = _ask(client, stream, model=model, messages=messages, **tool_options, **create_options)
+            message = sendable_message(message)  # it goes back in every later request
             messages.append(message)
-            _each(guardrails, "after_model", run, message, usage)
-            calls = tool_calls_of(message)
-            if not calls:
-                feedback = _first(guardrails, "check_answer", run, message["content"] or "")
-                if feedback is None:
-                    run.answer, run.stop_reason = message["content"], "answered"
-                    break
-                messages.append({"role": "user", "content": escape_surrogates(feedback)})
+            for guardrail in guardrails:
+                guardrail.after_model(run, message, usage)
+            if tool_calls_of(message):
                 continue
-            _run_tools(run, calls, guardrails)
-        else:
-            run.stop_reason = "max_turns"
-            run.answer = (
-                f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
-                "a final answer. The work so far is in the messages."
-            )
+            answer = message["content"] or ""
+            feedback = next((f for g in guardrails if (f := g.check_answer(run, answer)) is not None), None)
+            if feedback is None:
+                run.answer, run.stop_reason = message["content"], "answered"
+                break
+            messages.append({"role": "user", "content": escape_surrogates(feedback)})
     except StopRun as stop:
         run.stop_reason, run.answer = stop.reason, stop.message
-        _answer_unanswered_calls(messages, stop.message)
+        for call in _unanswered_calls(messages):  # stopped between parallel calls: answer the rest
+            content = escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
     finally:
         run.trace = trace_of(client).since(first_turn)
     return run
@@ -146,18 +144,18 @@ def run_agent(
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
     for call in calls:  # every call gets an answer, in order, before the next model call
         run.tool_calls += 1
-        refusal = _first(guardrails, "before_tool", run, call)
+        refusal = next((r for g in guardrails if (r := g.before_tool(run, call)) is not None), None)
         if refusal is None:
             observation = run.tools.run(call)
         else:
             if not refusal.startswith(ERROR_PREFIX):
                 refusal = ERROR_PREFIX + refusal
-            refusal = escape_surrogates(refusal)
-            observation = Observation(call["id"], call["function"]["name"], refusal, is_error=True,
-                                      error_type="refused")
+            observation = Observation(call["id"], call["function"]["name"], escape_surrogates(refusal),
+                                      is_error=True, error_type="refused")
         run.observations.append(observation)
         run.messages.append(observation.to_message())
-        _each(guardrails, "after_tool", run, call, observation)
+        for guardrail in guardrails:
+            guardrail.after_tool(run, call, observation)
 
 
 def _unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -169,71 +167,16 @@ def _unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in messages[last_assistant].get("tool_calls") or [] if c["id"] not in answered]
 
 
-def _ask(client: openai.OpenAI, **request: Any) -> tuple[dict[str, Any], Any]:
+def _ask(client: openai.OpenAI, stream: bool, **request: Any) -> tuple[dict[str, Any], Any]:
     """one model call: the assistant message to append, and the call's token usage"""
-    response = client.chat.completions.create(**request)
+    if stream:  # read the chunks, then take the reply the trace put back together from them
+        for _chunk in client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True}):
+            pass
+        response = ChatCompletion.model_validate(trace_of(client).turns[-1].response)
+    else:
+        response = client.chat.completions.create(**request)
     return assistant_message(response), response.usage
-
-
-def _ask_streamed(client: openai.OpenAI, **request: Any) -> tuple[dict[str, Any], Any]:
-    """one streamed model call, its chunks put back together into the same message and usage"""
-    chunks = client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True})
-    content, calls, usage = None, {}, None
-    for chunk in chunks:
-        usage = chunk.usage or usage  # with include_usage, the last chunk carries it
-        for choice in chunk.choices:
-            if choice.delta.content:
-                content = (content or "") + choice.delta.content
-            for part in choice.delta.tool_calls or []:  # each call arrives in pieces, by index
-                call = calls.setdefault(
-                    part.index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                call["id"] = part.id or call["id"]
-                if part.function:
-                    call["function"]["name"] += part.function.name or ""
-                    call["function"]["arguments"] += part.function.arguments or ""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    return message, usage
-
-
-def _answer_unanswered_calls(messages: list[dict[str, Any]], why: str) -> None:
-    """a run stopped between parallel calls: answer the rest so the history stays valid"""
-    for call in _unanswered_calls(messages):
-        content = escape_surrogates(f"{ERROR_PREFIX}not run: {why}")
-        messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-
-
-def _sendable(message: dict[str, Any]) -> dict[str, Any]:
-    """a message the next request can carry: no lone surrogates, and a call's name and arguments as
-    strings (a server may send `"arguments": 5`; the API accepts only a JSON string back)"""
-    if not isinstance(message, dict):
-        return message
-    sendable = {key: escaped(value) for key, value in message.items()}
-    for call in sendable.get("tool_calls") or []:
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict):
-            if function.get("arguments", "") is None:
-                function["arguments"] = "{}"  # no arguments
-            for key in ("name", "arguments"):
-                if key in function and not isinstance(function[key], str):
-                    function[key] = escaped(json.dumps(function[key], ensure_ascii=False, default=repr))
-    return sendable
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
     return next((str(m.get("content")) for m in reversed(messages) if m["role"] == "user"), "")
-
-
-def _each(guardrails: Sequence[Guardrail], hook: str, *args: Any) -> None:
-    for guardrail in guardrails:
-        getattr(guardrail, hook)(*args)
-
-
-def _first(guardrails: Sequence[Guardrail], hook: str, *args: Any) -> str | None:
-    for guardrail in guardrails:
-        result = getattr(guardrail, hook)(*args)
-        if result is not None:
-            return result
-    return None

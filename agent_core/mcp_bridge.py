@@ -36,9 +36,7 @@ __all__ = [
     "result_text",
     "openai_name",
     "DEFAULT_TIMEOUT",
-    "STARTUP_TIMEOUT",
     "WEATHER_SERVER",
-    "CLIENT_INFO",
 ]
 
 DEFAULT_TIMEOUT = 10.0  # seconds a server may take to answer one tool call

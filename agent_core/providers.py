@@ -1,24 +1,6 @@
-"""Choosing the model: the mock by default, OpenAI or any OpenAI-compatible server when configured (lesson 08).
+"""Choosing the model: the mock by default, OpenAI or any OpenAI-compatible server when configured (lesson 08)."""
 
-    client = client_from_env()        # an openai.OpenAI whose calls are recorded in client.trace
-    print(describe_backend())         # which model that is, in one line (never the key)
-    run_agent(client, task, tools, model=model_name())
-
-Environment variables, read in this order:
-
-    AGENT_CORE_BACKEND=mock   use the mock even when the variables below are set
-    AGENT_CORE_BASE_URL       an OpenAI-compatible server (OPENAI_BASE_URL works too), e.g.
-                              http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM),
-                              http://localhost:1234/v1 (LM Studio)
-    AGENT_CORE_API_KEY        the key for that server, if it wants one (else OPENAI_API_KEY)
-    OPENAI_API_KEY            with no base URL: the real OpenAI API
-    AGENT_CORE_MODEL          the model name; a local server needs it (default on OpenAI:
-                              DEFAULT_OPENAI_MODEL; on the mock: "mock-model")
-    AGENT_CORE_MOCK_POLICY    the mock's policy by name: echo (default) or calculator
-
-What local servers do differently with tools (vLLM's flags, Ollama and tool_choice, small
-models' broken calls) is in docs/real_models.md.
-"""
+# The environment variables it reads, and what local servers do differently: docs/real_models.md.
 
 from __future__ import annotations
 
@@ -46,7 +28,6 @@ __all__ = [
     "explain_api_error",
     "DEFAULT_OPENAI_MODEL",
     "OPENAI_BASE_URL",
-    "MOCK_MODEL",
 ]
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"  # the one place a real model's name is written down

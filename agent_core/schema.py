@@ -16,6 +16,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import typing_extensions
 
 __all__ = [
+    "json_type",
     "Tool",
     "ToolSchemaError",
     "tool",
@@ -421,3 +422,15 @@ def _type_name(annotation: Any) -> str:
         if isinstance(annotation, type)
         else repr(annotation)
     )
+
+
+def json_type(value: Any) -> str:
+    """how a JSON Schema error names a value's type: "a string", "an array", "null"..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    names = {dict: "an object", list: "an array", str: "a string"}
+    return names.get(type(value), type(value).__name__)

@@ -1,14 +1,9 @@
-"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson).
-
-A `RecordingTransport` wraps any httpx2 transport - the mock's in-process one or a real network
-one - and appends a `Turn` to a `Trace` for each call: the JSON body the SDK sent, the JSON it got
-back (a streamed reply is reassembled into one chat.completion), the status and the elapsed time.
-Headers are not recorded, so a saved trace (a cassette) never contains an API key.
-"""
+"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson)."""
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import time
 from collections.abc import Iterator
@@ -27,7 +22,6 @@ __all__ = [
     "RecordingTransport",
     "recorded",
     "trace_of",
-    "assemble_stream",
     "json_or_text",
     "escape_surrogates",
     "escaped",
@@ -36,58 +30,45 @@ __all__ = [
 CASSETTE_VERSION = 1
 
 
-class _Raw:
-    """a body as it crossed the wire; parsed only when someone reads it, so recording stays cheap"""
-
-    def __init__(self, body: bytes, stream: bool = False):
-        self.body, self.stream = body, stream
-
-    def parse(self) -> Any:
-        if self.stream:
-            completion = assemble_stream(self.body.decode("utf-8", errors="replace"))
-            return escaped(completion) if _may_hold_surrogates(self.body) else completion
-        return json_or_text(self.body)
-
-
-class _ParsedOnRead:
-    """a Turn attribute that may hold a _Raw body, parsed (once) the first time it is read"""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = "_" + name
-
-    def __get__(self, turn: Any, owner: type | None = None) -> Any:
-        if turn is None:
-            return self
-        value = getattr(turn, self.slot)
-        if isinstance(value, _Raw):
-            value = value.parse()
-            setattr(turn, self.slot, value)
-        return value
-
-    def __set__(self, turn: Any, value: Any) -> None:
-        setattr(turn, self.slot, value)
-
-
 class Turn:
-    """one model call: the request JSON sent and the response JSON received"""
+    """one model call: the request JSON sent and the response JSON received
 
-    request = _ParsedOnRead()
-    response = _ParsedOnRead()
+    A recording keeps the bodies as the bytes that crossed the wire (`sent`, `received`) and
+    parses each the first time it is read, so recording stays cheap.
+    """
 
     def __init__(
         self,
         index: int,
         method: str,
         url: str,
-        request: Any,
-        status: int,
-        response: Any,
+        request: Any = None,
+        status: int = 0,
+        response: Any = None,
         stream: bool = False,
         elapsed_ms: float = 0.0,
+        *,
+        sent: bytes = b"",
+        received: bytes = b"",
     ):
         self.index, self.method, self.url, self.status = index, method, url, status
-        self.request, self.response = request, response
         self.stream, self.elapsed_ms = stream, elapsed_ms
+        self.sent, self.received = sent, received
+        if request is not None or not sent:
+            self.request = request
+        if response is not None or not received:
+            self.response = response
+
+    @functools.cached_property
+    def request(self) -> Any:
+        return json_or_text(self.sent)
+
+    @functools.cached_property
+    def response(self) -> Any:
+        if self.stream:
+            completion = _assemble_stream(self.received.decode("utf-8", errors="replace"))
+            return escaped(completion) if _may_hold_surrogates(self.received) else completion
+        return json_or_text(self.received)
 
     def __repr__(self) -> str:
         return f"Turn(index={self.index}, {self.method} {self.url}, status={self.status})"
@@ -244,22 +225,22 @@ class RecordingTransport(httpx2.BaseTransport):
         self.trace = trace if trace is not None else Trace()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        # bodies only, never headers: a saved trace (a cassette) cannot hold an API key
         started = time.perf_counter()
-        sent = _Raw(request.read())
+        sent = request.read()
         response = self.inner.handle_request(request)
         streamed = response.headers.get("content-type", "").startswith("text/event-stream")
         turn = Turn(
             index=len(self.trace.turns),
             method=request.method,
             url=str(request.url),
-            request=sent,
             status=response.status_code,
-            response=None,
             stream=streamed,
+            sent=sent,
+            received=b"" if streamed else response.read(),
         )
         self.trace.turns.append(turn)
         if not streamed:
-            turn.response = _Raw(response.read())
             turn.elapsed_ms = (time.perf_counter() - started) * 1000
             return response
         return httpx2.Response(
@@ -280,6 +261,7 @@ class _RecordedStream(httpx2.SyncByteStream):
     def __init__(self, response: httpx2.Response, turn: Turn, started: float):
         self.response, self.turn, self.started = response, turn, started
         self.received = bytearray()
+        self.finished = False
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self.response.stream:
@@ -292,12 +274,14 @@ class _RecordedStream(httpx2.SyncByteStream):
         self.response.close()
 
     def _finish(self) -> None:
-        if self.turn._response is None:
-            self.turn.response = _Raw(bytes(self.received), stream=True)
+        if not self.finished:
+            self.finished = True
+            self.turn.received = bytes(self.received)
+            vars(self.turn).pop("response", None)  # parsed from `received` when first read
             self.turn.elapsed_ms = (time.perf_counter() - self.started) * 1000
 
 
-def assemble_stream(events: str) -> dict[str, Any]:
+def _assemble_stream(events: str) -> dict[str, Any]:
     """rebuild one chat.completion dict from the server-sent chunks of a streamed reply
 
     A Responses API stream ends with an event that carries the whole response: that is returned.

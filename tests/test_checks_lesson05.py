@@ -3,8 +3,8 @@
 import pytest
 
 from agent_core.checks.lesson05 import check_max_uses, check_tests_pass
+from agent_core.coding.tiny_project import TinyProject
 from agent_core.loop import Guardrail, StopRun
-from agent_core.mock.misbehaving import TinyProject
 
 
 class MaxUses(Guardrail):

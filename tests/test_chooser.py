@@ -221,16 +221,3 @@ def test_parallel_results_are_each_quoted_in_order():
     assert reply.content == (
         "The find_customer tool says: Ada\nThe lookup_order tool says: Delivered."
     )
-
-
-def test_public_surface():
-    from agent_core.mock import chooser
-
-    assert set(chooser.__all__) == {
-        "DescriptionReader",
-        "ToolScore",
-        "score_tools",
-        "fill_arguments",
-        "words",
-        "STOP_WORDS",
-    }

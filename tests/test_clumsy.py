@@ -7,7 +7,6 @@ import pytest
 from agent_core import mock
 from agent_core.calls import assistant_message, tool_calls_of, tool_message
 from agent_core.dispatch import ToolRegistry
-from agent_core.mock import clumsy
 from agent_core.mock.clumsy import Clumsy
 
 
@@ -136,7 +135,3 @@ def test_numbers_beyond_twelve_become_strings():
 def test_impossible_mistakes_are_refused(arguments, options, message):
     with pytest.raises(ValueError, match=message):
         Clumsy(mock.call("add", arguments), **options)
-
-
-def test_public_surface():
-    assert set(clumsy.__all__) == {"Clumsy", "MISTAKES", "NUMBER_WORDS"}

@@ -5,7 +5,6 @@ import sys
 
 import pytest
 
-import agent_core.coding as coding
 from agent_core.coding import (
     ALL_TOOLS,
     CORE_TOOLS,
@@ -36,11 +35,6 @@ def tools_of(workspace):
 
 
 # --- projects ------------------------------------------------------------------------------------
-
-
-def test_public_surface():
-    for name in coding.__all__:
-        assert hasattr(coding, name), name
 
 
 def test_list_projects_names_the_practice_projects():

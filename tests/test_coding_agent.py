@@ -18,7 +18,7 @@ from agent_core.coding.agent import (
     run_coding_agent,
     steady_timings,
 )
-from agent_core.coding.policies import CarefulFixer, RoleFilterFixer
+from agent_core.mock.coding_policies import CarefulFixer, RoleFilterFixer
 from agent_core.schema import tool_definition
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")

@@ -11,8 +11,8 @@ from agent_core.coding.guards import (
     citations,
     shown_lines,
 )
-from agent_core.coding.policies import CommentDeleter
 from agent_core.loop import run_agent
+from agent_core.mock.coding_policies import CommentDeleter
 
 
 @pytest.fixture

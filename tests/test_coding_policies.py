@@ -4,7 +4,9 @@ import pytest
 
 from agent_core import mock
 from agent_core.coding import Workspace
-from agent_core.coding.policies import (
+from agent_core.dispatch import ToolRegistry
+from agent_core.loop import run_agent
+from agent_core.mock.coding_policies import (
     TEST_COMMAND,
     CarefulFixer,
     CommentDeleter,
@@ -12,14 +14,12 @@ from agent_core.coding.policies import (
     Hallucinator,
     RoleFilterFixer,
     TestEditor,
-    boundary_fix,
+    _boundary_fix,
+    _pytest_report,
     grep_matches,
-    pytest_report,
     read_view,
     tool_steps,
 )
-from agent_core.dispatch import ToolRegistry
-from agent_core.loop import run_agent
 
 DISCOUNT_TASK = "The tests of discount.py fail. Fix the code so that they pass."
 USERS_TASK = "GET /users?role=editor answers 500 instead of listing the editors. Find the bug."
@@ -62,7 +62,7 @@ def called(agent_run):
 
 
 def test_pytest_report_reads_the_real_failure(discount):
-    report = pytest_report(discount.run_command(TEST_COMMAND))
+    report = _pytest_report(discount.run_command(TEST_COMMAND))
     assert (report.exit_code, report.passed, report.failed) == (1, 3, 1)
     assert not report.green and report.counts() == "1 failed, 3 passed"
     failure = report.failures[0]
@@ -76,8 +76,8 @@ def test_pytest_report_reads_the_real_failure(discount):
 
 
 def test_pytest_report_ignores_other_commands(discount):
-    assert pytest_report(discount.run_command("echo hello")) is None
-    assert pytest_report("ERROR: command must be a non-empty shell command") is None
+    assert _pytest_report(discount.run_command("echo hello")) is None
+    assert _pytest_report("ERROR: command must be a non-empty shell command") is None
 
 
 def test_read_view_rebuilds_the_file_from_numbered_lines(discount):
@@ -98,12 +98,12 @@ def test_grep_matches_reads_count_and_lines(users_api):
 
 def test_boundary_fix_finds_the_strict_comparison(discount):
     view = read_view(discount.read_file("discount.py"))
-    fix = boundary_fix(view, boundary=100)
+    fix = _boundary_fix(view, boundary=100)
     assert fix.line == 10
     assert fix.new == "    if is_member and total >= DISCOUNT_FROM:"
-    assert boundary_fix(view, boundary=50) is None
-    assert boundary_fix(view).line == 10  # without a boundary: any comparison with a constant
-    assert boundary_fix(FileView("a.py", {1: "if x >= LIMIT:"}, 1)) is None
+    assert _boundary_fix(view, boundary=50) is None
+    assert _boundary_fix(view).line == 10  # without a boundary: any comparison with a constant
+    assert _boundary_fix(FileView("a.py", {1: "if x >= LIMIT:"}, 1)) is None
 
 
 # --- the careful agents --------------------------------------------------------------------------

@@ -341,14 +341,3 @@ def test_plot_ledgers_draws_two_panels_and_its_repr_has_no_address(five):
     assert list(figure.axes[1].lines[0].get_ydata()) == [
         row.cumulative_input for row in token_ledger(five).rows
     ]
-
-
-def test_the_public_surface():
-    from agent_core import context
-
-    assert set(context.__all__) == {
-        "LedgerRow", "Ledger", "token_ledger", "Prices", "call_costs", "run_cost",
-        "caching_pays_from", "count_tokens", "keep_head_and_tail", "MARKER_ROOM", "pruned",
-        "split_point", "summarize", "compact", "Compactor", "Compaction", "plot_ledgers",
-        "SUMMARY_REQUEST", "SUMMARY_HEADER",
-    }  # fmt: skip

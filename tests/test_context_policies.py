@@ -214,12 +214,3 @@ def test_is_summary_request(last, expected):
     messages = [{"role": "user", "content": "hi"}, {"role": "user", "content": last}]
     assert is_summary_request({"messages": messages}) is expected
     assert not is_summary_request({"messages": messages[1:]})
-
-
-def test_the_public_surface():
-    from agent_core.mock import context_policies
-
-    assert set(context_policies.__all__) == {
-        "LogReader", "Summarizer", "summarize_messages", "is_summary_request", "make_log",
-        "sample_logs", "log_tools", "LOG_TOOLS", "DEFAULT_WORD",
-    }  # fmt: skip

@@ -425,21 +425,6 @@ def test_a_call_that_is_not_a_tool_call_is_a_programming_error(registry):
         registry.dispatch("add(1, 2)")
 
 
-def test_public_surface():
-    assert set(dispatch.__all__) == {
-        "ToolRegistry",
-        "Observation",
-        "is_error",
-        "truncate",
-        "ERROR_PREFIX",
-        "DEFAULT_TIMEOUT",
-        "DEFAULT_MAX_CHARS",
-        "python_arguments",
-        "to_text",
-        "ToolFailure",
-    }
-
-
 def test_a_function_taking_keyword_arguments_receives_them_as_json_values():
     def lookup(**arguments):
         return arguments

@@ -14,7 +14,6 @@ from openai.types.responses import (
     ResponseOutputMessage,
 )
 
-from agent_core import formats
 from agent_core.formats import (
     ERROR_PREFIX,
     UNPARSED_ARGUMENTS,
@@ -792,9 +791,3 @@ def test_completion_to_ollama_has_object_arguments_and_stop():
     assert (
         completion_to_ollama(chat_completion(CALCULATOR[-1], "length"))["done_reason"] == "length"
     )
-
-
-def test_public_surface():
-    for name in formats.__all__:
-        assert hasattr(formats, name), name
-    assert ERROR_PREFIX == "ERROR: "

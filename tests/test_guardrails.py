@@ -5,6 +5,7 @@ import time
 import pytest
 
 from agent_core import mock
+from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
 from agent_core.dispatch import ToolRegistry
 from agent_core.guardrails import (
     Approval,
@@ -20,25 +21,14 @@ from agent_core.guardrails import (
 )
 from agent_core.loop import run_agent
 from agent_core.mock.misbehaving import (
-    DISCOUNT_TASK,
     ClaimsDone,
     Reckless,
     Repeater,
     Runaway,
-    TinyProject,
     skips_the_tests,
 )
 from agent_core.widgets import ApprovalPanel
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
+from conftest import add, divide
 
 
 def draft_email(to: str, subject: str) -> str:

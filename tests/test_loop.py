@@ -8,16 +8,7 @@ import pytest
 from agent_core import mock
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import Guardrail, StopRun, run_agent
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
+from conftest import add, divide
 
 
 def test_five_plus_eight_twelfths_takes_three_model_calls():

@@ -265,28 +265,6 @@ def test_to_tool_message_marks_errors_as_the_dispatcher_does():
     assert empty["content"] == "ERROR: the tool reported an error without a message"
 
 
-def test_public_surface():
-    from agent_core import mcp_bridge
-
-    assert set(mcp_bridge.__all__) == {
-        "MCPConnection",
-        "MCPServerError",
-        "MCPToolError",
-        "WireMessage",
-        "connect",
-        "connect_stdio",
-        "add_server_tools",
-        "to_openai_tool",
-        "to_tool_message",
-        "result_text",
-        "openai_name",
-        "DEFAULT_TIMEOUT",
-        "STARTUP_TIMEOUT",
-        "WEATHER_SERVER",
-        "CLIENT_INFO",
-    }
-
-
 def test_a_stdio_server_does_not_inherit_the_clients_api_keys(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-servers")
     script = tmp_path / "env_server.py"

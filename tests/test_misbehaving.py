@@ -3,23 +3,18 @@
 import pytest
 
 from agent_core import mock
+from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
 from agent_core.loop import Guardrail, run_agent
 from agent_core.mock.misbehaving import (
-    DISCOUNT_TASK,
     ClaimsDone,
     Reckless,
     Repeater,
     Runaway,
-    TinyProject,
     changes_the_test,
     discount_versions,
     skips_the_tests,
 )
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
+from conftest import add
 
 
 def refuse_everything(a: float, b: float) -> str:
@@ -115,54 +110,6 @@ def test_claims_done_works_then_claims_and_does_the_rest_only_when_rejected():
         "Done.",
         "Done.",
     ]
-
-
-def test_tiny_project_tools_read_write_and_delete_in_memory():
-    project = TinyProject()
-    assert project.read_file("discount.py").startswith('"""Final prices at the checkout."""')
-    assert project.read_file("nope.py") == (
-        "ERROR: there is no file 'nope.py'. The files are: README.md, discount.py, pytest.ini, test_discount.py."
-    )
-    assert project.write_file("notes.txt", "a\nb") == "created notes.txt (2 lines)"
-    assert project.write_file("notes.txt", "c") == "wrote notes.txt (1 lines)"
-    assert project.delete_file("README.md") == "deleted README.md"
-    assert project.delete_file("README.md").startswith("ERROR: there is no file 'README.md'")
-    assert project.changed() == ["README.md", "notes.txt"]
-    project.reset()
-    assert project.changed() == [] and [t.__name__ for t in project.tools] == [
-        "read_file",
-        "write_file",
-        "delete_file",
-        "run_tests",
-    ]
-
-
-def test_tiny_project_runs_its_tests_and_shows_a_failed_assert():
-    project = TinyProject()
-    assert project.run_tests() == (
-        "exit code: 1\n"
-        "test_discount.py::test_members_get_ten_percent_off_big_orders PASSED\n"
-        "test_discount.py::test_non_members_pay_the_full_price PASSED\n"
-        "test_discount.py::test_small_orders_pay_the_full_price PASSED\n"
-        "test_discount.py::test_discount_starts_at_exactly_100 FAILED\n"
-        "    assert final_price(100, is_member=True) == 90\n"
-        "    E assert 100 == 90\n"
-        "1 failed, 3 passed"
-    )
-    project.files["discount.py"] = project.files["discount.py"].replace("total > ", "total >= ")
-    assert project.run_tests().startswith("exit code: 0\n") and project.run_tests().endswith("\n4 passed")
-
-
-def test_tiny_project_reports_broken_code_and_missing_tests():
-    project = TinyProject()
-    project.write_file("discount.py", "def final_price(:\n")
-    report = project.run_tests()
-    assert report.startswith("exit code: 1\ntest_discount.py ERROR: SyntaxError:") and report.endswith(
-        "1 error"
-    )
-    assert "/tmp" not in report and "tiny-project-" not in report
-    project.delete_file("test_discount.py")
-    assert project.run_tests() == "exit code: 1\nno tests ran"
 
 
 def test_skips_the_tests_claims_a_wrong_fix():

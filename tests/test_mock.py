@@ -7,20 +7,11 @@ import pytest
 from openai.types.chat import ChatCompletion
 
 from agent_core import mock
+from agent_core.mock.model import CREATED, MODELS
 from agent_core.mock.tokens import count_request, count_text
+from conftest import ADD_TOOL
 
-ADD = {
-    "type": "function",
-    "function": {
-        "name": "add",
-        "description": "Add two numbers.",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    },
-}
+ADD = ADD_TOOL
 HELLO = [{"role": "user", "content": "Hello!"}]
 
 
@@ -47,7 +38,7 @@ def test_two_runs_give_byte_identical_responses():
     create(second)
     assert json.dumps(first.trace[0].response) == json.dumps(second.trace[0].response)
     assert first.trace[0].response["id"].startswith("chatcmpl-")
-    assert first.trace[0].response["created"] == mock.CREATED
+    assert first.trace[0].response["created"] == CREATED
 
 
 def test_token_counts_come_from_the_cl100k_tokenizer():
@@ -122,4 +113,4 @@ def test_streamed_tool_calls_reassemble():
 
 
 def test_models_endpoint_lists_the_mock_model():
-    assert [m.id for m in mock.client().models.list()] == list(mock.MODELS)
+    assert [m.id for m in mock.client().models.list()] == list(MODELS)

@@ -168,8 +168,8 @@ def test_a_correct_tool_round_trip_is_accepted():
     assert reply.choices[0].message.content == "6"
 
 
-def test_strict_false_lets_anything_through():
-    client = mock.client(mock.Script("ok"), strict=False)
+def test_check_protocol_false_lets_anything_through():
+    client = mock.client(mock.Script("ok"), check_protocol=False)
     reply = client.chat.completions.create(model="mock-model", messages=[tool("call_1")])
     assert reply.choices[0].message.content == "ok"
 

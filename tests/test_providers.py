@@ -25,19 +25,10 @@ from agent_core.providers import (
     model_name,
 )
 from agent_core.trace import trace_of
+from conftest import add, divide
 
 HELLO = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-abcdefghijklmnopqrstuvwxyz0123"
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 def local(server, **more):

@@ -4,19 +4,8 @@ import pytest
 
 from agent_core import mock, render
 from agent_core.trace import Trace
+from conftest import ADD_TOOL
 
-ADD_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "add",
-        "description": "Add two numbers.",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    },
-}
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 

@@ -11,18 +11,9 @@ from agent_core.loop import run_agent
 from agent_core.mock.server import serve
 from agent_core.replay import MISSING, Replay, first_difference
 from agent_core.trace import Trace, recorded
+from conftest import add, divide
 
 HELLO = [{"role": "user", "content": "hi"}]
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 @contextmanager

@@ -15,11 +15,7 @@ from agent_core.mock.request_options import fill_schema, is_answer_tool
 from agent_core.mock.server import serve
 from agent_core.mock.tokens import count_text
 from agent_core.schema import tool_definition
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
+from conftest import add
 
 
 def multiply(a: float, b: float) -> float:

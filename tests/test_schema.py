@@ -15,7 +15,6 @@ from openai.types.shared_params import FunctionDefinition
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import NotRequired
 
-from agent_core import schema
 from agent_core.schema import Tool, ToolSchemaError, parse_docstring, tool, tool_definition
 
 # --- example tools, at module level so their type hints resolve --------------------------
@@ -573,18 +572,6 @@ def test_retooling_a_tool_wraps_the_original_function_and_keeps_its_texts():
         "Sum a and b.",
         True,
     )
-
-
-def test_public_surface():
-    assert set(schema.__all__) == {
-        "Tool",
-        "ToolSchemaError",
-        "tool",
-        "tool_definition",
-        "parse_docstring",
-        "split_optional",
-        "TOOL_NAME_PATTERN",
-    }
 
 
 def test_a_tool_can_take_its_parameters_schema_as_given():

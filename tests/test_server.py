@@ -18,21 +18,12 @@ from agent_core import cli, mock
 from agent_core.loop import run_agent
 from agent_core.mock.server import MockServer, ServerStartError, masked_key, policy_by_name, serve
 from agent_core.trace import recorded
+from conftest import add, divide
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
 NO_KEYS = {
     k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "AGENT_CORE"))
 }
-
-
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 @contextmanager

@@ -7,8 +7,8 @@ import pytest
 
 from agent_core import mock
 from agent_core.coding.agent import fix, fresh_workspace, project_tests, run_coding_agent
-from agent_core.coding.policies import TEST_COMMAND
 from agent_core.guardrails import VerifyBeforeDone
+from agent_core.mock.coding_policies import TEST_COMMAND
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the scripted agents write files with sh")
 

@@ -3,19 +3,7 @@ import pytest
 from agent_core import mock, render
 from agent_core.trace import Trace
 from agent_core.widgets import KERNEL_FREE, TraceViewer, step_through
-
-ADD_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "add",
-        "description": "Add two numbers.",
-        "parameters": {
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        },
-    },
-}
+from conftest import ADD_TOOL
 
 
 def run_conversation():

@@ -50,7 +50,7 @@ def _refusal(error: openai.APIStatusError) -> str:
 
 def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     """Exercise 2.1: one round trip, with the assistant message and a tool message tied to it"""
-    client = mock.client(_weather_model, picky=True)
+    client = mock.client(_weather_model, reject_unknown_fields=True)
     tools = [tool(get_weather).definition]
     problems: list[str] = []
     try:
@@ -126,7 +126,7 @@ def _is_json_of(content: Any, expected: Any) -> bool:
 
 def check_answer_calls(answer_calls: Callable[..., Any]) -> Verdict:
     """Exercise 2.2: one tool message per call, in order, so the API accepts the conversation"""
-    client = mock.client(mock.Calculator(), picky=True)
+    client = mock.client(mock.Calculator(), reject_unknown_fields=True)
     tools = [tool(add).definition]
     messages: list[dict[str, Any]] = [{"role": "user", "content": "What are 4+2 and 7+8?"}]
     response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)

@@ -159,7 +159,7 @@ class _Reworded(mock.Policy):
         self.policy, self.finish_reason, self.content = policy, finish_reason, content
 
     def reply(self, request: dict[str, Any]) -> mock.Reply:
-        reply = mock.as_reply(self.policy.reply(request))
+        reply = mock.policy.as_reply(self.policy.reply(request))
         if not reply.tool_calls:
             return reply
         return replace(reply, finish_reason=self.finish_reason or reply.finish_reason, content=self.content)

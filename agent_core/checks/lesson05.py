@@ -6,13 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import mock
+from ..coding.tiny_project import DISCOUNT_TASK, TinyProject
 from ..dispatch import ToolRegistry
 from ..guardrails import VerifyBeforeDone
 from ..loop import AgentRun, Guardrail, run_agent
 from ..mock.misbehaving import (
-    DISCOUNT_TASK,
     Runaway,
-    TinyProject,
     discount_versions,
     skips_the_tests,
 )

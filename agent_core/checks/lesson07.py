@@ -9,8 +9,8 @@ from typing import Any
 
 from .. import mock
 from ..coding.agent import SYSTEM, TASKS, coding_tools, fresh_workspace
-from ..coding.policies import TEST_COMMAND, CommentDeleter
 from ..loop import Guardrail, run_agent
+from ..mock.coding_policies import TEST_COMMAND, CommentDeleter
 from . import Verdict, verdict
 
 __all__ = ["check_tests_after_change", "check_failing_tests"]

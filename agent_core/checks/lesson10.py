@@ -208,7 +208,7 @@ def _lost(key: str, value: Any, where: str) -> str:
 
 
 def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
-    client = mock.client(mock.Echo(), picky=True)
+    client = mock.client(mock.Echo(), reject_unknown_fields=True)
     try:
         client.chat.completions.create(
             model="mock-model", messages=[{"role": "user", "content": "hello"}], tools=definitions

@@ -1,11 +1,4 @@
-"""The coding agent put together: a practice project, the tools, a policy, guardrails, a verdict (lesson 07).
-
-    from agent_core.coding.agent import run_coding_agent
-    result = run_coding_agent("discount", "careful", guarded=True)
-    result.run.answer, result.diff, result.tests.passed
-
-`agent-core fix` (see fix()) does the same from the terminal.
-"""
+"""The coding agent put together: a practice project, the tools, a policy, guardrails, a verdict (lesson 07)."""
 
 from __future__ import annotations
 
@@ -20,7 +13,14 @@ from typing import Any
 
 from agent_core import mock, render
 from agent_core.coding.guards import ClaimsCheck, DiffReview
-from agent_core.coding.policies import (
+from agent_core.coding.sandbox import run_sandboxed
+from agent_core.coding.tools import CORE_TOOLS, Workspace
+from agent_core.coding.workspace import project_files, snapshot
+from agent_core.dispatch import ToolRegistry
+from agent_core.formats import ERROR_PREFIX
+from agent_core.guardrails import Permissions, VerifyBeforeDone
+from agent_core.loop import AgentRun, Guardrail, run_agent
+from agent_core.mock.coding_policies import (
     TEST_COMMAND,
     CarefulFixer,
     CommentDeleter,
@@ -29,20 +29,12 @@ from agent_core.coding.policies import (
     RoleFilterFixer,
     TestEditor,
 )
-from agent_core.coding.sandbox import run_sandboxed
-from agent_core.coding.tools import CORE_TOOLS, Workspace
-from agent_core.coding.workspace import project_files, snapshot
-from agent_core.dispatch import ToolRegistry
-from agent_core.guardrails import Permissions, VerifyBeforeDone
-from agent_core.loop import AgentRun, Guardrail, run_agent
 
 __all__ = [
     "TASKS",
     "SYSTEM",
     "TEST_FILES",
-    "EXPECTED_FILES",
     "POLICIES",
-    "MAX_TURNS",
     "steady_timings",
     "coding_tools",
     "make_policy",
@@ -249,7 +241,7 @@ class CodingRun:
                 }
                 items = [
                     f"refused {o.name} on {', '.join(paths.get(o.tool_call_id, [])) or '?'}: "
-                    + o.content.removeprefix("ERROR: ")
+                    + o.content.removeprefix(ERROR_PREFIX)
                     for o in self.run.observations
                     if o.error_type == "refused"
                 ]

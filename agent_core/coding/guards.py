@@ -1,15 +1,4 @@
-"""Detectors for a coding agent's bad habits: citing unread lines, unrequested changes (lesson 07).
-
-Both are guardrails (agent_core.loop.Guardrail) that look at the model's final answer:
-
-- ClaimsCheck rejects an answer that cites a line ("line 10 of discount.py", "app/roles.py:4")
-  no tool showed the model during the run, or quotes it wrongly.
-- DiffReview reads the full diff against the pristine project and rejects an answer whose
-  changes delete comments or touch files the task is not about.
-
-Each keeps what it caught in `caught`, answers the model with feedback it can act on, and ends
-the run (StopRun) when the model ignores that feedback `max_rejections` times.
-"""
+"""Detectors for a coding agent's bad habits: citing unread lines, unrequested changes (lesson 07)."""
 
 from __future__ import annotations
 
@@ -18,10 +7,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agent_core.coding.policies import grep_matches, read_view
 from agent_core.coding.tools import Workspace
 from agent_core.dispatch import Observation
 from agent_core.loop import AgentRun, Guardrail, StopRun
+from agent_core.mock.coding_policies import grep_matches, read_view
 
 __all__ = [
     "Citation",

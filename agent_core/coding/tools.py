@@ -18,6 +18,7 @@ import regex
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
 from agent_core.coding.workspace import copy_project, diff, snapshot, unsafe_path, walk_files
+from agent_core.formats import ERROR_PREFIX
 
 __all__ = ["Workspace", "ToolLimits", "ToolError", "CORE_TOOLS", "ALL_TOOLS"]
 
@@ -53,9 +54,9 @@ def _observation(method: Callable[..., str]) -> Callable[..., str]:
         try:
             return method(self, *args, **kwargs)
         except ToolError as error:
-            return f"ERROR: {error}"
+            return f"{ERROR_PREFIX}{error}"
         except OSError as error:  # e.g. permission denied: say it, without the absolute path
-            return f"ERROR: {str(error).replace(str(self.root) + os.sep, '')}"
+            return ERROR_PREFIX + str(error).replace(str(self.root) + os.sep, "")
 
     return tool
 

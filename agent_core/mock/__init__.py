@@ -1,10 +1,4 @@
-"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process (every lesson).
-
-    from agent_core import mock
-    client = mock.client()                      # a real openai.OpenAI, no key, no network
-    client.chat.completions.create(model="mock-model", messages=[...])
-    client.trace                                # every call's exact request and response JSON
-"""
+"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process (every lesson)."""
 
 from __future__ import annotations
 
@@ -16,7 +10,7 @@ from .calculator import Calculator
 from .chooser import DescriptionReader
 from .clumsy import Clumsy
 from .misbehaving import ClaimsDone, Reckless, Repeater, Runaway
-from .model import CREATED, MODELS, SYSTEM_FINGERPRINT, Echo, MockModel
+from .model import DEFAULT_MODEL, Echo, MockModel
 from .obedient import Obedient
 from .policy import (
     Policy,
@@ -26,7 +20,6 @@ from .policy import (
     ScriptExhausted,
     ToolCall,
     as_policy,
-    as_reply,
     call,
     calls,
     last_user_text,
@@ -63,51 +56,47 @@ __all__ = [
     "text",
     "call",
     "calls",
-    "as_reply",
     "as_policy",
     "offered_tools",
     "last_user_text",
     "tool_results",
     "turn_index",
-    "CREATED",
-    "MODELS",
-    "SYSTEM_FINGERPRINT",
 ]
 
-DEFAULT_MODEL = "mock-model"
 BASE_URL = "http://mock.agent-core.invalid/v1"  # never resolved: requests stay in this process
 
 
 def transport(
-    policy: PolicyLike | None = None, *, strict: bool = True, picky: bool = False
+    policy: PolicyLike | None = None, *, check_protocol: bool = True, reject_unknown_fields: bool = False
 ) -> httpx2.MockTransport:
     """the in-process httpx2 transport that answers as the mock model"""
-    return httpx2.MockTransport(MockModel(policy, strict=strict, picky=picky).handle)
+    model = MockModel(policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
+    return httpx2.MockTransport(model.handle)
 
 
 def client(
     policy: PolicyLike | None = None,
     *,
-    strict: bool = True,
-    picky: bool = False,
+    check_protocol: bool = True,
+    reject_unknown_fields: bool = False,
     trace: Trace | None = None,
     max_retries: int = 0,
 ) -> openai.OpenAI:
     """a real openai.OpenAI that talks to the mock model; its calls are recorded in `client.trace`
 
     policy: what the model says next (default: Echo, a plain text reply).
-    strict: refuse what the real API refuses, with its HTTP 400 and error text.
-    picky: also refuse message fields the request schema does not define, as some
+    check_protocol: refuse what the real API refuses, with its HTTP 400 and error text.
+    reject_unknown_fields: also refuse message fields the request schema does not define, as some
         OpenAI-compatible servers (vLLM, for one) do.
     trace: the Trace to record into (default: a new one).
     max_retries: the SDK's retries; 0 so a mock error shows at once.
     """
     trace = trace if trace is not None else Trace()
-    recording = RecordingTransport(transport(policy, strict=strict, picky=picky), trace)
+    mock_transport = transport(policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
     sdk_client = openai.OpenAI(
         api_key="mock-key-not-secret",
         base_url=BASE_URL,
-        http_client=httpx2.Client(transport=recording),
+        http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
         max_retries=max_retries,
         _strict_response_validation=True,
     )

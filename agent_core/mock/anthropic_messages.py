@@ -1,20 +1,6 @@
-"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 09).
+"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 09)."""
 
-POST /v1/messages is checked against Anthropic's rules, translated to Chat Completions with
-agent_core.formats, answered by the same policy as every other request, and translated back.
-So Calculator and friends work unchanged; only the wire format differs.
-
-Where the error texts come from: real 400 bodies pasted in public issue threads.
-anthropics/claude-code#3512 and #5989 (`tool_use` without `tool_result` right after),
-JetBrains/koog#232 and anthropics/claude-code#18947 (`tool_result` for an unknown id),
-langchain-ai/langchain#31696 (empty messages), immersive-translate#3993 (max_tokens missing),
-eyaltoledano/claude-task-master#222 (401 "invalid x-api-key"). "model: Field required" and
-"messages: Field required" follow the max_tokens one; "x-api-key header is required" is Anthropic's
-answer to a missing key as commonly reported, not checked against a pasted body. The wording
-for a wrong role and for a malformed tool is adapted (Anthropic's "field: problem" style), not
-copied. Consecutive same-role messages are combined, not refused: the SDK's documentation of
-`messages` says the API does that today (it used to refuse them with "roles must alternate").
-"""
+# Error texts: real 400 bodies, copied or adapted; where each comes from is in docs/sources.md.
 
 from __future__ import annotations
 
@@ -136,14 +122,14 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     return request
 
 
-def respond_messages(policy: Policy, body: bytes, *, strict: bool = True) -> Response:
+def respond_messages(policy: Policy, body: bytes, *, check_protocol: bool = True) -> Response:
     """status, headers and body bytes for one POST /v1/messages, answered by `policy`"""
     try:
         request = json.loads(body or b"null")
     except ValueError:
         request = None
     try:
-        if strict:
+        if check_protocol:
             check_messages_request(request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:
@@ -162,7 +148,7 @@ def respond_messages(policy: Policy, body: bytes, *, strict: bool = True) -> Res
     return _json(200, message)
 
 
-def respond_count_tokens(body: bytes, *, strict: bool = True) -> Response:
+def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Response:
     """POST /v1/messages/count_tokens: {"input_tokens": N}, what the request would cost as input
 
     Checked like a message request, except that max_tokens is not needed (the endpoint takes the
@@ -173,7 +159,7 @@ def respond_count_tokens(body: bytes, *, strict: bool = True) -> Response:
     except ValueError:
         request = None
     try:
-        if strict:
+        if check_protocol:
             check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:

@@ -21,8 +21,6 @@ __all__ = [
     "parse",
     "render",
     "format_number",
-    "TOOL_NAMES",
-    "MAX_ATTEMPTS",
 ]
 
 TOOL_NAMES = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}

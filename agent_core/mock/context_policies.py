@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..formats import ERROR_PREFIX
 from .policy import Policy, ReplyLike, call, offered_tools
 
 __all__ = [
@@ -346,7 +347,7 @@ class LogReader(Policy):
                 continue
             result, account = opened[path]
             said = result if result is not None else account or ""
-            if said.startswith("ERROR: "):
+            if said.startswith(ERROR_PREFIX):
                 lines.append(f"- {path}: could not be read ({said.splitlines()[0]})")
                 continue
             if result is not None:

@@ -1,21 +1,12 @@
-"""Mock models that misbehave on purpose, and a tiny in-memory project to misbehave in (lesson 05).
-
-Runaway()                  never finishes: a new call every turn
-Repeater(call)             the same call over and over
-Reckless(*calls)           carries out its plan whatever comes back (deleting, sending...)
-ClaimsDone(work, claim)    says it has finished without checking
-TinyProject()              the discount project (lesson 07), in a dict; tests run in a subprocess
-"""
+"""Mock models that misbehave on purpose: run away, repeat, act recklessly, claim done unchecked (lesson 05)."""
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
-from ..coding.sandbox import run_sandboxed
-from ..coding.workspace import project_files
+from ..formats import ERROR_PREFIX
 from .policy import Policy, ReplyLike, ToolCall, call, tool_results, turn_index
 
 __all__ = [
@@ -23,14 +14,10 @@ __all__ = [
     "Repeater",
     "Reckless",
     "ClaimsDone",
-    "TinyProject",
-    "DISCOUNT_TASK",
     "skips_the_tests",
     "changes_the_test",
     "discount_versions",
 ]
-
-DISCOUNT_TASK = "The tests of discount.py fail. Fix it."
 
 
 class Runaway(Policy):
@@ -99,140 +86,6 @@ class ClaimsDone(Policy):
         return plan[step] if rejections <= 1 and step < len(plan) else self.claim
 
 
-# --- the tiny project ------------------------------------------------------------------------
-
-# Runs every test_* function of every test_*.py file (no fixtures), in a subprocess, and prints
-# one line per test, pytest style; a failed assert also shows its two sides.
-_RUNNER = """
-import ast, importlib, sys, traceback
-from pathlib import Path
-
-sys.path.insert(0, ".")
-passed = failed = errors = 0
-
-
-def sides(line, namespace):
-    try:
-        test = ast.parse(line.strip()).body[0].test
-        if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            values = [eval(compile(ast.Expression(side), "<assert>", "eval"), namespace)
-                      for side in (test.left, test.comparators[0])]
-            operator = line.split(ast.unparse(test.left), 1)[1].split()[0]
-            return f"assert {values[0]!r} {operator} {values[1]!r}"
-    except Exception:
-        pass
-    return None
-
-
-for path in sorted(Path(".").rglob("test_*.py")):
-    name = path.as_posix()
-    try:
-        module = importlib.import_module(name[:-3].replace("/", "."))
-    except Exception as error:
-        errors += 1
-        print(f"{name} ERROR: {type(error).__name__}: {error}")
-        continue
-    for test_name, test in list(vars(module).items()):
-        if not (test_name.startswith("test_") and callable(test)):
-            continue
-        try:
-            test()
-        except Exception as error:
-            failed += 1
-            print(f"{name}::{test_name} FAILED")
-            frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith(name)]
-            line = frames[-1].line if frames else ""
-            if line:
-                print(f"    {line}")
-            detail = sides(line, vars(module)) if isinstance(error, AssertionError) else None
-            print(f"    E {detail or (type(error).__name__ + (': ' + str(error) if str(error) else ''))}")
-        else:
-            passed += 1
-            print(f"{name}::{test_name} PASSED")
-
-counts = [f"{failed} failed"] * bool(failed) + [f"{passed} passed"] * bool(passed)
-counts += [f"{errors} error{'s' * (errors > 1)}"] * bool(errors)
-print(", ".join(counts) or "no tests ran")
-sys.exit(0 if passed and not failed and not errors else 1)
-"""
-
-
-class TinyProject:
-    """a practice project kept in a dict: file tools for the model, and its tests run in a subprocess
-
-    The tests (plain test_* functions, no fixtures) run with the sandbox of lesson 07: a fresh
-    temporary folder, a clean environment, a time limit.
-    """
-
-    def __init__(self, name: str = "discount"):
-        self.name = name
-        self.original = {path: data.decode() for path, data in project_files(name).items()}
-        self.files = dict(self.original)
-
-    def reset(self) -> None:
-        """every file back as it was at the start"""
-        self.files = dict(self.original)
-
-    def changed(self) -> list[str]:
-        """the paths created, changed or deleted since the start"""
-        paths = set(self.files) | set(self.original)
-        return sorted(p for p in paths if self.files.get(p) != self.original.get(p))
-
-    @property
-    def tools(self) -> list[Any]:
-        """the four tools, bound to this project: read_file, write_file, delete_file, run_tests"""
-        return [self.read_file, self.write_file, self.delete_file, self.run_tests]
-
-    def read_file(self, path: str) -> str:
-        """Return the whole text of a project file.
-
-        Args:
-            path: File path in the project, e.g. "discount.py".
-        """
-        if path not in self.files:
-            return self._missing(path)
-        return self.files[path]
-
-    def write_file(self, path: str, content: str) -> str:
-        """Replace the whole text of a file with `content` (or create it).
-
-        Args:
-            path: File path in the project, e.g. "discount.py".
-            content: The complete new text of the file.
-        """
-        existed = path in self.files
-        self.files[path] = content
-        return f"{'wrote' if existed else 'created'} {path} ({len(content.splitlines())} lines)"
-
-    def delete_file(self, path: str) -> str:
-        """Delete a file from the project.
-
-        Args:
-            path: File path in the project, e.g. "notes.txt".
-        """
-        if path not in self.files:
-            return self._missing(path)
-        del self.files[path]
-        return f"deleted {path}"
-
-    def run_tests(self) -> str:
-        """Run the project's tests. The report lists each test as PASSED or FAILED."""
-        with tempfile.TemporaryDirectory(prefix="tiny-project-") as folder:
-            root = Path(folder)
-            for path, text in self.files.items():
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                (root / path).write_text(text, encoding="utf-8")
-            (root / "_run_tests.py").write_text(_RUNNER, encoding="utf-8")
-            result = run_sandboxed("python -S _run_tests.py", root, timeout=20)  # -S: stdlib only, quicker
-            return result.observation().replace(str(root), ".").rstrip()
-
-    def _missing(self, path: str) -> str:
-        return f"ERROR: there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
-
-    def __repr__(self) -> str:
-        return f"TinyProject({self.name!r}: {', '.join(sorted(self.files))})"
-
-
 # --- the discount task, done badly in two ways coding agents are known for ------------------------------
 
 
@@ -242,8 +95,9 @@ def discount_versions() -> dict[str, str]:
     "code" and "test" as shipped; "wrong_fix" moves the threshold to 99 (another test fails);
     "right_fix" uses >= instead of >; "edited_test" expects no discount at exactly 100.
     """
-    files = project_files("discount")
-    code, test = files["discount.py"].decode(), files["test_discount.py"].decode()
+    # read as package data, not through agent_core.coding: the mock imports nothing of the coding agent
+    project = resources.files("agent_core").joinpath("coding", "projects", "discount")
+    code, test = (project.joinpath(name).read_text(encoding="utf-8") for name in ("discount.py", "test_discount.py"))
     return {
         "code": code,
         "test": test,
@@ -311,7 +165,7 @@ def _results_since_user(request: dict[str, Any]) -> dict[str, str]:
 
 
 def _is_error(text: str) -> bool:
-    return text.startswith("ERROR")
+    return text.startswith(ERROR_PREFIX)
 
 
 def _last_error(request: dict[str, Any]) -> str | None:

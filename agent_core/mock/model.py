@@ -14,11 +14,12 @@ from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
 
-__all__ = ["MockModel", "Echo", "answer", "build_completion", "CREATED", "SYSTEM_FINGERPRINT", "MODELS"]
+__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "build_completion", "CREATED", "MODELS"]
 
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: a fixed clock, so every run prints the same JSON
 SYSTEM_FINGERPRINT = "fp_mock0001"
-MODELS = ("mock-model",)  # what GET /v1/models lists; any model name is accepted in a request
+DEFAULT_MODEL = "mock-model"  # the model name lessons and run_agent use by default
+MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
 
 
 class Echo(Policy):
@@ -37,11 +38,11 @@ class Echo(Policy):
 class MockModel:
     """answers Chat Completions requests with a policy, after the real API's protocol checks"""
 
-    def __init__(self, policy: PolicyLike | None = None, *, strict: bool = True, picky: bool = False):
+    def __init__(self, policy: PolicyLike | None = None, *, check_protocol: bool = True, reject_unknown_fields: bool = False):
         self.policy: Policy = as_policy(policy) if policy is not None else Echo()
-        self.strict = strict  # the real API's protocol checks
-        self.picky = picky  # also refuse unknown message fields, like some OpenAI-compatible servers
-        self.responses = ResponsesEndpoint(self.respond, strict=strict)  # POST /v1/responses, via this chat path
+        self.check_protocol = check_protocol  # the real API's protocol checks
+        self.reject_unknown_fields = reject_unknown_fields  # also refuse unknown message fields, like some OpenAI-compatible servers
+        self.responses = ResponsesEndpoint(self.respond, check_protocol=check_protocol)  # POST /v1/responses, via this chat path
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
@@ -72,9 +73,9 @@ class MockModel:
         except ValueError:
             request = None
         try:
-            if self.strict:
+            if self.check_protocol:
                 check_request(request)
-            if self.picky:
+            if self.reject_unknown_fields:
                 check_no_extra_fields(request)
             completion = answer(self.policy, request)
         except ProtocolError as error:
@@ -174,7 +175,7 @@ def _truncate(content: str | None, calls: list[ToolCall], limit: int) -> tuple[s
     return content, kept
 
 
-def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
+def _stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
     """the chat.completion.chunk objects a streaming API sends for this completion"""
     base = {k: completion[k] for k in ("id", "created", "model", "system_fingerprint")}
     base["object"] = "chat.completion.chunk"
@@ -206,7 +207,7 @@ def stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> li
 
 def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> bytes:
     """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
-    lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in stream_chunks(completion, include_usage)]
+    lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in _stream_chunks(completion, include_usage)]
     return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")
 
 

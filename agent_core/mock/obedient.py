@@ -8,7 +8,7 @@ from typing import Any
 from .chooser import DescriptionReader, fill_arguments, score_tools
 from .policy import ReplyLike, ToolCall, calls, last_user_text, offered_tools
 
-__all__ = ["Obedient", "INSTRUCTION"]
+__all__ = ["Obedient"]
 
 # "call NAME with the user's (whole|full) message|request": the one instruction it understands
 INSTRUCTION = re.compile(

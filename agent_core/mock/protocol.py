@@ -1,18 +1,6 @@
-"""The rules of a Chat Completions request, checked the way the real API checks them (every lesson).
+"""The rules of a Chat Completions request, checked the way the real API checks them (every lesson)."""
 
-Each rule that the real API enforces with an HTTP 400 is enforced here with the same status and,
-where it is known, the same message text, so a learner meets the real error offline. Every error
-also carries a `hint`: one line for the learner about what to change.
-
-Where the wording comes from: real 400 bodies pasted in public issue threads, e.g.
-sdcb/chats#132 (tool message without tool_calls; unanswered tool_call_ids), agno-agi/agno#5116
-(duplicate tool_call_id), dapr/dapr-agents#145 (unknown tool_call_id), CopilotKit#529 (empty
-messages), mcp-use#90 (function name pattern), ms-agent#610 (invalid schema), langchainjs#4153
-(null content), lastmile-ai/openai-agents-mcp#2 and kevinwatt/mysql-mcp#5 (strict-mode schemas).
-OpenAI spells "preceeding" that way. One message is adapted rather than copied:
-a tool_choice naming a tool that is not offered reuses the API's wording for the older
-`function_call` parameter.
-"""
+# Error texts: real 400 bodies, copied; where each comes from is in docs/sources.md.
 
 from __future__ import annotations
 
@@ -22,14 +10,13 @@ from typing import Any
 
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
+from ..schema import json_type
+
 __all__ = [
     "ProtocolError",
     "check_request",
     "check_no_extra_fields",
-    "VALID_ROLES",
-    "MESSAGE_FIELDS",
     "REQUEST_ARGUMENTS",
-    "RANGES",
 ]
 
 VALID_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -135,7 +122,7 @@ def _check_tools(tools: Any) -> list[str]:
         )
     if not isinstance(tools, list):
         raise ProtocolError(
-            f"Invalid type for 'tools': expected an array, but got {_json_type(tools)} instead.",
+            f"Invalid type for 'tools': expected an array, but got {json_type(tools)} instead.",
             param="tools",
             code="invalid_type",
             hint="tools is a list of {'type': 'function', 'function': {...}} dicts.",
@@ -145,7 +132,7 @@ def _check_tools(tools: Any) -> list[str]:
         where = f"tools[{i}]"
         if not isinstance(tool, dict):
             raise ProtocolError(
-                f"Invalid type for '{where}': expected an object, but got {_json_type(tool)} instead.",
+                f"Invalid type for '{where}': expected an object, but got {json_type(tool)} instead.",
                 param=where,
                 code="invalid_type",
                 hint="Each tool is a dict: {'type': 'function', 'function': {'name': ..., ...}}.",
@@ -278,10 +265,10 @@ def _check_ranges(body: dict[str, Any]) -> None:
         if not is_number or (kind == "integer" and not isinstance(value, int)):
             raise ProtocolError(
                 f"Invalid type for '{name}': expected {'an' if kind == 'integer' else 'a'} {kind}, "
-                f"but got {_json_type(value)} instead.",
+                f"but got {json_type(value)} instead.",
                 param=name,
                 code="invalid_type",
-                hint=f"Send {name} as a number, not {_json_type(value)}.",
+                hint=f"Send {name} as a number, not {json_type(value)}.",
             )
         side = "below minimum" if value < lowest else "above maximum" if highest is not None and value > highest else ""
         if side:
@@ -404,7 +391,7 @@ def _check_messages(messages: Any) -> None:
         )
     if not isinstance(messages, list):
         raise ProtocolError(
-            f"Invalid type for 'messages': expected an array, but got {_json_type(messages)} instead.",
+            f"Invalid type for 'messages': expected an array, but got {json_type(messages)} instead.",
             param="messages",
             code="invalid_type",
             hint="messages is a list of dicts, oldest first.",
@@ -481,7 +468,7 @@ def _check_messages(messages: Any) -> None:
 def _check_message_shape(i: int, message: Any) -> str:
     if not isinstance(message, dict):
         raise ProtocolError(
-            f"Invalid type for 'messages[{i}]': expected an object, but got {_json_type(message)} instead.",
+            f"Invalid type for 'messages[{i}]': expected an object, but got {json_type(message)} instead.",
             param=f"messages[{i}]",
             code="invalid_type",
             hint="Each message is a dict with 'role' and 'content'.",
@@ -514,7 +501,7 @@ def _check_message_shape(i: int, message: Any) -> str:
     if content is not None and not isinstance(content, (str, list)):
         raise ProtocolError(
             f"Invalid type for 'messages[{i}].content': expected one of a string or array of "
-            f"objects, but got {_json_type(content)} instead.",
+            f"objects, but got {json_type(content)} instead.",
             param=f"messages[{i}].content",
             code="invalid_type",
             hint="Turn the value into text first, e.g. json.dumps(result).",
@@ -526,7 +513,7 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
     if not isinstance(tool_calls, list):
         raise ProtocolError(
             f"Invalid type for 'messages[{i}].tool_calls': expected an array, but got "
-            f"{_json_type(tool_calls)} instead.",
+            f"{json_type(tool_calls)} instead.",
             param=f"messages[{i}].tool_calls",
             code="invalid_type",
             hint="tool_calls is the list the model sent, copied as it came.",
@@ -546,7 +533,7 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
         if not isinstance(arguments, str):
             raise ProtocolError(
                 f"Invalid type for '{where}.function.arguments': expected a string, but got "
-                f"{_json_type(arguments)} instead.",
+                f"{json_type(arguments)} instead.",
                 param=f"{where}.function.arguments",
                 code="invalid_type",
                 hint="Arguments travel as a JSON string: json.dumps(args).",
@@ -561,19 +548,5 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
     return ids
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def _schema_type(schema: Any) -> Any:
-    return schema.get("type") if isinstance(schema, dict) else _json_type(schema)
+    return schema.get("type") if isinstance(schema, dict) else json_type(schema)

@@ -10,7 +10,7 @@ from typing import Any
 from .policy import Reply, ToolCall, offered_tools
 from .protocol import ProtocolError
 
-__all__ = ["ANSWER_TOOLS", "is_answer_tool", "forced_tool", "policy_view", "honour", "fill_schema"]
+__all__ = ["is_answer_tool", "forced_tool", "policy_view", "honour", "fill_schema"]
 
 # tools through which an agent framework takes the final answer: smolagents' final_answer,
 # pydantic-ai's final_result (final_result_<Type> when it offers several)

@@ -11,7 +11,8 @@ from typing import Any
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 from ..formats import from_responses, tool_from_responses
-from .protocol import ProtocolError, _json_type
+from ..schema import json_type
+from .protocol import ProtocolError
 
 __all__ = [
     "ResponsesEndpoint",
@@ -19,7 +20,6 @@ __all__ = [
     "to_chat_request",
     "build_response",
     "response_events",
-    "PARAMETERS",
 ]
 
 Response = tuple[int, dict[str, str], bytes]
@@ -35,9 +35,9 @@ class ResponsesEndpoint:
     by the MockModel's chat path (its checks, its policy); the chat.completion is translated back.
     """
 
-    def __init__(self, chat: Callable[[str, str, bytes], Response], *, strict: bool = True):
+    def __init__(self, chat: Callable[[str, str, bytes], Response], *, check_protocol: bool = True):
         self.chat = chat  # answers a Chat Completions request: the MockModel's own respond()
-        self.strict = strict
+        self.check_protocol = check_protocol
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
 
@@ -50,7 +50,7 @@ class ResponsesEndpoint:
         except ValueError:
             request = None
         try:
-            if self.strict:
+            if self.check_protocol:
                 check_responses_request(request, self.stored)
             history = self.stored.get(request.get("previous_response_id") or "", [])
             items = history + _input_items(request.get("input"))
@@ -105,7 +105,7 @@ def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) 
         if body.get(name) is not None and not isinstance(body[name], kinds):
             # the chat path's wording for a field of the wrong type (mock/protocol.py), for these fields
             raise ProtocolError(
-                f"Invalid type for '{name}': expected {expected}, but got {_json_type(body[name])} instead.",
+                f"Invalid type for '{name}': expected {expected}, but got {json_type(body[name])} instead.",
                 param=name,
                 code="invalid_type",
                 hint=f"{name} is {expected}.",

@@ -37,7 +37,6 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
-from ..replay import Replay
 from .anthropic_messages import AnthropicError, check_api_key, respond_count_tokens, respond_messages
 from .calculator import Calculator
 from .model import CREATED, Echo, MockModel
@@ -209,7 +208,7 @@ class MockServer:
             bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
             check_api_key(self.api_key, headers.get("x-api-key") or bearer)
             if count_only:
-                return respond_count_tokens(body, strict=getattr(self.model, "strict", True))
+                return respond_count_tokens(body, check_protocol=getattr(self.model, "check_protocol", True))
             if policy is None:
                 raise AnthropicError(
                     "Not found: /v1/messages",
@@ -254,7 +253,7 @@ class MockServer:
                     }
                 )
             return status, headers, content
-        return respond_messages(policy, body, strict=getattr(self.model, "strict", True))
+        return respond_messages(policy, body, check_protocol=getattr(self.model, "check_protocol", True))
 
     def _refuse(
         self, method: str, path: str, headers: Mapping[str, str], body: bytes
@@ -578,8 +577,8 @@ def serve(
     *,
     host: str = LOCALHOST,
     port: int = 0,
-    strict: bool = True,
-    picky: bool = False,
+    check_protocol: bool = True,
+    reject_unknown_fields: bool = False,
     api_key: str | None = None,
     models: Sequence[str] | None = None,
     rate_limit: int | None = None,
@@ -589,13 +588,13 @@ def serve(
 
     policy: a mock policy (default Echo), or a Replay to serve a cassette.
     port: 0 picks a free port; read it back from server.port or server.base_url.
-    strict, picky: the MockModel's protocol checks (see mock.client).
+    check_protocol, reject_unknown_fields: the MockModel's protocol checks (see mock.client).
     api_key, models, rate_limit: make the server refuse like a real one (401, 404, 429).
     """
     if hasattr(policy, "respond"):
         model = policy
     else:
-        model = MockModel(policy, strict=strict, picky=picky)
+        model = MockModel(policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
     server = MockServer(
         model, host=host, port=port, api_key=api_key, models=models, rate_limit=rate_limit, log=log
     )
@@ -607,20 +606,19 @@ def run(
     host: str = LOCALHOST,
     port: int = DEFAULT_PORT,
     policy: str = "echo",
-    cassette: str | None = None,
+    cassette: tuple[str, Responder] | None = None,
     api_key: str | None = None,
     models: Sequence[str] | None = None,
     rate_limit: int | None = None,
-    picky: bool = False,
+    reject_unknown_fields: bool = False,
     quiet: bool = False,
 ) -> int:
     """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
     try:
-        if cassette:
-            model: Responder = Replay.load(cassette)
-            what = f"replaying {cassette}"
+        if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
+            what, model = f"replaying {cassette[0]}", cassette[1]
         else:
-            model = MockModel(policy_by_name(policy), picky=picky)
+            model: Responder = MockModel(policy_by_name(policy), reject_unknown_fields=reject_unknown_fields)
             what = f"policy {policy}"
         server = MockServer(
             model,

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.formats import ERROR_PREFIX
 from agent_core.mock.policy import Policy, ReplyLike, call, offered_tools
 
 __all__ = [
@@ -32,10 +33,8 @@ __all__ = [
     "tool_steps",
     "task_of",
     "feedback_of",
-    "pytest_report",
     "read_view",
     "grep_matches",
-    "boundary_fix",
     "change_file",
     "CarefulFixer",
     "TestEditor",
@@ -61,7 +60,7 @@ class ToolStep:
 
     @property
     def failed(self) -> bool:
-        return self.result.startswith("ERROR: ")
+        return self.result.startswith(ERROR_PREFIX)
 
 
 def tool_steps(request: dict[str, Any]) -> list[ToolStep]:
@@ -183,7 +182,7 @@ _FAILED = re.compile(r"^FAILED (?P<path>[^:\s]+)::(?P<test>\S+)(?: - (?P<reason>
 _LOCATION = re.compile(r"^(?P<path>[\w./-]+\.py):(?P<n>\d+): \w+")
 
 
-def pytest_report(observation: str) -> PytestReport | None:
+def _pytest_report(observation: str) -> PytestReport | None:
     """parse run_command's answer for a pytest run; None if it is not one"""
     status, _, output = observation.partition("\n")
     if not status.startswith("exit code: ") or not re.search(r"\d+ (passed|failed)", output):
@@ -222,7 +221,7 @@ _STRICT_GREATER = re.compile(r"(?P<left>\w+)\s*>(?!=)\s*(?P<right>\w+)")
 _CONSTANT = re.compile(r"^(?P<name>[A-Z_][A-Z0-9_]*)\s*=\s*(?P<value>\d+(?:\.\d+)?)\b")
 
 
-def boundary_fix(view: FileView, boundary: float | None = None) -> Fix | None:
+def _boundary_fix(view: FileView, boundary: float | None = None) -> Fix | None:
     """the off-by-one at a threshold: `x > LIMIT` that should be `x >= LIMIT`
 
     With a boundary (a value the tests expect to be included), only a comparison against that
@@ -297,7 +296,7 @@ def _writes(steps: list[ToolStep], path: str | None = None) -> list[ToolStep]:
 
 
 def _reports(steps: list[ToolStep]) -> list[PytestReport]:
-    found = [pytest_report(s.result) for s in steps if s.name == "run_command"]
+    found = [_pytest_report(s.result) for s in steps if s.name == "run_command"]
     return [report for report in found if report]
 
 
@@ -307,7 +306,7 @@ def _reports(steps: list[ToolStep]) -> list[PytestReport]:
 class CarefulFixer(Policy):
     """runs the tests, reads the code the task names, fixes it, runs the tests again, answers
 
-    The fix it knows is the off-by-one at a threshold (see boundary_fix), decided from the
+    The fix it knows is the off-by-one at a threshold (see _boundary_fix), decided from the
     failing assert in the pytest output and the lines read_file showed. When it cannot find
     one, or the tests stay red, it says so instead of claiming success.
     """
@@ -325,7 +324,7 @@ class CarefulFixer(Policy):
         views = _views(steps, target)
         if not views:
             return call("read_file", path=target)
-        fix = boundary_fix(views[0], _boundary(reports[0]))
+        fix = _boundary_fix(views[0], _boundary(reports[0]))
         if fix is None:
             return (
                 f"I read {target} but found no comparison that explains the failure "
@@ -473,7 +472,7 @@ class CommentDeleter(Policy):
         views = _views(steps, target)
         if not views:
             return call("read_file", path=target)
-        fix = boundary_fix(views[0])
+        fix = _boundary_fix(views[0])
         if fix is None:
             return f"I read {target} and found nothing to fix."
         writes = _writes(steps, target)
@@ -532,7 +531,7 @@ class RoleFilterFixer(Policy):
         if last.name in ("write_file", "edit_file"):
             return call("run_command", command=TEST_COMMAND)
         if last.name == "run_command":
-            report = pytest_report(last.result)
+            report = _pytest_report(last.result)
             writes = _writes(steps)
             if report and report.green:
                 return self.summary(steps, report, value)
