@@ -1,16 +1,122 @@
 """Lesson 01's exercise checks: they pass the solutions and say what is wrong with the stubs."""
 
+import inspect
 from typing import Literal, TypedDict
+
+import pytest
 
 from agent_core.checks.lesson01 import (
     DELIVERY_TARGET,
     check_cancel_description,
+    check_make_definition,
     check_schedule_delivery,
     check_strict_find_orders,
 )
 from agent_core.schema import tool_definition
 
 # --- exercise 1.1 -----------------------------------------------------------------------------
+
+JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def make_definition(function, *, whole_docstring=False, all_required=False, keep_newlines=False,
+                    empty_descriptions=False, no_defaults=False, int_before_bool=False, inner_only=False):
+    """the lesson's solution, with one tempting mistake switched on by name"""
+    docstring = inspect.getdoc(function)
+    summary, _, args_section = docstring.partition("\n\nArgs:\n")
+    notes = {}
+    for line in args_section.splitlines():
+        name, _, text = line.strip().partition(": ")
+        notes[name] = text
+    properties, required = {}, []
+    for parameter in inspect.signature(function).parameters.values():
+        if int_before_bool:
+            kind = next(v for k, v in [(str, "string"), (int, "integer"), (float, "number"), (bool, "boolean")]
+                        if issubclass(parameter.annotation, k))
+        else:
+            kind = JSON_TYPES[parameter.annotation]
+        schema = {"type": kind}
+        if parameter.name in notes or empty_descriptions:
+            schema["description"] = notes.get(parameter.name, "")
+        if parameter.default is inspect.Parameter.empty or all_required:
+            required.append(parameter.name)
+        elif not no_defaults:
+            schema["default"] = parameter.default
+        properties[parameter.name] = schema
+    description = docstring if whole_docstring else summary if keep_newlines else " ".join(summary.split())
+    inner = {
+        "name": function.__name__,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties, "required": required},
+    }
+    return inner if inner_only else {"type": "function", "function": inner}
+
+
+def with_mistake(**mistake):
+    return lambda function: make_definition(function, **mistake)
+
+
+def hard_coded(function):
+    """the definition written for the lesson's example, whatever the function"""
+    return {
+        "type": "function",
+        "function": {
+            "name": "search_catalog",
+            "description": "Searches the catalog by product name.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "description": 'Words to look for in product names, like "running shoes".'},
+                    "max_results": {"type": "integer", "description": "How many products to return at most.", "default": 5},
+                },
+                "required": ["text"],
+            },
+        },
+    }
+
+
+def args_required(function):
+    """assumes every docstring has an Args: section"""
+    summary, args_section = inspect.getdoc(function).split("\n\nArgs:\n")
+    return make_definition(function)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        (with_mistake(whole_docstring=True), 'for search_catalog(): description should be "Searches the catalog by '
+                                             'product name.", yours is "Searches the catalog by product name.\\n\\nArgs:'),
+        (with_mistake(all_required=True), "for search_catalog(): property 'max_results' has no default; it should be 5"),
+        (with_mistake(keep_newlines=True), "for book_table(): description should be \"Books a table in the shop's cafe "
+                                           "for a number of guests, and returns"),
+        (with_mistake(no_defaults=True), "property 'max_results' has no default; it should be 5 (a parameter's default"),
+        (with_mistake(int_before_bool=True), "for book_table(): property 'vip' type should be \"boolean\", yours is \"integer\""),
+        (with_mistake(empty_descriptions=True), "for book_table(): property 'guests' should have no description; "
+                                                "yours is \"\" (the text after"),
+        (hard_coded, 'for book_table(): name should be "book_table", yours is "search_catalog" (function.__name__)'),
+        (with_mistake(inner_only=True), "make_definition(search_catalog) should return {'type': 'function', 'function'"),
+        (args_required, "make_definition(ping) raised ValueError"),
+    ],
+)
+def test_check_make_definition_rejects_a_wrong_generator_naming_its_fault(wrong, message, capsys):
+    assert not check_make_definition(wrong)
+    assert message in capsys.readouterr().out
+
+
+def test_check_make_definition_reports_required_parameters(capsys):
+    assert not check_make_definition(with_mistake(all_required=True))
+    assert 'required should be ["text"], yours is ["text", "max_results"]' in capsys.readouterr().out
+
+
+def test_check_make_definition_accepts_the_solution_and_the_library(capsys):
+    from agent_core.schema import tool_definition
+
+    assert check_make_definition(make_definition)
+    assert check_make_definition(tool_definition)
+    assert capsys.readouterr().out.count("✓ Exercise 1.1") == 2
+
+
+# --- exercise 1.2 -----------------------------------------------------------------------------
 
 
 def schedule_delivery(
@@ -35,7 +141,7 @@ def schedule_delivery(
 def test_the_solution_generates_the_target_definition(capsys):
     assert tool_definition(schedule_delivery) == DELIVERY_TARGET
     assert check_schedule_delivery(schedule_delivery)
-    assert "✓ Exercise 1.1" in capsys.readouterr().out
+    assert "✓ Exercise 1.2" in capsys.readouterr().out
 
 
 def test_the_delivery_check_names_each_difference(capsys):
@@ -80,7 +186,7 @@ def test_the_delivery_check_reports_a_function_that_cannot_be_a_tool(capsys):
     assert "cannot become a tool: ToolSchemaError: parameter 'order_id'" in capsys.readouterr().out
 
 
-# --- exercise 1.2 -----------------------------------------------------------------------------
+# --- exercise 1.3 -----------------------------------------------------------------------------
 
 
 def cancel_order(order_id: str) -> str:
@@ -90,7 +196,30 @@ def cancel_order(order_id: str) -> str:
 
 def test_a_clear_cancel_description_gets_picked(capsys):
     assert check_cancel_description(cancel_order)
-    assert "✓ Exercise 1.2" in capsys.readouterr().out
+    assert "✓ Exercise 1.3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("docstring", "message"),
+    [
+        ("Cancel cancel cancel an order.", "the description repeats cancel: a model reads a description once"),
+        ("Cancels an order when the customer changed their mind or ordered the wrong size.",
+         "copies words from the example requests (changed, mind, ordered, size, wrong)"),
+        ("Cancel, cancellation, order, stop, undo, refund.", "the description is a list of keywords"),
+        ("Cancels an order by its id before the warehouse packs it, refunds the payment to the original "
+         "card within five working days, emails a confirmation, restocks every item and closes any ticket "
+         "support staff opened today.",
+         "one sentence of at most 30 words, ending with a period"),
+        ("Cancels an order by its id", "one sentence of at most 30 words, ending with a period"),
+    ],
+)
+def test_a_keyword_stuffed_cancel_description_is_refused(docstring, message, capsys):
+    def cancel_order(order_id: str) -> str:
+        return order_id
+
+    cancel_order.__doc__ = docstring
+    assert not check_cancel_description(cancel_order)
+    assert message in capsys.readouterr().out
 
 
 def test_a_vague_cancel_description_shows_the_scores(capsys):
@@ -142,7 +271,7 @@ def test_the_cancel_check_wants_the_name_and_a_docstring(capsys):
     assert "has no description" in out
 
 
-# --- exercise 1.3 -----------------------------------------------------------------------------
+# --- exercise 1.4 -----------------------------------------------------------------------------
 
 
 class OrderFilters(TypedDict):
@@ -162,7 +291,7 @@ def find_orders_stub(customer_email: str, filters: dict, tags: list | None = Non
 
 def test_typed_parameters_make_find_orders_strict(capsys):
     assert check_strict_find_orders(find_orders)
-    assert "✓ Exercise 1.3" in capsys.readouterr().out
+    assert "✓ Exercise 1.4" in capsys.readouterr().out
 
 
 def test_the_strict_check_names_each_loose_parameter(capsys):

@@ -1,27 +1,36 @@
-"""Lesson 02's exercise checks: they pass the solutions and say what is wrong with the stubs."""
+"""Lesson 02's exercise check: each wrong round trip is rejected with a message naming its fault; the solutions pass."""
 
 import json
 
+import pytest
+
 from agent_core.calls import assistant_message, parse_arguments, tool_calls_of, tool_message
-from agent_core.checks.lesson02 import check_answer_calls, check_ask_once
+from agent_core.checks.lesson02 import check_ask_once
 
 
 def ask_once_solved(client, question, tools, functions):
     messages = [{"role": "user", "content": question}]
     response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
-    call = tool_calls_of(response)[0]
-    result = functions[call["function"]["name"]](**parse_arguments(call))
-    messages += [assistant_message(response), tool_message(call, result)]
+    messages.append(assistant_message(response))
+    for call in tool_calls_of(response):
+        result = functions[call["function"]["name"]](**parse_arguments(call))
+        messages.append(tool_message(call, result))
     final = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
     return final.choices[0].message.content
 
 
-def ask_once_by_hand(client, question, tools, functions, dump=False, as_str=False):
+def ask_once_by_hand(client, question, tools, functions, *, only_first=False, by_finish_reason=False,
+                     text_first=False, dump=False, as_str=False, reversed_answers=False, tools_once=False,
+                     first_id=False):
+    """the exercise done without agent_core, with one tempting mistake switched on by name"""
     messages = [{"role": "user", "content": question}]
     response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
     message = response.choices[0].message
-    call = message.tool_calls[0]
-    result = functions[call.function.name](**json.loads(call.function.arguments))
+    if text_first and message.content:
+        return message.content
+    if by_finish_reason and response.choices[0].finish_reason != "tool_calls":
+        return message.content
+    calls = message.tool_calls[:1] if only_first else message.tool_calls
     if dump:
         assistant = message.model_dump()
     else:
@@ -29,17 +38,27 @@ def ask_once_by_hand(client, question, tools, functions, dump=False, as_str=Fals
             "role": "assistant",
             "content": message.content,
             "tool_calls": [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.function.name, "arguments": call.function.arguments},
-                }
+                {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                for c in message.tool_calls
             ],
         }
-    content = str(result) if as_str else json.dumps(result)
-    messages += [assistant, {"role": "tool", "tool_call_id": call.id, "content": content}]
-    final = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
+    answers = []
+    for call in calls:
+        result = functions[call.function.name](**json.loads(call.function.arguments))
+        content = str(result) if as_str else json.dumps(result)
+        call_id = message.tool_calls[0].id if first_id else call.id
+        answers.append({"role": "tool", "tool_call_id": call_id, "content": content})
+    if reversed_answers:
+        answers.reverse()
+    messages += [assistant, *answers]
+    final = client.chat.completions.create(
+        model="mock-model", messages=messages, **({} if tools_once else {"tools": tools})
+    )
     return final.choices[0].message.content
+
+
+def by_hand(**mistake):
+    return lambda *args: ask_once_by_hand(*args, **mistake)
 
 
 def ask_once_stub(client, question, tools, functions):
@@ -48,72 +67,61 @@ def ask_once_stub(client, question, tools, functions):
     return response.choices[0].message.content
 
 
+def ask_once_hard_coded(client, question, tools, functions):
+    """runs the calls but returns a text of its own instead of the model's answer"""
+    ask_once_solved(client, question, tools, functions)
+    return "Take an umbrella."
+
+
+def ask_once_fixed_result(client, question, tools, functions):
+    """answers every call with the same made-up result instead of running the function"""
+    messages = [{"role": "user", "content": question}]
+    response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
+    messages.append(assistant_message(response))
+    messages += [tool_message(call, {"sky": "light rain"}) for call in tool_calls_of(response)]
+    final = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
+    return final.choices[0].message.content
+
+
+def ask_once_keeps_asking(client, question, tools, functions):
+    """a loop before its time: calls the model until it answers, and one more time to be sure"""
+    answer = ask_once_solved(client, question, tools, functions)
+    client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": question}], tools=tools)
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        (by_hand(only_first=True), "on 'What are 4+2 and 7+8?': the model asked for 2 call(s) and the second "
+                                   "request answered 1: every call needs its own tool message"),
+        (by_hand(by_finish_reason=True), "said finish_reason 'stop' and carried a tool call"),
+        (by_hand(text_first=True), "the model's reply had text AND a tool call"),
+        (ask_once_stub, "on 'Do I need an umbrella in Tokyo?': ask_once() called the model once and stopped"),
+        (by_hand(as_str=True), "the tool message's content is Python's str() of the result"),
+        (by_hand(dump=True), "the assistant message carries ['annotations', 'audio', 'function_call', 'refusal']"),
+        (by_hand(reversed_answers=True), "on 'What are 4+2 and 7+8?': answer the calls in the order they came"),
+        (by_hand(tools_once=True), "call 2 was sent without tools"),
+        (by_hand(first_id=True), "tool message 2 has tool_call_id"),
+        (ask_once_hard_coded, "return the final answer's text ('No umbrella: clear and 27°C in Tokyo.')"),
+        (ask_once_fixed_result, 'should hold that call\'s result, {"city": "Tokyo", "sky": "clear", "celsius": 27}'),
+        (ask_once_keeps_asking, "ask_once() called the model 3 times; one round trip is 2 calls"),
+    ],
+)
+def test_check_ask_once_rejects_a_wrong_round_trip_naming_its_fault(wrong, message, capsys):
+    assert not check_ask_once(wrong)
+    assert message in capsys.readouterr().out
+
+
 def test_check_ask_once_passes_solutions_with_and_without_agent_core(capsys):
     assert check_ask_once(ask_once_solved)
     assert check_ask_once(ask_once_by_hand)
     assert capsys.readouterr().out.count("✓ Exercise 2.1") == 2
 
 
-def test_check_ask_once_explains_the_stub(capsys):
-    assert not check_ask_once(ask_once_stub)
-    assert "ask_once() called the model once; call it a second time" in capsys.readouterr().out
-
-
-def test_check_ask_once_reports_the_picky_servers_refusal_of_a_dumped_message(capsys):
-    assert not check_ask_once(lambda *args: ask_once_by_hand(*args, dump=True))
-    out = capsys.readouterr().out
-    assert "the server refused the second call (HTTP 400)" in out
-    assert "Extra inputs are not permitted" in out
-
-
-def test_check_ask_once_wants_json_not_python_notation(capsys):
-    assert not check_ask_once(lambda *args: ask_once_by_hand(*args, as_str=True))
-    assert "content is Python's str() of the dict" in capsys.readouterr().out
-
-
-def test_check_ask_once_wants_the_final_text_returned(capsys):
-    def returns_nothing(*args):
-        ask_once_solved(*args)
-
-    assert not check_ask_once(returns_nothing)
-    assert "return the final answer's text" in capsys.readouterr().out
-
-
 def test_check_ask_once_reports_an_exception_instead_of_raising(capsys):
     def broken(client, question, tools, functions):
-        raise KeyError("get_weather")
+        raise KeyError("oops")
 
     assert not check_ask_once(broken)
-    assert "ask_once() raised KeyError" in capsys.readouterr().out
-
-
-def answer_all(response, functions):
-    return [
-        tool_message(call, functions[call["function"]["name"]](**parse_arguments(call)))
-        for call in tool_calls_of(response)
-    ]
-
-
-def test_check_answer_calls_passes_the_solution(capsys):
-    assert check_answer_calls(answer_all)
-    assert "✓ Exercise 2.2" in capsys.readouterr().out
-
-
-def test_check_answer_calls_explains_the_stub_with_the_apis_refusal(capsys):
-    assert not check_answer_calls(lambda response, functions: answer_all(response, functions)[:1])
-    out = capsys.readouterr().out
-    assert "the model made 2 calls and answer_calls() returned 1 tool message(s)" in out
-    assert "The following tool_call_ids did not have response messages" in out
-
-
-def test_check_answer_calls_wants_the_calls_order(capsys):
-    assert not check_answer_calls(lambda response, functions: answer_all(response, functions)[::-1])
-    assert "answer the calls in the order they came" in capsys.readouterr().out
-
-
-def test_check_answer_calls_reports_wrong_shapes_and_exceptions(capsys):
-    assert not check_answer_calls(lambda response, functions: "6 and 15")
-    assert not check_answer_calls(lambda response, functions: 1 / 0)
-    out = capsys.readouterr().out
-    assert "should return a list of messages, not str" in out
-    assert "answer_calls() raised ZeroDivisionError" in out
+    assert "ask_once() raised KeyError: 'oops'" in capsys.readouterr().out

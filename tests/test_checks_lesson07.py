@@ -1,13 +1,270 @@
-"""Lesson 07's exercise checks: they pass the solutions and say what is wrong with the stubs."""
+"""Lesson 07's exercise checks: each accepts the solution and rejects a catalogue of tempting wrong answers."""
 
+import os
 import re
+from pathlib import Path
 
-from agent_core.checks.lesson07 import check_failing_tests, check_tests_after_change
+import pytest
+
+from agent_core.checks.lesson07 import check_read_file, check_tests_after_change, check_unread_citations
 from agent_core.loop import Guardrail
 
 
-class TestsAfterLastChange(Guardrail):
+def _symlinks_work(tmp_path):
+    try:
+        os.symlink("x", tmp_path / "probe")
+    except OSError:
+        return False
+    return True
+
+
+# --- Exercise 7.1: a confined read_file ----------------------------------------------------------
+
+
+def make_read_file(root):
     """the solution of Exercise 7.1"""
+    root = Path(root).resolve()
+
+    def read_file(path: str) -> str:
+        """Read a text file of the project; path is relative to the project root."""
+        if Path(path).is_absolute():
+            return f"ERROR: {path!r} is an absolute path, outside the project; give a relative path"
+        file = (root / path).resolve()
+        if not file.is_relative_to(root):
+            return f"ERROR: {path!r} is outside the project"
+        if not file.is_file():
+            return f"ERROR: {path!r} does not exist or is not a file"
+        return file.read_text()
+
+    return read_file
+
+
+def textual_check(root):
+    """refuses '..' and '/' by looking at the text of the path"""
+    root = Path(root)
+
+    def read_file(path):
+        if ".." in path or path.startswith("/") or Path(path).is_absolute():
+            return "ERROR: outside the project"
+        try:
+            return (root / path).read_text()
+        except OSError:
+            return "ERROR: it does not exist"
+
+    return read_file
+
+
+def string_prefix(root):
+    """resolves, then compares the strings: the folder next door passes"""
+    root = str(Path(root).resolve())
+
+    def read_file(path):
+        file = (Path(root) / path).resolve()
+        if not str(file).startswith(root):
+            return "ERROR: outside the project"
+        try:
+            return file.read_text()
+        except OSError:
+            return "ERROR: it does not exist"
+
+    return read_file
+
+
+def normalised_only(root):
+    """normpath, not resolve: symbolic links are not followed"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = Path(os.path.normpath(root / path))
+        if not file.is_relative_to(root):
+            return "ERROR: outside the project"
+        try:
+            return file.read_text()
+        except OSError:
+            return "ERROR: it does not exist"
+
+    return read_file
+
+
+def last_part_not_a_link(root):
+    """refuses a path that is itself a symlink, but not one that goes through a linked folder"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = Path(os.path.normpath(root / path))
+        if not file.is_relative_to(root) or file.is_symlink():
+            return "ERROR: outside the project"
+        try:
+            return file.read_text()
+        except OSError:
+            return "ERROR: it does not exist"
+
+    return read_file
+
+
+def raises_on_missing(root):
+    """confined, but a missing file is an exception"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if not file.is_relative_to(root):
+            return "ERROR: outside the project"
+        return file.read_text()
+
+    return read_file
+
+
+def one_message_for_all(root):
+    """confined, but one catch-all error"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if not file.is_relative_to(root) or not file.is_file():
+            return "ERROR: cannot read that file"
+        return file.read_text()
+
+    return read_file
+
+
+def naive(root):
+    return lambda path: (Path(root) / path).read_text()
+
+
+def test_read_file_accepts_the_solution(capsys):
+    assert check_read_file(make_read_file)
+    assert capsys.readouterr().out.startswith("✓ Exercise 7.1:")
+
+
+@pytest.mark.parametrize(
+    "wrong, message",
+    [
+        (textual_check, "read_file('app/../main.py') (a path whose '..' stays inside the project) should return"),
+        (string_prefix, "read_file('../project-private/key.txt') read a file outside the project: the folder next door"),
+        (raises_on_missing, "read_file('rules.py') (a file that does not exist) raised FileNotFoundError"),
+        (one_message_for_all, "read_file('rules.py') (a file that does not exist) should answer 'ERROR: ...' saying it does not exist"),
+        (naive, "read_file('../secret.txt') read a file outside the project: '..' climbs out"),
+    ],
+)
+def test_read_file_rejects_wrong_answers(wrong, message, capsys):
+    assert not check_read_file(wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("✗ Exercise 7.1: not yet.")
+    assert message in out
+
+
+def test_read_file_rejects_paths_that_leave_through_a_symlink(tmp_path, capsys):
+    if not _symlinks_work(tmp_path):
+        pytest.skip("this machine cannot create symbolic links")
+    assert not check_read_file(textual_check)
+    assert "read_file('notes.txt') read a file outside the project: a symbolic link" in capsys.readouterr().out
+    assert not check_read_file(normalised_only)
+    assert "read_file('notes.txt') read a file outside the project: a symbolic link" in capsys.readouterr().out
+    assert not check_read_file(last_part_not_a_link)
+    out = capsys.readouterr().out
+    assert "read_file('shared/key.txt') read a file outside the project: a file inside a linked folder" in out
+    assert "notes.txt" not in out
+
+
+def test_read_file_reports_a_factory_that_raises(capsys):
+    def broken(root):
+        raise TypeError("forgot root")
+
+    assert not check_read_file(broken)
+    assert "make_read_file(root) raised TypeError: forgot root" in capsys.readouterr().out
+
+
+# --- Exercise 7.2: a line cited that was never read ----------------------------------------------
+
+CITATION = re.compile(r"\bline (\d+) of ([\w./-]*\w)", re.IGNORECASE)
+SHOWN = re.compile(r"^([\w./-]+) \(lines (\d+)-(\d+) of \d+\)")
+
+
+def shown_lines(observations):
+    shown = set()
+    for observation in observations:
+        header = SHOWN.match(observation.content)
+        if observation.name == "read_file" and not observation.is_error and header:
+            path, first, last = header[1], int(header[2]), int(header[3])
+            shown |= {(path, n) for n in range(first, last + 1)}
+    return shown
+
+
+def unread_citations(answer, observations):
+    """the solution of Exercise 7.2"""
+    shown = shown_lines(observations)
+    return [m[0] for m in CITATION.finditer(answer) if (m[2], int(m[1])) not in shown]
+
+
+def file_was_read(answer, observations):
+    """the file was read at all, whatever its lines"""
+    read = {path for path, _ in shown_lines(observations)}
+    return [m[0] for m in CITATION.finditer(answer) if m[2] not in read]
+
+
+def path_mentioned_anywhere(answer, observations):
+    """the file's name appears in some observation (test_discount.py contains discount.py)"""
+    return [m[0] for m in CITATION.finditer(answer) if not any(m[2] in o.content for o in observations)]
+
+
+def case_sensitive(answer, observations):
+    return [m for m in unread_citations(answer, observations) if m.startswith("line")]
+
+
+def first_citation_only(answer, observations):
+    first = CITATION.search(answer)
+    return unread_citations(first[0], observations) if first else []
+
+
+def line_numbers_only(answer, observations):
+    """any file's line N counts as line N of every file"""
+    shown = {n for _, n in shown_lines(observations)}
+    return [m[0] for m in CITATION.finditer(answer) if int(m[1]) not in shown]
+
+
+def greedy_path(answer, observations):
+    """a path up to the next space: 'discount.py:' is not 'discount.py'"""
+    shown = shown_lines(observations)
+    found = re.finditer(r"\bline (\d+) of (\S+)", answer, re.IGNORECASE)
+    return [m[0] for m in found if (m[2], int(m[1])) not in shown]
+
+
+def test_unread_citations_accepts_the_solution(capsys):
+    assert check_unread_citations(unread_citations)
+    assert capsys.readouterr().out.startswith("✓ Exercise 7.2:")
+
+
+@pytest.mark.parametrize(
+    "wrong, message",
+    [
+        (file_was_read, "for 'line 10 of discount.py' when only lines 1-5 were read it should return ['line 10 of discount.py'], not []"),
+        (path_mentioned_anywhere, "for the hallucinator's answer after a test run only it should return ['line 8 of discount.py'], not []"),
+        (case_sensitive, "for a citation with a capital L and nothing read it should return ['Line 10 of discount.py'], not []"),
+        (line_numbers_only, "for 'line 10 of discount.py' when only test_discount.py was read it should return"),
+        (first_citation_only, "for two citations, the first read and the second not it should return ['line 10 of discount.py'], not []"),
+        (greedy_path, "for the hallucinator's answer after a test run only it should return ['line 8 of discount.py'], not ['line 8 of discount.py:']"),
+        (
+            lambda answer, observations: sorted(set(unread_citations(answer, observations))),
+            "for two citations, neither read, in the answer's order it should return "
+            "['line 9 of discount.py', 'line 12 of discount.py'], not ['line 12 of discount.py', 'line 9 of discount.py']",
+        ),
+        (lambda answer, observations: ["line 8 of discount.py"], "for the careful agent's answer after reading all of discount.py it should return [], not"),
+        (lambda answer, observations: None, "should return a list, not NoneType"),
+    ],
+)
+def test_unread_citations_rejects_wrong_answers(wrong, message, capsys):
+    assert not check_unread_citations(wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("✗ Exercise 7.2: not yet.")
+    assert message in out
+
+
+# --- Exercise 7.3: tests after the last change ---------------------------------------------------
+
+
+class TestsAfterLastChange(Guardrail):
+    """the solution of Exercise 7.3"""
 
     __test__ = False
 
@@ -24,13 +281,84 @@ class TestsAfterLastChange(Guardrail):
         return None
 
 
-class AcceptEverything(Guardrail):
-    """the stub of Exercise 7.1"""
+class TestsPassedAfterLastChange(TestsAfterLastChange):
+    """stricter: the last test run after the change must also have passed"""
 
-
-class RejectEverything(Guardrail):
     def check_answer(self, run, answer):
-        return "Run the tests again."
+        feedback = super().check_answer(run, answer)
+        tests = [o for o in run.observations if "pytest" in (o.arguments or {}).get("command", "")]
+        if feedback is None and tests and "exit code: 0" not in tests[-1].content:
+            return "The tests fail: fix the code and run the tests again."
+        return feedback
+
+
+class PytestAnywhere(Guardrail):
+    """was there a pytest run at all? (order ignored)"""
+
+    def check_answer(self, run, answer):
+        changed = any(o.name in ("write_file", "edit_file") and not o.is_error for o in run.observations)
+        tested = any("pytest" in (o.arguments or {}).get("command", "") for o in run.observations)
+        return "Run the tests." if changed and not tested else None
+
+
+class AnyCommandCounts(Guardrail):
+    """any run_command after the change counts as a test run"""
+
+    def check_answer(self, run, answer):
+        last_change = last_command = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            if observation.name == "run_command":
+                last_command = position
+        return "Run the tests." if last_change > last_command else None
+
+
+class FirstChangeOnly(Guardrail):
+    """compares the first change with the last test run"""
+
+    def check_answer(self, run, answer):
+        names = [o.name for o in run.observations]
+        first_change = min((names.index(n) for n in ("write_file", "edit_file") if n in names), default=-1)
+        tests = [i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")]
+        return "Run the tests." if first_change > max(tests, default=-1) else None
+
+
+class WriteFileOnly(TestsAfterLastChange):
+    """forgets edit_file"""
+
+    def check_answer(self, run, answer):
+        last_write = max((i for i, o in enumerate(run.observations) if o.name == "write_file" and not o.is_error), default=-1)
+        tests = [i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")]
+        return "Run the tests." if last_write > max(tests, default=-1) else None
+
+
+class ErrorsCountAsChanges(Guardrail):
+    """a refused write counts as a change"""
+
+    def check_answer(self, run, answer):
+        last_change = max((i for i, o in enumerate(run.observations) if o.name in ("write_file", "edit_file")), default=-1)
+        tests = [i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")]
+        return "Run the tests." if last_change > max(tests, default=-1) else None
+
+
+class LastMustBeTests(Guardrail):
+    """the last observation must be a test run, whenever something was written"""
+
+    def check_answer(self, run, answer):
+        wrote = any(o.name in ("write_file", "edit_file") and not o.is_error for o in run.observations)
+        last = run.observations[-1] if run.observations else None
+        tested_last = last is not None and "pytest" in (last.arguments or {}).get("command", "")
+        return "Run the tests." if wrote and not tested_last else None
+
+
+class VagueFeedback(TestsAfterLastChange):
+    def check_answer(self, run, answer):
+        return "No." if super().check_answer(run, answer) else None
+
+
+class AcceptEverything(Guardrail):
+    """the stub of Exercise 7.3"""
 
 
 class Broken(Guardrail):
@@ -38,38 +366,32 @@ class Broken(Guardrail):
         raise KeyError("observations")
 
 
-def failing_tests(observation):
-    """the solution of Exercise 7.2"""
-    return re.findall(r"^FAILED \S+::(\S+)", observation, flags=re.MULTILINE)
-
-
-def test_tests_after_change_passes_the_solution(capsys):
+def test_tests_after_change_accepts_the_solution(capsys):
     assert check_tests_after_change(TestsAfterLastChange)
-    assert capsys.readouterr().out.startswith("✓ Exercise 7.1:")
+    assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
 
 
-def test_tests_after_change_explains_the_stub(capsys):
-    assert not check_tests_after_change(AcceptEverything)
+def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
+    assert check_tests_after_change(TestsPassedAfterLastChange)
+    assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
+
+
+@pytest.mark.parametrize(
+    "wrong, message",
+    [
+        (PytestAnywhere, "it accepted the final answer of a model that runs the tests, then writes, then says done"),
+        (AnyCommandCounts, "it accepted the final answer of a model that writes, runs `ls`"),
+        (FirstChangeOnly, "it accepted the final answer of a model that writes, tests, writes again"),
+        (WriteFileOnly, "it accepted the final answer of a model that changes a file with edit_file"),
+        (ErrorsCountAsChanges, "it rejected the answer of a model whose only write was refused"),
+        (LastMustBeTests, "it rejected the answer of a model that writes, runs the tests, reads a file"),
+        (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
+        (AcceptEverything, "it accepted the final answer of the comment deleter"),
+        (Broken, "your guardrail raised KeyError"),
+    ],
+)
+def test_tests_after_change_rejects_wrong_answers(wrong, message, capsys):
+    assert not check_tests_after_change(wrong)
     out = capsys.readouterr().out
-    assert out.startswith("✗ Exercise 7.1: not yet.")
-    assert "it accepted the final answer of the comment deleter" in out
-
-
-def test_tests_after_change_catches_false_alarms_and_crashes(capsys):
-    assert not check_tests_after_change(RejectEverything)
-    assert "it rejected the answer of a model that writes a file, then runs" in capsys.readouterr().out
-    assert not check_tests_after_change(Broken)
-    assert "your guardrail raised KeyError" in capsys.readouterr().out
-
-
-def test_failing_tests_passes_the_solution(capsys):
-    assert check_failing_tests(failing_tests)
-    assert capsys.readouterr().out.startswith("✓ Exercise 7.2:")
-
-
-def test_failing_tests_explains_what_is_wrong(capsys):
-    assert not check_failing_tests(lambda observation: [])
-    out = capsys.readouterr().out
-    assert "for the discount project's first run it should return" in out
-    assert not check_failing_tests(lambda observation: None)
-    assert "should return a list, not NoneType" in capsys.readouterr().out
+    assert out.startswith("✗ Exercise 7.3: not yet.")
+    assert message in out

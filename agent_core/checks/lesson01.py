@@ -1,7 +1,5 @@
 """Checks for lesson 01's exercises: the tool schema."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable
 from typing import Any
@@ -9,11 +7,12 @@ from typing import Any
 import openai
 
 from .. import mock
-from ..mock.chooser import DescriptionReader, score_tools
-from ..schema import Tool
+from ..mock.chooser import DescriptionReader, score_tools, words
+from ..schema import Tool, tool_definition
 from . import Verdict, verdict
 
 __all__ = [
+    "check_make_definition",
     "DELIVERY_TARGET",
     "CANCEL_REQUESTS",
     "OTHER_REQUESTS",
@@ -22,7 +21,90 @@ __all__ = [
     "check_strict_find_orders",
 ]
 
-# Exercise 1.1: the definition the learner's function must generate.
+# Exercise 1.1: functions to run the learner's generator on, each tempting a different shortcut.
+# (This module has no `from __future__ import annotations`: the learner reads real annotations.)
+def search_catalog(text: str, max_results: int = 5) -> str:
+    """Searches the catalog by product name.
+
+    Args:
+        text: Words to look for in product names, like "running shoes".
+        max_results: How many products to return at most.
+    """
+    return text
+
+
+def book_table(when: str, guests: int, deposit: float, vip: bool = False, note: str = "none") -> str:
+    """Books a table in the shop's cafe for a number of guests,
+    and returns the booking's reference.
+
+    Args:
+        when: The time, as HH:MM, like 19:30.
+        vip: Whether to seat the guests in the quiet room.
+    """
+    return when
+
+
+def ping() -> str:
+    """Checks that the shop's server answers at all."""
+    return "pong"
+
+
+PROBES = [search_catalog, book_table, ping]
+_GENERATOR_HINTS = {
+    "name": "function.__name__",
+    "summary": "the docstring before Args:, its lines joined by single spaces",
+    "missing": "one property per parameter of inspect.signature(function)",
+    "extra": "one property per parameter, no more",
+    "required": "the parameters without a default value, and only those",
+    "type": "map the annotation: str -> string, int -> integer, float -> number, bool -> boolean",
+    "default": "a parameter's default value goes into its schema as default",
+    "description": "the text after 'name: ' on the parameter's line in Args:; no line, no description",
+}
+
+
+def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) -> Verdict:
+    """Exercise 1.1: make_definition() writes the library's definition for every probe function"""
+    for function in PROBES:
+        name = function.__name__
+        try:
+            yours = make_definition(function)
+        except Exception as error:  # the learner's code: report, don't crash the notebook
+            return verdict("1.1", [f"make_definition({name}) raised {type(error).__name__}: {error}"], "")
+        envelope = isinstance(yours, dict) and yours.get("type") == "function"
+        if not envelope or not isinstance(yours.get("function"), dict):
+            return verdict("1.1", [
+                f"make_definition({name}) should return {{'type': 'function', 'function': {{'name': ..., "
+                f"'description': ..., 'parameters': ...}}}}; it returned {_shown_short(yours)}"
+            ], "")
+        problems = _differences(tool_definition(function)["function"], yours["function"], _GENERATOR_HINTS)
+        if problems:
+            return verdict("1.1", [f"for {name}(): {p}" for p in problems], "")
+        refused = _refused_by_api(yours)
+        if refused:
+            return verdict("1.1", [f"for {name}(): the API refuses the definition: {refused}"], "")
+    return verdict(
+        "1.1", [], "your generator writes the same definitions as the library, and the API accepts them."
+    )
+
+
+def _refused_by_api(definition: dict[str, Any]) -> str:
+    client = mock.client(mock.Script("accepted"))
+    try:
+        client.chat.completions.create(
+            model="mock-model", messages=[{"role": "user", "content": "hello"}], tools=[definition]
+        )
+    except openai.APIError as error:
+        body = getattr(error, "body", None)
+        return str(body.get("message") if isinstance(body, dict) else error).splitlines()[0]
+    return ""
+
+
+def _shown_short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) < 120 else text[:117] + "..."
+
+
+# Exercise 1.2: the definition the learner's function must generate.
 DELIVERY_TARGET: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -59,8 +141,13 @@ DELIVERY_TARGET: dict[str, Any] = {
     },
 }
 
-# Where to look when a property's key differs from the target.
+# Where to look when a key of the definition differs from the target.
 _KEY_HINTS = {
+    "name": "the function's name",
+    "summary": "the docstring's first paragraph",
+    "missing": "add a parameter named {name}",
+    "extra": "remove or rename it",
+    "required": "a parameter without a default value is required",
     "type": "the type hint decides it",
     "enum": "a fixed set of choices comes from Literal[...] or an Enum",
     "default": "the default value in the signature decides it",
@@ -68,7 +155,7 @@ _KEY_HINTS = {
     "items": "the type inside list[...] decides it",
 }
 
-# Exercise 1.2: the other tools the model is offered (only their descriptions matter to it).
+# Exercise 1.3: the other tools the model is offered (only their descriptions matter to it).
 _OTHER_SHOP_TOOLS = [
     (
         "lookup_order",
@@ -92,7 +179,7 @@ OTHER_REQUESTS = [
     ("Do you have blue running shoes in stock?", "search_products"),
 ]
 
-# Exercise 1.3: the parameters find_orders must keep.
+# Exercise 1.4: the parameters find_orders must keep.
 _FIND_ORDERS_PARAMETERS = ["customer_email", "filters", "tags"]
 
 
@@ -108,28 +195,21 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
-    """Exercise 1.1: the function's generated definition equals DELIVERY_TARGET"""
-    made, problem = _definition(function)
-    if problem:
-        return verdict("1.1", [f"the function cannot become a tool: {problem}"], "")
-    target = DELIVERY_TARGET["function"]
-    yours = made.definition["function"]
+def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:
+    """each way a generated function definition differs from the target, with where to look"""
     problems = []
     for key in ("name", "description"):
-        if yours[key] != target[key]:
-            where = "the function's name" if key == "name" else "the docstring's first paragraph"
-            problems.append(
-                f"{key} should be {_shown(target[key])}, yours is {_shown(yours[key])} ({where})"
-            )
+        if yours.get(key) != target[key]:
+            where = hints["name" if key == "name" else "summary"]
+            problems.append(f"{key} should be {_shown(target[key])}, yours is {_shown(yours.get(key))} ({where})")
     wanted = target["parameters"]["properties"]
-    got = yours["parameters"]["properties"]
+    got = (yours.get("parameters") or {}).get("properties") or {}
     for name in wanted:
         if name not in got:
-            problems.append(f"property '{name}' is missing: add a parameter named {name}")
+            problems.append(f"property '{name}' is missing: {hints['missing'].format(name=name)}")
     for name in got:
         if name not in wanted:
-            problems.append(f"property '{name}' is not in the target: remove or rename it")
+            problems.append(f"property '{name}' is not in the target: {hints['extra'].format(name=name)}")
     for name in (n for n in wanted if n in got):
         for key in dict.fromkeys([*wanted[name], *got[name]]):
             if key not in got[name]:
@@ -140,15 +220,25 @@ def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
                 problem = f"{key} should be {_shown(wanted[name][key])}, yours is {_shown(got[name][key])}"
             else:
                 continue
-            hint = _KEY_HINTS.get(key)
+            hint = hints.get(key)
             problems.append(f"property '{name}' {problem}" + (f" ({hint})" if hint else ""))
-    required, your_required = target["parameters"]["required"], yours["parameters"]["required"]
-    if set(your_required) != set(required):
+    required = target["parameters"]["required"]
+    your_required = (yours.get("parameters") or {}).get("required")
+    if not isinstance(your_required, list) or set(map(str, your_required)) != set(required):
         problems.append(
             f"required should be {_shown(required)}, yours is {_shown(your_required)} "
-            "(a parameter without a default value is required)"
+            f"({hints['required']})"
         )
-    return verdict("1.1", problems, "your function generates exactly the target definition.")
+    return problems
+
+
+def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
+    """Exercise 1.2: the function's generated definition equals DELIVERY_TARGET"""
+    made, problem = _definition(function)
+    if problem:
+        return verdict("1.2", [f"the function cannot become a tool: {problem}"], "")
+    problems = _differences(DELIVERY_TARGET["function"], made.definition["function"], _KEY_HINTS)
+    return verdict("1.2", problems, "your function generates exactly the target definition.")
 
 
 def _explain_choice(request: dict[str, Any]) -> str:
@@ -169,13 +259,45 @@ def _pick(client: openai.OpenAI, question: str, definitions: list[dict[str, Any]
     return tool_calls[0].function.name if tool_calls else ""
 
 
+# Words of the two cancel requests that say nothing about what cancelling is: copying them into
+# the description games this word-counting model and would not help a real one.
+_REQUEST_ONLY_WORDS = {"ordered", "wrong", "size", "changed", "mind"}
+_MAX_DESCRIPTION_WORDS = 30
+
+
+def _stuffing(description: str) -> list[str]:
+    """the ways a description can win the word count without saying what the tool does"""
+    content = words(description)
+    repeated = sorted(w for w in set(content) if content.count(w) > 1)
+    if repeated:
+        return [
+            f"the description repeats {', '.join(repeated)}: a model reads a description once; "
+            "say what the tool does, each word once"
+        ]
+    copied = sorted(_REQUEST_ONLY_WORDS & set(content))
+    if copied:
+        return [
+            f"the description copies words from the example requests ({', '.join(copied)}): say what "
+            "the tool does for any cancellation, not what these two customers wrote"
+        ]
+    segments = [part for part in description.replace(";", ",").split(",") if part.strip()]
+    if len(segments) >= 3 and sum(len(part.split()) <= 1 for part in segments) * 2 >= len(segments):
+        return ["the description is a list of keywords: write one sentence saying what the tool does"]
+    if len(description.split()) > _MAX_DESCRIPTION_WORDS or not description.rstrip().endswith("."):
+        return [
+            f"write the description as one sentence of at most {_MAX_DESCRIPTION_WORDS} words, "
+            "ending with a period"
+        ]
+    return []
+
+
 def check_cancel_description(function: Callable[..., Any]) -> Verdict:
-    """Exercise 1.2: DescriptionReader picks cancel_order for cancel requests, and only for those"""
+    """Exercise 1.3: DescriptionReader picks cancel_order for cancel requests, and only for those"""
     made, problem = _definition(function)
     if problem:
-        return verdict("1.2", [f"the function cannot become a tool: {problem}"], "")
+        return verdict("1.3", [f"the function cannot become a tool: {problem}"], "")
     if made.name != "cancel_order":
-        return verdict("1.2", [f"keep the name cancel_order (yours is {made.name!r})"], "")
+        return verdict("1.3", [f"keep the name cancel_order (yours is {made.name!r})"], "")
     problems = []
     order_ids = [word for word in ("A-2071", "B-3310", "A-1042") if word in made.description]
     if order_ids:
@@ -183,6 +305,9 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
             f"the description mentions {', '.join(order_ids)}: describe what the tool does for "
             "any order, not one request"
         )
+    problems += _stuffing(made.description)
+    if problems:
+        return verdict("1.3", problems, "")
     definitions = [
         {
             "type": "function",
@@ -204,7 +329,7 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
         try:
             picked = _pick(client, question, definitions)
         except openai.APIError as error:
-            return verdict("1.2", [f"the model refused the request: {error}"], "")
+            return verdict("1.3", [f"the model refused the request: {error}"], "")
         if picked != wanted:
             what = f"called {picked}" if picked else "called no tool"
             if wanted == "cancel_order":
@@ -219,7 +344,7 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
                 f"{_explain_choice(client.trace[-1].request)}: {advice}"
             )
     return verdict(
-        "1.2",
+        "1.3",
         problems,
         "the model now calls cancel_order to cancel, and still looks up and searches with the "
         "right tools.",
@@ -227,10 +352,10 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
 
 
 def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
-    """Exercise 1.3: find_orders becomes a strict tool with the same parameters"""
+    """Exercise 1.4: find_orders becomes a strict tool with the same parameters"""
     loose, problem = _definition(function)
     if problem:
-        return verdict("1.3", [f"the function cannot become a tool: {problem}"], "")
+        return verdict("1.4", [f"the function cannot become a tool: {problem}"], "")
     problems = []
     properties = loose.parameters["properties"]
     if list(properties) != _FIND_ORDERS_PARAMETERS:
@@ -238,7 +363,7 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
             f"keep the parameters {', '.join(_FIND_ORDERS_PARAMETERS)} (yours: "
             f"{', '.join(properties)}): the model's calls and your code both use these names"
         )
-        return verdict("1.3", problems, "")
+        return verdict("1.4", problems, "")
     for name, schema in properties.items():
         options = [schema, *schema.get("anyOf", [])]
         if any(o.get("type") == "object" and "properties" not in o for o in options):
@@ -257,12 +382,12 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
     if "tags" in loose.parameters["required"]:
         problems.append("tags should stay optional: give it a default of None")
     if problems:
-        return verdict("1.3", problems, "")
+        return verdict("1.4", problems, "")
     strict, problem = _definition(function, strict=True)
     if problem:
-        return verdict("1.3", [f"strict mode still refuses it: {problem}"], "")
+        return verdict("1.4", [f"strict mode still refuses it: {problem}"], "")
     problems += _accepted(strict)
-    return verdict("1.3", problems, "find_orders is a strict tool now, and the API accepts it.")
+    return verdict("1.4", problems, "find_orders is a strict tool now, and the API accepts it.")
 
 
 def _accepted(strict: Tool) -> list[str]:

@@ -1,21 +1,20 @@
-"""Checks for lesson 02's exercises: tool calls."""
+"""Checks for lesson 02's exercise: one round trip of tool calls."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import openai
 
 from .. import mock
-from ..calls import assistant_message
 from ..schema import tool
 from . import Verdict, verdict
 
-__all__ = ["check_ask_once", "check_answer_calls"]
+__all__ = ["check_ask_once", "ROUND_TRIP_CASES"]
 
-WEATHER_QUESTION = "Do I need an umbrella in Paris?"
 READINGS = {"Paris": {"sky": "light rain", "celsius": 18}, "Tokyo": {"sky": "clear", "celsius": 27}}
 
 
@@ -30,90 +29,167 @@ def add(a: float, b: float) -> float:
     return a + b
 
 
+def divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
+
+
 def _weather_model(request: dict[str, Any]) -> Any:
-    """asks for Paris's weather, then answers from the JSON result it reads"""
+    """asks for Tokyo's weather, then answers from the JSON result it reads"""
     results = mock.tool_results(request)
     if not results:
-        return mock.call("get_weather", city="Paris")
+        return mock.call("get_weather", city="Tokyo")
     report = list(results.values())[-1]
     try:
         data = json.loads(report)
-        return f"Yes: {data['sky']} and {data['celsius']}°C in {data['city']}. Take an umbrella."
+        return f"No umbrella: {data['sky']} and {data['celsius']}°C in {data['city']}."
     except (ValueError, KeyError, TypeError):
         return f"I received a weather report I could not read as JSON: {report}"
 
 
+def _divide_model(content: str | None, finish_reason: str | None) -> Callable[[dict[str, Any]], Any]:
+    """asks for 9/12, with text beside the call or a finish_reason of its own, then quotes the result"""
+
+    def reply(request: dict[str, Any]) -> Any:
+        results = mock.tool_results(request)
+        if not results:
+            return mock.Reply(content=content, tool_calls=(mock.call("divide", a=9, b=12),),
+                              finish_reason=finish_reason)
+        return f"9/12 = {list(results.values())[-1]}"
+
+    return reply
+
+
+@dataclass(frozen=True)
+class Case:
+    """one question the check asks ask_once(), the model that answers it, and what to say if it stops early"""
+
+    question: str
+    policy: Any
+    functions: dict[str, Callable[..., Any]]
+    stopped_early: str
+
+
+ROUND_TRIP_CASES = [
+    Case(
+        "Do I need an umbrella in Tokyo?", _weather_model, {"get_weather": get_weather},
+        "the model asked for a tool: run it and call the model again with the result",
+    ),
+    Case(
+        "What are 4+2 and 7+8?", mock.Calculator(), {"add": add},
+        "the model asked for two calls at once: run them and call the model again with both results",
+    ),
+    Case(
+        "What is 9 divided by 12?", _divide_model("Let me divide that first.", None), {"divide": divide},
+        "the model's reply had text AND a tool call; a reply asks for tools whenever "
+        "message.tool_calls is not empty, whatever its text says",
+    ),
+    Case(
+        "What is 9 divided by 12?", _divide_model(None, "stop"), {"divide": divide},
+        "the model's reply said finish_reason 'stop' and carried a tool call (the API answers a forced "
+        "tool_choice that way): recognise a call by message.tool_calls, not by finish_reason",
+    ),
+]
+
+
 def _refusal(error: openai.APIStatusError) -> str:
     body = error.body if isinstance(error.body, dict) else {}
-    return " ".join(str(body.get("message", error)).split())
+    return " ".join(str(body.get("message", error)).splitlines()[0].split())
 
 
 def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
-    """Exercise 2.1: one round trip, with the assistant message and a tool message tied to it"""
-    client = mock.client(_weather_model, reject_unknown_fields=True)
-    tools = [tool(get_weather).definition]
-    problems: list[str] = []
+    """Exercise 2.1: one round trip: every call run, answered in order and tied by id; the answer returned"""
+    for case in ROUND_TRIP_CASES:
+        problems = _case_problems(ask_once, case)
+        if problems:
+            return verdict("2.1", [f"on {case.question!r}: {p}" for p in problems], "")
+    return verdict(
+        "2.1", [], "one round trip: every call run and answered by id, in order; then the model's answer."
+    )
+
+
+def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
+    client = mock.client(case.policy, reject_unknown_fields=True)
+    tools = [tool(f).definition for f in case.functions.values()]
+    refused = ""
     try:
-        answer = ask_once(client, WEATHER_QUESTION, tools, {"get_weather": get_weather})
+        answer = ask_once(client, case.question, tools, dict(case.functions))
     except openai.BadRequestError as error:
-        return verdict(
-            "2.1", [f"the server refused the second call (HTTP 400): {_refusal(error)}"], ""
-        )
+        refused = f"the server refused call {len(client.trace)} (HTTP 400): {_refusal(error)}"
     except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("2.1", [f"ask_once() raised {type(error).__name__}: {error}"], "")
+        return [f"ask_once() raised {type(error).__name__}: {error}"]
     trace = client.trace
-    if len(trace) == 0:
-        return verdict("2.1", ["ask_once() never called the model"], "")
-    if not trace[0].request.get("tools"):
-        problems.append("offer the tools in the first call: tools=tools")
-    if len(trace) == 1:
-        problems.append(
-            "ask_once() called the model once; call it a second time, with the assistant message "
-            "and the tool message appended, to get the answer"
-        )
-    elif len(trace) > 2:
-        problems.append(
-            f"ask_once() called the model {len(trace)} times; one round trip is 2 calls"
-        )
-    else:
-        problems += _round_trip_problems(trace[0].reply, trace[1].messages)
+    if not trace:
+        return ["ask_once() never called the model"]
+    problems = [
+        f"call {i + 1} was sent without tools: send tools=tools on every call (the model knows only "
+        "the tools of the request it is reading)"
+        for i, turn in enumerate(trace)
+        if not turn.request.get("tools")
+    ][:1]
+    if len(trace) == 1 and not refused:
+        return [*problems, f"ask_once() called the model once and stopped: {case.stopped_early}"]
+    if len(trace) > 2:
+        return [*problems, f"ask_once() called the model {len(trace)} times; one round trip is 2 calls"]
+    problems += _second_call_problems(trace[0].reply or {}, trace[1].messages, case)
+    if problems:
+        return problems
+    if refused:
+        return [refused]
     final_text = (trace[-1].reply or {}).get("content")
-    if not problems and answer != final_text:
-        problems.append(
-            f"return the final answer's text ({final_text!r}); ask_once() returned {answer!r}"
-        )
-    return verdict("2.1", problems, "one round trip: request, your function's result, the answer.")
+    if answer != final_text:
+        return [f"return the final answer's text ({final_text!r}); ask_once() returned {answer!r}"]
+    return []
 
 
-def _round_trip_problems(reply: dict[str, Any], sent: list[dict[str, Any]]) -> list[str]:
+def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], case: Case) -> list[str]:
     """what is wrong with the messages of the second call"""
-    roles = [m.get("role") for m in sent]
-    if roles != ["user", "assistant", "tool"]:
-        return [f"the second call should send user, assistant, tool messages; it sent {roles}"]
-    assistant, result = sent[1], sent[2]
-    call = reply["tool_calls"][0]
-    problems = []
-    if assistant.get("tool_calls") != reply["tool_calls"]:
-        problems.append(
+    calls = reply.get("tool_calls") or []
+    expected_roles = ["user", "assistant"] + ["tool"] * len(calls)
+    roles = [m.get("role") if isinstance(m, dict) else type(m).__name__ for m in sent]
+    if roles.count("tool") < len(calls) and roles[:2] == ["user", "assistant"]:
+        return [
+            f"the model asked for {len(calls)} call(s) and the second request answered "
+            f"{roles.count('tool')}: every call needs its own tool message"
+        ]
+    if roles != expected_roles:
+        return [f"the second call should send the roles {expected_roles}; it sent {roles}"]
+    assistant, answers = sent[1], sent[2:]
+    if set(assistant) - {"role", "content", "tool_calls"}:
+        extra = sorted(set(assistant) - {"role", "content", "tool_calls"})
+        return [
+            f"the assistant message carries {extra}: send a plain dict with role, content and "
+            "tool_calls only (a dumped SDK object carries fields a server that rejects unknown fields refuses)"
+        ]
+    if assistant.get("tool_calls") != calls:
+        return [
             "the assistant message should carry the model's tool_calls exactly as they came "
             "(id, type, function name, arguments as the JSON string)"
-        )
-    if result.get("tool_call_id") != call["id"]:
-        problems.append(
-            f"the tool message's tool_call_id is {result.get('tool_call_id')!r}; it should be "
-            f"the call's id, {call['id']!r}"
-        )
-    expected = get_weather(**json.loads(call["function"]["arguments"]))
-    content = result.get("content")
-    if content == str(expected):
-        problems.append(
-            "the tool message's content is Python's str() of the dict; send it as JSON "
-            "(json.dumps(result), or tool_message(call, result))"
-        )
-    elif not _is_json_of(content, expected):
-        problems.append(
-            f"the tool message's content should be the result as JSON text; it is {content!r}"
-        )
+        ]
+    ids, wanted = [m.get("tool_call_id") for m in answers], [c["id"] for c in calls]
+    if sorted(map(str, ids)) == sorted(wanted) and ids != wanted:
+        return ["answer the calls in the order they came: the first tool message answers the first call"]
+    problems = []
+    for position, (message, call) in enumerate(zip(answers, calls, strict=True)):
+        if message.get("tool_call_id") != call["id"]:
+            problems.append(
+                f"tool message {position + 1} has tool_call_id {message.get('tool_call_id')!r}; it "
+                f"should be its call's id, {call['id']!r}"
+            )
+            continue
+        function = case.functions[call["function"]["name"]]
+        expected = function(**json.loads(call["function"]["arguments"]))
+        content = message.get("content")
+        if not isinstance(expected, str) and content == str(expected) and not _is_json_of(content, expected):
+            problems.append(
+                "the tool message's content is Python's str() of the result; send it as JSON "
+                "(json.dumps(result), or tool_message(call, result))"
+            )
+        elif not (content == expected or _is_json_of(content, expected)):
+            problems.append(
+                f"the tool message for {call['function']['name']}({call['function']['arguments']}) "
+                f"should hold that call's result, {json.dumps(expected)}; it holds {content!r}"
+            )
     return problems
 
 
@@ -122,47 +198,3 @@ def _is_json_of(content: Any, expected: Any) -> bool:
         return isinstance(content, str) and json.loads(content) == expected
     except ValueError:
         return False
-
-
-def check_answer_calls(answer_calls: Callable[..., Any]) -> Verdict:
-    """Exercise 2.2: one tool message per call, in order, so the API accepts the conversation"""
-    client = mock.client(mock.Calculator(), reject_unknown_fields=True)
-    tools = [tool(add).definition]
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "What are 4+2 and 7+8?"}]
-    response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
-    calls = response.choices[0].message.tool_calls
-    try:
-        answers = answer_calls(response, {"add": add})
-    except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("2.2", [f"answer_calls() raised {type(error).__name__}: {error}"], "")
-    if not isinstance(answers, list):
-        return verdict(
-            "2.2",
-            [f"answer_calls() should return a list of messages, not {type(answers).__name__}"],
-            "",
-        )
-    problems = []
-    if len(answers) != len(calls):
-        problems.append(
-            f"the model made {len(calls)} calls and answer_calls() returned {len(answers)} tool message(s)"
-        )
-    if any(not isinstance(m, dict) or m.get("role") != "tool" for m in answers):
-        problems.append(
-            "every item should be a tool message: {'role': 'tool', 'tool_call_id': ..., 'content': ...}"
-        )
-    ids = [m.get("tool_call_id") if isinstance(m, dict) else None for m in answers]
-    expected_ids = [c.id for c in calls]
-    if sorted(map(str, ids)) == sorted(expected_ids) and ids != expected_ids:
-        problems.append(
-            "answer the calls in the order they came: the first tool message answers the first call"
-        )
-    messages += [assistant_message(response), *answers]
-    try:
-        final = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
-    except openai.BadRequestError as error:
-        problems.append(f"the API refuses the conversation: {_refusal(error)}")
-        return verdict("2.2", problems, "")
-    answer = final.choices[0].message.content
-    if answer != "4 + 2 = 6\n7 + 8 = 15":
-        problems.append(f"the model's answer is {answer!r}; check each result is the right call's")
-    return verdict("2.2", problems, "every call answered, each result tied to its own call.")

@@ -2,30 +2,228 @@
 
 from __future__ import annotations
 
-import functools
+import os
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .. import mock
 from ..coding.agent import SYSTEM, TASKS, coding_tools, fresh_workspace
+from ..coding.tools import ALL_TOOLS
+from ..coding.workspace import project_files
+from ..dispatch import Observation
 from ..loop import Guardrail, run_agent
 from ..mock.coding_policies import TEST_COMMAND, CommentDeleter
 from . import Verdict, verdict
 
-__all__ = ["check_tests_after_change", "check_failing_tests"]
+__all__ = ["check_read_file", "check_unread_citations", "check_tests_after_change"]
 
 
-def _run(policy: Any, guard: Guardrail, parent: str, max_turns: int = 6) -> Any:
-    workspace = fresh_workspace("discount", parent)
-    return run_agent(
-        mock.client(policy),
-        TASKS["discount"],
-        coding_tools(workspace),
-        system=SYSTEM,
-        max_turns=max_turns,
-        guardrails=[guard],
-    )
+def _raised(error: Exception, folder: Path | None = None) -> str:
+    """the exception as the learner should read it, without the check's temporary folder"""
+    text = str(error) if folder is None else str(error).replace(str(folder) + os.sep, "")
+    return f"{type(error).__name__}: {text}"
+
+
+# --- Exercise 7.1 ------------------------------------------------------------------------------
+
+_SECRET = "the database password\n"
+
+
+def _escape_room(parent: Path) -> tuple[Path, dict[str, bool]]:
+    """a project folder with ways out of it next to it; also which symlinks could be made"""
+    root = parent / "project"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "roles.py").write_text('ROLES = ["admin", "viewer"]\n')
+    (root / "main.py").write_text("print('hello')\n")
+    (parent / "secret.txt").write_text(_SECRET)
+    (parent / "project-private").mkdir()
+    (parent / "project-private" / "key.txt").write_text(_SECRET)
+    made = {}
+    for link, target, is_dir in (
+        ("notes.txt", "../secret.txt", False),
+        ("shared", "../project-private", True),
+    ):
+        try:  # Windows allows symlinks only with developer mode or as administrator
+            os.symlink(target, root / link, target_is_directory=is_dir)
+            made[link] = True
+        except OSError:
+            made[link] = False
+    return root, made
+
+
+def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Verdict:
+    """Exercise 7.1: read_file returns a project file's text, and never anything outside the project"""
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="check-7-1-") as folder:
+        parent = Path(folder).resolve()
+        root, made = _escape_room(parent)
+        absolute = str(parent / "secret.txt")
+
+        def call(path: str) -> str:
+            """read_file(path), as a message shows it: the same on every machine"""
+            return f"read_file({'<absolute path>/secret.txt' if path == absolute else repr(path)})"
+
+        def said(got: Any) -> str:
+            """what read_file returned, without the check's temporary folder"""
+            return repr(got).replace(str(parent) + os.sep, "").replace(repr(str(parent) + os.sep)[1:-1], "")
+
+        try:
+            read_file = make_read_file(root)
+        except Exception as error:  # the learner's code: report it, don't crash the notebook
+            return verdict("7.1", [f"make_read_file(root) raised {_raised(error)}"], "")
+        inside = [
+            ("main.py", "a file at the project root"),
+            ("app/roles.py", "a file in a subfolder"),
+            ("app/../main.py", "a path whose '..' stays inside the project"),
+        ]
+        outside = [
+            ("../secret.txt", "'..' climbs out of the project"),
+            ("app/../../secret.txt", "a '..' in the middle climbs out of the project"),
+            (absolute, "an absolute path"),
+            (
+                "../project-private/key.txt",
+                "the folder next door, whose name starts like the project's "
+                "(compare paths with Path.is_relative_to, not str.startswith)",
+            ),
+        ]
+        if made["notes.txt"]:
+            outside.append(("notes.txt", "a symbolic link to a file outside (resolve the path first)"))
+        if made["shared"]:
+            outside.append(
+                ("shared/key.txt", "a file inside a linked folder that points outside (resolve the whole path)")
+            )
+        for path, label in inside:
+            expected = (root / path).read_text()
+            try:
+                got = read_file(path)
+            except Exception as error:
+                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}")
+                continue
+            if got != expected:
+                problems.append(f"{call(path)} ({label}) should return the file's text {expected!r}, not {said(got)}")
+        for path, label in outside:
+            try:
+                got = read_file(path)
+            except Exception as error:
+                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
+                continue
+            if not isinstance(got, str):
+                problems.append(f"{call(path)} ({label}) should return text (a str), not {type(got).__name__}")
+            elif "database password" in got:
+                problems.append(f"{call(path)} read a file outside the project: {label}")
+            elif not got.startswith("ERROR: ") or "outside" not in got:
+                problems.append(
+                    f"{call(path)} ({label}) should refuse with 'ERROR: ...' saying the path is "
+                    f"outside the project, not {said(got)}"
+                )
+        for path, label, needs in (
+            ("rules.py", "a file that does not exist", "does not exist"),
+            ("app", "a folder", ""),
+        ):
+            try:
+                got = read_file(path)
+            except Exception as error:
+                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
+                continue
+            if not isinstance(got, str) or not got.startswith("ERROR: ") or needs not in got:
+                saying = f" saying it {needs}" if needs else ""
+                problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{saying}, not {said(got)}")
+    return verdict("7.1", problems, "read_file stays inside the project, and every failure is text.")
+
+
+# --- Exercise 7.2 ------------------------------------------------------------------------------
+
+
+def _observations_for(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[Observation]:
+    """a pytest run, then read_file observations of (path, start_line, end_line), as a run has them"""
+    run_command, read_file = coding_tools(workspace, "run_command", "read_file")
+    found = [Observation("call_0", "run_command", run_command(TEST_COMMAND), arguments={"command": TEST_COMMAND})]
+    for n, (path, start, end) in enumerate(reads, start=1):
+        arguments = {"path": path, "start_line": start, "end_line": end}
+        content = read_file(path, start_line=start, end_line=end)
+        found.append(Observation(f"call_{n}", "read_file", content, content.startswith("ERROR"), arguments=arguments))
+    return found
+
+
+def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
+    """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed"""
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="check-7-2-") as parent:
+        discount = fresh_workspace("discount", parent)
+        users = fresh_workspace("users_api", parent)
+        cases = [
+            (
+                "the hallucinator's answer after a test run only",
+                "The bug is on line 8 of discount.py: it reads `if total > 100:`.",
+                _observations_for(discount),
+                ["line 8 of discount.py"],
+            ),
+            (
+                "the careful agent's answer after reading all of discount.py",
+                "Fixed. Line 10 of discount.py was `if is_member and total > DISCOUNT_FROM:`.",
+                _observations_for(discount, ("discount.py", None, None)),
+                [],
+            ),
+            (
+                "a citation with a capital L and nothing read",
+                "Line 10 of discount.py compares with >.",
+                _observations_for(discount),
+                ["Line 10 of discount.py"],
+            ),
+            (
+                "'line 10 of discount.py' when only lines 1-5 were read",
+                "See line 10 of discount.py.",
+                _observations_for(discount, ("discount.py", 1, 5)),
+                ["line 10 of discount.py"],
+            ),
+            (
+                "'line 10 of discount.py' when only test_discount.py was read",
+                "See line 10 of discount.py.",
+                _observations_for(discount, ("test_discount.py", None, None)),
+                ["line 10 of discount.py"],
+            ),
+            (
+                "two citations, the first read and the second not",
+                "Line 4 of discount.py sets the limit and line 10 of discount.py uses it.",
+                _observations_for(discount, ("discount.py", 1, 5)),
+                ["line 10 of discount.py"],
+            ),
+            (
+                "two citations, neither read, in the answer's order",
+                "First line 9 of discount.py, then line 12 of discount.py.",
+                _observations_for(discount),
+                ["line 9 of discount.py", "line 12 of discount.py"],
+            ),
+            (
+                "a path with a folder, read",
+                "I added a role on line 5 of app/roles.py.",
+                _observations_for(users, ("app/roles.py", 3, 7)),
+                [],
+            ),
+            (
+                "a citation of a file read_file could not find",
+                "Line 2 of rules.py is wrong.",
+                _observations_for(discount, ("rules.py", None, None)),
+                ["Line 2 of rules.py"],
+            ),
+        ]
+    for label, answer, observations, expected in cases:
+        try:
+            found = unread_citations(answer, list(observations))
+        except Exception as error:
+            problems.append(f"for {label}, unread_citations raised {_raised(error)}")
+            continue
+        if not isinstance(found, list):
+            problems.append(f"unread_citations should return a list, not {type(found).__name__}")
+            break
+        if found != expected:
+            problems.append(f"for {label} it should return {expected}, not {found}")
+    return verdict("7.2", problems, "an answer that cites a line nobody read is caught.")
+
+
+# --- Exercise 7.3 ------------------------------------------------------------------------------
 
 
 def _replies(*replies: Any) -> Callable[[dict[str, Any]], Any]:
@@ -38,106 +236,72 @@ def _replies(*replies: Any) -> Callable[[dict[str, Any]], Any]:
     return policy
 
 
-def _rejected(run: Any) -> bool:
-    """did a guardrail send feedback (a user message after the task)?"""
-    return sum(m["role"] == "user" for m in run.messages) > 1
-
-
-# --- Exercise 7.1 ------------------------------------------------------------------------------
+# the real fix, so that a guard that also wants the tests to pass accepts the runs it should
+_FIXED = project_files("discount")["discount.py"].decode().replace("total > DISCOUNT", "total >= DISCOUNT")
+_WRITE = mock.call("write_file", path="discount.py", content=_FIXED)
+_TESTS = mock.call("run_command", command=TEST_COMMAND)
 
 
 def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
-    """Exercise 7.1: a guardrail that rejects "done" when no test run followed the last change"""
+    """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change"""
     problems: list[str] = []
-    cases = [
+    must_reject = [
+        ("the comment deleter (reads, writes, says done, never runs the tests)", CommentDeleter()),
+        ("a model that runs the tests, then writes, then says done", _replies(_TESTS, _WRITE, "Done.")),
         (
-            "the comment deleter (reads, writes, says done, never runs the tests)",
-            CommentDeleter(),
-            True,
+            "a model that writes, runs `ls` (a command, not the tests), then says done",
+            _replies(_WRITE, mock.call("run_command", command="ls"), "Done."),
         ),
+        (
+            "a model that writes, tests, writes again, then says done",
+            _replies(_WRITE, _TESTS, _WRITE, "Done."),
+        ),
+        (
+            "a model that changes a file with edit_file, then says done",
+            _replies(
+                mock.call("edit_file", path="discount.py", old_text="total >", new_text="total >="),
+                "Done.",
+            ),
+        ),
+    ]
+    must_accept = [
         (
             "a model that only reads discount.py and answers (nothing changed, nothing to test)",
             _replies(mock.call("read_file", path="discount.py"), "Nothing needs changing."),
-            False,
+        ),
+        ("a model that writes, runs the tests, then answers", _replies(_WRITE, _TESTS, "Done.")),
+        (
+            "a model that writes, runs the tests, reads a file, then answers",
+            _replies(_WRITE, _TESTS, mock.call("read_file", path="discount.py"), "Done."),
         ),
         (
-            "a model that writes a file, then runs the tests, then answers",
-            _replies(
-                mock.call("write_file", path="NOTES.md", content="Checked the discount rule.\n"),
-                mock.call("run_command", command=TEST_COMMAND),
-                "Done.",
-            ),
-            False,
+            "a model whose only write was refused (ERROR: outside the workspace), then answers",
+            _replies(mock.call("write_file", path="../elsewhere.py", content="x = 1\n"), "I could not write."),
         ),
     ]
-    with tempfile.TemporaryDirectory(prefix="check-7-1-") as parent:
-        for label, policy, should_reject in cases:
+    with tempfile.TemporaryDirectory(prefix="check-7-3-") as parent:
+        for label, policy, should_reject in [(*c, True) for c in must_reject] + [(*c, False) for c in must_accept]:
             try:
                 guard = guard_class()
-                run = _run(policy, guard, parent)
+                run = run_agent(
+                    mock.client(policy),
+                    TASKS["discount"],
+                    coding_tools(fresh_workspace("discount", parent), *ALL_TOOLS),
+                    system=SYSTEM,
+                    max_turns=6,
+                    guardrails=[guard],
+                )
             except Exception as error:  # the learner's code: report it, don't crash the notebook
-                problems.append(f"with {label}, your guardrail raised {type(error).__name__}: {error}")
+                problems.append(f"with {label}, your guardrail raised {_raised(error)}")
                 continue
-            if should_reject and not _rejected(run):
+            feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
+            if should_reject and not feedback:
                 problems.append(
-                    f"it accepted the final answer of {label}: after the last write_file no "
-                    "run_command ran the tests, so check_answer should return feedback"
+                    f"it accepted the final answer of {label}: no pytest run came after the last "
+                    "change, so check_answer should return feedback"
                 )
-            if not should_reject and _rejected(run):
-                feedback = next(m["content"] for m in run.messages[2:] if m["role"] == "user")
-                problems.append(
-                    f"it rejected the answer of {label}, which it should accept. "
-                    f"Your feedback was: {feedback!r}"
-                )
-            if should_reject and _rejected(run):
-                feedback = next(m["content"] for m in run.messages[2:] if m["role"] == "user")
-                if "test" not in feedback.lower():
-                    problems.append(
-                        f"the feedback should tell the model what to do: run the tests (it said {feedback!r})"
-                    )
-    return verdict("7.1", problems, "no more 'done' without a test run after the last change.")
-
-
-# --- Exercise 7.2 ------------------------------------------------------------------------------
-
-
-@functools.cache
-def _pytest_outputs() -> tuple[str, str, str]:
-    """real run_command observations: discount red, users_api with two failures, discount green"""
-    with tempfile.TemporaryDirectory(prefix="check-7-2-") as parent:
-        discount = fresh_workspace("discount", parent)
-        users_api = fresh_workspace("users_api", parent)
-        users_api.edit_file("app/roles.py", '    "admin",\n', '    "admin",\n    "editor"\n')
-        red_one = coding_tools(discount, "run_command")[0](TEST_COMMAND)
-        red_two = coding_tools(users_api, "run_command")[0](TEST_COMMAND)
-        discount.edit_file("discount.py", "total > DISCOUNT_FROM", "total >= DISCOUNT_FROM")
-        green = coding_tools(discount, "run_command")[0](TEST_COMMAND)
-    return red_one, red_two, green
-
-
-def check_failing_tests(failing_tests: Callable[[str], Any]) -> Verdict:
-    """Exercise 7.2: the names of the failing tests, read from run_command's pytest output"""
-    problems: list[str] = []
-    red_one, red_two, green = _pytest_outputs()
-    cases = [
-        ("the discount project's first run", red_one, ["test_discount_starts_at_exactly_100"]),
-        (
-            "users_api after the missing comma",
-            red_two,
-            ["test_filter_users_by_role_viewer", "test_filter_users_by_role_editor"],
-        ),
-        ("a green run", green, []),
-        ("an error observation", "ERROR: command must be a non-empty shell command", []),
-    ]
-    for label, observation, expected in cases:
-        try:
-            found = failing_tests(observation)
-        except Exception as error:
-            problems.append(f"for {label}, failing_tests raised {type(error).__name__}: {error}")
-            continue
-        if not isinstance(found, list):
-            problems.append(f"failing_tests should return a list, not {type(found).__name__}")
-            break
-        if found != expected:
-            problems.append(f"for {label} it should return {expected}, not {found}")
-    return verdict("7.2", problems, "you read the observation the way the model has to: as text.")
+            elif should_reject and "test" not in feedback[0].lower():
+                problems.append(f"the feedback should tell the model to run the tests (it said {feedback[0]!r})")
+            elif not should_reject and feedback:
+                problems.append(f"it rejected the answer of {label}, which it should accept (it said {feedback[0]!r})")
+    return verdict("7.3", problems, "no more 'done' without a test run after the last change.")

@@ -1,0 +1,144 @@
+"""Lesson 00's exercise checks: each wrong answer is rejected with a message naming its fault; the solution passes."""
+
+import pytest
+
+from agent_core.checks.lesson00 import check_ask, check_repaired
+
+# --- exercise 0.1 -----------------------------------------------------------------------------
+
+
+def ask_keeping_history(client, history, question):
+    history.append({"role": "user", "content": question})
+    answer = client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
+    history.append({"role": "assistant", "content": answer})
+    return answer
+
+
+def ask_forgetting(client, history, question):
+    """the most tempting: one call per question, no history at all"""
+    reply = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": question}])
+    return reply.choices[0].message.content
+
+
+def ask_without_the_answers(client, history, question):
+    """keeps the questions, forgets to append the model's answers"""
+    history.append({"role": "user", "content": question})
+    return client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
+
+
+def ask_answer_first(client, history, question):
+    """sends the history, then records the answer before the question"""
+    reply = client.chat.completions.create(
+        model="mock-model", messages=[*history, {"role": "user", "content": question}]
+    ).choices[0].message.content
+    history += [{"role": "assistant", "content": reply}, {"role": "user", "content": question}]
+    return reply
+
+
+def ask_last_turn_only(client, history, question):
+    """a window of the last exchange: enough for two questions, not for three"""
+    history.append({"role": "user", "content": question})
+    answer = client.chat.completions.create(model="mock-model", messages=history[-3:]).choices[0].message.content
+    history.append({"role": "assistant", "content": answer})
+    return answer
+
+
+def ask_twice(client, history, question):
+    """calls the model once to 'warm up', then once for real"""
+    client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": question}])
+    return ask_keeping_history(client, history, question)
+
+
+def ask_returning_the_response(client, history, question):
+    history.append({"role": "user", "content": question})
+    response = client.chat.completions.create(model="mock-model", messages=history)
+    history.append({"role": "assistant", "content": response.choices[0].message.content})
+    return response
+
+
+def ask_appending_sdk_objects(client, history, question):
+    history.append({"role": "user", "content": question})
+    response = client.chat.completions.create(model="mock-model", messages=history)
+    history.append(response.choices[0].message.model_dump(exclude_none=True))
+    history[-1] = response.choices[0].message
+    return response.choices[0].message.content
+
+
+def ask_sending_before_appending(client, history, question):
+    """calls the model with the history before the new question is in it"""
+    answer = client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
+    history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        (ask_forgetting, "call 2 sent 1 message(s); it should send 3"),
+        (ask_without_the_answers, "call 2 sent the questions but none of the model's answers"),
+        (ask_answer_first, "call 2: message [0] should be {'role': 'user', 'content': 'My name is Ada.'}"),
+        (ask_last_turn_only, "call 3 sent 3 message(s); it should send 5"),
+        (ask_twice, "3 questions made 6 calls"),
+        (ask_returning_the_response, "should return the reply's text (message.content); it returned ChatCompletion("),
+        (ask_sending_before_appending, "the API refused call 1: "),
+    ],
+)
+def test_check_ask_rejects_a_wrong_answer_naming_its_fault(wrong, message, capsys):
+    assert not check_ask(wrong)
+    assert message in capsys.readouterr().out
+
+
+def test_check_ask_wants_plain_dicts_in_history(capsys):
+    assert not check_ask(ask_appending_sdk_objects)
+    assert "append plain dicts" in capsys.readouterr().out
+
+
+def test_check_ask_accepts_the_solution(capsys):
+    assert check_ask(ask_keeping_history)
+    assert "✓ Exercise 0.1" in capsys.readouterr().out
+
+
+def test_check_ask_reports_an_exception_instead_of_raising(capsys):
+    def broken(client, history, question):
+        raise KeyError("oops")
+
+    assert not check_ask(broken)
+    assert "ask() raised KeyError" in capsys.readouterr().out
+
+
+# --- exercise 0.2 -----------------------------------------------------------------------------
+
+QUESTION = {"role": "user", "content": "What are 4+2 and 7+8?"}
+CALLS = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {"name": "add", "arguments": '{"a": 4, "b": 2}'}},
+        {"id": "call_b", "type": "function", "function": {"name": "add", "arguments": '{"a": 7, "b": 8}'}},
+    ],
+}
+RESULT_A = {"role": "tool", "tool_call_id": "call_a", "content": "6"}
+RESULT_B = {"role": "tool", "tool_call_id": "call_b", "content": "15"}
+ANSWER = {"role": "assistant", "content": "4 + 2 = 6 and 7 + 8 = 15."}
+JUMBLED = [RESULT_B, QUESTION, ANSWER, RESULT_A, CALLS]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        ([QUESTION, CALLS, RESULT_A, ANSWER, RESULT_B], "the API still refuses it"),
+        ([QUESTION, ANSWER, CALLS, RESULT_A, RESULT_B], "the final answer comes before the tool results"),
+        ([QUESTION, CALLS, RESULT_A, RESULT_B], "exactly the same messages"),
+        ([QUESTION, CALLS, RESULT_A, RESULT_A, ANSWER], "exactly the same messages"),
+        (JUMBLED, "the API still refuses it"),
+    ],
+)
+def test_check_repaired_rejects_a_wrong_order_naming_its_fault(wrong, message, capsys):
+    assert not check_repaired(wrong, JUMBLED)
+    assert message in capsys.readouterr().out
+
+
+def test_check_repaired_accepts_the_solution_in_either_result_order(capsys):
+    assert check_repaired([QUESTION, CALLS, RESULT_A, RESULT_B, ANSWER], JUMBLED)
+    assert check_repaired([QUESTION, CALLS, RESULT_B, RESULT_A, ANSWER], JUMBLED)
+    assert capsys.readouterr().out.count("✓ Exercise 0.2") == 2
