@@ -1,4 +1,4 @@
-"""Other wire formats: one Chat Completions conversation as Responses, Anthropic and Ollama (lesson 08)."""
+"""Other wire formats: one Chat Completions conversation as Responses, Anthropic and Ollama (lesson 09)."""
 
 from __future__ import annotations
 

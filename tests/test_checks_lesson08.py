@@ -8,19 +8,14 @@ import copy
 import json
 from importlib.resources import files
 
-import pytest
-
 from agent_core import mock, replay
 from agent_core.checks.lesson04 import add, divide
 from agent_core.checks.lesson08 import (
-    CONVERSATION,
     DIFFERENCE_CASES,
     SETUPS,
-    check_anthropic,
     check_find_difference,
     check_settings,
 )
-from agent_core.formats import to_anthropic
 from agent_core.loop import run_agent
 from agent_core.trace import Trace
 
@@ -212,106 +207,6 @@ def test_the_learners_function_cannot_change_the_cases():
 
     check_find_difference(vandal)
     assert check_find_difference(find_difference)
-
-
-# --- Exercise 8.3 ---------------------------------------------------------------------------
-
-SYSTEM = CONVERSATION[0]["content"]
-ERROR_TEXT = CONVERSATION[4]["content"]
-
-
-def by_hand():
-    """the solution, written out as a learner would"""
-    return {
-        "system": SYSTEM,
-        "messages": [
-            {"role": "user", "content": "What are 8/12 and 1/0?"},
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "tool_use", "id": "call_a", "name": "divide", "input": {"a": 8, "b": 12}},
-                    {"type": "tool_use", "id": "call_b", "name": "divide", "input": {"a": 1, "b": 0}},
-                ],
-            },
-            {
-                "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": "call_a", "content": "0.6666666666666666"},
-                    {"type": "tool_result", "tool_use_id": "call_b", "content": ERROR_TEXT, "is_error": True},
-                    {"type": "text", "text": "If one of them failed, say why in one sentence."},
-                ],
-            },
-        ],
-    }
-
-
-def test_the_hand_written_request_and_to_anthropic_both_pass(capsys):
-    assert check_anthropic(by_hand())
-    assert check_anthropic(to_anthropic(CONVERSATION))
-    assert "results as tool_result blocks in ONE user message" in capsys.readouterr().out
-
-
-def test_equivalent_spellings_pass():
-    request = by_hand()
-    request["messages"][0]["content"] = [{"type": "text", "text": "What are 8/12 and 1/0?"}]
-    results = request["messages"][2]["content"]
-    results[0]["is_error"] = False
-    results[1]["content"] = [{"type": "text", "text": ERROR_TEXT}]
-    results[0], results[1] = results[1], results[0]  # results are paired by id, not by position
-    assert check_anthropic(request)
-
-
-def test_the_chat_completions_messages_as_they_are_break_three_rules(capsys):
-    assert not check_anthropic({"system": None, "messages": copy.deepcopy(CONVERSATION)})
-    out = capsys.readouterr().out
-    assert "Anthropic has no 'system' role" in out
-    assert "Anthropic has no 'tool' role" in out
-    assert "request['system'] should be the system prompt" in out
-
-
-def test_results_in_separate_user_messages_are_refused(capsys):
-    request = by_hand()
-    results = request["messages"].pop()["content"]
-    request["messages"] += [{"role": "user", "content": [block]} for block in results]
-    assert not check_anthropic(request)
-    assert "messages[2] and messages[3] are both 'user' messages" in capsys.readouterr().out
-
-
-def test_a_json_string_input_and_a_missing_is_error_are_named(capsys):
-    request = by_hand()
-    request["messages"][1]["content"][0]["input"] = '{"a": 8, "b": 12}'
-    del request["messages"][2]["content"][1]["is_error"]
-    assert not check_anthropic(request)
-    out = capsys.readouterr().out
-    assert "tool_use call_a: 'input' is an object" in out
-    assert "the result for call_b is a failure: mark it with 'is_error': True" in out
-
-
-def test_text_before_the_results_and_an_unanswered_call_are_named(capsys):
-    request = by_hand()
-    content = request["messages"][2]["content"]
-    request["messages"][2]["content"] = [content[2], content[0], content[1]]
-    assert not check_anthropic(request)
-    assert "the tool_result blocks come first, then the text" in capsys.readouterr().out
-    request = by_hand()
-    del request["messages"][2]["content"][1]
-    assert not check_anthropic(request)
-    assert "no tool_result with tool_use_id 'call_b'" in capsys.readouterr().out
-
-
-def test_a_small_slip_is_shown_as_the_first_difference(capsys):
-    request = by_hand()
-    request["messages"][1]["content"][1]["input"] = {"a": 1, "b": "0"}
-    assert not check_anthropic(request)
-    assert "at messages[1].content[1].input.b: expected 0, found '0'" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize(
-    "request_", ["text", None, {"messages": "x"}, {"system": SYSTEM, "messages": [1, 2, 3]}]
-)
-def test_odd_shapes_are_explained_not_raised(request_, capsys):
-    assert not check_anthropic(request_)
-    assert "✗ Exercise 8.3: not yet." in capsys.readouterr().out
 
 
 if __name__ == "__main__":

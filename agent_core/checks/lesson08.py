@@ -1,4 +1,4 @@
-"""Checks for lesson 08's exercises: choosing a backend, finding where two requests differ, Anthropic by hand."""
+"""Checks for lesson 08's exercises: choosing a backend, finding where two requests differ."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..formats import ERROR_PREFIX, to_anthropic
 from ..providers import BackendError, backend_from_env
 from ..replay import first_difference
 from . import Verdict, verdict
@@ -14,11 +13,9 @@ from . import Verdict, verdict
 __all__ = [
     "check_settings",
     "check_find_difference",
-    "check_anthropic",
     "SETUPS",
     "SHELL",
     "DIFFERENCE_CASES",
-    "CONVERSATION",
 ]
 
 
@@ -234,193 +231,3 @@ def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict
         problems,
         f"find_difference names the first difference in all {len(DIFFERENCE_CASES)} cases, as Replay does.",
     )
-
-
-# --- Exercise 8.3 ---------------------------------------------------------------------------
-
-_ZERO_DIVISION = (
-    f"{ERROR_PREFIX}the tool 'divide' raised ZeroDivisionError: division by zero. Check the arguments "
-    "and call it again, or try another approach."
-)
-
-CONVERSATION: list[dict[str, Any]] = [
-    {"role": "system", "content": "You are a careful assistant. Use the tools for arithmetic."},
-    {"role": "user", "content": "What are 8/12 and 1/0?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "call_a",
-                "type": "function",
-                "function": {"name": "divide", "arguments": '{"a": 8, "b": 12}'},
-            },
-            {
-                "id": "call_b",
-                "type": "function",
-                "function": {"name": "divide", "arguments": '{"a": 1, "b": 0}'},
-            },
-        ],
-    },
-    {"role": "tool", "tool_call_id": "call_a", "content": "0.6666666666666666"},
-    {"role": "tool", "tool_call_id": "call_b", "content": _ZERO_DIVISION},
-    {"role": "user", "content": "If one of them failed, say why in one sentence."},
-]
-
-
-def check_anthropic(request: Any) -> Verdict:
-    """Exercise 8.3: CONVERSATION written by hand as an Anthropic request body {system, messages}"""
-    try:
-        problems = _anthropic_problems(request)
-    except Exception as error:  # a shape the rules below did not foresee: say so, never crash
-        problems = [
-            f"the check could not read your request ({type(error).__name__}: {error}); "
-            "compare its shape with the example above"
-        ]
-    return verdict(
-        "8.3",
-        problems,
-        "system on top, results as tool_result blocks in ONE user message before the text, "
-        "arguments as objects, and the failure marked is_error.",
-    )
-
-
-def _anthropic_problems(request: Any) -> list[str]:
-    if not isinstance(request, Mapping):
-        return [f"request should be a dict with 'system' and 'messages', not {type(request).__name__}"]
-    problems = []
-    system = CONVERSATION[0]["content"]
-    messages = request.get("messages")
-    if not isinstance(messages, list):
-        return ["request['messages'] should be the list of messages"]
-    roles = [m.get("role") if isinstance(m, Mapping) else None for m in messages]
-    if "system" in roles:
-        problems.append(
-            "Anthropic has no 'system' role: put the system prompt in the top-level 'system' field "
-            "and leave it out of messages"
-        )
-    wrong_system = (
-        []
-        if request.get("system") == system
-        else [f"request['system'] should be the system prompt, {system!r}"]
-    )
-    if "tool" in roles:
-        problems.append(
-            "Anthropic has no 'tool' role: a tool result is a {'type': 'tool_result', ...} block in "
-            "the content of a 'user' message"
-        )
-    strange = sorted({str(r) for r in roles if r not in ("user", "assistant", "system", "tool")})
-    if strange:
-        problems.append(f"every message needs a role, 'user' or 'assistant'; found {', '.join(strange)}")
-    if problems:
-        return wrong_system + problems
-    for i in range(1, len(roles)):
-        if roles[i] == roles[i - 1]:
-            return wrong_system + [
-                f"messages[{i - 1}] and messages[{i}] are both {roles[i]!r} messages: all the results "
-                "of one turn, and any text after them, go in ONE user message"
-            ]
-    if roles != ["user", "assistant", "user"]:
-        return wrong_system + [
-            f"the roles should be user, assistant, user (the question, the two calls, their results "
-            f"with the note); yours are {', '.join(map(str, roles)) or 'empty'}"
-        ]
-    problems += _assistant_problems(_blocks(messages[1]["content"]))
-    problems += _results_problems(_blocks(messages[2]["content"]))
-    if problems or wrong_system:
-        return wrong_system + problems
-    expected = _normal(to_anthropic(CONVERSATION))
-    difference = first_difference(expected, _normal({"system": request.get("system"), "messages": messages}))
-    if difference:
-        where, wanted, got = difference
-        problems.append(f"at {where}: expected {wanted!r}, found {got!r}")
-    return problems
-
-
-def _blocks(content: Any) -> list[Any]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return list(content) if isinstance(content, list) else [content]
-
-
-def _assistant_problems(blocks: list[Any]) -> list[str]:
-    calls = CONVERSATION[2]["tool_calls"]
-    uses = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"]
-    if len(uses) != len(calls):
-        return [
-            f"the assistant message should hold {len(calls)} tool_use blocks, one per call; it has {len(uses)}"
-        ]
-    problems = []
-    for use, call in zip(uses, calls, strict=True):
-        if use.get("id") != call["id"]:
-            problems.append(
-                f"a tool_use block keeps the call's id as 'id': {call['id']!r}, not {use.get('id')!r}"
-            )
-        if use.get("name") != call["function"]["name"]:
-            problems.append(f"tool_use {call['id']}: 'name' should be {call['function']['name']!r}")
-        if isinstance(use.get("input"), str):
-            problems.append(
-                f"tool_use {call['id']}: 'input' is an object, {use['input']} without the quotes, "
-                "not the JSON string Chat Completions sends"
-            )
-        elif "input" not in use:
-            problems.append(f"tool_use {call['id']}: the arguments go in 'input', as an object")
-    return problems
-
-
-def _results_problems(blocks: list[Any]) -> list[str]:
-    results = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_result"]
-    answers = {r.get("tool_use_id"): r for r in results}
-    problems = []
-    for message in CONVERSATION[3:5]:
-        call_id = message["tool_call_id"]
-        result = answers.get(call_id)
-        if result is None:
-            problems.append(
-                f"the last user message has no tool_result with tool_use_id {call_id!r}: every call "
-                "is answered, and all the answers of one turn travel in one user message"
-            )
-            continue
-        failed = message["content"].startswith(ERROR_PREFIX)
-        if failed and result.get("is_error") is not True:
-            problems.append(f"the result for {call_id} is a failure: mark it with 'is_error': True")
-        if not failed and result.get("is_error"):
-            problems.append(f"the result for {call_id} worked: it must not say is_error")
-        if _text(result.get("content")) != message["content"]:
-            problems.append(f"the tool_result for {call_id} should carry the tool's text as 'content'")
-    kinds = [b.get("type") if isinstance(b, Mapping) else None for b in blocks]
-    if (
-        "text" in kinds
-        and "tool_result" in kinds
-        and kinds.index("text") < max(i for i, kind in enumerate(kinds) if kind == "tool_result")
-    ):
-        problems.append("in a user message the tool_result blocks come first, then the text")
-    if "text" not in kinds:
-        problems.append("the person's note goes in the same user message, as a text block after the results")
-    return problems
-
-
-def _text(content: Any) -> Any:
-    if isinstance(content, list) and all(isinstance(b, Mapping) and b.get("type") == "text" for b in content):
-        return "".join(b.get("text", "") for b in content)
-    return content
-
-
-def _normal(request: Mapping[str, Any]) -> dict[str, Any]:
-    """the same request however it is spelled: lone text as a string, is_error only when true"""
-    messages = []
-    for message in request["messages"]:
-        blocks = []
-        for block in _blocks(message.get("content")):
-            block = dict(block)
-            if block.get("type") == "tool_result":
-                block["content"] = _text(block.get("content"))
-                if not block.get("is_error"):
-                    block.pop("is_error", None)
-            blocks.append(block)
-        results = sorted(
-            (b for b in blocks if b.get("type") == "tool_result"), key=lambda b: str(b.get("tool_use_id"))
-        )
-        blocks = results + [b for b in blocks if b.get("type") != "tool_result"]  # results pair by id
-        messages.append({"role": message.get("role"), "content": blocks})
-    return {"system": request.get("system"), "messages": messages}

@@ -1,4 +1,4 @@
-"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 08)."""
+"""The mock model behind the Anthropic Messages API, so the `anthropic` SDK runs offline too (lesson 09)."""
 
 # Error texts: real 400 bodies, copied or adapted; where each comes from is in docs/sources.md.
 

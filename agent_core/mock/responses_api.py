@@ -1,4 +1,4 @@
-"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 08)."""
+"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 09)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,513 @@
+"""Checks for lesson 09's exercises: a conversation in Anthropic's format by hand, the agent loop on the Messages API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anthropic
+import httpx2
+
+from .. import mock
+from ..formats import ERROR_PREFIX, to_anthropic
+from ..mock.server import serve
+from ..replay import first_difference
+from . import Verdict, verdict
+
+__all__ = [
+    "check_anthropic",
+    "check_anthropic_loop",
+    "CONVERSATION",
+    "TOOLS",
+    "FUNCTIONS",
+]
+
+
+# --- Exercise 9.1 ---------------------------------------------------------------------------
+
+_ZERO_DIVISION = (
+    f"{ERROR_PREFIX}the tool 'divide' raised ZeroDivisionError: division by zero. Check the arguments "
+    "and call it again, or try another approach."
+)
+
+CONVERSATION: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a careful assistant. Use the tools for arithmetic."},
+    {"role": "user", "content": "What are 8/12 and 1/0?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_a",
+                "type": "function",
+                "function": {"name": "divide", "arguments": '{"a": 8, "b": 12}'},
+            },
+            {
+                "id": "call_b",
+                "type": "function",
+                "function": {"name": "divide", "arguments": '{"a": 1, "b": 0}'},
+            },
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_a", "content": "0.6666666666666666"},
+    {"role": "tool", "tool_call_id": "call_b", "content": _ZERO_DIVISION},
+    {"role": "user", "content": "If one of them failed, say why in one sentence."},
+]
+
+
+def check_anthropic(request: Any) -> Verdict:
+    """Exercise 9.1: CONVERSATION written by hand as an Anthropic request body {system, messages}"""
+    try:
+        problems = _anthropic_problems(request)
+    except Exception as error:  # a shape the rules below did not foresee: say so, never crash
+        problems = [
+            f"the check could not read your request ({type(error).__name__}: {error}); "
+            "compare its shape with the example above"
+        ]
+    return verdict(
+        "9.1",
+        problems,
+        "system on top, results as tool_result blocks in ONE user message before the text, "
+        "arguments as objects, and the failure marked is_error.",
+    )
+
+
+def _anthropic_problems(request: Any) -> list[str]:
+    if not isinstance(request, Mapping):
+        return [f"request should be a dict with 'system' and 'messages', not {type(request).__name__}"]
+    problems = []
+    system = CONVERSATION[0]["content"]
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        return ["request['messages'] should be the list of messages"]
+    roles = [m.get("role") if isinstance(m, Mapping) else None for m in messages]
+    if "system" in roles:
+        problems.append(
+            "Anthropic has no 'system' role: put the system prompt in the top-level 'system' field "
+            "and leave it out of messages"
+        )
+    wrong_system = (
+        []
+        if request.get("system") == system
+        else [f"request['system'] should be the system prompt, {system!r}"]
+    )
+    if "tool" in roles:
+        problems.append(
+            "Anthropic has no 'tool' role: a tool result is a {'type': 'tool_result', ...} block in "
+            "the content of a 'user' message"
+        )
+    strange = sorted({str(r) for r in roles if r not in ("user", "assistant", "system", "tool")})
+    if strange:
+        problems.append(f"every message needs a role, 'user' or 'assistant'; found {', '.join(strange)}")
+    if problems:
+        return wrong_system + problems
+    for i in range(1, len(roles)):
+        if roles[i] == roles[i - 1]:
+            return wrong_system + [
+                f"messages[{i - 1}] and messages[{i}] are both {roles[i]!r} messages: all the results "
+                "of one turn, and any text after them, go in ONE user message"
+            ]
+    if roles != ["user", "assistant", "user"]:
+        return wrong_system + [
+            f"the roles should be user, assistant, user (the question, the two calls, their results "
+            f"with the note); yours are {', '.join(map(str, roles)) or 'empty'}"
+        ]
+    problems += _assistant_problems(_blocks(messages[1]["content"]))
+    problems += _results_problems(_blocks(messages[2]["content"]))
+    if problems or wrong_system:
+        return wrong_system + problems
+    expected = _normal(to_anthropic(CONVERSATION))
+    difference = first_difference(expected, _normal({"system": request.get("system"), "messages": messages}))
+    if difference:
+        where, wanted, got = difference
+        problems.append(f"at {where}: expected {wanted!r}, found {got!r}")
+    return problems
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content) if isinstance(content, list) else [content]
+
+
+def _assistant_problems(blocks: list[Any]) -> list[str]:
+    calls = CONVERSATION[2]["tool_calls"]
+    uses = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"]
+    if len(uses) != len(calls):
+        return [
+            f"the assistant message should hold {len(calls)} tool_use blocks, one per call; it has {len(uses)}"
+        ]
+    problems = []
+    for use, call in zip(uses, calls, strict=True):
+        if use.get("id") != call["id"]:
+            problems.append(
+                f"a tool_use block keeps the call's id as 'id': {call['id']!r}, not {use.get('id')!r}"
+            )
+        if use.get("name") != call["function"]["name"]:
+            problems.append(f"tool_use {call['id']}: 'name' should be {call['function']['name']!r}")
+        if isinstance(use.get("input"), str):
+            problems.append(
+                f"tool_use {call['id']}: 'input' is an object, {use['input']} without the quotes, "
+                "not the JSON string Chat Completions sends"
+            )
+        elif "input" not in use:
+            problems.append(f"tool_use {call['id']}: the arguments go in 'input', as an object")
+    return problems
+
+
+def _results_problems(blocks: list[Any]) -> list[str]:
+    results = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+    answers = {r.get("tool_use_id"): r for r in results}
+    problems = []
+    for message in CONVERSATION[3:5]:
+        call_id = message["tool_call_id"]
+        result = answers.get(call_id)
+        if result is None:
+            problems.append(
+                f"the last user message has no tool_result with tool_use_id {call_id!r}: every call "
+                "is answered, and all the answers of one turn travel in one user message"
+            )
+            continue
+        failed = message["content"].startswith(ERROR_PREFIX)
+        if failed and result.get("is_error") is not True:
+            problems.append(f"the result for {call_id} is a failure: mark it with 'is_error': True")
+        if not failed and result.get("is_error"):
+            problems.append(f"the result for {call_id} worked: it must not say is_error")
+        if _text(result.get("content")) != message["content"]:
+            problems.append(f"the tool_result for {call_id} should carry the tool's text as 'content'")
+    kinds = [b.get("type") if isinstance(b, Mapping) else None for b in blocks]
+    if (
+        "text" in kinds
+        and "tool_result" in kinds
+        and kinds.index("text") < max(i for i, kind in enumerate(kinds) if kind == "tool_result")
+    ):
+        problems.append("in a user message the tool_result blocks come first, then the text")
+    if "text" not in kinds:
+        problems.append("the person's note goes in the same user message, as a text block after the results")
+    return problems
+
+
+def _text(content: Any) -> Any:
+    if isinstance(content, list) and all(isinstance(b, Mapping) and b.get("type") == "text" for b in content):
+        return "".join(b.get("text", "") for b in content)
+    return content
+
+
+def _normal(request: Mapping[str, Any]) -> dict[str, Any]:
+    """the same request however it is spelled: lone text as a string, is_error only when true"""
+    messages = []
+    for message in request["messages"]:
+        blocks = []
+        for block in _blocks(message.get("content")):
+            block = dict(block)
+            if block.get("type") == "tool_result":
+                block["content"] = _text(block.get("content"))
+                if not block.get("is_error"):
+                    block.pop("is_error", None)
+            blocks.append(block)
+        results = sorted(
+            (b for b in blocks if b.get("type") == "tool_result"), key=lambda b: str(b.get("tool_use_id"))
+        )
+        blocks = results + [b for b in blocks if b.get("type") != "tool_result"]  # results pair by id
+        messages.append({"role": message.get("role"), "content": blocks})
+    return {"system": request.get("system"), "messages": messages}
+
+
+# --- Exercise 9.2 ---------------------------------------------------------------------------
+
+
+def _add(a: float, b: float) -> float:
+    return a + b
+
+
+def _divide(a: float, b: float) -> float:
+    return a / b
+
+
+def _number_tool(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    }
+
+
+TOOLS = [_number_tool("add", "Add two numbers: a + b."), _number_tool("divide", "Divide a by b: a / b.")]
+FUNCTIONS: dict[str, Callable[..., Any]] = {"add": _add, "divide": _divide}
+_RUNAWAY = 12  # model calls after which the check stops a loop that has no cap
+
+
+class _Stopped(Exception):
+    """raised by the recorder to end a loop that would never stop"""
+
+
+class _Recorder(httpx2.BaseTransport):
+    """a real HTTP transport that keeps every request body and, when it parsed, every reply"""
+
+    def __init__(self) -> None:
+        self.inner = httpx2.HTTPTransport()
+        self.requests: list[Any] = []
+        self.replies: list[Any] = []
+        self.runaway = False
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if len(self.requests) >= _RUNAWAY:
+            self.runaway = True
+            raise _Stopped(f"the check stopped the loop after {_RUNAWAY} model calls")
+        try:
+            self.requests.append(json.loads(request.read() or b"null"))
+        except ValueError:
+            self.requests.append(None)
+        response = self.inner.handle_request(request)
+        response.read()
+        try:
+            self.replies.append(response.json() if response.status_code == 200 else None)
+        except ValueError:  # a streamed reply: not the shape this exercise asks for
+            self.replies.append(None)
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _run(run_on_anthropic: Callable[..., Any], policy: Any, task: str, max_turns: int) -> dict[str, Any]:
+    """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the wire"""
+    recorder = _Recorder()
+    outcome: dict[str, Any] = {"recorder": recorder, "returned": None, "raised": None}
+    with (
+        serve(policy) as server,
+        anthropic.Anthropic(
+            base_url=server.url,
+            api_key="mock-key",
+            max_retries=0,
+            http_client=httpx2.Client(transport=recorder),
+        ) as client,
+    ):
+        try:
+            outcome["returned"] = run_on_anthropic(client, task, TOOLS, dict(FUNCTIONS), max_turns=max_turns)
+        except Exception as error:  # the learner's code: reported, never raised
+            outcome["raised"] = error
+    return outcome
+
+
+def _block(block: Any) -> Any:
+    """a content block as the comparison needs it; lone text and list-of-text tool results read the same"""
+    if not isinstance(block, Mapping):
+        return block
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block.get("text")}
+    if kind == "tool_use":
+        return {
+            "type": "tool_use",
+            "id": block.get("id"),
+            "name": block.get("name"),
+            "input": block.get("input"),
+        }
+    if kind == "tool_result":
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.get("tool_use_id"),
+            "content": _text(block.get("content")),
+            "is_error": bool(block.get("is_error")),
+        }
+    return dict(block)
+
+
+def _kinds(blocks: list[Any]) -> str:
+    return (
+        ", ".join(str(b.get("type")) if isinstance(b, Mapping) else type(b).__name__ for b in blocks)
+        or "nothing"
+    )
+
+
+def _call_text(use: Mapping[str, Any]) -> str:
+    return f"{use.get('name')}({json.dumps(use.get('input'))})"
+
+
+def _wire_problems(
+    recorder: _Recorder, expected_results: Callable[[Mapping[str, Any]], tuple[str, bool]]
+) -> list[str]:
+    """what the requests show about the history: full replies appended, every call answered in one user message"""
+    requests, replies = recorder.requests, recorder.replies
+    for n, body in enumerate(requests, start=1):
+        if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+            return [f"request {n} has no list of messages: send messages=[...] to client.messages.create"]
+        if body.get("stream"):
+            return ["leave stream off: this exercise reads each reply whole"]
+        if body.get("tools") != TOOLS:
+            return [
+                f"request {n} does not carry the tools it was given: send tools=tools on EVERY call, or the "
+                "model no longer knows it may use them"
+            ]
+    for n in range(1, len(requests)):
+        before, after, reply = requests[n - 1]["messages"], requests[n]["messages"], replies[n - 1]
+        if reply is None:
+            break
+        if after[: len(before)] != before:
+            return [f"request {n + 1} changed or dropped messages of request {n}: only append to the history"]
+        new = after[len(before) :]
+        if reply.get("stop_reason") != "tool_use":
+            return [
+                f"reply {n} had stop_reason {reply.get('stop_reason')!r} and your loop called the model again: "
+                "stop whenever stop_reason is not 'tool_use'"
+            ]
+        if not new or not isinstance(new[0], Mapping) or new[0].get("role") != "assistant":
+            return [f"request {n + 1}: append the model's reply as an assistant message before the results"]
+        sent = [_block(b) for b in _blocks(new[0].get("content"))]
+        wanted = [_block(b) for b in reply["content"]]
+        if sent != wanted:
+            return [
+                f"request {n + 1}: the assistant message you appended holds {_kinds(sent)}, but the reply was "
+                f"{_kinds(wanted)}: append the full reply, every content block, unchanged"
+            ]
+        users = new[1:]
+        if len(users) > 1:
+            return [
+                f"request {n + 1} sends the results of one turn in {len(users)} user messages: put every "
+                "tool_result of the turn in ONE user message (split results teach the model to stop "
+                "calling tools in parallel)"
+            ]
+        if not users or not isinstance(users[0], Mapping) or users[0].get("role") != "user":
+            return [f"request {n + 1}: after the reply, send one user message of tool_result blocks"]
+        results = {
+            b.get("tool_use_id"): b
+            for b in (_block(b) for b in _blocks(users[0].get("content")))
+            if isinstance(b, Mapping) and b.get("type") == "tool_result"
+        }
+        for use in (b for b in wanted if b["type"] == "tool_use"):
+            result = results.get(use["id"])
+            content, failed = expected_results(use)
+            if result is None:
+                return [
+                    f"request {n + 1}: the call {_call_text(use)} got no tool_result: every call is answered, "
+                    "a failed one too (with is_error)"
+                ]
+            if failed and not result["is_error"]:
+                return [
+                    f"request {n + 1}: {_call_text(use)} failed, but its tool_result does not say "
+                    "'is_error': True"
+                ]
+            if not failed and result["is_error"]:
+                return [
+                    f"request {n + 1}: {_call_text(use)} worked, so its tool_result must not say is_error"
+                ]
+            if not isinstance(result["content"], str) or content not in result["content"]:
+                return [
+                    f"request {n + 1}: the tool_result for {_call_text(use)} should carry the tool's output "
+                    f"({content!r}) as its content; it has {result['content']!r}"
+                ]
+    return []
+
+
+def _calculated(use: Mapping[str, Any]) -> tuple[str, bool]:
+    """what the tool's answer should contain, and whether it failed"""
+    try:
+        return str(FUNCTIONS[str(use.get("name"))](**use.get("input", {}))), False
+    except Exception as error:
+        return str(error), True
+
+
+def _raised(outcome: dict[str, Any], what: str) -> list[str]:
+    error = outcome["raised"]
+    if error is None:
+        return []
+    if outcome["recorder"].runaway:
+        return [f"{what}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls"]
+    if isinstance(error, ZeroDivisionError):  # the only tool that fails in these runs is divide
+        return [
+            f"{what}: a tool's {type(error).__name__} escaped your loop: catch it and send its text back as a "
+            "tool_result with 'is_error': True"
+        ]
+    return [f"{what}: your function raised {type(error).__name__}: {error}"]
+
+
+def _final_text(outcome: dict[str, Any]) -> str | None:
+    last = outcome["recorder"].replies[-1] if outcome["recorder"].replies else None
+    if not isinstance(last, Mapping):
+        return None
+    return "".join(b.get("text", "") for b in last.get("content", []) if b.get("type") == "text")
+
+
+def _answer_problems(
+    run_on_anthropic: Callable[..., Any], name: str, policy: Any, task: str, calls: int
+) -> list[str]:
+    outcome = _run(run_on_anthropic, policy, task, max_turns=6)
+    made = len(outcome["recorder"].requests)
+    problems = _wire_problems(outcome["recorder"], _calculated) or _raised(outcome, name)
+    if problems:
+        return [f"{name}: {p}" if not p.startswith(name) else p for p in problems]
+    if made != calls:
+        last = outcome["recorder"].replies[-1] if outcome["recorder"].replies else None
+        if made < calls and isinstance(last, Mapping) and last.get("stop_reason") == "tool_use":
+            return [
+                f"{name}: your loop stopped after {made} model call(s) although the last reply's stop_reason "
+                "was 'tool_use': go on while stop_reason == 'tool_use', whatever text the reply also holds"
+            ]
+        return [f"{name}: expected {calls} model call{'s' * (calls != 1)}, your loop made {made}"]
+    if outcome["returned"] != _final_text(outcome):
+        return [
+            f"{name}: return the text of the last reply, {_final_text(outcome)!r}; "
+            f"yours returned {outcome['returned']!r}"
+        ]
+    return []
+
+
+def _cap_problems(run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
+    name = f"a model that never stops asking, max_turns={max_turns}"
+    always_two = mock.calls(
+        mock.call("add", a=1, b=1), mock.call("add", a=2, b=2)
+    )  # a cap on tool calls stops early
+    outcome = _run(run_on_anthropic, lambda request: always_two, "1 + 1 and 2 + 2, for ever", max_turns)
+    made = len(outcome["recorder"].requests)
+    if outcome["recorder"].runaway:
+        return [f"{name}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls. Cap it"]
+    problems = _wire_problems(outcome["recorder"], _calculated)
+    if problems:
+        return [f"{name}: {p}" for p in problems]
+    if made != max_turns:
+        return [f"{name}: make exactly max_turns model calls before giving up; your loop made {made}"]
+    if not isinstance(outcome["raised"], RuntimeError):
+        got = (
+            f"it raised {type(outcome['raised']).__name__}"
+            if outcome["raised"]
+            else f"it returned {outcome['returned']!r}"
+        )
+        return [f"{name}: with no final answer after max_turns calls, raise RuntimeError; {got}"]
+    return []
+
+
+def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
+    """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on serve-mock, by behaviour"""
+    failing = mock.Script(
+        mock.calls(
+            mock.call("divide", a=8, b=12), mock.call("divide", a=1, b=0), content="I'll do both divisions."
+        ),
+        "8/12 is about 0.667; 1/0 cannot be computed: division by zero.",
+    )
+    cut = mock.Script(" ".join(["far"] * 3000))
+    cases = [
+        ("5 + 8/12", mock.Calculator(), "5 + 8/12", 3),
+        ("4+2 and 7+8 (two calls at once)", mock.Calculator(), "4+2 and 7+8", 2),
+        ("text, then two calls, one failing", failing, "What are 8/12 and 1/0?", 2),
+        ("a reply cut off at max_tokens", cut, "Say 'far' 3000 times.", 1),
+    ]
+    problems: list[str] = []
+    try:
+        for name, policy, task, calls in cases:
+            problems += _answer_problems(run_on_anthropic, name, policy, task, calls)
+        for max_turns in (3, 1):
+            problems += _cap_problems(run_on_anthropic, max_turns)
+    except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
+        problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
+    return verdict(
+        "9.2",
+        problems,
+        "full replies appended, every call answered in one user message (failures with is_error), "
+        "tools on every call, stopped on stop_reason, and capped at max_turns.",
+    )

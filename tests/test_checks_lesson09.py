@@ -1,0 +1,304 @@
+"""Lesson 09's exercise checks pass the solutions and name what is wrong in each tempting wrong answer."""
+
+import copy
+
+import pytest
+
+from agent_core.anthropic_loop import run_on_anthropic
+from agent_core.checks.lesson09 import CONVERSATION, check_anthropic, check_anthropic_loop
+from agent_core.formats import to_anthropic
+
+# --- Exercise 9.1 ---------------------------------------------------------------------------
+
+
+SYSTEM = CONVERSATION[0]["content"]
+ERROR_TEXT = CONVERSATION[4]["content"]
+
+
+def by_hand():
+    """the solution, written out as a learner would"""
+    return {
+        "system": SYSTEM,
+        "messages": [
+            {"role": "user", "content": "What are 8/12 and 1/0?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "call_a", "name": "divide", "input": {"a": 8, "b": 12}},
+                    {"type": "tool_use", "id": "call_b", "name": "divide", "input": {"a": 1, "b": 0}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "call_a", "content": "0.6666666666666666"},
+                    {"type": "tool_result", "tool_use_id": "call_b", "content": ERROR_TEXT, "is_error": True},
+                    {"type": "text", "text": "If one of them failed, say why in one sentence."},
+                ],
+            },
+        ],
+    }
+
+
+def test_the_hand_written_request_and_to_anthropic_both_pass(capsys):
+    assert check_anthropic(by_hand())
+    assert check_anthropic(to_anthropic(CONVERSATION))
+    assert "results as tool_result blocks in ONE user message" in capsys.readouterr().out
+
+
+def test_equivalent_spellings_pass():
+    request = by_hand()
+    request["messages"][0]["content"] = [{"type": "text", "text": "What are 8/12 and 1/0?"}]
+    results = request["messages"][2]["content"]
+    results[0]["is_error"] = False
+    results[1]["content"] = [{"type": "text", "text": ERROR_TEXT}]
+    results[0], results[1] = results[1], results[0]  # results are paired by id, not by position
+    assert check_anthropic(request)
+
+
+def test_the_chat_completions_messages_as_they_are_break_three_rules(capsys):
+    assert not check_anthropic({"system": None, "messages": copy.deepcopy(CONVERSATION)})
+    out = capsys.readouterr().out
+    assert "Anthropic has no 'system' role" in out
+    assert "Anthropic has no 'tool' role" in out
+    assert "request['system'] should be the system prompt" in out
+
+
+def test_results_in_separate_user_messages_are_refused(capsys):
+    request = by_hand()
+    results = request["messages"].pop()["content"]
+    request["messages"] += [{"role": "user", "content": [block]} for block in results]
+    assert not check_anthropic(request)
+    assert "messages[2] and messages[3] are both 'user' messages" in capsys.readouterr().out
+
+
+def test_a_json_string_input_and_a_missing_is_error_are_named(capsys):
+    request = by_hand()
+    request["messages"][1]["content"][0]["input"] = '{"a": 8, "b": 12}'
+    del request["messages"][2]["content"][1]["is_error"]
+    assert not check_anthropic(request)
+    out = capsys.readouterr().out
+    assert "tool_use call_a: 'input' is an object" in out
+    assert "the result for call_b is a failure: mark it with 'is_error': True" in out
+
+
+def test_text_before_the_results_and_an_unanswered_call_are_named(capsys):
+    request = by_hand()
+    content = request["messages"][2]["content"]
+    request["messages"][2]["content"] = [content[2], content[0], content[1]]
+    assert not check_anthropic(request)
+    assert "the tool_result blocks come first, then the text" in capsys.readouterr().out
+    request = by_hand()
+    del request["messages"][2]["content"][1]
+    assert not check_anthropic(request)
+    assert "no tool_result with tool_use_id 'call_b'" in capsys.readouterr().out
+
+
+def test_a_small_slip_is_shown_as_the_first_difference(capsys):
+    request = by_hand()
+    request["messages"][1]["content"][1]["input"] = {"a": 1, "b": "0"}
+    assert not check_anthropic(request)
+    assert "at messages[1].content[1].input.b: expected 0, found '0'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "request_", ["text", None, {"messages": "x"}, {"system": SYSTEM, "messages": [1, 2, 3]}]
+)
+def test_odd_shapes_are_explained_not_raised(request_, capsys):
+    assert not check_anthropic(request_)
+    assert "✗ Exercise 9.1: not yet." in capsys.readouterr().out
+
+
+# --- Exercise 9.2 ---------------------------------------------------------------------------
+# Each wrong loop below is the reference with one tempting shortcut; the most tempting first.
+
+
+def answered(functions, block):
+    """(output, failed) for one tool_use block, as the reference computes it"""
+    try:
+        return str(functions[block.name](**block.input)), False
+    except Exception as error:
+        return f"{type(error).__name__}: {error}", True
+
+
+def results_split(client, task, tools, functions, max_turns=6):
+    """one user message per tool_result, as Chat Completions has one tool message per result"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return "".join(b.text for b in response.content if b.type == "text")
+        for block in response.content:
+            if block.type == "tool_use":
+                output, failed = answered(functions, block)
+                result = {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
+                messages.append({"role": "user", "content": [result]})
+    raise RuntimeError("no answer")
+
+
+def calls_only(client, task, tools, functions, max_turns=6, keep=("tool_use",)):
+    """appends only some of the reply's blocks (by default drops its text)"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": [b for b in response.content if b.type in keep]})
+        if response.stop_reason != "tool_use":
+            return "".join(b.text for b in response.content if b.type == "text")
+        results = []
+        for block in response.content:
+            if block.type == "tool_use":
+                output, failed = answered(functions, block)
+                results.append({"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed})
+        messages.append({"role": "user", "content": results})
+    raise RuntimeError("no answer")
+
+
+def text_only(client, task, tools, functions, max_turns=6):
+    return calls_only(client, task, tools, functions, max_turns, keep=("text",))
+
+
+def loop(client, task, tools, functions, max_turns=6, *, turns=None, stop=None, answer=None, tools_after=True):
+    """the reference loop with one rule swapped out (the keyword arguments)"""
+    messages = [{"role": "user", "content": task}]
+    n = 0
+    while turns is None or n < turns(max_turns):
+        n += 1
+        sent = tools if (tools_after or n == 1) else []
+        response = client.messages.create(model="mock-model", max_tokens=1024, tools=sent, messages=messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if (stop or (lambda r: r.stop_reason != "tool_use"))(response):
+            return "".join(b.text for b in response.content if b.type == "text")
+        results = [r for b in response.content if b.type == "tool_use" for r in (answer or default)(functions, b)]
+        messages.append({"role": "user", "content": results})
+    raise RuntimeError("no answer")
+
+
+def default(functions, block):
+    output, failed = answered(functions, block)
+    return [{"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}]
+
+
+def without_is_error(functions, block):
+    output, _ = answered(functions, block)
+    return [{"type": "tool_result", "tool_use_id": block.id, "content": output}]
+
+
+def skip_failures(functions, block):
+    output, failed = answered(functions, block)
+    return [] if failed else [{"type": "tool_result", "tool_use_id": block.id, "content": output}]
+
+
+def uncaught(functions, block):
+    return [{"type": "tool_result", "tool_use_id": block.id, "content": str(functions[block.name](**block.input))}]
+
+
+def no_cap(client, task, tools, functions, max_turns=6):
+    messages = [{"role": "user", "content": task}]
+    while True:
+        response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return "".join(b.text for b in response.content if b.type == "text")
+        messages.append({"role": "user", "content": [r for b in response.content if b.type == "tool_use"
+                                                      for r in default(functions, b)]})
+
+
+def caps_tool_calls(client, task, tools, functions, max_turns=6):
+    """counts tool calls against max_turns, not model calls"""
+    messages, used = [{"role": "user", "content": task}], 0
+    while used < max_turns:
+        response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": response.content})
+        if response.stop_reason != "tool_use":
+            return "".join(b.text for b in response.content if b.type == "text")
+        results = [r for b in response.content if b.type == "tool_use" for r in default(functions, b)]
+        used += len(results)
+        messages.append({"role": "user", "content": results})
+    raise RuntimeError("no answer")
+
+
+def returns_at_cap(client, task, tools, functions, max_turns=6):
+    """stops at the cap but returns quietly, as if the run had ended well"""
+    try:
+        return loop(client, task, tools, functions, max_turns, turns=lambda m: m)
+    except RuntimeError:
+        return "I could not finish."
+
+
+def hard_coded(client, task, tools, functions, max_turns=6):
+    loop(client, task, tools, functions, max_turns)
+    return "5 + 8/12 = 5.666666666666667"
+
+
+WRONG_LOOPS = {
+    "results in several user messages": (results_split, "in 2 user messages: put every tool_result"),
+    "only the tool_use blocks appended": (calls_only, "append the full reply, every content block"),
+    "only the text blocks appended": (text_only, "append the full reply, every content block"),
+    "is_error missing": (
+        lambda *a, **k: loop(*a, **k, answer=without_is_error),
+        "failed, but its tool_result does not say 'is_error': True",
+    ),
+    "a failed call left unanswered": (
+        lambda *a, **k: loop(*a, **k, answer=skip_failures),
+        "got no tool_result: every call is answered, a failed one too",
+    ),
+    "a tool's exception not caught": (
+        lambda *a, **k: loop(*a, **k, answer=uncaught),
+        "ZeroDivisionError escaped your loop",
+    ),
+    "stops as soon as the reply has text": (
+        lambda *a, **k: loop(*a, **k, stop=lambda r: r.content[0].type == "text"),
+        "stopped after 1 model call(s) although the last reply's stop_reason was 'tool_use'",
+    ),
+    "goes on until stop_reason is end_turn": (
+        lambda *a, **k: loop(*a, **k, stop=lambda r: r.stop_reason == "end_turn"),
+        "had stop_reason 'max_tokens' and your loop called the model again",
+    ),
+    "no cap": (no_cap, "your loop never stopped; the check cut it off after 12 model calls"),
+    "one call too many": (
+        lambda *a, **k: loop(*a, **k, turns=lambda m: m + 1),
+        "make exactly max_turns model calls before giving up; your loop made 4",
+    ),
+    "one call too few": (
+        lambda *a, **k: loop(*a, **k, turns=lambda m: m - 1),
+        "your loop made 2",
+    ),
+    "max_turns counted in tool calls": (caps_tool_calls, "max_turns=3: make exactly max_turns model calls"),
+    "returns quietly at the cap": (returns_at_cap, "raise RuntimeError; it returned 'I could not finish.'"),
+    "tools sent on the first call only": (
+        lambda *a, **k: loop(*a, **k, tools_after=False),
+        "request 2 does not carry the tools it was given",
+    ),
+    "a hard-coded answer": (hard_coded, "return the text of the last reply"),
+}
+
+
+def test_the_reference_loop_passes(capsys):
+    assert check_anthropic_loop(run_on_anthropic)
+    assert "✓ Exercise 9.2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong", WRONG_LOOPS)
+def test_each_wrong_loop_is_refused_with_its_fault_named(wrong, capsys):
+    function, fault = WRONG_LOOPS[wrong]
+    assert not check_anthropic_loop(function)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 9.2: not yet." in out
+    assert fault in out, out
+
+
+def test_the_empty_stub_is_refused_without_raising(capsys):
+    def stub(client, task, tools, functions, max_turns=6):
+        pass  # YOUR CODE HERE
+
+    assert not check_anthropic_loop(stub)
+    assert "expected 3 model calls, your loop made 0" in capsys.readouterr().out
+
+
+def test_a_loop_with_the_wrong_parameters_is_reported_not_raised(capsys):
+    def without_max_turns(client, task, tools, functions):
+        return None
+
+    assert not check_anthropic_loop(without_max_turns)
+    assert "your function raised TypeError" in capsys.readouterr().out
