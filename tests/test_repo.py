@@ -1,5 +1,7 @@
 """The repository as a whole: lint-clean, notebooks clean and paired, the console script installed."""
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +39,34 @@ def test_the_agent_core_command_is_installed_and_answers_help():
     result = subprocess.run([str(command), "--help"], capture_output=True, text=True)
     assert result.returncode == 0
     assert "demo" in result.stdout
+
+
+MAX_PROSE_WORDS = 2200  # "about 2,000 words" of markdown per lesson: longer, and it no longer fits its workshop time
+
+
+def _lessons() -> list[Path]:
+    return sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+
+
+def test_no_lesson_has_more_prose_than_fits_its_workshop_time():
+    too_long = {}
+    for path in _lessons():
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        words = sum(len(re.findall(r"\S+", "".join(c["source"]))) for c in cells if c["cell_type"] == "markdown")
+        if words > MAX_PROSE_WORDS:
+            too_long[path.name] = words
+    assert not too_long, f"lessons over {MAX_PROSE_WORDS} words of prose (split or trim them): {too_long}"
+
+
+def test_the_course_map_and_the_day_plan_list_every_lesson_with_its_time():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    teaching = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    for path in _lessons():
+        number = path.name[:2]
+        assert f"](lessons/{path.name}) |" in readme, f"README's course map has no row for {path.name}"
+        row = re.search(rf"^\| {number} [^|]+\| (\d+) min \|", teaching, re.MULTILINE)
+        assert row, f"docs/teaching.md's time plan has no row for lesson {number}"
+        minutes = re.search(rf"\]\(lessons/{re.escape(path.name)}\) \|.*\| (\d+) min \|$", readme, re.MULTILINE)
+        assert minutes and minutes.group(1) == row.group(1), (
+            f"lesson {number}: README says {minutes and minutes.group(1)} min, docs/teaching.md {row.group(1)} min"
+        )
