@@ -155,6 +155,8 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
     problems: list[str] = []
     try:
         for situation, changes, expected in cases:
+            if problems and "test_extra.py" in changes:
+                break  # a check that misses test_discount.py's changes misses this one too
             project.reset()
             for path, text in changes.items():
                 if text is None:
