@@ -166,7 +166,7 @@ class _Reworded(mock.Policy):
 
 
 _ANSWER = "5 + 8/12 = 5.666666666666667"
-_CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios, unless one says otherwise
+_CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios but _EXACT_TURNS
 # (task, tools, policy, model calls, answer, how the run differs from a plain calculator's)
 _SCENARIOS = (
     ("5 + 8/12", ("add", "divide"), mock.Calculator, 3, _ANSWER, ""),
@@ -205,8 +205,8 @@ _EXTRA_CALLS = 6  # calls the check allows past max_turns before it stops a loop
 def check_my_run(my_run: Callable[..., Any]) -> Verdict:
     """Exercise 4.1: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)"""
     problems = []
-    for task, names, policy, calls, answer, how, *turns in _SCENARIOS:
-        problems += _check_answers(my_run, task, names, policy(), calls, answer, how, *turns)
+    for task, names, policy, calls, answer, how in _SCENARIOS:
+        problems += _check_answers(my_run, task, names, policy(), calls, answer, how)
         if problems:  # one scenario's problems at a time: the later ones usually repeat them
             break
     if not problems:
