@@ -245,3 +245,50 @@ def test_parallel_calls_answered_out_of_order_are_named(capsys):
 
     assert not check_my_run(last_call_first)
     assert "Run the calls of a reply in the order they came" in capsys.readouterr().out
+
+
+def test_an_answer_on_the_last_allowed_call_must_not_be_taken_for_the_cap(capsys):
+    def checks_the_cap_first(client, task, registry, max_turns=10):
+        messages, made = [{"role": "user", "content": task}], 0
+        while True:
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            made += 1
+            message = assistant_message(response)
+            messages.append(message)
+            messages += [registry.dispatch(call) for call in tool_calls_of(message)]
+            if made >= max_turns:
+                return "No final answer: stopped at max_turns.", messages, "max_turns"
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+
+    assert not check_my_run(checks_the_cap_first)
+    out = capsys.readouterr().out
+    assert "max_turns=3, exactly the model calls it takes" in out
+    assert "It answered on the last model call max_turns allows" in out
+
+
+@pytest.mark.parametrize(
+    ("at_the_cap", "shown"),
+    [
+        (lambda messages: messages[-1]["content"], "got '8', which is not a message of your own"),
+        (lambda messages: str(messages[-3]["content"]), "got 'None', which is not a message of your own"),
+    ],
+)
+def test_a_result_or_none_passed_off_as_the_answer_at_the_cap_is_named(capsys, at_the_cap, shown):
+    def answers_with_what_it_has(client, task, registry, max_turns=10):
+        messages = [{"role": "user", "content": task}]
+        for _ in range(max_turns):
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+            messages += [registry.dispatch(call) for call in tool_calls_of(message)]
+        return at_the_cap(messages), messages, "max_turns"
+
+    assert not check_my_run(answers_with_what_it_has)
+    assert shown in capsys.readouterr().out

@@ -57,6 +57,23 @@ class Vague(MaxUses):
         return "not allowed" if super().before_tool(run, call) else None
 
 
+class SaysAdd(MaxUses):
+    """names the lesson's tool, whatever tool it guards"""
+
+    def before_tool(self, run, call):
+        return "You may not call add any more." if super().before_tool(run, call) else None
+
+
+class LessonsNumbers(MaxUses):
+    """the lesson's add and 3, written in"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != "add":
+            return None
+        used = sum(o.name == "add" and o.error_type != "refused" for o in run.observations)
+        return "add may run 3 times in a run, and it has." if used >= 3 else None
+
+
 class RefusesEverything(MaxUses):
     def before_tool(self, run, call):
         if call["function"]["name"] != self.name and self.name == "divide":
@@ -94,6 +111,8 @@ def test_check_max_uses_passes_the_solution(capsys):
         ),
         (Stops, "the run ended with stop_reason 'max_uses': don't raise StopRun"),
         (Vague, "the refusal should name the tool ('add')"),
+        (SaysAdd, "with MaxUses('divide', 2), the refusal says 'ERROR: You may not call add any more.'"),
+        (LessonsNumbers, "use self.name and self.limit, not the lesson's 'add' and 3"),
         (RefusesEverything, "MaxUses('divide', 1) refused a call of add"),
         (RefusesAtOnce, "MaxUses('add', 1) got in the way of '5 + 8/12'"),
         (NotAGuard, "MaxUses should be a subclass of Guardrail"),
@@ -239,6 +258,25 @@ class RefusesAlways(AskFirst):
         return None
 
 
+class RefusesWhenThereIsAReason(AskFirst):
+    """takes any reason for a no, though an approval may carry one too"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] in self.tools:
+            decision = self.decide(call)
+            if decision.reason:
+                return f"refused: {decision.reason}"
+        return None
+
+
+class ReturnsTheDecision(AskFirst):
+    def before_tool(self, run, call):
+        if call["function"]["name"] in self.tools:
+            decision = self.decide(call)
+            return None if decision.approved else decision
+        return None
+
+
 class HardCodesReason(AskFirst):
     def before_tool(self, run, call):
         if super().before_tool(run, call):
@@ -265,7 +303,13 @@ def test_check_ask_first_passes_the_solution(capsys):
         (StopsOnDenial, "after a denial the run ended with stop_reason 'denied'"),
         (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),
         (HardCodesSend, "with tools=['draft_application'], the draft was not stopped"),
-        (RefusesAlways, "the person approved, but send_application did not run"),
+        (RefusesAlways, "but send_application did not run: return None when decision.approved is true"),
+        (
+            RefusesWhenThereIsAReason,
+            "the person approved, with the reason 'the person read the draft: send it', but "
+            "send_application did not run",
+        ),
+        (ReturnsTheDecision, "before_tool returns None to let the call run, or a str"),
         (
             HardCodesReason,
             "with another person's reason ('drafts wait for Ana'), the refusal did not carry it",

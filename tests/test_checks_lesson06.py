@@ -29,6 +29,10 @@ def with_totals(totals_of):
     return attempt
 
 
+def cached_tokens(turn):
+    return (turn.usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+
+
 def test_check_token_rows_passes_the_solution(capsys):
     assert check_token_rows(token_rows)
     assert "✓ Exercise 6.1" in capsys.readouterr().out
@@ -62,6 +66,13 @@ def test_check_token_rows_passes_the_solution(capsys):
         (
             lambda trace: [[p, c, t] for p, c, t in token_rows(trace)],
             "return a list of (prompt, completion, cumulative_input) tuples",
+        ),
+        (
+            lambda trace: [
+                (p, c, t - sum(cached_tokens(turn) for turn in list(trace)[: i + 1]))
+                for i, ((p, c, t), turn) in enumerate(zip(token_rows(trace), trace, strict=True))
+            ],
+            "you left out the cached tokens: they are part of prompt_tokens",
         ),
         (lambda trace: 1 / 0, "token_rows() raised ZeroDivisionError"),
     ],
@@ -180,3 +191,49 @@ def test_check_split_explains_the_tempting_shortcuts(capsys):
         "keep_last=4: the kept part starts at messages[3], a tool result whose call would be summarised"
         in out
     )
+
+
+@pytest.mark.parametrize(
+    ("marker", "problem"),
+    [
+        (
+            "[... {cut}1 lines cut ...]",
+            "the marker should say how many lines were cut (372); it says '[... 3721 lines",
+        ),
+        ("[... {cut}0 characters cut ...]", "it says '[... 3720 characters cut ...]'"),
+    ],
+)
+def test_a_marker_whose_number_only_contains_the_count_is_named(capsys, marker, problem):
+    def wrong_marker(text, max_tokens):
+        right = keep_lines(text, max_tokens)
+        lines = right.splitlines()
+        if right == text:
+            return text
+        at = next(i for i, line in enumerate(lines) if line.startswith("[... "))
+        cut = lines[at].split()[1]
+        return "\n".join([*lines[:at], marker.format(cut=cut), *lines[at + 1 :]])
+
+    assert not check_keep_lines(wrong_marker)
+    assert problem in capsys.readouterr().out
+
+
+def test_a_text_of_exactly_the_budget_must_come_back_unchanged(capsys):
+    def cuts_at_the_budget(text, max_tokens):
+        return (
+            keep_lines(text, max_tokens)
+            if count_text(text) < max_tokens
+            else keep_lines(text, max_tokens - 1)
+        )
+
+    assert not check_keep_lines(cuts_at_the_budget)
+    assert "fits means <=, not <" in capsys.readouterr().out
+
+
+def test_a_split_that_trims_the_callers_messages_is_named(capsys):
+    def trims(messages, keep_last):
+        start = split_point(messages, keep_last)
+        del messages[:start]
+        return start
+
+    assert not check_split(trims)
+    assert "choose_split changed the messages it was given" in capsys.readouterr().out

@@ -166,7 +166,8 @@ class _Reworded(mock.Policy):
 
 
 _ANSWER = "5 + 8/12 = 5.666666666666667"
-# (task, tools, policy, model calls, answer, how the replies differ from a plain calculator)
+_CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios but _EXACT_TURNS
+# (task, tools, policy, model calls, answer, how the run differs from a plain calculator's)
 _SCENARIOS = (
     ("5 + 8/12", ("add", "divide"), mock.Calculator, 3, _ANSWER, ""),
     ("Suma 4+2 y suma 7+8", ("add",), mock.Calculator, 2, "4 + 2 = 6\n7 + 8 = 15", ""),
@@ -187,7 +188,16 @@ _SCENARIOS = (
         " (its replies with tool calls also carry text)",
     ),
 )
-_CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios
+# checked after the cap: a loop that answers only when the cap leaves room to spare
+_EXACT_TURNS = (
+    "5 + 8/12",
+    ("add", "divide"),
+    mock.Calculator,
+    3,
+    _ANSWER,
+    " and max_turns=3, exactly the model calls it takes",
+    3,
+)
 _RUNAWAY_TURNS = 4  # max_turns passed in the runaway scenario
 _EXTRA_CALLS = 6  # calls the check allows past max_turns before it stops a loop itself
 
@@ -201,6 +211,9 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
             break
     if not problems:
         problems += _check_cap(my_run)
+    if not problems:
+        task, names, policy, calls, answer, how, turns = _EXACT_TURNS
+        problems += _check_answers(my_run, task, names, policy(), calls, answer, how, turns)
     return verdict(
         "4.1",
         problems,
@@ -267,8 +280,9 @@ def _check_answers(
     calls: int,
     answer: str,
     how: str,
+    turns: int = _CALCULATOR_TURNS,
 ) -> list[str]:
-    client, result, problems = _attempt(my_run, policy, task, names, _CALCULATOR_TURNS)
+    client, result, problems = _attempt(my_run, policy, task, names, turns)
     if problems:
         return problems
     got_answer, messages, stop_reason = result
@@ -312,8 +326,14 @@ def _check_answers(
             f"my_run returned {got_answer!r}"
         )
     if stop_reason != "answered":
+        last_call = (
+            " It answered on the last model call max_turns allows: a reply without tool calls is the "
+            "answer, even on the last turn, so look for the answer before you check the cap"
+            if len(trace) == turns
+            else ""
+        )
         problems.append(
-            f"{where}: stop_reason should be 'answered' when the model answered; got {stop_reason!r}"
+            f"{where}: stop_reason should be 'answered' when the model answered; got {stop_reason!r}.{last_call}"
         )
     problems += _answer_order(where, trace[-1].messages)
     if not isinstance(messages, list):
@@ -373,10 +393,16 @@ def _check_cap(my_run: Callable[..., Any]) -> list[str]:
         )
     if stop_reason != "max_turns":
         problems.append(f"{where}, stop_reason should be 'max_turns'; got {stop_reason!r}")
-    if not (isinstance(answer, str) and answer.strip()):
+    if not (isinstance(answer, str) and answer.strip()) or _not_a_message(answer, messages):
         problems.append(
             f"{where}, the answer should be an honest message saying the run stopped at max_turns "
             f"without a final answer; got {answer!r}"
+            + (
+                ", which is not a message of your own: it reads like a result of the run, but the "
+                "model never answered"
+                if isinstance(answer, str) and answer.strip()
+                else ""
+            )
         )
     if isinstance(messages, list) and messages and _role(messages[-1]) != "tool":
         problems.append(
@@ -384,6 +410,22 @@ def _check_cap(my_run: Callable[..., Any]) -> list[str]:
             f"is a {_role(messages[-1])!r} message. Answer every call, even on the last turn"
         )
     return problems
+
+
+def _not_a_message(answer: str, messages: Any) -> bool:
+    """an 'answer' at the cap that is a number, 'None', or a content copied from the history"""
+    text = answer.strip()
+    try:
+        float(text)
+        return True
+    except ValueError:
+        pass
+    if text in ("None", "null"):
+        return True
+    contents = [
+        m.get("content") if isinstance(m, dict) else getattr(m, "content", None) for m in messages or []
+    ]
+    return any(isinstance(c, str) and c.strip() == text for c in contents)
 
 
 def _role(message: Any) -> Any:

@@ -45,6 +45,9 @@ def _ran(run: AgentRun, name: str) -> int:
     return sum(o.name == name and o.error_type != "refused" for o in run.observations)
 
 
+_RETURNS = ". before_tool returns None to let the call run, or a str: the refusal the model reads"
+
+
 def _count(times: int) -> str:
     return f"{times} time{'' if times == 1 else 's'}"
 
@@ -74,8 +77,14 @@ def check_max_uses(max_uses_class: type) -> Verdict:
             _tools(),
             guardrails=[max_uses_class("add", 1)],
         )
+        divisions = run_agent(
+            mock.client(Runaway("divide", heeds_errors=True)),
+            "divide",
+            _tools(),
+            guardrails=[max_uses_class("divide", 2)],
+        )
     except Exception as error:
-        return verdict("5.1", [f"a run with MaxUses raised {type(error).__name__}: {error}"], "")
+        return verdict("5.1", [f"a run with MaxUses raised {type(error).__name__}: {error}{_RETURNS}"], "")
 
     refusals = [o for o in first.observations if o.error_type == "refused"]
     if first.stop_reason not in ("answered", "max_turns"):
@@ -97,6 +106,18 @@ def check_max_uses(max_uses_class: type) -> Verdict:
             f"used for a second run, the same MaxUses let add run {_count(_ran(second, 'add'))} instead of "
             "3: count the uses in the current run only (run.observations holds this run's results)"
         )
+    if not problems:
+        refused = [o for o in divisions.observations if o.error_type == "refused"]
+        if _ran(divisions, "divide") != 2 or not refused:
+            problems.append(
+                f"with MaxUses('divide', 2), divide ran {_count(_ran(divisions, 'divide'))}; it should "
+                "run 2 times, then be refused: use self.name and self.limit, not the lesson's 'add' and 3"
+            )
+        elif "divide" not in refused[0].content:
+            problems.append(
+                f"with MaxUses('divide', 2), the refusal says {refused[0].content!r}: name the tool "
+                "it was given (self.name), not 'add'"
+            )
     if any(o.error_type == "refused" for o in other.observations):
         problems.append("MaxUses('divide', 1) refused a call of add: only refuse the tool it was given")
     if calculator.stop_reason != "answered" or [o.name for o in calculator.observations] != [
@@ -125,10 +146,17 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             False,
         ),
         ("the test file deleted", {"test_discount.py": None}, False),
+        (
+            "the code fixed and a new test file, test_extra.py, added",
+            {"discount.py": versions["right_fix"], "test_extra.py": "def test_extra():\n    assert True\n"},
+            False,
+        ),
     ]
     problems: list[str] = []
     try:
         for situation, changes, expected in cases:
+            if problems and "test_extra.py" in changes:
+                break  # a check that misses test_discount.py's changes misses this one too
             project.reset()
             for path, text in changes.items():
                 if text is None:
@@ -155,9 +183,11 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
                     f"with {situation}, the report does not show the test run: put project.run_tests()'s "
                     "report in it, so the model sees which test fails"
                 )
-            elif "test_discount.py" in changes and not _says_changed(report):
+            elif (
+                test_file := next((p for p in changes if p.startswith("test_")), None)
+            ) and not _says_changed(report, test_file):
                 problems.append(
-                    f"with {situation}, ok is False but the report does not say that test_discount.py "
+                    f"with {situation}, ok is False but the report does not say that {test_file} "
                     "was changed: the model reads only the report, so name the file and say it changed"
                 )
         if not problems:
@@ -176,10 +206,22 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
     return verdict("5.3", problems, "'done' now needs green tests that nobody edited.")
 
 
-def _says_changed(report: str) -> bool:
+def _says_changed(report: str, path: str) -> bool:
     """the report names the test file and says what happened to it"""
-    words = ("chang", "edit", "modif", "delet", "remov", "touch", "alter", "tamper")
-    return "test_discount.py" in report and any(w in report.lower() for w in words)
+    words = (
+        "chang",
+        "edit",
+        "modif",
+        "delet",
+        "remov",
+        "touch",
+        "alter",
+        "tamper",
+        "added",
+        "creat",
+        "new file",
+    )
+    return path in report and any(w in report.lower() for w in words)
 
 
 # --- exercise 5.2: the job-offer agent, and a person who approves before anything is sent ------
@@ -212,6 +254,9 @@ def _job_tools(outbox: list[str]) -> list[Any]:
     return [analyse_offer, match_cv, draft_application, send_application]
 
 
+_APPROVAL_REASON = "the person read the draft: send it"  # an approval with a reason still runs
+
+
 def _apply(
     ask_first_class: type, answer: bool, tools: list[str], reason: str = "a person reviews every application"
 ) -> tuple[AgentRun, list[str], list[str]]:
@@ -221,7 +266,7 @@ def _apply(
 
     def decide(call: dict[str, Any]) -> Decision:
         asked.append(call["function"]["name"])
-        return Decision(answer, "" if answer else reason)
+        return Decision(answer, _APPROVAL_REASON if answer else reason)
 
     guard = ask_first_class(decide, tools)
     run = run_agent(
@@ -244,7 +289,7 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         approved, approved_out, approved_asked = _apply(ask_first_class, True, ["send_application"])
         drafts, _, drafts_asked = _apply(ask_first_class, False, ["draft_application"], "drafts wait for Ana")
     except Exception as error:
-        return verdict("5.2", [f"a run with AskFirst raised {type(error).__name__}: {error}"], "")
+        return verdict("5.2", [f"a run with AskFirst raised {type(error).__name__}: {error}{_RETURNS}"], "")
     refusal = next((o for o in denied.observations if o.name == "send_application"), None)
     if denied_out:
         problems.append(
@@ -272,8 +317,8 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         )
     if not denied_out and approved_out != ["jobs@acme.example"]:
         problems.append(
-            "the person approved, but send_application did not run: return None when "
-            "decision.approved is true"
+            f"the person approved, with the reason {_APPROVAL_REASON!r}, but send_application did not "
+            "run: return None when decision.approved is true, whatever the reason says"
         )
     if drafts_asked[:1] != ["draft_application"] or any(
         o.name == "send_application" for o in drafts.observations

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 from .. import mock
@@ -70,6 +72,12 @@ def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
             )
         elif totals == [sum(prompts[: i + 1]) + sum(completions[: i + 1]) for i in range(len(got))]:
             problems.append("you counted completion tokens too: cumulative input adds up prompt_tokens only")
+        elif totals == list(accumulate(p - c for p, c in zip(prompts, _cached(usage), strict=True))):
+            problems.append(
+                "you left out the cached tokens: they are part of prompt_tokens, and the running "
+                "input total adds up every call's prompt_tokens, cached or not (what caching saves "
+                "comes later in the lesson)"
+            )
         elif totals == [sum(prompts[:i]) for i in range(len(got))]:
             problems.append(
                 "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
@@ -89,6 +97,10 @@ def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
     )
 
 
+def _cached(usage: list[dict[str, Any]]) -> list[int]:
+    return [((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0) for u in usage]
+
+
 def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
     """Exercise 6.2: whole first and last lines within a token budget, with a marker line"""
     problems: list[str] = []
@@ -97,6 +109,11 @@ def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
     try:
         if keep_lines(short, 100) != short:
             problems.append("a text that fits the budget must come back unchanged")
+        elif keep_lines(short, count_text(short)) != short:
+            problems.append(
+                f"a text of exactly max_tokens tokens fits: keep_lines(text, {count_text(short)}) on a "
+                f"{count_text(short)}-token text must return it unchanged (fits means <=, not <)"
+            )
         results = [(text, budget, keep_lines(text, budget)) for text, budget in cases]
     except Exception as error:
         return verdict("6.2", [f"keep_lines() raised {type(error).__name__}: {error}"], "")
@@ -130,7 +147,7 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     if head != lines[: len(head)] or tail != lines[len(lines) - len(tail) :]:
         return ["keep whole lines, in order: some from the start, the marker, some from the end"]
     cut = len(lines) - len(head) - len(tail)
-    if str(cut) not in extra[0].replace(",", ""):
+    if str(cut) not in re.findall(r"\d+", extra[0].replace(",", "")):
         return [f"the marker should say how many lines were cut ({cut}); it says {extra[0]!r}"]
     if size < budget // 2:
         return [f"the result uses only {size} of {budget} tokens: keep more lines from both ends"]
@@ -163,10 +180,17 @@ def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Ver
     problems: list[str] = []
     for keep_last in (1, 2, 3, 4, 7, 20):
         expected = split_point(history, keep_last)
+        given = [dict(message) for message in history]
         try:
-            start = choose_split(list(history), keep_last)
+            start = choose_split(given, keep_last)
         except Exception as error:
             return verdict("6.3", [f"choose_split() raised {type(error).__name__}: {error}"], "")
+        if given != history:
+            problems.append(
+                f"keep_last={keep_last}: choose_split changed the messages it was given; the caller "
+                "still needs them to summarise the old part: only return the index"
+            )
+            break
         problem = _split_problem(history, keep_last, start, expected)
         if problem:
             problems.append(f"keep_last={keep_last}: {problem}")
