@@ -1,20 +1,4 @@
-"""Cassettes: record a run against any model once, then replay it offline, request by request (lesson 08).
-
-Record (any endpoint: OpenAI, Ollama, vLLM, the mock server):
-
-    client = recorded(openai.OpenAI(base_url=..., api_key=...))
-    run = run_agent(client, "5 + 8/12", [add, divide], model="qwen2.5:7b")
-    run.trace.save("calculator.json")            # requests and responses; never the key
-
-Replay (no network, no key, same answers every time):
-
-    client = replay.client("calculator.json")
-    run = run_agent(client, "5 + 8/12", [add, divide], model="qwen2.5:7b")
-
-Each request must equal the recorded one, or Replay refuses it with HTTP 400 and says where
-they differ. The replayed responses carry the recorded ids (completion and tool-call ids), so a
-client that sends back what it received sends exactly the recorded next request.
-"""
+"""Cassettes: record a run against any model once, then replay it offline, request by request (lesson 08)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Exercise checks: each lesson's checks say what is right, or exactly what is still wrong (every lesson).
-
-A check never raises: it prints a verdict, so a notebook with an unsolved exercise still runs
-to the end, and returns a Verdict that is truthy when the exercise is solved (for tests).
-"""
+"""Exercise checks: each lesson's checks say what is right, or exactly what is still wrong (every lesson)."""
 
 from __future__ import annotations
 

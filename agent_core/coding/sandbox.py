@@ -1,7 +1,4 @@
-"""Running a shell command with a time limit, an output cap and a clean environment (lesson 07).
-
-What this protects against, and what it does not: see SANDBOX.md next to this file.
-"""
+"""Running a shell command with a time limit, an output cap and a clean environment (lesson 07)."""
 
 from __future__ import annotations
 

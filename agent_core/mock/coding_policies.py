@@ -1,17 +1,4 @@
-"""Mock coding agents, careful and careless: each decides its next step from the conversation (lesson 07).
-
-Every policy is stateless, like a model: it reads the request (the task, its own earlier tool
-calls and the observations that answered them, any feedback) and says what to do next. The
-observations are the real tools' text, so the policies parse pytest output, numbered file
-listings and grep matches exactly as they come back.
-
-- CarefulFixer: runs the tests, reads the code, fixes it, runs the tests again, answers.
-- TestEditor: runs the tests, then changes the failing TEST until it passes.
-- Hallucinator: runs the tests, then cites a line of a file it never read.
-- CommentDeleter: reads and fixes the code, rewrites it without its comment, never runs the tests.
-- RoleFilterFixer: the 11-step bug hunt on users_api (a too-broad search, the wrong file, a better
-  search, two reads, a fix with a typo, a red test, a re-read, a second fix, green, done).
-"""
+"""Mock coding agents, careful and careless: each decides its next step from the conversation (lesson 07)."""
 
 from __future__ import annotations
 

