@@ -326,6 +326,40 @@ def test_the_strict_check_wants_the_same_parameters_and_keys(capsys):
     assert "tags should stay optional" in out
 
 
+class FiltersWithAnyStatus(TypedDict):
+    """the most tempting: the TypedDict is there, but any string passes as a status"""
+
+    status: str
+    placed_after: str
+
+
+class FiltersWithSomeStatuses(TypedDict):
+    status: Literal["open", "shipped"]
+    placed_after: str
+
+
+class FiltersWithANumberForADate(TypedDict):
+    status: Literal["open", "shipped", "delivered", "cancelled"]
+    placed_after: int
+
+
+@pytest.mark.parametrize(
+    ("filters", "message"),
+    [
+        (FiltersWithAnyStatus, "filters' status should be one of open, shipped, delivered, cancelled"),
+        (FiltersWithSomeStatuses, 'yours allows {"type": "string", "enum": ["open", "shipped"]}'),
+        (FiltersWithANumberForADate, "filters' placed_after is an ISO date, which JSON writes as a string"),
+    ],
+)
+def test_the_strict_check_wants_the_filter_keys_typed_as_described(filters, message, capsys):
+    def find_orders_loosely(customer_email: str, filters: filters, tags: list[str] | None = None) -> str:
+        """Finds a customer's orders, newest first."""
+        return customer_email
+
+    assert not check_strict_find_orders(find_orders_loosely)
+    assert message in capsys.readouterr().out
+
+
 def test_no_check_raises_on_something_that_is_not_a_function(capsys):
     for check in (check_schedule_delivery, check_cancel_description, check_strict_find_orders):
         assert not check(None)
