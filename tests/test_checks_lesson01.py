@@ -178,6 +178,21 @@ def test_the_delivery_check_reports_wrong_types_defaults_and_required(capsys):
     assert 'required should be ["order_id", "day"], yours is ["order_id"]' in out
 
 
+def test_the_delivery_check_tells_a_zero_default_from_false(capsys):
+    def schedule_delivery(
+        order_id: str,
+        day: Literal["monday", "tuesday", "wednesday", "thursday", "friday"],
+        window: Literal["morning", "afternoon", "evening"] = "morning",
+        leave_at_door: bool = 0,
+        instructions: str | None = None,
+    ) -> str:
+        return ""
+
+    schedule_delivery.__doc__ = globals()["schedule_delivery"].__doc__
+    assert not check_schedule_delivery(schedule_delivery)
+    assert "property 'leave_at_door' default should be false, yours is 0" in capsys.readouterr().out
+
+
 def test_the_delivery_check_reports_a_function_that_cannot_be_a_tool(capsys):
     def schedule_delivery(order_id, day):
         """Books a delivery slot."""

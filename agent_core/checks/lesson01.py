@@ -196,6 +196,14 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _same_json(a: Any, b: Any) -> bool:
+    """equal as the JSON the model reads: 0 is not false there, though 0 == False in Python"""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError):
+        return a == b
+
+
 def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:
     """each way a generated function definition differs from the target, with where to look"""
     problems = []
@@ -217,7 +225,7 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
                 problem = f"has no {key}; it should be {_shown(wanted[name][key])}"
             elif key not in wanted[name]:
                 problem = f"should have no {key}; yours is {_shown(got[name][key])}"
-            elif got[name][key] != wanted[name][key]:
+            elif not _same_json(got[name][key], wanted[name][key]):
                 problem = f"{key} should be {_shown(wanted[name][key])}, yours is {_shown(got[name][key])}"
             else:
                 continue
