@@ -71,6 +71,13 @@ def ask_sending_before_appending(client, history, question):
     return answer
 
 
+def ask_with_a_system_prompt(client, history, question):
+    """adds a system message of its own the exercise did not ask for"""
+    if not history:
+        history.append({"role": "system", "content": "You are helpful."})
+    return ask_keeping_history(client, history, question)
+
+
 @pytest.mark.parametrize(
     ("wrong", "message"),
     [
@@ -81,6 +88,7 @@ def ask_sending_before_appending(client, history, question):
         (ask_twice, "3 questions made 6 calls"),
         (ask_returning_the_response, "should return the reply's text (message.content); it returned ChatCompletion("),
         (ask_sending_before_appending, "the API refused call 1: "),
+        (ask_with_a_system_prompt, "call 1 sent 2 message(s); it should send 1"),
     ],
 )
 def test_check_ask_rejects_a_wrong_answer_naming_its_fault(wrong, message, capsys):
@@ -142,3 +150,9 @@ def test_check_repaired_accepts_the_solution_in_either_result_order(capsys):
     assert check_repaired([QUESTION, CALLS, RESULT_A, RESULT_B, ANSWER], JUMBLED)
     assert check_repaired([QUESTION, CALLS, RESULT_B, RESULT_A, ANSWER], JUMBLED)
     assert capsys.readouterr().out.count("✓ Exercise 0.2") == 2
+
+
+@pytest.mark.parametrize(("wrong", "kind"), [(None, "NoneType"), ((m for m in JUMBLED), "generator")])
+def test_check_repaired_reports_a_non_list_instead_of_raising(wrong, kind, capsys):
+    assert not check_repaired(wrong, JUMBLED)
+    assert f"`repaired` should be a list of the messages; it is {kind}" in capsys.readouterr().out

@@ -178,6 +178,21 @@ def test_the_delivery_check_reports_wrong_types_defaults_and_required(capsys):
     assert 'required should be ["order_id", "day"], yours is ["order_id"]' in out
 
 
+def test_the_delivery_check_tells_a_zero_default_from_false(capsys):
+    def schedule_delivery(
+        order_id: str,
+        day: Literal["monday", "tuesday", "wednesday", "thursday", "friday"],
+        window: Literal["morning", "afternoon", "evening"] = "morning",
+        leave_at_door: bool = 0,
+        instructions: str | None = None,
+    ) -> str:
+        return ""
+
+    schedule_delivery.__doc__ = globals()["schedule_delivery"].__doc__
+    assert not check_schedule_delivery(schedule_delivery)
+    assert "property 'leave_at_door' default should be false, yours is 0" in capsys.readouterr().out
+
+
 def test_the_delivery_check_reports_a_function_that_cannot_be_a_tool(capsys):
     def schedule_delivery(order_id, day):
         """Books a delivery slot."""
@@ -324,6 +339,40 @@ def test_the_strict_check_wants_the_same_parameters_and_keys(capsys):
     assert "keep the parameters customer_email, filters, tags (yours: email, filters, tags)" in out
     assert "filters should have exactly two keys, status and placed_after; yours has status" in out
     assert "tags should stay optional" in out
+
+
+class FiltersWithAnyStatus(TypedDict):
+    """the most tempting: the TypedDict is there, but any string passes as a status"""
+
+    status: str
+    placed_after: str
+
+
+class FiltersWithSomeStatuses(TypedDict):
+    status: Literal["open", "shipped"]
+    placed_after: str
+
+
+class FiltersWithANumberForADate(TypedDict):
+    status: Literal["open", "shipped", "delivered", "cancelled"]
+    placed_after: int
+
+
+@pytest.mark.parametrize(
+    ("filters", "message"),
+    [
+        (FiltersWithAnyStatus, "filters' status should be one of open, shipped, delivered, cancelled"),
+        (FiltersWithSomeStatuses, 'yours allows {"type": "string", "enum": ["open", "shipped"]}'),
+        (FiltersWithANumberForADate, "filters' placed_after is an ISO date, which JSON writes as a string"),
+    ],
+)
+def test_the_strict_check_wants_the_filter_keys_typed_as_described(filters, message, capsys):
+    def find_orders_loosely(customer_email: str, filters: filters, tags: list[str] | None = None) -> str:
+        """Finds a customer's orders, newest first."""
+        return customer_email
+
+    assert not check_strict_find_orders(find_orders_loosely)
+    assert message in capsys.readouterr().out
 
 
 def test_no_check_raises_on_something_that_is_not_a_function(capsys):

@@ -21,7 +21,7 @@ def ask_once_solved(client, question, tools, functions):
 
 def ask_once_by_hand(client, question, tools, functions, *, only_first=False, by_finish_reason=False,
                      text_first=False, dump=False, as_str=False, reversed_answers=False, tools_once=False,
-                     first_id=False):
+                     first_id=False, positional=False, first_function=False, eval_arguments=False):
     """the exercise done without agent_core, with one tempting mistake switched on by name"""
     messages = [{"role": "user", "content": question}]
     response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
@@ -44,7 +44,9 @@ def ask_once_by_hand(client, question, tools, functions, *, only_first=False, by
         }
     answers = []
     for call in calls:
-        result = functions[call.function.name](**json.loads(call.function.arguments))
+        function = next(iter(functions.values())) if first_function else functions[call.function.name]
+        arguments = eval(call.function.arguments) if eval_arguments else json.loads(call.function.arguments)
+        result = function(*arguments.values()) if positional else function(**arguments)
         content = str(result) if as_str else json.dumps(result)
         call_id = message.tool_calls[0].id if first_id else call.id
         answers.append({"role": "tool", "tool_call_id": call_id, "content": content})
@@ -103,6 +105,10 @@ def ask_once_keeps_asking(client, question, tools, functions):
         (by_hand(reversed_answers=True), "on 'What are 4+2 and 7+8?': answer the calls in the order they came"),
         (by_hand(tools_once=True), "call 2 was sent without tools"),
         (by_hand(first_id=True), "tool message 2 has tool_call_id"),
+        (by_hand(positional=True), 'divide({"b": 12, "a": 9}) should hold that call\'s result, 0.75; it holds '
+                                   "'1.3333333333333333' (run the function the call names, with its arguments by name"),
+        (by_hand(first_function=True), 'add({"a": 4, "b": 2}) should hold that call\'s result, 6; it holds \'2.0\''),
+        (by_hand(eval_arguments=True), "name 'false' is not defined. The arguments are JSON, not Python"),
         (ask_once_hard_coded, "return the final answer's text ('No umbrella: clear and 27°C in Tokyo.')"),
         (ask_once_fixed_result, 'should hold that call\'s result, {"city": "Tokyo", "sky": "clear", "celsius": 27}'),
         (ask_once_keeps_asking, "ask_once() called the model 3 times; one round trip is 2 calls"),

@@ -257,11 +257,73 @@ def test_check_honest_tool_wants_every_spelling_of_monday_and_the_limit(capsys):
 def test_check_honest_tool_accepts_an_error_text_instead_of_an_exception(capsys):
     def returns_errors(day: str, people: int) -> str:
         """Book a table."""
-        if day.lower() == "monday" or people > 8:
-            return f"ERROR: closed on Mondays, and at most 8 people ({day}, {people})"
+        if day.lower() == "monday":
+            return f"ERROR: closed on Mondays, not open on {day}"
+        if people > 8:
+            return f"ERROR: at most 8 people, not {people}"
         return "booked"
 
     assert check_honest_tool(returns_errors)
+
+
+def _booking(limit_test):
+    def book_table(day: str, people: int) -> str:
+        """Book a table."""
+        if day.lower() == "monday":
+            raise ValueError("closed on Mondays; choose another day")
+        if limit_test(day, people):
+            raise ValueError(f"a table seats at most 8 people, not {people}")
+        return f"Booked a table for {people} on {day}."
+
+    return book_table
+
+
+def one_message_for_both(day: str, people: int) -> str:
+    """Book a table."""
+    if day.lower() == "monday" or people > 8:
+        raise ValueError("closed on Mondays, and at most 8 people")
+    return f"Booked a table for {people} on {day}."
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        (_booking(lambda day, people: people >= 8), "a table for 8 on Tuesday should be booked"),
+        (_booking(lambda day, people: people > 9), "9 people were booked"),
+        (one_message_for_both, "the error for 12 people on a Friday talks about Monday"),
+        (_booking(lambda day, people: people > 8 or day != "Friday"), "a table for 8 on Tuesday should be booked"),
+    ],
+)
+def test_check_honest_tool_rejects_a_wrong_limit_or_a_shared_message(wrong, message, capsys):
+    assert not check_honest_tool(wrong)
+    assert message in capsys.readouterr().out
+
+
+def test_a_dispatcher_that_requires_every_parameter_is_named(capsys):
+    """the most tempting slip of all: a parameter with a default counted as required"""
+
+    def every_parameter_required(functions, call):
+        message = safe_dispatch(functions, call)
+        if call["function"]["arguments"] == '{"city": "Paris"}' and call["function"]["name"] == "get_forecast":
+            message["content"] = "ERROR: wrong arguments for get_forecast: 'days' is missing."
+        return message
+
+    assert not check_safe_dispatch(every_parameter_required)
+    out = capsys.readouterr().out
+    assert 'get_forecast({"city": "Paris"}): days has a default (3), so leaving it out is fine' in out
+    assert out.count("  - ") == 1
+
+
+def test_a_dispatcher_that_raises_on_arguments_that_are_not_an_object_is_named(capsys):
+    def trusts_the_object(functions, call):
+        if call["function"]["arguments"] == "null":
+            return {"role": "tool", "tool_call_id": call["id"], "content": str("a" in json.loads("null"))}
+        return safe_dispatch(functions, call)
+
+    assert not check_safe_dispatch(trusts_the_object)
+    out = capsys.readouterr().out
+    assert "add(null): safe_dispatch raised TypeError: argument of type 'NoneType' is not iterable" in out
+    assert out.count("  - ") == 1
 
 
 def test_check_honest_tool_wants_type_hints(capsys):

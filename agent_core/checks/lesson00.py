@@ -56,7 +56,7 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
         sent = [_plain(m) for m in turn.messages]
         if sent == expected:
             continue
-        if len(sent) > 1 and not any(m.get("role") == "assistant" for m in sent if isinstance(m, dict)):
+        if len(sent) > 1 and all(isinstance(m, dict) and m.get("role") == "user" for m in sent):
             problems.append(
                 f"call {index + 1} sent the questions but none of the model's answers: append each reply "
                 "to history as {'role': 'assistant', 'content': ...} before the next question"
@@ -91,7 +91,9 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
 def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]]) -> Verdict:
     """Exercise 0.2: the same messages, in an order the API accepts"""
     problems = []
-    if sorted(map(repr, messages)) != sorted(map(repr, original)):
+    if not isinstance(messages, list | tuple):
+        problems.append(f"`repaired` should be a list of the messages; it is {type(messages).__name__}")
+    elif sorted(map(repr, messages)) != sorted(map(repr, original)):
         problems.append("use exactly the same messages as `jumbled`, only in a different order")
     else:
         client = mock.client(mock.Script("accepted"))

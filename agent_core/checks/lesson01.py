@@ -181,6 +181,7 @@ OTHER_REQUESTS = [
 
 # Exercise 1.4: the parameters find_orders must keep.
 _FIND_ORDERS_PARAMETERS = ["customer_email", "filters", "tags"]
+_ORDER_STATUSES = ["open", "shipped", "delivered", "cancelled"]
 
 
 def _definition(function: Any, **options: Any) -> tuple[Any, str | None]:
@@ -193,6 +194,14 @@ def _definition(function: Any, **options: Any) -> tuple[Any, str | None]:
 
 def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """equal as the JSON the model reads: 0 is not false there, though 0 == False in Python"""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError):
+        return a == b
 
 
 def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:
@@ -216,7 +225,7 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
                 problem = f"has no {key}; it should be {_shown(wanted[name][key])}"
             elif key not in wanted[name]:
                 problem = f"should have no {key}; yours is {_shown(got[name][key])}"
-            elif got[name][key] != wanted[name][key]:
+            elif not _same_json(got[name][key], wanted[name][key]):
                 problem = f"{key} should be {_shown(wanted[name][key])}, yours is {_shown(got[name][key])}"
             else:
                 continue
@@ -379,6 +388,8 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
             "filters should have exactly two keys, status and placed_after; yours has "
             f"{', '.join(filters.get('properties', {})) or 'none'}"
         )
+    if not problems:
+        problems += _filter_keys(filters.get("properties", {}))
     if "tags" in loose.parameters["required"]:
         problems.append("tags should stay optional: give it a default of None")
     if problems:
@@ -388,6 +399,23 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
         return verdict("1.4", [f"strict mode still refuses it: {problem}"], "")
     problems += _accepted(strict)
     return verdict("1.4", problems, "find_orders is a strict tool now, and the API accepts it.")
+
+
+def _filter_keys(keys: dict[str, Any]) -> list[str]:
+    """status may only be one of the four statuses; placed_after is a date written as a string"""
+    problems = []
+    status = keys["status"]
+    if status.get("type") != "string" or sorted(status.get("enum") or []) != sorted(_ORDER_STATUSES):
+        problems.append(
+            f"filters' status should be one of {', '.join(_ORDER_STATUSES)} and nothing else; yours "
+            f"allows {_shown(status)}: type it as Literal[{', '.join(map(repr, _ORDER_STATUSES))}]"
+        )
+    if keys["placed_after"].get("type") != "string":
+        problems.append(
+            f"filters' placed_after is an ISO date, which JSON writes as a string; yours is "
+            f"{_shown(keys['placed_after'])}: type it as str"
+        )
+    return problems
 
 
 def _accepted(strict: Tool) -> list[str]:

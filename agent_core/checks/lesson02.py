@@ -18,10 +18,10 @@ __all__ = ["check_ask_once", "ROUND_TRIP_CASES"]
 READINGS = {"Paris": {"sky": "light rain", "celsius": 18}, "Tokyo": {"sky": "clear", "celsius": 27}}
 
 
-def get_weather(city: str) -> dict:
-    """Current weather in a city: the sky and the temperature in degrees Celsius."""
+def get_weather(city: str, with_wind: bool = True) -> dict:
+    """Current weather in a city: the sky and the temperature in degrees Celsius, and the wind if asked."""
     reading = READINGS.get(city, {"sky": "unknown", "celsius": None})
-    return {"city": city, **reading}
+    return {"city": city, **reading, **({"wind_kmh": 12} if with_wind else {})}
 
 
 def add(a: float, b: float) -> float:
@@ -35,10 +35,10 @@ def divide(a: float, b: float) -> float:
 
 
 def _weather_model(request: dict[str, Any]) -> Any:
-    """asks for Tokyo's weather, then answers from the JSON result it reads"""
+    """asks for Tokyo's weather (its arguments hold a JSON `false`), then answers from the JSON result it reads"""
     results = mock.tool_results(request)
     if not results:
-        return mock.call("get_weather", city="Tokyo")
+        return mock.call("get_weather", city="Tokyo", with_wind=False)
     report = list(results.values())[-1]
     try:
         data = json.loads(report)
@@ -48,12 +48,15 @@ def _weather_model(request: dict[str, Any]) -> Any:
 
 
 def _divide_model(content: str | None, finish_reason: str | None) -> Callable[[dict[str, Any]], Any]:
-    """asks for 9/12, with text beside the call or a finish_reason of its own, then quotes the result"""
+    """asks for 9/12, with text beside the call or a finish_reason of its own, then quotes the result
+
+    Its arguments name b before a: a JSON object's keys need not follow the signature's order.
+    """
 
     def reply(request: dict[str, Any]) -> Any:
         results = mock.tool_results(request)
         if not results:
-            return mock.Reply(content=content, tool_calls=(mock.call("divide", a=9, b=12),),
+            return mock.Reply(content=content, tool_calls=(mock.call("divide", b=12, a=9),),
                               finish_reason=finish_reason)
         return f"9/12 = {list(results.values())[-1]}"
 
@@ -76,7 +79,8 @@ ROUND_TRIP_CASES = [
         "the model asked for a tool: run it and call the model again with the result",
     ),
     Case(
-        "What are 4+2 and 7+8?", mock.Calculator(), {"add": add},
+        # divide is offered first: the function to run is the one the call names
+        "What are 4+2 and 7+8?", mock.Calculator(), {"divide": divide, "add": add},
         "the model asked for two calls at once: run them and call the model again with both results",
     ),
     Case(
@@ -116,6 +120,13 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
         answer = ask_once(client, case.question, tools, dict(case.functions))
     except openai.BadRequestError as error:
         refused = f"the server refused call {len(client.trace)} (HTTP 400): {_refusal(error)}"
+    except NameError as error:
+        if getattr(error, "name", None) in {"true", "false", "null"}:
+            return [
+                f"ask_once() raised NameError: {error}. The arguments are JSON, not Python (JSON writes "
+                "true, false and null): read them with json.loads(call.function.arguments)"
+            ]
+        return [f"ask_once() raised NameError: {error}"]
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return [f"ask_once() raised {type(error).__name__}: {error}"]
     trace = client.trace
@@ -188,7 +199,8 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
         elif not (content == expected or _is_json_of(content, expected)):
             problems.append(
                 f"the tool message for {call['function']['name']}({call['function']['arguments']}) "
-                f"should hold that call's result, {json.dumps(expected)}; it holds {content!r}"
+                f"should hold that call's result, {json.dumps(expected)}; it holds {content!r} (run the "
+                "function the call names, with its arguments by name: functions[name](**arguments))"
             )
     return problems
 

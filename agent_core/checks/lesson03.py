@@ -34,7 +34,7 @@ def get_weather(city: str) -> str:
     return {"Paris": "light rain, 18°C", "Tokyo": "clear, 27°C"}.get(city, f"no reading for {city}")
 
 
-def get_forecast(city: str, days: int) -> list:
+def get_forecast(city: str, days: int = 3) -> list:
     """The forecast for the next few days in a city."""
     _ran.append("get_forecast")
     return [{"day": day + 1, "city": city, "sky": "clear"} for day in range(days)]
@@ -154,6 +154,15 @@ CASES = [
         ),
     ),
     (
+        _call(14, "get_forecast", '{"city": "Paris"}'),
+        "result",
+        _expect_json(
+            get_forecast("Paris"),
+            "days has a default (3), so leaving it out is fine: only a parameter without a default "
+            "is required. Run the tool",
+        ),
+    ),
+    (
         _call(5, "sum", '{"a": 4, "b": 2}'),
         "unknown",
         _expect_error(
@@ -164,6 +173,11 @@ CASES = [
         _call(6, "add", '{"a": 4, "b": 2'),
         "json",
         _expect_error("JSON", why="say the arguments are not valid JSON"),
+    ),
+    (
+        _call(15, "add", "null"),
+        "json",
+        _expect_error(why="say the arguments must be a JSON object of named arguments"),
     ),
     (_call(7, "add", '{"a": 4, "b": "2"}'), "arguments", _expect_refused(*_INT)),
     (
@@ -306,9 +320,14 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         }
         return registry.dispatch(call)["content"]
 
-    booked = dispatch("Friday", 4)
-    if is_error(booked):
-        problems.append(f"a table for 4 on Friday should be booked; the tool answered {booked!r}")
+    for day, people in (("Friday", 4), ("Tuesday", 8), ("Sunday", 1)):
+        booked = dispatch(day, people)
+        if is_error(booked):
+            problems.append(
+                f"a table for {people} on {day} should be booked (every day but Monday, up to 8 people "
+                f"included); the tool answered {booked!r}"
+            )
+            break
     for day in ("Monday", "monday"):
         content = dispatch(day, 2)
         if not is_error(content):
@@ -320,15 +339,24 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         if "monday" not in content.lower():
             problems.append(f"the error for {day!r} should say the problem is Monday: {content!r}")
             break
-    content = dispatch("Friday", 12)
-    if not is_error(content):
-        problems.append(
-            f"12 people were booked ({content!r}); a table seats at most 8: raise ValueError saying so"
-        )
-    elif "8" not in content:
-        problems.append(
-            f"the error for 12 people should give the limit, 8, so the model can adjust: {content!r}"
-        )
+    for people in (12, 9):
+        content = dispatch("Friday", people)
+        if not is_error(content):
+            problems.append(
+                f"{people} people were booked ({content!r}); a table seats at most 8: raise ValueError saying so"
+            )
+            break
+        if "8" not in content:
+            problems.append(
+                f"the error for {people} people should give the limit, 8, so the model can adjust: {content!r}"
+            )
+            break
+        if "monday" in content.lower():
+            problems.append(
+                f"the error for {people} people on a Friday talks about Monday ({content!r}): give each "
+                "rule its own message, saying what is wrong with this call"
+            )
+            break
     content = dispatch("Friday", "four")
     if not is_error(content):
         problems.append(
