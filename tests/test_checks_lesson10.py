@@ -155,6 +155,21 @@ def message_first_block_only(tool_call_id, result):
     return message
 
 
+def message_python_repr(tool_call_id, result):  # str(dict): the data, but not JSON
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is not None:
+        message["content"] = str(result["structuredContent"])
+    return message
+
+
+def message_blocks_run_together(tool_call_id, result):
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        text = "".join(block["text"] for block in result["content"])
+        message["content"] = ("ERROR: " if result.get("isError") else "") + text
+    return message
+
+
 def message_content_blocks(tool_call_id, result):  # MCP's blocks passed on as they are
     return {"role": "tool", "tool_call_id": tool_call_id, "content": result["content"]}
 
@@ -178,6 +193,12 @@ CATALOGUE_9_2 = [  # most tempting first
         "'rain_chance', 'humidity' did not reach the model: send structuredContent (as JSON)",
     ),
     (message_first_block_only, "every text block must reach the model; 'Fire risk: very high.' did not"),
+    (message_python_repr, "the structuredContent reached the model, but not as JSON (\"{'city': 'Oslo'"),
+    (
+        message_blocks_run_together,
+        "'Heat warning: up to 38 °C in the afternoon.' and 'Fire risk: very high.' run together: "
+        "join the text blocks with newlines",
+    ),
     (message_content_blocks, "content should be one string of text"),
     (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -270,16 +271,37 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
                 f"the structuredContent's {', '.join(map(repr, missing))} did not reach the model: "
                 "send structuredContent (as JSON) when the result has it"
             )
+        elif not _holds_json(content, structured):
+            problems.append(
+                f"the structuredContent reached the model, but not as JSON ({_short(content)}): "
+                "send json.dumps(result['structuredContent']), which any program (and the model) can read back"
+            )
     else:
         lost = [text for text in texts if text not in content]
+        together = [f"{a!r} and {b!r}" for a, b in itertools.pairwise(texts) if a + b in content]
         if lost:
             problems.append(f"every text block must reach the model; {', '.join(map(repr, lost))} did not")
+        elif together:
+            problems.append(f"{'; '.join(together)} run together: join the text blocks with newlines")
     return problems
 
 
 def _mentions(content: str, key: str, value: Any) -> bool:
     as_json = json.dumps(value, ensure_ascii=False)
     return key in content and (as_json in content or str(value) in content)
+
+
+def _holds_json(content: str, value: Any) -> bool:
+    """whether some JSON text in content decodes to value"""
+    decoder = json.JSONDecoder()
+    for start, character in enumerate(content):
+        if character in "{[":
+            try:
+                if decoder.raw_decode(content, start)[0] == value:
+                    return True
+            except ValueError:
+                continue
+    return False
 
 
 def _short(value: Any) -> str:
