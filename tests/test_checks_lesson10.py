@@ -62,6 +62,17 @@ def definition_assumes_description(mcp_tool):
     }
 
 
+def definition_null_description(mcp_tool):  # .get() gives None for a tool without one
+    return {
+        "type": "function",
+        "function": {
+            "name": mcp_tool["name"],
+            "description": mcp_tool.get("description"),
+            "parameters": mcp_tool["inputSchema"],
+        },
+    }
+
+
 def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat Completions'
     return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
 
@@ -80,6 +91,7 @@ CATALOGUE_9_1 = [  # most tempting first
         "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters",
     ),
     (definition_assumes_description, "for 'server_status' (description is optional in MCP): raised KeyError"),
+    (definition_null_description, "for 'server_status': function.description is None, not a string"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
 ]
 

@@ -158,6 +158,13 @@ def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]
             "function.description should be the tool's description: it is how the model knows "
             f"when to call it; got {function.get('description')!r}"
         )
+    # null is not a string: a stricter provider refuses it, e.g. Amazon Bedrock's 400
+    # "tools.0.custom.description: Input should be a valid string" (campertunity/mcp-server#2)
+    if "description" not in mcp_tool and "description" in function and not isinstance(function["description"], str):
+        problems.append(
+            f"function.description is {function['description']!r}, not a string: the tool has no "
+            "description, so leave the key out (mcp_tool.get('description') gives None)"
+        )
     if "inputSchema" in function or "inputSchema" in definition:
         problems.append(
             "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters"
