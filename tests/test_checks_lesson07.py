@@ -128,6 +128,19 @@ def one_message_for_all(root):
     return read_file
 
 
+def outside_or_missing(root):
+    """confined, but one catch-all error that names both causes"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if not file.is_relative_to(root) or not file.is_file():
+            return f"ERROR: {path} is outside the project or does not exist"
+        return file.read_text()
+
+    return read_file
+
+
 def naive(root):
     return lambda path: (Path(root) / path).read_text()
 
@@ -144,6 +157,11 @@ def test_read_file_accepts_the_solution(capsys):
         (string_prefix, "read_file('../project-private/key.txt') read a file outside the project: the folder next door"),
         (raises_on_missing, "read_file('rules.py') (a file that does not exist) raised FileNotFoundError"),
         (one_message_for_all, "read_file('rules.py') (a file that does not exist) should answer 'ERROR: ...' saying it does not exist"),
+        (
+            outside_or_missing,
+            "read_file('../secret.txt') ('..' climbs out of the project) said 'ERROR: ../secret.txt is outside the "
+            "project or does not exist', but that file exists",
+        ),
         (naive, "read_file('../secret.txt') read a file outside the project: '..' climbs out"),
     ],
 )

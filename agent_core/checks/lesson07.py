@@ -118,6 +118,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
                     f"{call(path)} ({label}) should refuse with 'ERROR: ...' saying the path is "
                     f"outside the project, not {said(got)}"
                 )
+            elif "not exist" in got:
+                problems.append(
+                    f"{call(path)} ({label}) said {said(got)}, but that file exists: say only that the "
+                    "path is outside the project, so the model knows what to fix"
+                )
         for path, label, needs in (
             ("rules.py", "a file that does not exist", "does not exist"),
             ("app", "a folder", ""),
@@ -130,6 +135,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             if not isinstance(got, str) or not got.startswith("ERROR: ") or needs not in got:
                 saying = f" saying it {needs}" if needs else ""
                 problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{saying}, not {said(got)}")
+            elif "outside" in got:
+                problems.append(
+                    f"{call(path)} ({label}) said {said(got)}, but the path is inside the project: "
+                    "give each failure its own message, so the model knows what to fix"
+                )
     return verdict("7.1", problems, "read_file stays inside the project, and every failure is text.")
 
 
