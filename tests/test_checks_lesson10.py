@@ -73,6 +73,17 @@ def definition_null_description(mcp_tool):  # .get() gives None for a tool witho
     }
 
 
+def definition_popping_the_schema(mcp_tool):  # takes the schema out of the server's tool
+    return {
+        "type": "function",
+        "function": {
+            "name": mcp_tool["name"],
+            "description": mcp_tool.get("description", ""),
+            "parameters": mcp_tool.pop("inputSchema"),
+        },
+    }
+
+
 def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat Completions'
     return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
 
@@ -92,6 +103,7 @@ CATALOGUE_9_1 = [  # most tempting first
     ),
     (definition_assumes_description, "for 'server_status' (description is optional in MCP): raised KeyError"),
     (definition_null_description, "for 'server_status': function.description is None, not a string"),
+    (definition_popping_the_schema, "for 'forecast': your function changed the tool it was given"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
 ]
 
@@ -242,6 +254,24 @@ def prefix_solved(servers):
     return definitions, route
 
 
+def prefix_renaming_in_place(servers):  # renames the servers' own tool dicts
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            own_name = mcp_tool["name"]
+            mcp_tool["name"] = re.sub(r"[^a-zA-Z0-9_-]", "_", f"{server}__{own_name}")
+            definitions.append(to_openai_tool(mcp_tool))
+            route[mcp_tool["name"]] = (server, own_name)
+    return definitions, route
+
+
+def prefix_names_only(servers):  # a definition with a name and parameters, no description
+    definitions, route = prefix_solved(servers)
+    for definition in definitions:
+        definition["function"].pop("description", None)
+    return definitions, route
+
+
 def prefix_with_the_library(servers):
     definitions, route = [], {}
     for server, tools in servers.items():
@@ -311,6 +341,11 @@ CATALOGUE_9_3 = [  # most tempting first
     (prefix_keeping_dots, "'files__files.read' is not a name the API accepts"),
     (prefix_route_by_server_name, "route['weather__forecast'] should be ('weather', 'forecast'), not None"),
     (no_prefix_last_server_wins, "the marine server's 'forecast' should be 'marine__forecast'"),
+    (
+        prefix_renaming_in_place,
+        "your function changed the servers' tool lists it was given (now {'weather': [{'name': 'weather__forecast'",
+    ),
+    (prefix_names_only, "'marine__forecast' should keep its description 'Sea state and wind for a sea area.'"),
 ]
 
 
