@@ -71,6 +71,13 @@ def no_minus_sign(run, expected):
     return None if numbers and math.isclose(float(numbers[-1]), expected) else "wrong"
 
 
+def rounded(run, expected):
+    if run.stop_reason != "answered":
+        return "stopped"
+    numbers = NUMBER.findall(run.answer or "")
+    return None if numbers and round(float(numbers[-1]), 2) == round(expected, 2) else "wrong"
+
+
 def crashes_without_number(run, expected):
     if run.stop_reason != "answered":
         return "stopped"
@@ -124,6 +131,11 @@ def test_check_grade_answer_rejects_comparing_floats_with_equals(capsys):
 def test_check_grade_answer_rejects_dropping_the_minus_sign(capsys):
     assert not check_grade_answer(no_minus_sign)
     assert "the answer is -4, not 4. Read the minus sign" in capsys.readouterr().out
+
+
+def test_check_grade_answer_rejects_rounding(capsys):
+    assert not check_grade_answer(rounded)
+    assert "6.004 is not 6. Rounding, or a tolerance" in capsys.readouterr().out
 
 
 def test_check_grade_answer_reports_a_crash_and_a_wrong_return(capsys):

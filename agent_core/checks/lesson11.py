@@ -90,6 +90,13 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
             ": the answer is -4, not 4. Read the minus sign with the number (r'-?\\d+(?:\\.\\d+)?')",
         ),
         (
+            "'4 + 2 = 6.004' for 4 + 2",
+            (_run("4 + 2 = 6.004", task="What is 4 + 2?"), 6),
+            False,
+            "6.004 is not 6. Rounding, or a tolerance such as abs(a - b) < 0.01, passes near misses; "
+            "math.isclose(a, b) with its default tolerance does not",
+        ),
+        (
             "'I could not work it out.' for 4 + 2",
             (_run("I could not work it out.", task="What is 4 + 2?"), 6),
             False,
