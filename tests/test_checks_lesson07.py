@@ -128,6 +128,19 @@ def one_message_for_all(root):
     return read_file
 
 
+def outside_or_missing(root):
+    """confined, but one catch-all error that names both causes"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if not file.is_relative_to(root) or not file.is_file():
+            return f"ERROR: {path} is outside the project or does not exist"
+        return file.read_text()
+
+    return read_file
+
+
 def naive(root):
     return lambda path: (Path(root) / path).read_text()
 
@@ -144,6 +157,11 @@ def test_read_file_accepts_the_solution(capsys):
         (string_prefix, "read_file('../project-private/key.txt') read a file outside the project: the folder next door"),
         (raises_on_missing, "read_file('rules.py') (a file that does not exist) raised FileNotFoundError"),
         (one_message_for_all, "read_file('rules.py') (a file that does not exist) should answer 'ERROR: ...' saying it does not exist"),
+        (
+            outside_or_missing,
+            "read_file('../secret.txt') ('..' climbs out of the project) said 'ERROR: ../secret.txt is outside the "
+            "project or does not exist', but that file exists",
+        ),
         (naive, "read_file('../secret.txt') read a file outside the project: '..' climbs out"),
     ],
 )
@@ -230,6 +248,29 @@ def greedy_path(answer, observations):
     return [m[0] for m in found if (m[2], int(m[1])) not in shown]
 
 
+def shown_lines_between(observations, first_offset, last_offset):
+    """the lines of each read_file header, the range's ends moved by the offsets"""
+    shown = set()
+    for observation in observations:
+        header = SHOWN.match(observation.content)
+        if observation.name == "read_file" and not observation.is_error and header:
+            first, last = int(header[2]) + first_offset, int(header[3]) + last_offset
+            shown |= {(header[1], n) for n in range(first, last)}
+    return shown
+
+
+def last_line_not_shown(answer, observations):
+    """range(first, last): the last line shown does not count"""
+    shown = shown_lines_between(observations, 0, 0)
+    return [m[0] for m in CITATION.finditer(answer) if (m[2], int(m[1])) not in shown]
+
+
+def first_line_not_shown(answer, observations):
+    """range(first + 1, last + 1): the first line shown does not count"""
+    shown = shown_lines_between(observations, 1, 1)
+    return [m[0] for m in CITATION.finditer(answer) if (m[2], int(m[1])) not in shown]
+
+
 def test_unread_citations_accepts_the_solution(capsys):
     assert check_unread_citations(unread_citations)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.2:")
@@ -246,8 +287,19 @@ def test_unread_citations_accepts_the_solution(capsys):
         (greedy_path, "for the hallucinator's answer after a test run only it should return ['line 8 of discount.py'], not ['line 8 of discount.py:']"),
         (
             lambda answer, observations: sorted(set(unread_citations(answer, observations))),
-            "for two citations, neither read, in the answer's order it should return "
-            "['line 9 of discount.py', 'line 12 of discount.py'], not ['line 12 of discount.py', 'line 9 of discount.py']",
+            "for three citations, none read, in the answer's order it should return "
+            "['line 9 of discount.py', 'line 12 of discount.py', 'line 3 of discount.py'], "
+            "not ['line 12 of discount.py', 'line 3 of discount.py', 'line 9 of discount.py']",
+        ),
+        (
+            last_line_not_shown,
+            "for lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown) it should "
+            "return ['line 6 of discount.py'], not ['line 5 of discount.py', 'line 6 of discount.py']",
+        ),
+        (
+            first_line_not_shown,
+            "for lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown) it should "
+            "return ['line 6 of discount.py'], not ['Line 1 of discount.py', 'line 6 of discount.py']",
         ),
         (lambda answer, observations: ["line 8 of discount.py"], "for the careful agent's answer after reading all of discount.py it should return [], not"),
         (lambda answer, observations: None, "should return a list, not NoneType"),
@@ -352,6 +404,32 @@ class LastMustBeTests(Guardrail):
         return "Run the tests." if wrote and not tested_last else None
 
 
+class ExactTestCommand(Guardrail):
+    """only the very command the lesson showed counts as a test run"""
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            if observation.name == "run_command" and (observation.arguments or {}).get("command") == "python -m pytest -q":
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
+class ArgumentsAlwaysThere(Guardrail):
+    """reads observation.arguments as if it were always a dict"""
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            if observation.name == "run_command" and "pytest" in observation.arguments.get("command", ""):
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
 class VagueFeedback(TestsAfterLastChange):
     def check_answer(self, run, answer):
         return "No." if super().check_answer(run, answer) else None
@@ -385,6 +463,12 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
         (WriteFileOnly, "it accepted the final answer of a model that changes a file with edit_file"),
         (ErrorsCountAsChanges, "it rejected the answer of a model whose only write was refused"),
         (LastMustBeTests, "it rejected the answer of a model that writes, runs the tests, reads a file"),
+        (ExactTestCommand, "it rejected the answer of a model that writes, runs `python -m pytest test_discount.py`"),
+        (
+            ArgumentsAlwaysThere,
+            "your guardrail raised AttributeError: 'NoneType' object has no attribute 'get' "
+            "(an observation's arguments is None when the model's arguments did not parse)",
+        ),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
         (AcceptEverything, "it accepted the final answer of the comment deleter"),
         (Broken, "your guardrail raised KeyError"),

@@ -62,6 +62,28 @@ def definition_assumes_description(mcp_tool):
     }
 
 
+def definition_null_description(mcp_tool):  # .get() gives None for a tool without one
+    return {
+        "type": "function",
+        "function": {
+            "name": mcp_tool["name"],
+            "description": mcp_tool.get("description"),
+            "parameters": mcp_tool["inputSchema"],
+        },
+    }
+
+
+def definition_popping_the_schema(mcp_tool):  # takes the schema out of the server's tool
+    return {
+        "type": "function",
+        "function": {
+            "name": mcp_tool["name"],
+            "description": mcp_tool.get("description", ""),
+            "parameters": mcp_tool.pop("inputSchema"),
+        },
+    }
+
+
 def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat Completions'
     return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
 
@@ -80,6 +102,8 @@ CATALOGUE_9_1 = [  # most tempting first
         "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters",
     ),
     (definition_assumes_description, "for 'server_status' (description is optional in MCP): raised KeyError"),
+    (definition_null_description, "for 'server_status': function.description is None, not a string"),
+    (definition_popping_the_schema, "for 'forecast': your function changed the tool it was given"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
 ]
 
@@ -155,6 +179,21 @@ def message_first_block_only(tool_call_id, result):
     return message
 
 
+def message_python_repr(tool_call_id, result):  # str(dict): the data, but not JSON
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is not None:
+        message["content"] = str(result["structuredContent"])
+    return message
+
+
+def message_blocks_run_together(tool_call_id, result):
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        text = "".join(block["text"] for block in result["content"])
+        message["content"] = ("ERROR: " if result.get("isError") else "") + text
+    return message
+
+
 def message_content_blocks(tool_call_id, result):  # MCP's blocks passed on as they are
     return {"role": "tool", "tool_call_id": tool_call_id, "content": result["content"]}
 
@@ -178,6 +217,12 @@ CATALOGUE_9_2 = [  # most tempting first
         "'rain_chance', 'humidity' did not reach the model: send structuredContent (as JSON)",
     ),
     (message_first_block_only, "every text block must reach the model; 'Fire risk: very high.' did not"),
+    (message_python_repr, "the structuredContent reached the model, but not as JSON (\"{'city': 'Oslo'"),
+    (
+        message_blocks_run_together,
+        "'Heat warning: up to 38 °C in the afternoon.' and 'Fire risk: very high.' run together: "
+        "join the text blocks with newlines",
+    ),
     (message_content_blocks, "content should be one string of text"),
     (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
 ]
@@ -206,6 +251,24 @@ def prefix_solved(servers):
             name = re.sub(r"[^a-zA-Z0-9_-]", "_", f"{server}__{mcp_tool['name']}")
             definitions.append(to_openai_tool(mcp_tool, name=name))
             route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_renaming_in_place(servers):  # renames the servers' own tool dicts
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            own_name = mcp_tool["name"]
+            mcp_tool["name"] = re.sub(r"[^a-zA-Z0-9_-]", "_", f"{server}__{own_name}")
+            definitions.append(to_openai_tool(mcp_tool))
+            route[mcp_tool["name"]] = (server, own_name)
+    return definitions, route
+
+
+def prefix_names_only(servers):  # a definition with a name and parameters, no description
+    definitions, route = prefix_solved(servers)
+    for definition in definitions:
+        definition["function"].pop("description", None)
     return definitions, route
 
 
@@ -278,6 +341,11 @@ CATALOGUE_9_3 = [  # most tempting first
     (prefix_keeping_dots, "'files__files.read' is not a name the API accepts"),
     (prefix_route_by_server_name, "route['weather__forecast'] should be ('weather', 'forecast'), not None"),
     (no_prefix_last_server_wins, "the marine server's 'forecast' should be 'marine__forecast'"),
+    (
+        prefix_renaming_in_place,
+        "your function changed the servers' tool lists it was given (now {'weather': [{'name': 'weather__forecast'",
+    ),
+    (prefix_names_only, "'marine__forecast' should keep its description 'Sea state and wind for a sea area.'"),
 ]
 
 

@@ -57,6 +57,27 @@ def exact_text(run, expected):
     return None if numbers and numbers[-1] == str(expected) else "wrong"
 
 
+def equal_floats(run, expected):
+    if run.stop_reason != "answered":
+        return "stopped"
+    numbers = NUMBER.findall(run.answer or "")
+    return None if numbers and float(numbers[-1]) == expected else "wrong"
+
+
+def no_minus_sign(run, expected):
+    if run.stop_reason != "answered":
+        return "stopped"
+    numbers = re.findall(r"\d+(?:\.\d+)?", run.answer or "")
+    return None if numbers and math.isclose(float(numbers[-1]), expected) else "wrong"
+
+
+def rounded(run, expected):
+    if run.stop_reason != "answered":
+        return "stopped"
+    numbers = NUMBER.findall(run.answer or "")
+    return None if numbers and round(float(numbers[-1]), 2) == round(expected, 2) else "wrong"
+
+
 def crashes_without_number(run, expected):
     if run.stop_reason != "answered":
         return "stopped"
@@ -100,6 +121,21 @@ def test_check_grade_answer_rejects_integers_only(capsys):
 def test_check_grade_answer_rejects_comparing_text(capsys):
     assert not check_grade_answer(exact_text)
     assert "6.0 is 6" in capsys.readouterr().out
+
+
+def test_check_grade_answer_rejects_comparing_floats_with_equals(capsys):
+    assert not check_grade_answer(equal_floats)
+    assert "0.3 == 0.1 + 0.2 is False. Compare with math.isclose" in capsys.readouterr().out
+
+
+def test_check_grade_answer_rejects_dropping_the_minus_sign(capsys):
+    assert not check_grade_answer(no_minus_sign)
+    assert "the answer is -4, not 4. Read the minus sign" in capsys.readouterr().out
+
+
+def test_check_grade_answer_rejects_rounding(capsys):
+    assert not check_grade_answer(rounded)
+    assert "6.004 is not 6. Rounding, or a tolerance" in capsys.readouterr().out
 
 
 def test_check_grade_answer_reports_a_crash_and_a_wrong_return(capsys):
@@ -150,6 +186,12 @@ def first_call_per_message(run, expected, max_calls):
     return None if len(names) <= max_calls and all(n in remaining for n in expected) else "wrong"
 
 
+def counts_messages(run, expected, max_calls):
+    turns = [m for m in run.messages if m.get("tool_calls")]
+    remaining = iter(names_of(run))
+    return None if len(turns) <= max_calls and all(n in remaining for n in expected) else "wrong"
+
+
 def exactly(run, expected, max_calls):
     return None if names_of(run) == list(expected) else "wrong"
 
@@ -183,6 +225,11 @@ def test_check_grade_calls_rejects_counting_distinct_tools(capsys):
 def test_check_grade_calls_rejects_one_call_per_message(capsys):
     assert not check_grade_calls(first_call_per_message)
     assert "parallel calls sit in one assistant message" in capsys.readouterr().out
+
+
+def test_check_grade_calls_rejects_counting_messages_instead_of_calls(capsys):
+    assert not check_grade_calls(counts_messages)
+    assert "Count the calls, not the messages" in capsys.readouterr().out
 
 
 def test_check_grade_calls_rejects_an_exact_match(capsys):
@@ -228,6 +275,15 @@ def ninety_percent(passed, n):
     return wilson_interval(passed, n, z=1.645)
 
 
+def ignores_z(passed, n, z=1.96):
+    return wilson_interval(passed, n)
+
+
+def high_first(passed, n, z=1.96):
+    low, high = wilson_interval(passed, n, z)
+    return high, low
+
+
 def test_check_wilson_interval_passes_the_solution(capsys):
     assert check_wilson_interval(wilson_interval)
     assert "✓ Exercise 11.3" in capsys.readouterr().out
@@ -253,3 +309,13 @@ def test_check_wilson_interval_rejects_a_90_percent_interval_and_a_crash(capsys)
     assert "Wilson's interval is 0.000-0.278" in capsys.readouterr().out
     assert not check_wilson_interval(lambda passed, n: 1 / 0)
     assert "it gave ZeroDivisionError" in capsys.readouterr().out
+
+
+def test_check_wilson_interval_rejects_ignoring_z(capsys):
+    assert not check_wilson_interval(ignores_z)
+    assert "the interval for z=1.96: use the z you are given" in capsys.readouterr().out
+
+
+def test_check_wilson_interval_rejects_high_before_low(capsys):
+    assert not check_wilson_interval(high_first)
+    assert "return (low, high), the smaller first" in capsys.readouterr().out

@@ -118,6 +118,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
                     f"{call(path)} ({label}) should refuse with 'ERROR: ...' saying the path is "
                     f"outside the project, not {said(got)}"
                 )
+            elif "not exist" in got:
+                problems.append(
+                    f"{call(path)} ({label}) said {said(got)}, but that file exists: say only that the "
+                    "path is outside the project, so the model knows what to fix"
+                )
         for path, label, needs in (
             ("rules.py", "a file that does not exist", "does not exist"),
             ("app", "a folder", ""),
@@ -130,6 +135,11 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             if not isinstance(got, str) or not got.startswith("ERROR: ") or needs not in got:
                 saying = f" saying it {needs}" if needs else ""
                 problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{saying}, not {said(got)}")
+            elif "outside" in got:
+                problems.append(
+                    f"{call(path)} ({label}) said {said(got)}, but the path is inside the project: "
+                    "give each failure its own message, so the model knows what to fix"
+                )
     return verdict("7.1", problems, "read_file stays inside the project, and every failure is text.")
 
 
@@ -191,10 +201,16 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
                 ["line 10 of discount.py"],
             ),
             (
-                "two citations, neither read, in the answer's order",
-                "First line 9 of discount.py, then line 12 of discount.py.",
+                "lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown)",
+                "Line 1 of discount.py, line 5 of discount.py and line 6 of discount.py.",
+                _observations_for(discount, ("discount.py", 1, 5)),
+                ["line 6 of discount.py"],
+            ),
+            (
+                "three citations, none read, in the answer's order",
+                "First line 9 of discount.py, then line 12 of discount.py, then line 3 of discount.py.",
                 _observations_for(discount),
-                ["line 9 of discount.py", "line 12 of discount.py"],
+                ["line 9 of discount.py", "line 12 of discount.py", "line 3 of discount.py"],
             ),
             (
                 "a path with a folder, read",
@@ -278,6 +294,15 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             "a model whose only write was refused (ERROR: outside the workspace), then answers",
             _replies(mock.call("write_file", path="../elsewhere.py", content="x = 1\n"), "I could not write."),
         ),
+        (
+            "a model that writes, runs `python -m pytest test_discount.py` (pytest, other words), then answers",
+            _replies(_WRITE, mock.call("run_command", command="python -m pytest test_discount.py"), "Done."),
+        ),
+        (
+            "a model that writes, calls run_command with arguments that are not JSON (so the observation's "
+            "arguments is None), runs the tests, then answers",
+            _replies(_WRITE, mock.call("run_command", '{"command": '), _TESTS, "Done."),
+        ),
     ]
     with tempfile.TemporaryDirectory(prefix="check-7-3-") as parent:
         for label, policy, should_reject in [(*c, True) for c in must_reject] + [(*c, False) for c in must_accept]:
@@ -292,7 +317,10 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
                     guardrails=[guard],
                 )
             except Exception as error:  # the learner's code: report it, don't crash the notebook
-                problems.append(f"with {label}, your guardrail raised {_raised(error)}")
+                hint = ""
+                if "NoneType" in str(error):
+                    hint = " (an observation's arguments is None when the model's arguments did not parse)"
+                problems.append(f"with {label}, your guardrail raised {_raised(error)}{hint}")
                 continue
             feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
             if should_reject and not feedback:

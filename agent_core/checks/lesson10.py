@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -122,13 +123,14 @@ def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -
     problems: list[str] = []
     definitions = []
     for mcp_tool in TOOLS:
+        given = copy.deepcopy(mcp_tool)
         try:
-            definition = mcp_tool_to_openai(copy.deepcopy(mcp_tool))
+            definition = mcp_tool_to_openai(given)
         except Exception as error:  # the learner's code: report, don't crash the notebook
             hint = " (description is optional in MCP)" if "description" not in mcp_tool else ""
             problems.append(f"for {mcp_tool['name']!r}{hint}: raised {type(error).__name__}: {error}")
             continue
-        found = _definition_problems(mcp_tool, definition)
+        found = _definition_problems(mcp_tool, definition) + _changed(given, mcp_tool, "the tool")
         problems += [f"for {mcp_tool['name']!r}: {problem}" for problem in found]
         if not found:
             definitions.append(definition)
@@ -156,6 +158,13 @@ def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]
         problems.append(
             "function.description should be the tool's description: it is how the model knows "
             f"when to call it; got {function.get('description')!r}"
+        )
+    # null is not a string: a stricter provider refuses it, e.g. Amazon Bedrock's 400
+    # "tools.0.custom.description: Input should be a valid string" (campertunity/mcp-server#2)
+    if "description" not in mcp_tool and "description" in function and not isinstance(function["description"], str):
+        problems.append(
+            f"function.description is {function['description']!r}, not a string: the tool has no "
+            "description, so leave the key out (mcp_tool.get('description') gives None)"
         )
     if "inputSchema" in function or "inputSchema" in definition:
         problems.append(
@@ -228,12 +237,14 @@ def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], 
     problems: list[str] = []
     for number, (case, result) in enumerate(RESULTS.items(), start=1):
         call_id = f"call_mcp_{number}"
+        given = copy.deepcopy(result)
         try:
-            message = mcp_result_to_message(call_id, copy.deepcopy(result))
+            message = mcp_result_to_message(call_id, given)
         except Exception as error:  # the learner's code: report, don't crash the notebook
             problems.append(f"for the {case} result: raised {type(error).__name__}: {error}")
             continue
-        problems += [f"for the {case} result: {p}" for p in _message_problems(call_id, result, message)]
+        found = _message_problems(call_id, result, message) + _changed(given, result, "the result")
+        problems += [f"for the {case} result: {p}" for p in found]
     return verdict(
         "10.2",
         problems,
@@ -270,16 +281,47 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
                 f"the structuredContent's {', '.join(map(repr, missing))} did not reach the model: "
                 "send structuredContent (as JSON) when the result has it"
             )
+        elif not _holds_json(content, structured):
+            problems.append(
+                f"the structuredContent reached the model, but not as JSON ({_short(content)}): "
+                "send json.dumps(result['structuredContent']), which any program (and the model) can read back"
+            )
     else:
         lost = [text for text in texts if text not in content]
+        together = [f"{a!r} and {b!r}" for a, b in itertools.pairwise(texts) if a + b in content]
         if lost:
             problems.append(f"every text block must reach the model; {', '.join(map(repr, lost))} did not")
+        elif together:
+            problems.append(f"{'; '.join(together)} run together: join the text blocks with newlines")
     return problems
 
 
 def _mentions(content: str, key: str, value: Any) -> bool:
     as_json = json.dumps(value, ensure_ascii=False)
     return key in content and (as_json in content or str(value) in content)
+
+
+def _holds_json(content: str, value: Any) -> bool:
+    """whether some JSON text in content decodes to value"""
+    decoder = json.JSONDecoder()
+    for start, character in enumerate(content):
+        if character in "{[":
+            try:
+                if decoder.raw_decode(content, start)[0] == value:
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def _changed(given: Any, original: Any, what: str) -> list[str]:
+    """the learner's function must leave its input as it found it: the caller uses it again"""
+    if given == original:
+        return []
+    return [
+        f"your function changed {what} it was given (now {_short(given)}): build new dicts instead, "
+        "since the caller keeps using what it passed you (the next conversation lists the same tools)"
+    ]
 
 
 def _short(value: Any) -> str:
@@ -336,8 +378,9 @@ ROUTES = {
 @_never_raises("10.3", "prefix_tools")
 def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
     """Exercise 10.3: every server's tools under server__name, and the way back to the server's name"""
+    given = copy.deepcopy(SERVERS)
     try:
-        outcome = prefix_tools(copy.deepcopy(SERVERS))
+        outcome = prefix_tools(given)
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return verdict("10.3", [f"prefix_tools() raised {type(error).__name__}: {error}"], "")
     if not (isinstance(outcome, tuple) and len(outcome) == 2):
@@ -387,6 +430,12 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
         function = by_name.get(name)
         if function is not None and function.get("parameters") != source["inputSchema"]:
             problems.append(f"{name!r} should keep {server}'s inputSchema as its parameters")
+        if function is not None and function.get("description") != source["description"]:
+            problems.append(
+                f"{name!r} should keep its description {source['description']!r}: the prefix tells the "
+                f"model which server a tool comes from, the description still tells it when to call the tool"
+            )
+    problems += _changed(given, SERVERS, "the servers' tool lists")
     if not problems:
         problems += _refused_by_the_api(definitions)
     return verdict(

@@ -77,6 +77,26 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
             ": compare floats with math.isclose, not ==, and not their text",
         ),
         (
+            "'0.1 + 0.2 = 0.3' for 0.1 + 0.2",
+            (_run("0.1 + 0.2 = 0.3", task="What is 0.1 + 0.2?"), 0.1 + 0.2),
+            True,
+            ": 0.1 + 0.2 is 0.30000000000000004 as a float, and 0.3 == 0.1 + 0.2 is False. "
+            "Compare with math.isclose, not ==",
+        ),
+        (
+            "'2 - 6 = -4' for 2 - 6",
+            (_run("2 - 6 = -4", task="What is 2 - 6?"), -4),
+            True,
+            ": the answer is -4, not 4. Read the minus sign with the number (r'-?\\d+(?:\\.\\d+)?')",
+        ),
+        (
+            "'4 + 2 = 6.004' for 4 + 2",
+            (_run("4 + 2 = 6.004", task="What is 4 + 2?"), 6),
+            False,
+            "6.004 is not 6. Rounding, or a tolerance such as abs(a - b) < 0.01, passes near misses; "
+            "math.isclose(a, b) with its default tolerance does not",
+        ),
+        (
             "'I could not work it out.' for 4 + 2",
             (_run("I could not work it out.", task="What is 4 + 2?"), 6),
             False,
@@ -115,6 +135,13 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
             "assistant message, not one per message",
         ),
         (
+            "divide and add together, then divide and add together again (max_calls=3)",
+            (_run([divide_call, add_call], [divide_call, add_call], "5.67", task=task), expected, 3),
+            False,
+            "4 tool calls is more than max_calls=3, though they came in 2 assistant messages. "
+            "Count the calls, not the messages",
+        ),
+        (
             "divide, a wrong multiply, then add",
             (_run(divide_call, mock.call("multiply", a=5, b=1), add_call, "5.67", task=task), expected, 3),
             True,
@@ -148,20 +175,36 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
 def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -> Verdict:
     """Exercise 11.3: the Wilson score interval of passed/n, as (low, high)"""
     problems: list[str] = []
-    for passed, n in ((0, 10), (10, 10), (8, 10), (3, 7), (1, 1), (40, 50)):
-        expected = wilson(passed, n)
+    cases = [(0, 10, None), (10, 10, None), (8, 10, None), (3, 7, None), (1, 1, None), (40, 50, None), (8, 10, 2.576)]
+    for passed, n, z in cases:
+        expected = wilson(passed, n) if z is None else wilson(passed, n, z)
+        call = f"wilson_interval({passed}, {n}{'' if z is None else f', z={z}'})"
         try:
-            got = wilson_interval(passed, n)
+            got = wilson_interval(passed, n) if z is None else wilson_interval(passed, n, z=z)
             low, high = (float(v) for v in got)
         except Exception as error:
-            problems.append(f"wilson_interval({passed}, {n}) should return (low, high); it gave {type(error).__name__}: {error}")
+            problems.append(f"{call} should return (low, high); it gave {type(error).__name__}: {error}")
             break
-        if all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip((low, high), expected, strict=True)):
+
+        def same(pair: tuple[float, float], low: float = low, high: float = high) -> bool:
+            return math.isclose(low, pair[0], abs_tol=1e-6) and math.isclose(high, pair[1], abs_tol=1e-6)
+
+        if same(expected):
             continue
+        if same(expected[::-1]):
+            problems.append(f"{call} gave {low:.3f}-{high:.3f}: return (low, high), the smaller first")
+            break
+        if z is not None and same(wilson(passed, n)):
+            problems.append(
+                f"{call} gave {low:.3f}-{high:.3f}, the interval for z=1.96: use the z you are given "
+                f"(z=2.576 is a 99% interval, {expected[0]:.3f}-{expected[1]:.3f})"
+            )
+            break
+        z = 1.96 if z is None else z
         p = passed / n
-        wald = p - 1.96 * math.sqrt(p * (1 - p) / n), p + 1.96 * math.sqrt(p * (1 - p) / n)
+        wald = p - z * math.sqrt(p * (1 - p) / n), p + z * math.sqrt(p * (1 - p) / n)
         clipped = max(0.0, wald[0]), min(1.0, wald[1])
-        if any(math.isclose(low, a, abs_tol=1e-6) and math.isclose(high, b, abs_tol=1e-6) for a, b in (wald, clipped)):
+        if same(wald) or same(clipped):
             problems.append(
                 f"for {passed} of {n} you gave {low:.3f}-{high:.3f}: that is the textbook p ± z·sqrt(p(1-p)/n) "
                 "(Wald) interval, which shrinks to nothing at 0 or n passes. Use Wilson's centre and half-width"
