@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 __all__ = [
@@ -631,7 +631,7 @@ def from_ollama(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]
 def completion_to_ollama(completion: Any) -> dict[str, Any]:
     """a Chat Completions response -> the Ollama /api/chat response (stream: false) that says the same"""
     completion, message, finish_reason = _choice(completion)
-    created = datetime.fromtimestamp(completion.get("created", 0), tz=timezone.utc)
+    created = datetime.fromtimestamp(completion.get("created", 0), tz=UTC)
     response: dict[str, Any] = {
         "model": completion.get("model"),
         "created_at": created.isoformat().replace("+00:00", "Z"),

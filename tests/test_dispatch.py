@@ -4,12 +4,13 @@ import enum
 import json
 import threading
 import time
+from typing import NotRequired
 
 import pytest
 from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionToolMessageParam
 from openai.types.chat.chat_completion_message_function_tool_call import Function
 from pydantic import BaseModel, TypeAdapter, field_validator
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from agent_core import dispatch
 from agent_core.dispatch import (
@@ -24,7 +25,7 @@ from agent_core.dispatch import (
 from agent_core.schema import Tool, tool
 
 
-class Unit(str, enum.Enum):
+class Unit(str, enum.Enum):  # noqa: UP042 - the (str, Enum) form learners write, on purpose
     CELSIUS = "celsius"
     FAHRENHEIT = "fahrenheit"
 

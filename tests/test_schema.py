@@ -4,7 +4,7 @@ import enum
 import inspect
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Optional, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Optional, TypedDict
 
 import httpx2
 import jsonschema
@@ -13,14 +13,13 @@ import pytest
 from openai.types.chat import ChatCompletionFunctionTool, ChatCompletionFunctionToolParam
 from openai.types.shared_params import FunctionDefinition
 from pydantic import BaseModel, Field, TypeAdapter
-from typing_extensions import NotRequired
 
 from agent_core.schema import Tool, ToolSchemaError, parse_docstring, tool, tool_definition
 
 # --- example tools, at module level so their type hints resolve --------------------------
 
 
-class Unit(str, enum.Enum):
+class Unit(str, enum.Enum):  # noqa: UP042 - the (str, Enum) form learners write, on purpose
     CELSIUS = "celsius"
     FAHRENHEIT = "fahrenheit"
 

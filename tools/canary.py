@@ -19,11 +19,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
 from lock import LOCK, ROOT, read_lock, uv_executable
 from packaging.markers import Marker
 from packaging.requirements import Requirement
