@@ -189,6 +189,26 @@ def test_python_equality_misses_only_the_type_case(capsys):
     ]
 
 
+def test_walking_only_the_received_keys_misses_a_dropped_option(capsys):
+    def received_keys_only(recorded, received, path=""):
+        if isinstance(recorded, dict) and isinstance(received, dict):
+            for key in received:
+                where = f"{path}.{key}" if path else key
+                if key not in recorded:
+                    return where
+                found = received_keys_only(recorded[key], received[key], where)
+                if found:
+                    return found
+            return None
+        return find_difference(recorded, received, path)
+
+    assert not check_find_difference(received_keys_only)
+    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")]
+    assert problems == [
+        "  - an option the new request left out: the requests differ, but find_difference returned None"
+    ]
+
+
 def test_a_wrong_path_a_non_string_and_a_crash_are_each_explained(capsys):
     assert not check_find_difference(lambda recorded, received: "model")
     out = capsys.readouterr().out

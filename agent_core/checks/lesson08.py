@@ -183,6 +183,12 @@ def _changed_question() -> dict[str, Any]:
     return body
 
 
+def _without(key: str) -> dict[str, Any]:
+    body = _request()
+    del body[key]
+    return body
+
+
 # (name, recorded request, received request); every pair differs in at most one place
 DIFFERENCE_CASES: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
     ("the same request", _request(), _request()),
@@ -190,6 +196,7 @@ DIFFERENCE_CASES: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
     ("a different argument inside a tool call", _request(), _changed_arguments()),
     ("a tool left out", _request(), _request(tools=[_ADD_TOOL])),
     ("an option only the new request has", _request(), {**_request(), "parallel_tool_calls": False}),
+    ("an option the new request left out", _request(), _without("temperature")),
     ("0 written as 0.0", _request(), _request(temperature=0.0)),
 )
 
