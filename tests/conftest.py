@@ -1,4 +1,4 @@
-"""Shared tools and helpers for the unit tests: `from conftest import add, divide, ADD_TOOL`."""
+"""Shared tools and helpers for the unit tests: `from conftest import add, divide, ADD_TOOL, OPERATIONS`."""
 
 ADD_TOOL = {
     "type": "function",
@@ -23,3 +23,12 @@ def add(a: float, b: float) -> float:
 def divide(a: float, b: float) -> float:
     """Divide a by b."""
     return a / b
+
+
+OPERATIONS = {
+    "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b,
+    "divide": lambda a, b: a / b,
+}
+"""the calculator's four tools as plain functions, by name"""

@@ -14,6 +14,7 @@ from agent_core.mock.anthropic_messages import (
     to_chat_request,
 )
 from agent_core.mock.server import serve
+from conftest import OPERATIONS
 
 TOOLS = [
     {
@@ -27,12 +28,6 @@ TOOLS = [
     }
     for name in ("add", "subtract", "multiply", "divide")
 ]
-OPERATIONS = {
-    "add": lambda a, b: a + b,
-    "subtract": lambda a, b: a - b,
-    "multiply": lambda a, b: a * b,
-    "divide": lambda a, b: a / b,
-}
 
 
 @pytest.fixture(scope="module")

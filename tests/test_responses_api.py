@@ -11,6 +11,7 @@ from agent_core import mock
 from agent_core.mock.responses_api import to_chat_request
 from agent_core.mock.server import serve
 from agent_core.render import console, print_trace, show_trace
+from conftest import OPERATIONS
 
 TOOLS = [
     {
@@ -27,12 +28,6 @@ TOOLS = [
     }
     for name in ("add", "subtract", "multiply", "divide")
 ]
-OPERATIONS = {
-    "add": lambda a, b: a + b,
-    "subtract": lambda a, b: a - b,
-    "multiply": lambda a, b: a * b,
-    "divide": lambda a, b: a / b,
-}
 
 
 class Seen(mock.Policy):

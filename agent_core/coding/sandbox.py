@@ -178,14 +178,7 @@ def run_sandboxed(
         _drain(pipe, output, decoder)
         output.add(decoder.decode(b"", final=True))
         process.stdout.close()
-    return CommandResult(
-        command=command,
-        timeout=timeout,
-        exit_code=None if timed_out else process.returncode,
-        timed_out=timed_out,
-        output=output.text(),
-        chars_cut=output.chars_cut,
-    )
+    return _result(command, timeout, timed_out, process.returncode, output)
 
 
 def run_portable(
@@ -247,10 +240,15 @@ def run_portable(
                 break
             output.add(decoder.decode(chunk))
         output.add(decoder.decode(b"", final=True))
+    return _result(command, timeout, timed_out, process.returncode, output)
+
+
+def _result(command: str, timeout: float, timed_out: bool, returncode: int, output: OutputCap) -> CommandResult:
+    """what either way of running reports: no exit code when the command was killed at its timeout"""
     return CommandResult(
         command=command,
         timeout=timeout,
-        exit_code=None if timed_out else process.returncode,
+        exit_code=None if timed_out else returncode,
         timed_out=timed_out,
         output=output.text(),
         chars_cut=output.chars_cut,
