@@ -340,7 +340,7 @@ def resume(
     # the loop answered the paused call (and any after it) with this text: they run again now
     placeholder = f"{ERROR_PREFIX}not run: {run.answer}"
     history = [m for m in run.messages if not (m["role"] == "tool" and m["content"] == placeholder)]
-    return run_agent(client, None, run.tools, history=history, guardrails=guardrails, **options)
+    return run_agent(client, history, run.tools, guardrails=guardrails, **options)
 
 
 # --- verify before done -------------------------------------------------------------------------

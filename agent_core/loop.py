@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from .calls import assistant_message, sendable_message, tool_calls_of
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
@@ -43,19 +42,12 @@ class AgentRun:
     observations: list[Observation] = field(default_factory=list)
 
     @property
-    def finished(self) -> bool:
-        return self.stop_reason == "answered"
-
-    @property
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
 
 class Guardrail:
-    """a hook into run_agent (lesson 05); every method is optional and does nothing by default
-
-    Raise StopRun from any method to end the run with an honest message.
-    """
+    """a hook into run_agent (lesson 05): override any method; raise StopRun in one to end the run"""
 
     def before_model(self, run: AgentRun) -> None:
         """called before each model call"""
@@ -65,72 +57,69 @@ class Guardrail:
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         """return text to answer the call without running it (a refusal the model reads as an error)"""
-        return None
 
     def after_tool(self, run: AgentRun, call: dict[str, Any], observation: Observation) -> None:
         """called with what the tool produced"""
 
     def check_answer(self, run: AgentRun, answer: str) -> str | None:
         """return feedback to reject the model's final answer and keep the loop going"""
-        return None
 
 
 def run_agent(
     client: openai.OpenAI,
-    task: str | None,
+    task: str | Sequence[dict[str, Any]],
     tools: ToolRegistry | Iterable[Callable[..., Any]] = (),
     *,
     model: str = DEFAULT_MODEL,
     system: str | None = None,
     max_turns: int = 10,
     guardrails: Sequence[Guardrail] = (),
-    history: Sequence[dict[str, Any]] = (),
-    stream: bool = False,
     **create_options: Any,
 ) -> AgentRun:
     """run the loop until the model answers without asking for a tool, or max_turns model calls
 
-    Returns the AgentRun: answer, messages, stop_reason ("answered", "max_turns" or a
-    guardrail's), counters, and the trace of this run's model calls. `history` is an earlier
-    conversation to continue; task=None adds no new user message to it.
+    `task` is the user's request, or a conversation to continue (a list of messages). Returns the
+    AgentRun: answer, messages, stop_reason ("answered", "max_turns" or a guardrail's), counters,
+    and the trace of this run's model calls.
     """
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-    if task is None and not history:
-        raise ValueError("task=None continues `history`, but history is empty: give a task")
+    messages = [{"role": "system", "content": escape_surrogates(system)}] if system else []
+    if isinstance(task, str):
+        messages.append({"role": "user", "content": escape_surrogates(task)})
+    elif task:
+        messages += [sendable_message(message) for message in task]
+    else:
+        raise ValueError("task is an empty list: give the user's request, or the messages to continue")
     client = recorded(client)  # the same client if it records already, else a recording copy
     first_turn = len(trace_of(client))
-    messages = [{"role": "system", "content": escape_surrogates(system)}] if system else []
-    messages += [sendable_message(message) for message in history]
-    if task is not None:
-        messages.append({"role": "user", "content": escape_surrogates(task)})
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
     tool_options = {"tools": registry.definitions} if len(registry) else {}
     try:
-        while True:
-            _run_tools(run, _unanswered_calls(messages), guardrails)  # what the last reply asked for
-            if run.model_calls == max_turns:
-                run.stop_reason = "max_turns"
-                run.answer = (
-                    f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
-                    "a final answer. The work so far is in the messages."
-                )
-                break
+        _run_tools(run, _unanswered_calls(messages), guardrails)  # a conversation may end with calls
+        while run.model_calls < max_turns:
             for guardrail in guardrails:
                 guardrail.before_model(run)
             run.model_calls += 1
-            message, usage = _ask(client, stream, model=model, messages=messages, **tool_options, **create_options)
-            message = sendable_message(message)  # it goes back in every later request
+            response = client.chat.completions.create(model=model, messages=messages, **tool_options,
+                                                      **create_options)
+            message = sendable_message(assistant_message(response))  # it goes back in every later request
             messages.append(message)
             for guardrail in guardrails:
-                guardrail.after_model(run, message, usage)
-            if tool_calls_of(message):
+                guardrail.after_model(run, message, response.usage)
+            if calls := tool_calls_of(message):
+                _run_tools(run, calls, guardrails)
                 continue
-            answer = message["content"] or ""
-            feedback = next((f for g in guardrails if (f := g.check_answer(run, answer)) is not None), None)
+            feedback = _first_said(g.check_answer(run, message["content"] or "") for g in guardrails)
             if feedback is None:
                 run.answer, run.stop_reason = message["content"], "answered"
                 break
             messages.append({"role": "user", "content": escape_surrogates(feedback)})
+        else:  # no break: the model was still asking for tools when the cap was reached
+            run.stop_reason = "max_turns"
+            run.answer = (
+                f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
+                "a final answer. The work so far is in the messages."
+            )
     except StopRun as stop:
         run.stop_reason, run.answer = stop.reason, stop.message
         for call in _unanswered_calls(messages):  # stopped between parallel calls: answer the rest
@@ -144,7 +133,7 @@ def run_agent(
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
     for call in calls:  # every call gets an answer, in order, before the next model call
         run.tool_calls += 1
-        refusal = next((r for g in guardrails if (r := g.before_tool(run, call)) is not None), None)
+        refusal = _first_said(g.before_tool(run, call) for g in guardrails)
         if refusal is None:
             observation = run.tools.run(call)
         else:
@@ -167,15 +156,9 @@ def _unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in messages[last_assistant].get("tool_calls") or [] if c["id"] not in answered]
 
 
-def _ask(client: openai.OpenAI, stream: bool, **request: Any) -> tuple[dict[str, Any], Any]:
-    """one model call: the assistant message to append, and the call's token usage"""
-    if stream:  # read the chunks, then take the reply the trace put back together from them
-        for _chunk in client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True}):
-            pass
-        response = ChatCompletion.model_validate(trace_of(client).turns[-1].response)
-    else:
-        response = client.chat.completions.create(**request)
-    return assistant_message(response), response.usage
+def _first_said(answers: Iterable[str | None]) -> str | None:
+    """the first guardrail's answer that is not None; the guardrails after it are not asked"""
+    return next((answer for answer in answers if answer is not None), None)
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:

@@ -507,6 +507,6 @@ def test_all_guards_together_each_catches_its_case(policy, stop_reason):
     assert run.stop_reason == stop_reason
 
 
-def test_resuming_needs_a_history():
-    with pytest.raises(ValueError, match="history is empty"):
-        run_agent(mock.client(), None)
+def test_an_empty_conversation_is_refused_with_what_to_give():
+    with pytest.raises(ValueError, match="give the user's request, or the messages to continue"):
+        run_agent(mock.client(), [])

@@ -244,7 +244,7 @@ def test_usage_counts_the_tokens_lesson_00_prints():
     assert counts == (82, 17, 99), f"usage.prompt_tokens/completion_tokens/total_tokens now read {counts}"
 
 
-# --- openai: streaming (lesson 00, lesson 08, run_agent(stream=True)) ---
+# --- openai: streaming (lesson 00, lesson 08, trace.assemble_stream) ---
 
 
 def test_streamed_text_arrives_as_chunk_deltas_and_usage_comes_last():
@@ -259,7 +259,7 @@ def test_streamed_text_arrives_as_chunk_deltas_and_usage_comes_last():
     )
     assert chunks[-1].choices == [] and chunks[-1].usage.total_tokens == 11, (
         "with stream_options include_usage, the last chunk no longer carries usage with no choices "
-        "(run_agent(stream=True) reads it there)"
+        "(the trace reads it there)"
     )
 
 

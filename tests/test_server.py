@@ -56,15 +56,6 @@ def test_the_sdk_runs_the_calculator_agent_over_a_real_socket():
     assert all(turn.url == server.base_url + "/chat/completions" for turn in run.trace)
 
 
-def test_the_sdk_runs_the_calculator_agent_streamed_over_a_real_socket():
-    with serve(mock.Calculator()) as server, sdk(server) as client:
-        run = run_agent(client, "5 + 8/12", [add, divide], stream=True)
-    assert run.stop_reason == "answered" and run.model_calls == 3
-    assert run.answer == "5 + 8/12 = 5.666666666666667"
-    assert all(turn.stream for turn in run.trace)
-    assert run.trace[1].request["messages"][-1]["content"] == "0.6666666666666666"
-
-
 def test_over_http_the_answers_are_those_of_the_in_process_mock():
     in_process = run_agent(mock.client(mock.Calculator()), "4+2 and 7+8", [add])
     with serve(mock.Calculator()) as server, sdk(server) as client:
