@@ -13,6 +13,7 @@ from .model import answer
 from .policy import Policy
 from .protocol import ProtocolError
 from .tokens import count_request
+from .wire import Response, json_response, pieces
 
 __all__ = [
     "AnthropicError",
@@ -26,7 +27,6 @@ __all__ = [
     "message_events",
 ]
 
-Response = tuple[int, dict[str, str], bytes]
 ROLES = ("user", "assistant", "system")
 TRANSLATED_BLOCKS = ("text", "tool_use", "tool_result", "thinking", "redacted_thinking")
 
@@ -140,14 +140,14 @@ def respond_messages(
             check_messages_request(request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:
-        return _json(error.status, error.body())
+        return json_response(error.status, error.body())
     except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
-        return _json(400, AnthropicError(f"The mock could not read this request: {error}").body())
+        return json_response(400, AnthropicError(f"The mock could not read this request: {error}").body())
     try:
         completion = answer(policy, chat_request)
     except ProtocolError as error:  # a refusal, or a policy bug (500): in Anthropic's error shape
         kind = "api_error" if error.status >= 500 else "invalid_request_error"
-        return _json(error.status, AnthropicError(error.message, hint=error.hint, status=error.status,
+        return json_response(error.status, AnthropicError(error.message, hint=error.hint, status=error.status,
                                                   type=kind).body())
     message = anthropic_message(completion)
     cached = cache.anthropic_usage(request, message["usage"]["input_tokens"]) if cache is not None else None
@@ -155,7 +155,7 @@ def respond_messages(
         message["usage"].update(cached)
     if request.get("stream"):
         return 200, {"content-type": "text/event-stream"}, message_events(message)
-    return _json(200, message)
+    return json_response(200, message)
 
 
 def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Response:
@@ -173,10 +173,10 @@ def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Respons
             check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:
-        return _json(error.status, error.body())
+        return json_response(error.status, error.body())
     except (TypeError, KeyError, AttributeError, ValueError) as error:
-        return _json(400, AnthropicError(f"The mock could not read this request: {error}").body())
-    return _json(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
+        return json_response(400, AnthropicError(f"The mock could not read this request: {error}").body())
+    return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
 
 
 def anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
@@ -201,12 +201,12 @@ def message_events(message: dict[str, Any]) -> bytes:
             events.append(
                 {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
             )
-            deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+            deltas = [{"type": "text_delta", "text": piece} for piece in pieces(block["text"]) or [""]]
         else:
             empty = {**block, "input": {}}
             events.append({"type": "content_block_start", "index": index, "content_block": empty})
             arguments = json.dumps(block["input"], ensure_ascii=False)
-            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _pieces(arguments)]
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in pieces(arguments) or [""]]
         events.extend({"type": "content_block_delta", "index": index, "delta": d} for d in deltas)
         events.append({"type": "content_block_stop", "index": index})
     events.append(
@@ -328,12 +328,3 @@ def _unanswered(i: int, ids: list[str]) -> AnthropicError:
 def _blocks(content: str | list[Any]) -> list[Any]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
-
-def _pieces(text: str, size: int = 16) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
-
-
-def _json(status: int, payload: dict[str, Any]) -> Response:
-    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode(
-        "utf-8", "backslashreplace"  # a lone surrogate as its JSON escape
-    )

@@ -14,10 +14,10 @@ from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
+from .wire import CREATED, Response, json_response, model_card, pieces
 
 __all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "build_completion", "CREATED", "MODELS"]
 
-CREATED = 1767225600  # 2026-01-01T00:00:00Z: a fixed clock, so every run prints the same JSON
 SYSTEM_FINGERPRINT = "fp_mock0001"
 DEFAULT_MODEL = "mock-model"  # the model name lessons and run_agent use by default
 MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
@@ -55,9 +55,9 @@ class MockModel:
         """status, headers and body bytes for one request; shared by the in-process and HTTP server"""
         path = path.rstrip("/")
         if method == "GET" and path.endswith("/models"):
-            return _json_response(200, {"object": "list", "data": [_model_card(m) for m in MODELS]})
+            return json_response(200, {"object": "list", "data": [model_card(m) for m in MODELS]})
         if method == "GET" and "/models/" in path:  # any model name is accepted, so any is known
-            return _json_response(200, _model_card(path.rsplit("/models/", 1)[1]))
+            return json_response(200, model_card(path.rsplit("/models/", 1)[1]))
         if path.endswith("/responses"):
             return self.responses.respond(method, path, body)
         if not path.endswith("/chat/completions"):
@@ -88,7 +88,7 @@ class MockModel:
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
             return 200, {"content-type": "text/event-stream"}, to_event_stream(completion, include_usage)
-        return _json_response(200, completion)
+        return json_response(200, completion)
 
 
 def answer(policy: Policy, request: dict[str, Any]) -> dict[str, Any]:
@@ -194,13 +194,13 @@ def _stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> l
         message, at = choice["message"], choice["index"]
         chunks.append(chunk(at, {"role": "assistant", "content": "" if message["content"] is not None else None,
                                  "refusal": None}))
-        for piece in _pieces(message["content"] or ""):
+        for piece in pieces(message["content"] or ""):
             chunks.append(chunk(at, {"content": piece}))
         for index, tool_call in enumerate(message.get("tool_calls", [])):
             function = tool_call["function"]
             chunks.append(chunk(at, {"tool_calls": [{"index": index, "id": tool_call["id"], "type": "function",
                                                      "function": {"name": function["name"], "arguments": ""}}]}))
-            for piece in _pieces(function["arguments"]):
+            for piece in pieces(function["arguments"]):
                 chunks.append(chunk(at, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
         chunks.append(chunk(at, {}, choice["finish_reason"]))
     if include_usage:
@@ -216,20 +216,11 @@ def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> 
     return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")
 
 
-def _pieces(text: str, size: int = 16) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _model_card(name: str) -> dict[str, Any]:
-    return {"id": name, "object": "model", "created": CREATED, "owned_by": "agent-core"}
 
 
-def _json_response(status: int, payload: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-    # a lone surrogate (sent as "\ud800") goes back as the same JSON escape, not as invalid UTF-8
-    return status, {"content-type": "application/json"}, json.dumps(payload, ensure_ascii=False).encode(
-        "utf-8", "backslashreplace"
-    )
 
 
-def _error_response(error: ProtocolError) -> tuple[int, dict[str, str], bytes]:
-    return _json_response(error.status, error.body())
+def _error_response(error: ProtocolError) -> Response:
+    return json_response(error.status, error.body())

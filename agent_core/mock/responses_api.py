@@ -13,6 +13,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsBa
 from ..formats import from_responses, tool_from_responses
 from ..schema import json_type
 from .protocol import ProtocolError
+from .wire import Response, json_response, pieces
 
 __all__ = [
     "ResponsesEndpoint",
@@ -22,7 +23,6 @@ __all__ = [
     "response_events",
 ]
 
-Response = tuple[int, dict[str, str], bytes]
 # every top-level field a create request may carry, as the SDK defines them (plus `stream`)
 PARAMETERS = frozenset(ResponseCreateParamsBase.__annotations__) | {"stream"}
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
@@ -258,14 +258,14 @@ def response_events(response: dict[str, Any]) -> bytes:
                  item={**item, "status": "in_progress", "content": []})
             part = item["content"][0]
             emit("response.content_part.added", **at, content_index=0, part={**part, "text": ""})
-            for piece in _pieces(part["text"]):
+            for piece in pieces(part["text"]):
                 emit("response.output_text.delta", **at, content_index=0, delta=piece, logprobs=[])
             emit("response.output_text.done", **at, content_index=0, text=part["text"], logprobs=[])
             emit("response.content_part.done", **at, content_index=0, part=part)
         else:
             emit("response.output_item.added", output_index=index,
                  item={**item, "status": "in_progress", "arguments": ""})
-            for piece in _pieces(item["arguments"]):
+            for piece in pieces(item["arguments"]):
                 emit("response.function_call_arguments.delta", **at, delta=piece)
             emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
         emit("response.output_item.done", output_index=index, item=item)
@@ -404,9 +404,7 @@ def _in_responses_terms(content: bytes) -> bytes:
     return json.dumps(body, ensure_ascii=False).encode()
 
 
-def _pieces(text: str, size: int = 16) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _error(error: ProtocolError) -> Response:
-    return error.status, {"content-type": "application/json"}, json.dumps(error.body(), ensure_ascii=False).encode()
+    return json_response(error.status, error.body())

@@ -18,9 +18,10 @@ from typing import Any, Protocol, TextIO
 
 from .anthropic_messages import AnthropicError, check_api_key, respond_count_tokens, respond_messages
 from .calculator import Calculator
-from .model import CREATED, Echo, MockModel
+from .model import Echo, MockModel
 from .policy import Policy, PolicyLike
 from .protocol import ProtocolError
+from .wire import Response, json_response, model_card
 
 __all__ = [
     "MockServer",
@@ -40,7 +41,6 @@ DEFAULT_PORT = 8000
 MAX_BODY_BYTES = 8 * 1024**2  # a bigger request body gets a 413 (Anthropic's real limit is 32 MB)
 METHODS = ("GET", "POST")  # the methods the API answers; any other gets a 405
 POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
-Response = tuple[int, dict[str, str], bytes]
 
 
 class Responder(Protocol):
@@ -168,12 +168,12 @@ class MockServer:
         if refusal is not None:
             return refusal
         if method == "GET" and self.models and path.rstrip("/").endswith("/models"):
-            return _json(200, {"object": "list", "data": [_model_card(m) for m in self.models]})
+            return json_response(200, {"object": "list", "data": [model_card(m) for m in self.models]})
         if method == "GET" and self.models and "/models/" in path:
             try:
                 self._check_model(path.rstrip("/").rsplit("/models/", 1)[1])
             except ProtocolError as error:
-                return _json(error.status, error.body())
+                return json_response(error.status, error.body())
         return self.model.respond(method, path, body)  # the policy decides one request at a time
 
     def _answer_messages(self, headers: Mapping[str, str], body: bytes, count_only: bool = False) -> Response:
@@ -222,7 +222,7 @@ class MockServer:
                     type="rate_limit_error",
                 )
         except AnthropicError as error:
-            status, headers, content = _json(error.status, error.body())
+            status, headers, content = json_response(error.status, error.body())
             if status == 429:
                 headers.update(
                     {
@@ -249,7 +249,7 @@ class MockServer:
                 self._check_model(model)
                 return self._count_request(model)
         except ProtocolError as error:
-            return _json(error.status, error.body())
+            return json_response(error.status, error.body())
         return None
 
     def _check_key(self, authorization: str | None) -> None:
@@ -312,7 +312,7 @@ class MockServer:
             code="rate_limit_exceeded",
             hint=f"This mock server allows {self.rate_limit} chat requests per minute (--rate-limit).",
         )
-        status, headers, content = _json(429, error.body())
+        status, headers, content = json_response(429, error.body())
         headers.update(
             {
                 "retry-after": str(wait),
@@ -390,7 +390,7 @@ class _Handler(BaseHTTPRequestHandler):
             status, headers, content = self.server.mock.answer(self.command, self.path, self.headers, body)
         except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
             self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
-            status, headers, content = _json(
+            status, headers, content = json_response(
                 500,
                 ProtocolError(
                     f"The mock server failed: {type(error).__name__}: {error}",
@@ -504,7 +504,7 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         """answer with a JSON error (Anthropic's shape on /v1/messages, OpenAI's elsewhere) and close"""
         error_class = AnthropicError if self._is_anthropic() else ProtocolError
-        status, headers, content = _json(status, error_class(message, hint=hint, status=status, type=type).body())
+        status, headers, content = json_response(status, error_class(message, hint=hint, status=status, type=type).body())
         self.close_connection = True  # what follows on this connection cannot be trusted to be a request
         self._send(status, {**headers, **(extra_headers or {}), "Connection": "close"}, content)
 
@@ -640,14 +640,3 @@ def _model_of(body: bytes) -> str | None:
     model = request.get("model") if isinstance(request, dict) else None
     return model if isinstance(model, str) else None
 
-
-def _model_card(name: str) -> dict[str, Any]:
-    return {"id": name, "object": "model", "created": CREATED, "owned_by": "agent-core"}
-
-
-def _json(status: int, payload: dict[str, Any]) -> Response:
-    return (
-        status,
-        {"content-type": "application/json"},
-        json.dumps(payload, ensure_ascii=False).encode("utf-8", "backslashreplace"),  # a lone surrogate as \udXXX
-    )
