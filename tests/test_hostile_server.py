@@ -231,6 +231,22 @@ def test_a_lone_surrogate_escape_in_the_body_is_answered():
     assert completion["usage"]["prompt_tokens"] > 0
 
 
+@pytest.mark.parametrize(
+    ("path", "extra", "said"),
+    [
+        (CHAT, {"messages": [{"role": "user", "content": "hi"}]}, "Unrecognized request argument supplied: \ud800x"),
+        ("/v1/responses", {"input": "hi"}, "Unknown parameter: '\ud800x'"),
+    ],
+)
+def test_an_unknown_field_named_with_a_lone_surrogate_gets_a_400_on_every_endpoint(path, extra, said):
+    # the error names the field, so the answer carries the lone surrogate back, as its JSON escape
+    body = json.dumps({"model": "mock-model", **extra, "\ud800x": 1}).encode()
+    with serve() as server:
+        status, _, answer = raw_request(server, request_bytes("POST", path, {"Content-Length": str(len(body))}, body))
+    assert status == 400
+    assert said in json.loads(answer)["error"]["message"]
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_reply_with_a_lone_surrogate_reaches_the_sdk_over_http(stream):
     with serve(mock.Script("half a pair: \ud800")) as server:
