@@ -1,54 +1,68 @@
-"""The test suite's one piece of setup: notebooks start their kernels one at a time across pytest-xdist workers."""
+"""The test suite's setup: a worker per core and one more, and kernels that cannot take each other's sockets."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbval.kernel
 import pytest
+import xdist.plugin
+from jupyter_client.manager import KernelManager
 
-# jupyter_client picks a kernel's ports by binding free ones and releasing them; the kernel binds
-# them a moment later. Two kernels starting at once can pick the same port, and one dies with
-# "Kernel died before replying to kernel_info" (jupyter/jupyter_client#487; wandb/wandb#8835 takes
-# the same turn-taking lock). Each notebook starts its kernel in its first cell's setup.
+# jupyter_client picks a kernel's TCP ports by binding free ones and releasing them; the kernel
+# binds them a moment later. Two kernels starting at once (pytest-xdist runs a notebook on every
+# core) can pick the same port, and one dies with "Kernel died before replying to kernel_info"
+# (jupyter/jupyter_client#487). So on Linux and macOS each kernel gets Unix sockets instead, under
+# a name made for it alone (zmq's ipc transport); the kernels then start side by side. Windows has
+# no ipc transport in every zmq build: there the kernels take turns to start, under a file lock.
 LOCK = Path(tempfile.gettempdir()) / "agent-core-kernel-start.lock"
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
-    starts_a_kernel = type(item).__name__ == "IPyNbCell" and getattr(item.parent, "kernel", "") is None
-    if not starts_a_kernel:
-        yield
-        return
-    with open(LOCK, "a+b") as lock:
-        _hold(lock.fileno())
-        try:
-            yield
-        finally:
-            _release(lock.fileno())
+class OwnSocketsKernelManager(KernelManager):
+    """a KernelManager whose kernel listens on Unix sockets named for it alone"""
+
+    def __init__(self, **kwargs: object) -> None:
+        # short, since a Unix socket's path has a limit of about 100 bytes (macOS's temp dir is long)
+        name = Path(tempfile.gettempdir()) / f"nb-{uuid.uuid4().hex[:12]}"
+        super().__init__(transport="ipc", ip=str(name), **kwargs)
 
 
-if os.name == "nt":
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than xdist would start (a worker per core)
+
+    A notebook's worker spends part of its time waiting while no process of its own uses a core:
+    for its kernel to start and stop (jupyter_client waits in steps of a fifth of a second), and
+    for the commands, servers and time limits the lessons show. The extra worker runs in those gaps.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # a number set by hand: xdist's own hook reads it
+    return xdist.plugin.pytest_xdist_auto_num_workers(config) + 1
+
+
+if os.name == "posix":
+    nbval.kernel.KernelManager = OwnSocketsKernelManager  # nbval's start_new_kernel() makes its manager there
+else:
     import msvcrt
 
-    def _hold(fd: int) -> None:
-        while True:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+        """on Windows, one kernel starts at a time (a lock file shared by the xdist workers)"""
+        starts_a_kernel = type(item).__name__ == "IPyNbCell" and getattr(item.parent, "kernel", "") is None
+        if not starts_a_kernel:
+            yield
+            return
+        with open(LOCK, "a+b") as lock:
+            while True:
+                try:
+                    msvcrt.locking(lock.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
+                    break
+                except OSError:
+                    continue
             try:
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
-                return
-            except OSError:
-                continue
-
-    def _release(fd: int) -> None:
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _hold(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-    def _release(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+                yield
+            finally:
+                msvcrt.locking(lock.fileno(), msvcrt.LK_UNLCK, 1)

@@ -1,4 +1,4 @@
-"""jsonschema, imported without the few seconds its optional IRI-format checker costs (lesson 03)."""
+"""jsonschema, imported without the optional libraries it loads to check string formats (lesson 03)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,23 @@ import sys
 
 __all__ = ["Draft202012Validator", "ValidationError", "relevance"]
 
-# When rfc3987_syntax is installed (JupyterLab brings it), `import jsonschema` loads it to check
-# the "iri" string format, and building its grammar takes seconds in every kernel. Tool schemas
-# never use that format, so it is hidden while jsonschema is imported, then put back.
-_HIDDEN = "rfc3987_syntax"
-_hide = _HIDDEN not in sys.modules and "jsonschema" not in sys.modules
-if _hide:
-    sys.modules[_HIDDEN] = None  # type: ignore[assignment]  # makes `import rfc3987_syntax` fail
+# `import jsonschema` loads every library it can find for checking string formats ("iri", "date",
+# "duration"...), and JupyterLab installs them all. Building the IRI grammar of rfc3987_syntax
+# alone takes about a second, in every kernel and every pytest process. The dispatcher validates
+# without a FormatChecker, so formats are never checked: these libraries are hidden while
+# jsonschema is imported, then put back. pyproject.toml loads this module first in pytest
+# (`-p agent_core._jsonschema`), before nbval imports jsonschema through nbformat.
+FORMAT_LIBRARIES = (
+    "fqdn", "idna", "isoduration", "jsonpointer", "rfc3339_validator", "rfc3986_validator",
+    "rfc3987", "rfc3987_syntax", "uri_template", "webcolors",
+)  # fmt: skip
+_hidden = [] if "jsonschema" in sys.modules else [name for name in FORMAT_LIBRARIES if name not in sys.modules]
+for name in _hidden:
+    sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
 try:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError, relevance
 finally:
-    if _hide:
-        del sys.modules[_HIDDEN]
+    for name in _hidden:
+        if sys.modules.get(name, ...) is None:
+            del sys.modules[name]

@@ -4,9 +4,10 @@
     python benchmarks/bench.py calls        # mock calls per second, with and without recording
     python benchmarks/bench.py notebooks    # notebook suite under nbval vs as many empty notebooks
 
-Targets: recording adds at most 10% per call; the notebook suite, run as the README runs it (on
-every core: pytest-xdist, -n auto --dist loadfile), costs at most 2.5x its floor: the same number
-of empty notebooks run one after another, which is mostly kernel start-up.
+Targets: recording adds at most 10% per call; the notebook suite, run as the README runs it (the
+options in pyproject.toml: on every core, pytest-xdist's -n auto --dist loadfile), costs at most
+2.5x its floor: the same number of empty notebooks run one after another (-n 0), which is mostly
+kernel start-up.
 
 Two more sets of one-cell notebooks show what a notebook costs before any lesson content: one
 that only imports the openai SDK, and one that imports what a lesson imports and runs one short
@@ -15,11 +16,13 @@ agent on the mock; they run as the suite does, so its ratio can be no lower than
 
 from __future__ import annotations
 
+import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import httpx2
@@ -81,17 +84,19 @@ def bench_calls(rounds: int = 41, calls: int = 60) -> float:
 
 
 # how the README's `python -m pytest` runs notebooks (pyproject's addopts)
-EVERY_CORE = ["-n", "auto", "--dist", "loadfile"]
+# `python -m pytest` as the README gives it: the options of pyproject.toml, notebooks on every core
+README_OPTIONS = shlex.split(
+    tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]["addopts"]
+)
 
 
 def nbval_seconds(paths: list[Path], lax: bool = False, parallel: bool = True) -> float:
-    """wall time of one pytest run over these notebooks (lax: run them without comparing outputs;
-    parallel: on every core, as the README's command runs them, else one after another)"""
+    """wall time of one pytest run over these notebooks, with the README's options (lax: without
+    comparing outputs; parallel: on every core as the README runs them, else one after another)"""
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "--nbval-lax" if lax else "--nbval", "--nbval-current-env",
-         "-o", "addopts=", "-o", "testpaths=", *(EVERY_CORE if parallel else []), *map(str, paths)],
+        [sys.executable, "-m", "pytest", "-q", "-o", "testpaths=", *README_OPTIONS,
+         *(["--nbval-lax"] if lax else []), *([] if parallel else ["-n", "0"]), *map(str, paths)],
         cwd=ROOT, capture_output=True, text=True,
     )
     if result.returncode != 0:
@@ -147,7 +152,7 @@ def bench_notebooks() -> float:
     ratio = total / floor
     print(f"{n} empty notebooks under nbval, one after another: {before:6.1f} s before the suite, "
           f"{after:6.1f} s after (kernel start-up floor: the lower, {floor:.1f} s)")
-    print(f"the rest run as the README runs them: {' '.join(EVERY_CORE)}")
+    print(f"the rest run as the README runs them: {' '.join(README_OPTIONS)}")
     print(f"{n} notebooks that only import the openai SDK: {sdk:6.1f} s = {sdk / floor:.2f}x the floor")
     print(f"{n} notebooks that import what a lesson imports and run one agent: {start:6.1f} s = "
           f"{start / floor:.2f}x the floor")

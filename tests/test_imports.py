@@ -114,3 +114,20 @@ def test_the_mock_imports_only_the_wire_from_the_rest_of_agent_core():
         if part_of(name) == "agent_core.mock":
             outside |= {part_of(m) for m in imported(name, path, set(known))} - {"agent_core.mock"}
     assert outside <= {"agent_core.trace", "agent_core.formats", "agent_core.schema", "agent_core._jsonschema"}
+
+
+def test_the_validator_loads_no_format_library_and_still_validates():
+    # `import jsonschema` would load every string-format library installed (JupyterLab brings
+    # them; rfc3987_syntax alone builds a grammar for about a second); the dispatcher never checks
+    # formats, so agent_core._jsonschema keeps them out, and puts them back for later imports
+    code = (
+        "import sys\n"
+        "from agent_core._jsonschema import Draft202012Validator, FORMAT_LIBRARIES\n"
+        "schema = {'type': 'object', 'properties': {'when': {'type': 'string', 'format': 'date'}}}\n"
+        "errors = list(Draft202012Validator(schema).iter_errors({'when': 3}))\n"
+        "print(len(errors), ' '.join(name for name in FORMAT_LIBRARIES if name in sys.modules) or '-')\n"
+        "import idna\n"  # hidden only while jsonschema loaded: importable again now
+        "print(idna.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["1", "-", "idna"]

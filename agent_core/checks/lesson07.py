@@ -146,10 +146,16 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
 # --- Exercise 7.2 ------------------------------------------------------------------------------
 
 
-def _observations_for(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[Observation]:
-    """a pytest run, then read_file observations of (path, start_line, end_line), as a run has them"""
-    run_command, read_file = coding_tools(workspace, "run_command", "read_file")
-    found = [Observation("call_0", "run_command", run_command(TEST_COMMAND), arguments={"command": TEST_COMMAND})]
+def _test_run(workspace: Any) -> Observation:
+    """one real pytest run in the workspace, as the observation a run_command call leaves"""
+    (run_command,) = coding_tools(workspace, "run_command")
+    return Observation("call_0", "run_command", run_command(TEST_COMMAND), arguments={"command": TEST_COMMAND})
+
+
+def _reads(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[Observation]:
+    """read_file observations of (path, start_line, end_line), numbered after the test run"""
+    (read_file,) = coding_tools(workspace, "read_file")
+    found = []
     for n, (path, start, end) in enumerate(reads, start=1):
         arguments = {"path": path, "start_line": start, "end_line": end}
         content = read_file(path, start_line=start, end_line=end)
@@ -163,65 +169,66 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
     with tempfile.TemporaryDirectory(prefix="check-7-2-") as parent:
         discount = fresh_workspace("discount", parent)
         users = fresh_workspace("users_api", parent)
+        tested = _test_run(discount)  # the same files every time: one pytest run serves every case
         cases = [
             (
                 "the hallucinator's answer after a test run only",
                 "The bug is on line 8 of discount.py: it reads `if total > 100:`.",
-                _observations_for(discount),
+                [tested],
                 ["line 8 of discount.py"],
             ),
             (
                 "the careful agent's answer after reading all of discount.py",
                 "Fixed. Line 10 of discount.py was `if is_member and total > DISCOUNT_FROM:`.",
-                _observations_for(discount, ("discount.py", None, None)),
+                [tested, *_reads(discount, ("discount.py", None, None))],
                 [],
             ),
             (
                 "a citation with a capital L and nothing read",
                 "Line 10 of discount.py compares with >.",
-                _observations_for(discount),
+                [tested],
                 ["Line 10 of discount.py"],
             ),
             (
                 "'line 10 of discount.py' when only lines 1-5 were read",
                 "See line 10 of discount.py.",
-                _observations_for(discount, ("discount.py", 1, 5)),
+                [tested, *_reads(discount, ("discount.py", 1, 5))],
                 ["line 10 of discount.py"],
             ),
             (
                 "'line 10 of discount.py' when only test_discount.py was read",
                 "See line 10 of discount.py.",
-                _observations_for(discount, ("test_discount.py", None, None)),
+                [tested, *_reads(discount, ("test_discount.py", None, None))],
                 ["line 10 of discount.py"],
             ),
             (
                 "two citations, the first read and the second not",
                 "Line 4 of discount.py sets the limit and line 10 of discount.py uses it.",
-                _observations_for(discount, ("discount.py", 1, 5)),
+                [tested, *_reads(discount, ("discount.py", 1, 5))],
                 ["line 10 of discount.py"],
             ),
             (
                 "lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown)",
                 "Line 1 of discount.py, line 5 of discount.py and line 6 of discount.py.",
-                _observations_for(discount, ("discount.py", 1, 5)),
+                [tested, *_reads(discount, ("discount.py", 1, 5))],
                 ["line 6 of discount.py"],
             ),
             (
                 "three citations, none read, in the answer's order",
                 "First line 9 of discount.py, then line 12 of discount.py, then line 3 of discount.py.",
-                _observations_for(discount),
+                [tested],
                 ["line 9 of discount.py", "line 12 of discount.py", "line 3 of discount.py"],
             ),
             (
                 "a path with a folder, read",
                 "I added a role on line 5 of app/roles.py.",
-                _observations_for(users, ("app/roles.py", 3, 7)),
+                [_test_run(users), *_reads(users, ("app/roles.py", 3, 7))],
                 [],
             ),
             (
                 "a citation of a file read_file could not find",
                 "Line 2 of rules.py is wrong.",
-                _observations_for(discount, ("rules.py", None, None)),
+                [tested, *_reads(discount, ("rules.py", None, None))],
                 ["Line 2 of rules.py"],
             ),
         ]
