@@ -14,8 +14,6 @@ from . import Verdict, verdict
 __all__ = [
     "check_make_definition",
     "DELIVERY_TARGET",
-    "CANCEL_REQUESTS",
-    "OTHER_REQUESTS",
     "check_schedule_delivery",
     "check_cancel_description",
     "check_strict_find_orders",
@@ -170,11 +168,11 @@ _OTHER_SHOP_TOOLS = [
     ),
     ("find_customer", "Finds a customer account by email address.", "email"),
 ]
-CANCEL_REQUESTS = [
+_CANCEL_REQUESTS = [
     "Please cancel order A-2071, I ordered the wrong size.",
     "I changed my mind: cancel my order B-3310.",
 ]
-OTHER_REQUESTS = [
+_OTHER_REQUESTS = [
     ("Where is my order A-1042? I need the delivery status.", "lookup_order"),
     ("Do you have blue running shoes in stock?", "search_products"),
 ]
@@ -333,7 +331,7 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
         for name, description, parameter in _OTHER_SHOP_TOOLS
     ] + [made.definition]
     client = mock.client(DescriptionReader())
-    expected = [(question, "cancel_order") for question in CANCEL_REQUESTS] + OTHER_REQUESTS
+    expected = [(question, "cancel_order") for question in _CANCEL_REQUESTS] + _OTHER_REQUESTS
     for question, wanted in expected:
         try:
             picked = _pick(client, question, definitions)

@@ -13,7 +13,7 @@ from .. import mock
 from ..schema import tool
 from . import Verdict, verdict
 
-__all__ = ["check_ask_once", "ROUND_TRIP_CASES"]
+__all__ = ["check_ask_once"]
 
 READINGS = {"Paris": {"sky": "light rain", "celsius": 18}, "Tokyo": {"sky": "clear", "celsius": 27}}
 
@@ -73,7 +73,7 @@ class Case:
     stopped_early: str
 
 
-ROUND_TRIP_CASES = [
+_ROUND_TRIP_CASES = [
     Case(
         "Do I need an umbrella in Tokyo?", _weather_model, {"get_weather": get_weather},
         "the model asked for a tool: run it and call the model again with the result",
@@ -103,7 +103,7 @@ def _refusal(error: openai.APIStatusError) -> str:
 
 def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     """Exercise 2.1: one round trip: every call run, answered in order and tied by id; the answer returned"""
-    for case in ROUND_TRIP_CASES:
+    for case in _ROUND_TRIP_CASES:
         problems = _case_problems(ask_once, case)
         if problems:
             return verdict("2.1", [f"on {case.question!r}: {p}" for p in problems], "")

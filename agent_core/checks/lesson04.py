@@ -14,7 +14,7 @@ from ..loop import run_agent
 from ..schema import tool
 from . import Verdict, verdict
 
-__all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES", "ARITHMETIC_TOOLS"]
+__all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES"]
 
 
 @tool
@@ -41,7 +41,7 @@ def divide(a: float, b: float) -> float:
     return a / b
 
 
-ARITHMETIC_TOOLS = {t.name: t for t in (add, subtract, multiply, divide)}
+_ARITHMETIC_TOOLS = {t.name: t for t in (add, subtract, multiply, divide)}
 
 # (expression, tools offered): the cases Exercise 4.2 asks about
 PREDICTION_CASES = (
@@ -92,7 +92,7 @@ def check_predictions(predictions: Any) -> Verdict:
         if where is None:
             problems.append(
                 f"{case!r} is not a case: use (expression, (tool names...)) with tool names "
-                f"from {', '.join(ARITHMETIC_TOOLS)}"
+                f"from {', '.join(_ARITHMETIC_TOOLS)}"
             )
             continue
         if isinstance(predicted, bool) or not isinstance(predicted, int):
@@ -116,14 +116,14 @@ def _describe_case(case: Any) -> str | None:
     if not (isinstance(case, tuple) and len(case) == 2 and isinstance(case[0], str)):
         return None
     expression, names = case
-    if isinstance(names, str) or not all(name in ARITHMETIC_TOOLS for name in names):
+    if isinstance(names, str) or not all(name in _ARITHMETIC_TOOLS for name in names):
         return None
     offered = ", ".join(names) if names else "no tools"
     return f"{expression!r} with {offered}"
 
 
 def _model_calls(expression: str, names: tuple[str, ...]) -> int:
-    registry = ToolRegistry(ARITHMETIC_TOOLS[name] for name in names)
+    registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
     return run_agent(mock.client(mock.Calculator()), expression, registry).model_calls
 
 
@@ -228,7 +228,7 @@ def _attempt(
     """run my_run on a fresh mock client: (client, what it returned, problems)"""
     limited = _Limited(policy, turns + _EXTRA_CALLS)
     client = mock.client(limited)
-    registry = ToolRegistry(ARITHMETIC_TOOLS[name] for name in names)
+    registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
     where = f"my_run(client, {task!r}, registry, max_turns={turns})"
     try:
         result = my_run(client, task, registry, max_turns=turns)

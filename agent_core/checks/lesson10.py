@@ -19,8 +19,6 @@ __all__ = [
     "check_result_message",
     "check_prefix_tools",
     "TOOLS",
-    "RESULTS",
-    "SERVERS",
 ]
 
 # tools as an MCP server lists them (tools/list), the first as the weather server sends it
@@ -71,7 +69,7 @@ TOOLS = [
 
 # tool results as a server sends them (tools/call), with what each must become
 FORECAST = {"city": "Oslo", "sky": "light rain", "temperature": 9.5, "unit": "celsius", "rain_chance": 0.8}
-RESULTS = {
+_RESULTS = {
     "structured": {
         "content": [{"type": "text", "text": json.dumps(FORECAST, indent=2)}],
         "structuredContent": FORECAST,
@@ -235,7 +233,7 @@ def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call"""
     problems: list[str] = []
-    for number, (case, result) in enumerate(RESULTS.items(), start=1):
+    for number, (case, result) in enumerate(_RESULTS.items(), start=1):
         call_id = f"call_mcp_{number}"
         given = copy.deepcopy(result)
         try:
@@ -331,7 +329,7 @@ def _short(value: Any) -> str:
 
 # --- Exercise 10.3 -------------------------------------------------------------------------------
 
-SERVERS = {
+_SERVERS = {
     "weather": TOOLS[:1]
     + [
         {
@@ -378,7 +376,7 @@ ROUTES = {
 @_never_raises("10.3", "prefix_tools")
 def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
     """Exercise 10.3: every server's tools under server__name, and the way back to the server's name"""
-    given = copy.deepcopy(SERVERS)
+    given = copy.deepcopy(_SERVERS)
     try:
         outcome = prefix_tools(given)
     except Exception as error:  # the learner's code: report, don't crash the notebook
@@ -426,7 +424,7 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
             )
     by_name = {(d.get("function") or {}).get("name"): d.get("function") or {} for d in definitions}
     for name, (server, tool_name) in ROUTES.items():
-        source = next(t for t in SERVERS[server] if t["name"] == tool_name)
+        source = next(t for t in _SERVERS[server] if t["name"] == tool_name)
         function = by_name.get(name)
         if function is not None and function.get("parameters") != source["inputSchema"]:
             problems.append(f"{name!r} should keep {server}'s inputSchema as its parameters")
@@ -435,7 +433,7 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
                 f"{name!r} should keep its description {source['description']!r}: the prefix tells the "
                 f"model which server a tool comes from, the description still tells it when to call the tool"
             )
-    problems += _changed(given, SERVERS, "the servers' tool lists")
+    problems += _changed(given, _SERVERS, "the servers' tool lists")
     if not problems:
         problems += _refused_by_the_api(definitions)
     return verdict(

@@ -23,7 +23,7 @@ except ImportError:  # Windows has no resource limits (and no /bin/sh)
 if sys.platform != "win32":
     import select  # on Windows select() takes sockets only, not pipes
 
-__all__ = ["SandboxLimits", "CommandResult", "OutputCap", "sandbox_env", "run_sandboxed", "run_portable"]
+__all__ = ["SandboxLimits", "CommandResult", "OutputCap", "sandbox_env", "run_sandboxed"]
 
 SHELL = "/bin/sh"
 READ_CHUNK_BYTES = 64 * 1024
@@ -137,7 +137,7 @@ def run_sandboxed(
     On Windows (or with AGENT_CORE_SANDBOX=portable) the portable way runs it instead.
     """
     if sys.platform == "win32" or os.environ.get(PORTABLE_SWITCH) == "portable":
-        return run_portable(command, cwd, timeout, limits)
+        return _run_portable(command, cwd, timeout, limits)
     process = subprocess.Popen(
         [SHELL, "-c", command],
         cwd=cwd,
@@ -181,7 +181,7 @@ def run_sandboxed(
     return _result(command, timeout, timed_out, process.returncode, output)
 
 
-def run_portable(
+def _run_portable(
     command: str, cwd: Path, timeout: float, limits: SandboxLimits = SandboxLimits()
 ) -> CommandResult:
     """the Windows way: the system shell (cmd.exe there), a thread reading the output, and at the

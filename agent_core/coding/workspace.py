@@ -21,7 +21,6 @@ __all__ = [
     "diff",
     "project_files",
     "walk_files",
-    "is_skipped_dir",
     "unsafe_path",
 ]
 
@@ -32,7 +31,7 @@ _IGNORED_BY_HFS = dict.fromkeys(map(ord, "\u200c\u200d\u200e\u200f\u202a\u202b\u
                                          "\u206a\u206b\u206c\u206d\u206e\u206f\ufeff"))
 
 
-def is_skipped_dir(name: str) -> bool:
+def _is_skipped_dir(name: str) -> bool:
     """directories the tools never look into: hidden ones (.git, .pytest_cache...) and caches"""
     return name.startswith(".") or name in SKIPPED_DIRS
 
@@ -64,7 +63,7 @@ def unsafe_path(root: Path, path: str, real: Path, writing: bool) -> str | None:
             )
     if writing:
         for name in inside[:-1]:
-            if is_skipped_dir(_as_windows_and_macos_see_it(name)):
+            if _is_skipped_dir(_as_windows_and_macos_see_it(name)):
                 return (
                     f"{path!r} is inside the hidden or cache folder {name!r}: editors, CI and git hooks "
                     "run files from such folders, and the review diff does not show them, so the "
@@ -111,7 +110,7 @@ def _projects() -> Traversable:
 def list_projects() -> list[str]:
     """the names of the practice projects shipped with the package"""
     return sorted(
-        p.name for p in _projects().iterdir() if p.is_dir() and not is_skipped_dir(p.name)
+        p.name for p in _projects().iterdir() if p.is_dir() and not _is_skipped_dir(p.name)
     )
 
 
@@ -133,7 +132,7 @@ def _copy_tree(source: Traversable, dest: Path) -> None:
     dest.mkdir(parents=True)
     for item in source.iterdir():
         if item.is_dir():
-            if not is_skipped_dir(item.name):
+            if not _is_skipped_dir(item.name):
                 _copy_tree(item, dest / item.name)
         elif not item.name.endswith(".pyc"):
             (dest / item.name).write_bytes(item.read_bytes())
@@ -147,7 +146,7 @@ def walk_files(root: Path) -> list[tuple[str, Path]]:
     """
     found = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not is_skipped_dir(d)]
+        dirs[:] = [d for d in dirs if not _is_skipped_dir(d)]
         for name in files:
             path = Path(folder, name)
             if path.is_file() and not path.is_symlink() and not _has_link_outside(root, path):
@@ -169,7 +168,7 @@ def project_files(name: str) -> dict[str, bytes]:
     def collect(item: Traversable, prefix: str) -> None:
         for child in item.iterdir():
             if child.is_dir():
-                if not is_skipped_dir(child.name):
+                if not _is_skipped_dir(child.name):
                     collect(child, f"{prefix}{child.name}/")
             elif not child.name.endswith(".pyc"):
                 files[prefix + child.name] = child.read_bytes()

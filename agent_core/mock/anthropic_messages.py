@@ -19,11 +19,9 @@ __all__ = [
     "AnthropicError",
     "check_api_key",
     "check_messages_request",
-    "combine_turns",
     "to_chat_request",
     "respond_messages",
     "respond_count_tokens",
-    "anthropic_message",
     "message_events",
 ]
 
@@ -79,10 +77,10 @@ def check_messages_request(body: Any) -> None:
         )
     for i, message in enumerate(messages):
         _check_message_shape(i, message)
-    _check_tool_results(combine_turns(messages))
+    _check_tool_results(_combine_turns(messages))
 
 
-def combine_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _combine_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """consecutive messages with the same role joined into one, as the API does; content as blocks"""
     turns: list[dict[str, Any]] = []
     for message in messages:
@@ -99,7 +97,7 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     messages = []
     if body.get("system"):
         messages.extend(from_anthropic({"system": body["system"], "messages": []}))
-    for turn in combine_turns(body["messages"]):
+    for turn in _combine_turns(body["messages"]):
         if turn["role"] == "system":  # a system message in the middle of the conversation
             text = "\n".join(b.get("text", "") for b in turn["content"])
             messages.append({"role": "system", "content": text})
@@ -149,7 +147,7 @@ def respond_messages(
         kind = "api_error" if error.status >= 500 else "invalid_request_error"
         return json_response(error.status, AnthropicError(error.message, hint=error.hint, status=error.status,
                                                   type=kind).body())
-    message = anthropic_message(completion)
+    message = _anthropic_message(completion)
     cached = cache.anthropic_usage(request, message["usage"]["input_tokens"]) if cache is not None else None
     if cached:  # the real API always reports both fields; the mock only when cache_control was used
         message["usage"].update(cached)
@@ -179,7 +177,7 @@ def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Respons
     return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
 
 
-def anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
+def _anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
     """a mock Chat Completions response -> the Anthropic Message, with Anthropic-style ids"""
     message = completion_to_anthropic(completion)
     message["id"] = "msg_" + completion["id"].removeprefix("chatcmpl-")

@@ -8,7 +8,7 @@ from typing import Any
 
 from .tokens import REPLY_PRIMING, count_request, count_text
 
-__all__ = ["PromptCache", "anthropic_cache_usage", "OPENAI_MINIMUM", "OPENAI_INCREMENT", "ANTHROPIC_MINIMUM"]
+__all__ = ["PromptCache", "OPENAI_MINIMUM", "OPENAI_INCREMENT", "ANTHROPIC_MINIMUM"]
 
 # OpenAI's prompt caching guide (developers.openai.com/api/docs/guides/prompt-caching): caching is
 # automatic for prompts of 1,024 tokens or more, a hit needs an exact prefix match, and the cached
@@ -56,8 +56,8 @@ class PromptCache:
         return OPENAI_MINIMUM + (matched - OPENAI_MINIMUM) // OPENAI_INCREMENT * OPENAI_INCREMENT
 
     def anthropic_usage(self, body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
-        """Anthropic's rule, for a Messages request: see anthropic_cache_usage"""
-        return anthropic_cache_usage(self.seen, body, input_tokens)
+        """Anthropic's rule, for a Messages request: see _anthropic_cache_usage"""
+        return _anthropic_cache_usage(self.seen, body, input_tokens)
 
 
 # Anthropic's prompt caching docs (docs.anthropic.com/en/docs/build-with-claude/prompt-caching):
@@ -95,7 +95,7 @@ def _block_text(block: dict[str, Any]) -> str:
     return str(content or "")
 
 
-def anthropic_cache_usage(seen: set[str], body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
+def _anthropic_cache_usage(seen: set[str], body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
     """the usage split for a request with cache_control breakpoints (None without any); remembers its prefixes"""
     minimum = ANTHROPIC_HAIKU_MINIMUM if "haiku" in str(body.get("model", "")) else ANTHROPIC_MINIMUM
     digest, tokens, breakpoints = hashlib.sha256(), 0, []

@@ -20,7 +20,6 @@ __all__ = [
     "ParseError",
     "parse",
     "render",
-    "format_number",
 ]
 
 TOOL_NAMES = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
@@ -206,7 +205,7 @@ def parse(message: str) -> list[Expression]:
 # --- writing numbers and trees back as text --------------------------------------------------
 
 
-def format_number(value: int | float) -> str:
+def _format_number(value: int | float) -> str:
     """as Python prints it, but an integral float without '.0' (6.0 -> '6')"""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
@@ -216,7 +215,7 @@ def format_number(value: int | float) -> str:
 def render(tree: Expression) -> str:
     """the expression with the fewest parentheses: '5 + 8/12', '(3 + 4)*2'"""
     if isinstance(tree, Number):
-        return format_number(tree.value)
+        return _format_number(tree.value)
     if isinstance(tree, Negate):
         return "-" + _wrap(tree.operand, 3)
     precedence = _PRECEDENCE[tree.symbol]
@@ -269,7 +268,7 @@ class Calculator(Policy):
                 continue
             ready += needed
             if value is not None:
-                lines.append(f"{render(tree)} = {format_number(value)}")
+                lines.append(f"{render(tree)} = {_format_number(value)}")
                 done[render(tree)] = value
         if ready:
             return ready
@@ -359,7 +358,7 @@ def _evaluate(
         if value is not None:
             return value
     if len(answers) >= MAX_ATTEMPTS:
-        call = f"{name}({format_number(left)}, {format_number(right)})"
+        call = f"{name}({_format_number(left)}, {_format_number(right)})"
         raise _CannotCompute(f"could not compute it, {call} answered {answers[-1]!r}")
     needed.append(ToolCall(name, {first: left, second: right}))
     return None

@@ -8,9 +8,9 @@ from typing import Any
 
 from .policy import Policy, ReplyLike, call, last_user_text, offered_tools, tool_results
 
-__all__ = ["DescriptionReader", "ToolScore", "score_tools", "fill_arguments", "words", "STOP_WORDS"]
+__all__ = ["DescriptionReader", "ToolScore", "score_tools", "fill_arguments", "words"]
 
-STOP_WORDS = frozenset(
+_STOP_WORDS = frozenset(
     """a an the and or but if of to in on at by for with from about into as than then so
     is are was were be been being am do does did done have has had can could will would
     should may might must shall it its this that these those there here i me my mine you
@@ -34,7 +34,7 @@ class DescriptionReader(Policy):
 
     Like a model, it knows a tool only by what the definition says, and only the description
     counts here (names are ignored so that the lesson isolates the description). Scoring:
-    lower-cased words, minus STOP_WORDS, plurals made singular; the highest count of shared
+    lower-cased words, minus _STOP_WORDS, plurals made singular; the highest count of shared
     words wins and a tie goes to the tool offered first. No shared word: no tool call.
     Arguments: see fill_arguments. Once the result comes back, it answers quoting it.
     """
@@ -151,7 +151,7 @@ _NUMBER = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?![\w-])")
 def _normal(token: str) -> str:
     """one token as a content word ('' for a stop word or a single letter)"""
     word = token.lower().strip("-")
-    if word in STOP_WORDS or len(word) < 2:
+    if word in _STOP_WORDS or len(word) < 2:
         return ""
     return _singular(word)
 

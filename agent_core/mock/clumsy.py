@@ -7,14 +7,14 @@ from typing import Any
 
 from .policy import Policy, ReplyLike, ToolCall
 
-__all__ = ["Clumsy", "MISTAKES", "NUMBER_WORDS"]
+__all__ = ["Clumsy", "MISTAKES"]
 
 # unknown_tool: calls `wrong_name` instead of the tool's name
 # invalid_json: sends the arguments with the closing brace missing, as a cut-off reply would
 # wrong_type: writes the first number argument as a word ("four")
 # missing_argument: leaves out the last argument
 MISTAKES = ("unknown_tool", "invalid_json", "wrong_type", "missing_argument")
-NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
 class Clumsy(Policy):
@@ -80,8 +80,8 @@ def _make_mistake(call: ToolCall, mistake: str, wrong_name: str | None) -> tuple
                 "wrong_type writes a number as a word: the call needs a number argument"
             )
         name, value = numbers[0], arguments[numbers[0]]
-        is_small = isinstance(value, int) and 0 <= value < len(NUMBER_WORDS)
-        arguments[name] = NUMBER_WORDS[value] if is_small else str(value)
+        is_small = isinstance(value, int) and 0 <= value < len(_NUMBER_WORDS)
+        arguments[name] = _NUMBER_WORDS[value] if is_small else str(value)
         return ToolCall(call.name, arguments), f"'{name}'"
     if not arguments:
         raise ValueError("missing_argument leaves one out: the call needs at least one argument")

@@ -13,17 +13,14 @@ from .policy import Policy, ReplyLike, call, offered_tools
 __all__ = [
     "LogReader",
     "Summarizer",
-    "summarize_messages",
     "is_summary_request",
     "make_log",
     "sample_logs",
     "log_tools",
-    "LOG_TOOLS",
-    "DEFAULT_WORD",
 ]
 
-DEFAULT_WORD = "ERROR"  # what LogReader counts when the task quotes no word
-LOG_TOOLS = ("list_files", "read_file", "search_file")
+_DEFAULT_WORD = "ERROR"  # what LogReader counts when the task quotes no word
+_LOG_TOOLS = ("list_files", "read_file", "search_file")
 MAX_SHOWN = 20  # search_file shows at most this many matching lines
 SHORT_RESULT = 200  # Summarizer keeps a tool result whole up to this many characters
 
@@ -92,9 +89,9 @@ def sample_logs(big_billing: bool = False) -> dict[str, str]:
 def log_tools(files: dict[str, str], *names: str) -> list[Callable[..., str]]:
     """the tools an agent uses on a folder (path -> text): the named ones, or list_files and read_file"""
     chosen = names or ("list_files", "read_file")
-    unknown = [name for name in chosen if name not in LOG_TOOLS]
+    unknown = [name for name in chosen if name not in _LOG_TOOLS]
     if unknown:
-        raise ValueError(f"unknown log tool(s) {unknown}; choose from {list(LOG_TOOLS)}")
+        raise ValueError(f"unknown log tool(s) {unknown}; choose from {list(_LOG_TOOLS)}")
 
     def text_of(path: str) -> str:
         if path not in files:
@@ -177,7 +174,7 @@ def _word(texts: Iterable[str]) -> str:
         found = _QUOTED.search(text)
         if found:
             return found.group(1)
-    return DEFAULT_WORD
+    return _DEFAULT_WORD
 
 
 def _finding(result: str, word: str) -> tuple[int, bool]:
@@ -251,10 +248,10 @@ class Summarizer(Policy):
         messages = list(request.get("messages") or [])
         if is_summary_request(request):
             messages = messages[:-1]
-        return summarize_messages(messages)
+        return _summarize_messages(messages)
 
 
-def summarize_messages(messages: list[dict[str, Any]]) -> str:
+def _summarize_messages(messages: list[dict[str, Any]]) -> str:
     """the Summarizer's summary of a list of messages: one '- ' line per thing it keeps"""
     word = _word(_said(messages, "user"))
     results = {m.get("tool_call_id"): _text(m) for m in messages if m.get("role") == "tool"}

@@ -16,7 +16,7 @@ from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
 from .wire import CREATED, Response, json_response, model_card, pieces
 
-__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "build_completion", "CREATED", "MODELS"]
+__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "CREATED", "MODELS"]
 
 SYSTEM_FINGERPRINT = "fp_mock0001"
 DEFAULT_MODEL = "mock-model"  # the model name lessons and run_agent use by default
@@ -108,10 +108,10 @@ def answer(policy: Policy, request: dict[str, Any]) -> dict[str, Any]:
             type="server_error",
             hint="This is the mock's policy, not your request: see the message above.",
         ) from error
-    return build_completion(request, reply)
+    return _build_completion(request, reply)
 
 
-def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
+def _build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     """the chat.completion object for a reply; ids derive from a hash of request and reply
 
     The reply first goes through the request's options (request_options.honour); then it is cut

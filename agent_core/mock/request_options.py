@@ -10,7 +10,7 @@ from typing import Any
 from .policy import Reply, ToolCall, offered_tools
 from .protocol import ProtocolError
 
-__all__ = ["is_answer_tool", "forced_tool", "policy_view", "honour", "fill_schema"]
+__all__ = ["is_answer_tool", "policy_view", "honour", "fill_schema"]
 
 # tools through which an agent framework takes the final answer: smolagents' final_answer,
 # pydantic-ai's final_result (final_result_<Type> when it offers several)
@@ -23,7 +23,7 @@ def is_answer_tool(name: str) -> bool:
     return name in ANSWER_TOOLS or name.startswith("final_result_")
 
 
-def forced_tool(request: dict[str, Any]) -> str | None:
+def _forced_tool(request: dict[str, Any]) -> str | None:
     """the tool a named tool_choice forces, {"type": "function", "function": {"name": ...}}"""
     choice = request.get("tool_choice")
     if isinstance(choice, dict):
@@ -33,7 +33,7 @@ def forced_tool(request: dict[str, Any]) -> str | None:
 
 def policy_view(request: dict[str, Any]) -> dict[str, Any]:
     """the request as the policy reads it: under a named tool_choice, that tool is the only one offered"""
-    name = forced_tool(request)
+    name = _forced_tool(request)
     if name is None:
         return request
     tools = [t for t in request.get("tools") or [] if (t.get("function") or {}).get("name") == name]
@@ -61,7 +61,7 @@ def honour(request: dict[str, Any], reply: Reply) -> Reply:
         names = ", ".join(dict.fromkeys(c.name for c in calls))
         content = content or f"(I would call {names}, but tool_choice is 'none', so I answer in text.)"
         calls, finish = [], None
-    forced = forced_tool(request)
+    forced = _forced_tool(request)
     if forced is not None and forced in tools:
         named = [c for c in calls if c.name == forced]
         calls = named[:1] or [_call_from_answer(forced, tools[forced], reply)]  # forced: exactly one call

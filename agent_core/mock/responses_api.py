@@ -17,9 +17,7 @@ from .wire import Response, json_response, pieces
 
 __all__ = [
     "ResponsesEndpoint",
-    "check_responses_request",
     "to_chat_request",
-    "build_response",
     "response_events",
 ]
 
@@ -51,7 +49,7 @@ class ResponsesEndpoint:
             request = None
         try:
             if self.check_protocol:
-                check_responses_request(request, self.stored)
+                _check_responses_request(request, self.stored)
             history = self.stored.get(request.get("previous_response_id") or "", [])
             items = history + _input_items(request.get("input"))
             chat_request = to_chat_request(request, items)
@@ -62,7 +60,7 @@ class ResponsesEndpoint:
         status, headers, content = self.chat("POST", "/v1/chat/completions", json.dumps(chat_request).encode())
         if status != 200:  # the chat path refused it: the same error body, in this API's names
             return status, headers, _in_responses_terms(content)
-        response = build_response(request, json.loads(content))
+        response = _build_response(request, json.loads(content))
         if request.get("store", True):
             self.stored[response["id"]] = items + response["output"]
         if request.get("stream"):
@@ -70,7 +68,7 @@ class ResponsesEndpoint:
         return 200, {"content-type": "application/json"}, json.dumps(response, ensure_ascii=False).encode()
 
 
-def check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) -> None:
+def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) -> None:
     """raise ProtocolError for the first Responses API rule the request body breaks"""
     if not isinstance(body, dict):
         raise ProtocolError(
@@ -167,7 +165,7 @@ def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[s
     return request
 
 
-def build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str, Any]:
+def _build_response(body: dict[str, Any], completion: dict[str, Any]) -> dict[str, Any]:
     """the Response object for a mock chat.completion; ids derive from the completion's (deterministic) id"""
     digest = hashlib.sha256(completion["id"].encode()).hexdigest()
     choice = completion["choices"][0]
