@@ -292,6 +292,11 @@ def test_unread_citations_accepts_the_solution(capsys):
             "not ['line 12 of discount.py', 'line 3 of discount.py', 'line 9 of discount.py']",
         ),
         (
+            lambda answer, observations: list(set(unread_citations(answer, observations))),
+            "for eight citations, none read, in the answer's order it should return ['Line 14 of discount.py', "
+            "'Line 2 of discount.py', 'Line 11 of discount.py'",
+        ),
+        (
             last_line_not_shown,
             "for lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown) it should "
             "return ['line 6 of discount.py'], not ['line 5 of discount.py', 'line 6 of discount.py']",

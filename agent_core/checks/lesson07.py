@@ -163,6 +163,9 @@ def _reads(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[O
     return found
 
 
+_EIGHT_LINES = (14, 2, 11, 7, 5, 13, 1, 9)
+
+
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed"""
     problems: list[str] = []
@@ -218,6 +221,12 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
                 "First line 9 of discount.py, then line 12 of discount.py, then line 3 of discount.py.",
                 [tested],
                 ["line 9 of discount.py", "line 12 of discount.py", "line 3 of discount.py"],
+            ),
+            (  # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
+                "eight citations, none read, in the answer's order",
+                " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES),
+                [tested],
+                [f"Line {n} of discount.py" for n in _EIGHT_LINES],
             ),
             (
                 "a path with a folder, read",
