@@ -226,6 +226,10 @@ def test_a_clear_cancel_description_gets_picked(capsys):
          "support staff opened today.",
          "one sentence of at most 30 words, ending with a period"),
         ("Cancels an order by its id", "one sentence of at most 30 words, ending with a period"),
+        ("Please cancel my order.", "the description speaks as a customer (my, please)"),
+        ("I want to cancel an order before it ships.", "the description speaks as a customer (i)"),
+        ("Cancel my order if it has not shipped yet.", "the description speaks as a customer (my)"),
+        ("I'd like an order cancelled before it ships.", "the description speaks as a customer (i'd)"),
     ],
 )
 def test_a_keyword_stuffed_cancel_description_is_refused(docstring, message, capsys):
@@ -235,6 +239,15 @@ def test_a_keyword_stuffed_cancel_description_is_refused(docstring, message, cap
     cancel_order.__doc__ = docstring
     assert not check_cancel_description(cancel_order)
     assert message in capsys.readouterr().out
+
+
+def test_a_description_that_quotes_what_customers_write_is_accepted(capsys):
+    def cancel_order(order_id: str) -> str:
+        return order_id
+
+    cancel_order.__doc__ = 'Cancels an order by its id before it ships, for a customer who writes "stop my purchase".'
+    assert check_cancel_description(cancel_order)
+    assert "✓ Exercise 1.3" in capsys.readouterr().out
 
 
 def test_a_vague_cancel_description_shows_the_scores(capsys):

@@ -1,6 +1,7 @@
 """Checks for lesson 01's exercises: the tool schema."""
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -280,6 +281,14 @@ def _stuffing(description: str) -> list[str]:
         return [
             f"the description repeats {', '.join(repeated)}: a model reads a description once; "
             "say what the tool does, each word once"
+        ]
+    unquoted = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'', " ", description)  # a quoted request may say "my"
+    voice = sorted({w.lower() for w in re.findall(r"\b(?:I'[a-z]+|I|my|me|please)\b", unquoted, re.IGNORECASE)
+                    if w.lower() != "i" or w == "I"})
+    if voice:
+        return [
+            f"the description speaks as a customer ({', '.join(voice)}): it is read by the model that "
+            "picks tools, so say what the tool does, e.g. 'Cancels an order ...'"
         ]
     copied = sorted(_REQUEST_ONLY_WORDS & set(content))
     if copied:
