@@ -177,6 +177,14 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
             lambda project: lambda: (False, "no"),
             "with the code fixed, the tests untouched, tests_pass() said ok=False",
         ),
+        (
+            lambda project: lambda: (  # names the test files it knows, by hand
+                project.run_tests().startswith("exit code: 0")
+                and not {"test_discount.py", "test_extra.py"} & set(project.changed()),
+                f"test_discount.py was changed.\n{project.run_tests()}",
+            ),
+            "with the code fixed and test_rounding.py added, tests_pass() said ok=True; it should say ok=False",
+        ),
         (lambda project: lambda: (False, ""), "the report is empty"),
         (lambda project: lambda: None, "should return a pair (ok, report)"),
         (lambda project: lambda answer: (True, ""), "tests_pass() raised TypeError"),

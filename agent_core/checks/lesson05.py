@@ -151,11 +151,16 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             {"discount.py": versions["right_fix"], "test_extra.py": "def test_extra():\n    assert True\n"},
             False,
         ),
+        (  # a name the lesson never shows: a list of known test files does not cover it
+            "the code fixed and test_rounding.py added",
+            {"discount.py": versions["right_fix"], "test_rounding.py": "def test_rounding():\n    assert True\n"},
+            False,
+        ),
     ]
     problems: list[str] = []
     try:
         for situation, changes, expected in cases:
-            if problems and "test_extra.py" in changes:
+            if problems and ("test_extra.py" in changes or "test_rounding.py" in changes):
                 break  # a check that misses test_discount.py's changes misses this one too
             project.reset()
             for path, text in changes.items():
