@@ -26,8 +26,9 @@ class OwnSocketsKernelManager(KernelManager):
     """a KernelManager whose kernel listens on Unix sockets named for it alone"""
 
     def __init__(self, **kwargs: object) -> None:
-        # short, since a Unix socket's path has a limit of about 100 bytes (macOS's temp dir is long)
-        name = Path(tempfile.gettempdir()) / f"nb-{uuid.uuid4().hex[:12]}"
+        # a Unix socket's path has a limit of about 100 bytes: a long TMPDIR gives way to /tmp
+        folder = tempfile.gettempdir()
+        name = Path(folder if len(folder) <= 64 else "/tmp") / f"nb-{uuid.uuid4().hex[:12]}"
         super().__init__(transport="ipc", ip=str(name), **kwargs)
 
 
