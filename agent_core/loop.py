@@ -86,10 +86,11 @@ def run_agent(
     messages = [{"role": "system", "content": escape_surrogates(system)}] if system else []
     if isinstance(task, str):
         messages.append({"role": "user", "content": escape_surrogates(task)})
-    elif task:
+    elif isinstance(task, Sequence) and task and all(isinstance(message, dict) for message in task):
         messages += [sendable_message(message) for message in task]
     else:
-        raise ValueError("task is an empty list: give the user's request, or the messages to continue")
+        raise ValueError(f"task is the user's request (a str) or the messages to continue (a list of dicts), "
+                         f"not {task!r:.60}")
     client = recorded(client)  # the same client if it records already, else a recording copy
     first_turn = len(trace_of(client))
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
@@ -114,7 +115,7 @@ def run_agent(
                 run.answer, run.stop_reason = message["content"], "answered"
                 break
             messages.append({"role": "user", "content": escape_surrogates(feedback)})
-        else:  # no break: the model was still asking for tools when the cap was reached
+        else:  # no break: max_turns model calls and no accepted answer
             run.stop_reason = "max_turns"
             run.answer = (
                 f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "

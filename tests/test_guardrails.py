@@ -505,8 +505,3 @@ def test_all_guards_together_leave_a_well_behaved_run_alone():
 def test_all_guards_together_each_catches_its_case(policy, stop_reason):
     run = run_agent(mock.client(policy), "5 + 8/12", [add, divide], guardrails=every_guard(), max_turns=20)
     assert run.stop_reason == stop_reason
-
-
-def test_an_empty_conversation_is_refused_with_what_to_give():
-    with pytest.raises(ValueError, match="give the user's request, or the messages to continue"):
-        run_agent(mock.client(), [])

@@ -134,3 +134,9 @@ def test_guardrails_see_the_usage_of_every_model_call():
 
     run = run_agent(mock.client(mock.Calculator()), "4 + 2", [add], guardrails=[Usage()])
     assert seen == [t.usage["total_tokens"] for t in run.trace] and len(seen) == 2
+
+
+@pytest.mark.parametrize("task", [[], {"role": "user", "content": "hi"}, ["hi"], None, 42])
+def test_a_task_that_is_neither_a_request_nor_a_conversation_is_refused_with_what_to_give(task):
+    with pytest.raises(ValueError, match=r"task is the user's request \(a str\) or the messages to continue"):
+        run_agent(mock.client(), task)
