@@ -14,6 +14,7 @@ __all__ = [
     "assistant_message",
     "tool_message",
     "sendable_message",
+    "unanswered_calls",
 ]
 
 
@@ -103,3 +104,13 @@ def sendable_message(message: dict[str, Any]) -> dict[str, Any]:
                 if key in function and not isinstance(function[key], str):
                     function[key] = escaped(json.dumps(function[key], ensure_ascii=False, default=repr))
     return sendable
+
+
+def unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """the calls of the last assistant message that no tool message answers yet: each needs an
+    answer before the next model call"""
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
+    if last is None:
+        return []
+    answered = {m.get("tool_call_id") for m in messages[last + 1 :]}
+    return [call for call in messages[last].get("tool_calls") or [] if call["id"] not in answered]

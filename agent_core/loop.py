@@ -9,7 +9,7 @@ from typing import Any
 
 import openai
 
-from .calls import assistant_message, sendable_message, tool_calls_of
+from .calls import assistant_message, sendable_message, tool_calls_of, tool_message, unanswered_calls
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
 from .mock.model import DEFAULT_MODEL
 from .trace import Trace, escape_surrogates, recorded, trace_of
@@ -22,8 +22,7 @@ class StopRun(Exception):
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)
-        self.reason = reason
-        self.message = message
+        self.reason, self.message = reason, message
 
 
 @dataclass
@@ -96,7 +95,7 @@ def run_agent(
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
     tool_options = {"tools": registry.definitions} if len(registry) else {}
     try:
-        _run_tools(run, _unanswered_calls(messages), guardrails)  # a conversation may end with calls
+        _run_tools(run, unanswered_calls(messages), guardrails)  # a conversation may end with calls
         while run.model_calls < max_turns:
             for guardrail in guardrails:
                 guardrail.before_model(run)
@@ -123,9 +122,8 @@ def run_agent(
             )
     except StopRun as stop:
         run.stop_reason, run.answer = stop.reason, stop.message
-        for call in _unanswered_calls(messages):  # stopped between parallel calls: answer the rest
-            content = escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+        for call in unanswered_calls(messages):  # stopped between parallel calls: answer the rest
+            messages.append(tool_message(call, escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")))
     finally:
         run.trace = trace_of(client).since(first_turn)
     return run
@@ -146,15 +144,6 @@ def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[
         run.messages.append(observation.to_message())
         for guardrail in guardrails:
             guardrail.after_tool(run, call, observation)
-
-
-def _unanswered_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """the calls of the last assistant message that no tool message answers yet"""
-    last_assistant = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=None)
-    if last_assistant is None:
-        return []
-    answered = {m.get("tool_call_id") for m in messages[last_assistant + 1 :]}
-    return [c for c in messages[last_assistant].get("tool_calls") or [] if c["id"] not in answered]
 
 
 def _first_said(answers: Iterable[str | None]) -> str | None:

@@ -9,6 +9,7 @@ from agent_core.calls import (
     parse_arguments,
     tool_calls_of,
     tool_message,
+    unanswered_calls,
     wants_tools,
 )
 
@@ -86,3 +87,19 @@ def test_a_text_reply_has_no_tool_calls():
     response = ask(mock.client(mock.Script("no tools needed")))
     assert not wants_tools(response) and tool_calls_of(response) == []
     assert assistant_message(response) == {"role": "assistant", "content": "no tools needed"}
+
+
+def test_unanswered_calls_are_those_of_the_last_assistant_message_with_no_tool_message_yet():
+    def call(call_id):
+        return {"id": call_id, "type": "function", "function": {"name": "add", "arguments": "{}"}}
+
+    asked = {"role": "assistant", "content": None, "tool_calls": [call("a"), call("b"), call("c")]}
+    history = [{"role": "user", "content": "three sums"}, asked]
+    assert [c["id"] for c in unanswered_calls(history)] == ["a", "b", "c"]
+    history.append(tool_message("b", "2"))  # answered out of order
+    assert [c["id"] for c in unanswered_calls(history)] == ["a", "c"]
+    history += [tool_message("a", "1"), tool_message("c", "3")]
+    assert unanswered_calls(history) == []
+    history.append({"role": "assistant", "content": "1, 2 and 3."})  # a reply with no calls asks nothing
+    assert unanswered_calls(history) == []
+    assert unanswered_calls([{"role": "user", "content": "hi"}]) == []
