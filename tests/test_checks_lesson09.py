@@ -158,7 +158,9 @@ def text_only(client, task, tools, functions, max_turns=6):
     return calls_only(client, task, tools, functions, max_turns, keep=("text",))
 
 
-def loop(client, task, tools, functions, max_turns=6, *, turns=None, stop=None, answer=None, tools_after=True):
+def loop(
+    client, task, tools, functions, max_turns=6, *, turns=None, stop=None, answer=None, tools_after=True, read=None
+):
     """the reference loop with one rule swapped out (the keyword arguments)"""
     messages = [{"role": "user", "content": task}]
     n = 0
@@ -168,7 +170,7 @@ def loop(client, task, tools, functions, max_turns=6, *, turns=None, stop=None, 
         response = client.messages.create(model="mock-model", max_tokens=1024, tools=sent, messages=messages)
         messages.append({"role": "assistant", "content": response.content})
         if (stop or (lambda r: r.stop_reason != "tool_use"))(response):
-            return "".join(b.text for b in response.content if b.type == "text")
+            return (read or (lambda r: "".join(b.text for b in r.content if b.type == "text")))(response)
         results = [r for b in response.content if b.type == "tool_use" for r in (answer or default)(functions, b)]
         messages.append({"role": "user", "content": results})
     raise RuntimeError("no answer")
@@ -271,6 +273,11 @@ WRONG_LOOPS = {
         "request 2 does not carry the tools it was given",
     ),
     "a hard-coded answer": (hard_coded, "return the text of the last reply"),
+    "only the first text block returned": (
+        lambda *a, **k: loop(*a, **k, read=lambda r: next(b.text for b in r.content if b.type == "text")),
+        "a final answer in two text blocks: return the text of the last reply (every text block of it, joined), "
+        "'8/12 is about 0.667. 1/0 cannot be computed: division by zero.'; yours returned '8/12 is about 0.667. '",
+    ),
 }
 
 

@@ -249,11 +249,12 @@ class _Stopped(Exception):
 class _Recorder(httpx2.BaseTransport):
     """a real HTTP transport that keeps every request body and, when it parsed, every reply"""
 
-    def __init__(self) -> None:
+    def __init__(self, split_text: bool = False) -> None:
         self.inner = httpx2.HTTPTransport()
         self.requests: list[Any] = []
         self.replies: list[Any] = []
         self.runaway = False
+        self.split_text = split_text  # a final answer arrives as two text blocks, as Claude's can
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         if len(self.requests) >= _RUNAWAY:
@@ -269,15 +270,23 @@ class _Recorder(httpx2.BaseTransport):
             self.replies.append(response.json() if response.status_code == 200 else None)
         except ValueError:  # a streamed reply: not the shape this exercise asks for
             self.replies.append(None)
+        reply = self.replies[-1]
+        if self.split_text and isinstance(reply, dict) and [b["type"] for b in reply["content"]] == ["text"]:
+            first, _, rest = reply["content"][0]["text"].partition(". ")
+            reply["content"] = [{"type": "text", "text": first + ". "}, {"type": "text", "text": rest}]
+            headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+            return httpx2.Response(200, headers=headers, content=json.dumps(reply).encode(), request=request)
         return response
 
     def close(self) -> None:
         self.inner.close()
 
 
-def _run(run_on_anthropic: Callable[..., Any], policy: Any, task: str, max_turns: int) -> dict[str, Any]:
+def _run(
+    run_on_anthropic: Callable[..., Any], policy: Any, task: str, max_turns: int, split_text: bool = False
+) -> dict[str, Any]:
     """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the wire"""
-    recorder = _Recorder()
+    recorder = _Recorder(split_text)
     outcome: dict[str, Any] = {"recorder": recorder, "returned": None, "raised": None}
     with (
         serve(policy) as server,
@@ -435,9 +444,9 @@ def _final_text(outcome: dict[str, Any]) -> str | None:
 
 
 def _answer_problems(
-    run_on_anthropic: Callable[..., Any], name: str, policy: Any, task: str, calls: int
+    run_on_anthropic: Callable[..., Any], name: str, policy: Any, task: str, calls: int, split_text: bool = False
 ) -> list[str]:
-    outcome = _run(run_on_anthropic, policy, task, max_turns=6)
+    outcome = _run(run_on_anthropic, policy, task, max_turns=6, split_text=split_text)
     made = len(outcome["recorder"].requests)
     problems = _wire_problems(outcome["recorder"], _calculated) or _raised(outcome, name)
     if problems:
@@ -451,8 +460,9 @@ def _answer_problems(
             ]
         return [f"{name}: expected {calls} model call{'s' * (calls != 1)}, your loop made {made}"]
     if outcome["returned"] != _final_text(outcome):
+        blocks = " (every text block of it, joined)" if split_text else ""
         return [
-            f"{name}: return the text of the last reply, {_final_text(outcome)!r}; "
+            f"{name}: return the text of the last reply{blocks}, {_final_text(outcome)!r}; "
             f"yours returned {outcome['returned']!r}"
         ]
     return []
@@ -497,10 +507,14 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         ("text, then two calls, one failing", failing, "What are 8/12 and 1/0?", 2),
         ("a reply cut off at max_tokens", cut, "Say 'far' 3000 times.", 1),
     ]
+    two_blocks = mock.Script("8/12 is about 0.667. 1/0 cannot be computed: division by zero.")
     problems: list[str] = []
     try:
         for name, policy, task, calls in cases:
             problems += _answer_problems(run_on_anthropic, name, policy, task, calls)
+        problems += _answer_problems(
+            run_on_anthropic, "a final answer in two text blocks", two_blocks, "8/12 and 1/0?", 1, split_text=True
+        )
         for max_turns in (3, 1):
             problems += _cap_problems(run_on_anthropic, max_turns)
     except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
