@@ -13,7 +13,7 @@ from .model import answer
 from .policy import Policy
 from .protocol import ProtocolError
 from .tokens import count_request
-from .wire import Response, json_response, pieces
+from .wire import Response, error_response, json_response, pieces
 
 __all__ = [
     "AnthropicError",
@@ -138,7 +138,7 @@ def respond_messages(
             check_messages_request(request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:
-        return json_response(error.status, error.body())
+        return error_response(error)
     except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
         return json_response(400, AnthropicError(f"The mock could not read this request: {error}").body())
     try:
@@ -171,7 +171,7 @@ def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Respons
             check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
         chat_request = to_chat_request(request)
     except AnthropicError as error:
-        return json_response(error.status, error.body())
+        return error_response(error)
     except (TypeError, KeyError, AttributeError, ValueError) as error:
         return json_response(400, AnthropicError(f"The mock could not read this request: {error}").body())
     return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})

@@ -14,7 +14,7 @@ from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .tokens import count_reply, count_request, count_text, encoding
-from .wire import CREATED, Response, json_response, model_card, pieces
+from .wire import CREATED, error_response, json_response, model_card, pieces
 
 __all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "CREATED", "MODELS"]
 
@@ -61,7 +61,7 @@ class MockModel:
         if path.endswith("/responses"):
             return self.responses.respond(method, path, body)
         if not path.endswith("/chat/completions"):
-            return _error_response(
+            return error_response(
                 ProtocolError(
                     f"Invalid URL ({method} {path})",
                     status=404,
@@ -69,7 +69,7 @@ class MockModel:
                 )
             )
         if method != "POST":
-            return _error_response(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
+            return error_response(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
         try:
             request = json.loads(body or b"null")
         except ValueError:
@@ -81,7 +81,7 @@ class MockModel:
                 check_no_extra_fields(request)
             completion = answer(self.policy, request)
         except ProtocolError as error:
-            return _error_response(error)
+            return error_response(error)
         cached = self.cache.cached_tokens(request["messages"], request.get("tools"))
         if cached:  # the real API always sends prompt_tokens_details; the mock only when something was cached
             completion["usage"]["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
@@ -221,6 +221,3 @@ def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> 
 
 
 
-
-def _error_response(error: ProtocolError) -> Response:
-    return json_response(error.status, error.body())

@@ -13,7 +13,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsBa
 from ..formats import from_responses, tool_from_responses
 from ..schema import json_type
 from .protocol import ProtocolError
-from .wire import Response, json_response, pieces
+from .wire import Response, error_response, pieces
 
 __all__ = [
     "ResponsesEndpoint",
@@ -42,7 +42,7 @@ class ResponsesEndpoint:
     def respond(self, method: str, path: str, body: bytes) -> Response:
         """status, headers and body bytes for one request to /v1/responses"""
         if method != "POST":
-            return _error(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
+            return error_response(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
         try:
             request = json.loads(body or b"null")
         except ValueError:
@@ -54,9 +54,9 @@ class ResponsesEndpoint:
             items = history + _input_items(request.get("input"))
             chat_request = to_chat_request(request, items)
         except ProtocolError as error:
-            return _error(error)
+            return error_response(error)
         except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
-            return _error(ProtocolError(f"The mock could not read this request: {error}"))
+            return error_response(ProtocolError(f"The mock could not read this request: {error}"))
         status, headers, content = self.chat("POST", "/v1/chat/completions", json.dumps(chat_request).encode())
         if status != 200:  # the chat path refused it: the same error body, in this API's names
             return status, headers, _in_responses_terms(content)
@@ -403,6 +403,3 @@ def _in_responses_terms(content: bytes) -> bytes:
 
 
 
-
-def _error(error: ProtocolError) -> Response:
-    return json_response(error.status, error.body())

@@ -21,7 +21,7 @@ from .calculator import Calculator
 from .model import Echo, MockModel
 from .policy import Policy, PolicyLike
 from .protocol import ProtocolError
-from .wire import Response, json_response, model_card
+from .wire import Response, error_response, json_response, model_card
 
 __all__ = [
     "MockServer",
@@ -173,7 +173,7 @@ class MockServer:
             try:
                 self._check_model(path.rstrip("/").rsplit("/models/", 1)[1])
             except ProtocolError as error:
-                return json_response(error.status, error.body())
+                return error_response(error)
         return self.model.respond(method, path, body)  # the policy decides one request at a time
 
     def _answer_messages(self, headers: Mapping[str, str], body: bytes, count_only: bool = False) -> Response:
@@ -222,7 +222,7 @@ class MockServer:
                     type="rate_limit_error",
                 )
         except AnthropicError as error:
-            status, headers, content = json_response(error.status, error.body())
+            status, headers, content = error_response(error)
             if status == 429:
                 headers.update(
                     {
@@ -249,7 +249,7 @@ class MockServer:
                 self._check_model(model)
                 return self._count_request(model)
         except ProtocolError as error:
-            return json_response(error.status, error.body())
+            return error_response(error)
         return None
 
     def _check_key(self, authorization: str | None) -> None:

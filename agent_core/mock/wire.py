@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["Response", "json_response", "model_card", "pieces", "CREATED"]
+__all__ = ["Response", "json_response", "error_response", "model_card", "pieces", "CREATED"]
 
 Response = tuple[int, dict[str, str], bytes]
 """an HTTP answer: status, headers, body"""
@@ -16,6 +16,11 @@ def json_response(status: int, payload: dict[str, Any]) -> Response:
     # a lone surrogate (sent as "\ud800") goes back as the same JSON escape, not as invalid UTF-8
     body = json.dumps(payload, ensure_ascii=False).encode("utf-8", "backslashreplace")
     return status, {"content-type": "application/json"}, body
+
+
+def error_response(error: Any) -> Response:
+    """the JSON answer of an API error: anything with a `status` and a `body()`, as ProtocolError has"""
+    return json_response(error.status, error.body())
 
 
 def model_card(name: str) -> dict[str, Any]:
