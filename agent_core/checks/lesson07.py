@@ -320,8 +320,12 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             _replies(_WRITE, mock.call("run_command", '{"command": '), _TESTS, "Done."),
         ),
     ]
+    # the answers to accept are tried once every answer to reject is rejected: a guardrail that
+    # lets "done" through is the fault to fix first (and each scenario costs real pytest runs)
     with tempfile.TemporaryDirectory(prefix="check-7-3-") as parent:
         for label, policy, should_reject in [(*c, True) for c in must_reject] + [(*c, False) for c in must_accept]:
+            if not should_reject and problems:
+                break
             try:
                 guard = guard_class()
                 run = run_agent(
