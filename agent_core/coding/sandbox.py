@@ -11,7 +11,6 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ if sys.platform != "win32":
 __all__ = ["SandboxLimits", "CommandResult", "OutputCap", "sandbox_env", "run_sandboxed"]
 
 SHELL = "/bin/sh"
+LIMITS_SCRIPT = Path(__file__).with_name("_limits.py")  # lowers the limits, then becomes the shell
 READ_CHUNK_BYTES = 64 * 1024
 POLL_SECONDS = 0.05
 PORTABLE_SWITCH = "AGENT_CORE_SANDBOX"  # =portable runs the Windows way on any system (for tests)
@@ -139,14 +139,13 @@ def run_sandboxed(
     if sys.platform == "win32" or os.environ.get(PORTABLE_SWITCH) == "portable":
         return _run_portable(command, cwd, timeout, limits)
     process = subprocess.Popen(
-        [SHELL, "-c", command],
+        [*_with_limits(limits), SHELL, "-c", command],
         cwd=cwd,
         env=sandbox_env(cwd),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # the command leads a new process group: one killpg ends it all
-        preexec_fn=_resource_limits(limits),
     )
     assert process.stdout is not None
     pipe = process.stdout.fileno()
@@ -336,35 +335,14 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _resource_limits(limits: SandboxLimits) -> Callable[[], None]:
-    """the function the child runs between fork and exec to lower its own limits"""
+def _with_limits(limits: SandboxLimits) -> list[str]:
+    """the start of the command line that lowers the limits and then runs the rest (_limits.py)"""
     max_processes = _processes_of_this_user()
     if max_processes is not None:
         max_processes += limits.extra_processes  # RLIMIT_NPROC counts ALL of the user's processes
-
-    def lower_limits() -> None:
-        _lower_limit("RLIMIT_CPU", limits.cpu_seconds)
-        _lower_limit("RLIMIT_AS", limits.memory_bytes)
-        _lower_limit("RLIMIT_FSIZE", limits.file_size_bytes)
-        _lower_limit("RLIMIT_CORE", 0)
-        if max_processes is not None:
-            _lower_limit("RLIMIT_NPROC", max_processes)
-
-    return lower_limits
-
-
-def _lower_limit(name: str, value: int) -> None:
-    """lower one resource limit if this OS has it and allows it (macOS refuses RLIMIT_AS)"""
-    which = getattr(resource, name, None)
-    if which is None:
-        return
-    try:
-        _, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value))
-    except (ValueError, OSError):
-        pass
+    numbers = [limits.cpu_seconds, limits.memory_bytes, limits.file_size_bytes]
+    numbers.append(-1 if max_processes is None else max_processes)
+    return [sys.executable, "-I", "-S", str(LIMITS_SCRIPT), *map(str, numbers), "--"]
 
 
 def _processes_of_this_user() -> int | None:
