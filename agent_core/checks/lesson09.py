@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import anthropic
@@ -246,11 +248,17 @@ class _Stopped(Exception):
     """raised by the recorder to end a loop that would never stop"""
 
 
+@cache
+def _tls() -> ssl.SSLContext:
+    """one TLS context for every run of the check: building one loads the system's certificates"""
+    return httpx2.create_ssl_context()
+
+
 class _Recorder(httpx2.BaseTransport):
     """a real HTTP transport that keeps every request body and, when it parsed, every reply"""
 
     def __init__(self, split_text: bool = False) -> None:
-        self.inner = httpx2.HTTPTransport()
+        self.inner = httpx2.HTTPTransport(verify=_tls())
         self.requests: list[Any] = []
         self.replies: list[Any] = []
         self.runaway = False
