@@ -44,6 +44,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return xdist.plugin.pytest_xdist_auto_num_workers(config) + 1
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """on every core, the later lessons' notebooks start first (pyproject: --no-loadscope-reorder)
+
+    pytest-xdist starts the files with the most tests first, as the longest to run. That holds for
+    the test files, so they keep that order. A notebook's tests are its cells, and a lesson's cost
+    is not in how many it has: the later lessons run agents, subprocesses and servers, the early
+    ones a few model calls. So the notebooks take the same places among the files, ordered from
+    the last lesson to the first, and the short early lessons fill the cores at the end.
+    """
+    if not hasattr(config, "workerinput"):
+        return  # not an xdist worker (-n 0): pytest's own order
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    order = sorted(files, key=lambda path: -len(files[path]))  # stable: ties keep pytest's order
+    places = [i for i, path in enumerate(order) if path.suffix == ".ipynb"]
+    notebooks = sorted((order[i] for i in places), key=lambda path: (-_lesson_number(path), str(path)))
+    for place, path in zip(places, notebooks, strict=True):
+        order[place] = path
+    items[:] = [item for path in order for item in files[path]]
+
+
+def _lesson_number(path: Path) -> int:
+    """07 for lessons/07_coding_agent.ipynb; -1 for a notebook whose name has no number"""
+    number = path.name[:2]
+    return int(number) if number.isdigit() else -1
+
+
 if os.name == "posix":
     nbval.kernel.KernelManager = OwnSocketsKernelManager  # nbval's start_new_kernel() makes its manager there
 else:

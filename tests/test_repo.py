@@ -70,3 +70,44 @@ def test_the_course_map_and_the_day_plan_list_every_lesson_with_its_time():
         assert minutes and minutes.group(1) == row.group(1), (
             f"lesson {number}: README says {minutes and minutes.group(1)} min, docs/teaching.md {row.group(1)} min"
         )
+
+
+def _root_conftest(config):
+    return next(p for p in config.pluginmanager.get_plugins() if getattr(p, "__file__", None) == str(ROOT / "conftest.py"))
+
+
+def test_on_every_core_the_later_lessons_start_first_and_test_files_keep_xdists_order(request):
+    order_files = _root_conftest(request.config).pytest_collection_modifyitems
+
+    class Item:
+        def __init__(self, path, cell):
+            self.path, self.cell = Path(path), cell
+
+    tests_per_file = {
+        "tests/test_big.py": 5,
+        "lessons/00_one.ipynb": 9,  # the most cells, the least work
+        "lessons/07_coding.ipynb": 3,
+        "tests/test_small.py": 1,
+        "solutions/07_coding.ipynb": 4,
+    }
+    collected = [Item(path, cell) for path, count in tests_per_file.items() for cell in range(count)]
+
+    serial = list(collected)
+    order_files(type("Config", (), {})(), serial)  # no xdist worker: pytest's own order
+    assert serial == collected
+
+    items = list(collected)
+    order_files(type("Config", (), {"workerinput": {}})(), items)
+    files = list(dict.fromkeys(str(item.path) for item in items))
+    # xdist's order by count: 00_one, test_big, solutions/07, lessons/07, test_small; the notebooks'
+    # three places go to lesson 07's two copies, then lesson 00
+    assert files == [
+        "lessons/07_coding.ipynb",
+        "tests/test_big.py",
+        "solutions/07_coding.ipynb",
+        "lessons/00_one.ipynb",
+        "tests/test_small.py",
+    ]
+    assert sorted(items, key=collected.index) == collected  # nothing lost or repeated
+    for path in tests_per_file:  # each file's cells whole and in order
+        assert [item.cell for item in items if str(item.path) == path] == list(range(tests_per_file[path]))
