@@ -8,9 +8,10 @@ __all__ = ["Verdict", "verdict"]
 class Verdict:
     """the outcome of a check: truthy when solved; shows nothing more in a notebook"""
 
-    def __init__(self, exercise: str, problems: list[str]):
+    def __init__(self, exercise: str, problems: list[str], scenarios: int = 0):
         self.exercise = exercise
         self.problems = problems
+        self.scenarios = scenarios  # how many scenarios the check ran (0: it has no scenarios)
 
     def __bool__(self) -> bool:
         return not self.problems
