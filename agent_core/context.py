@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
+from ._defaults import DEFAULT_MODEL
 from .loop import AgentRun, Guardrail, StopRun
-from .mock.model import DEFAULT_MODEL
-from .mock.tokens import count_request, encoding
+from .tokens import count_request, encoding
 from .trace import Trace
 
 if TYPE_CHECKING:

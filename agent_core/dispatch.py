@@ -17,7 +17,7 @@ from typing import Any, get_args, get_origin
 import typing_extensions
 
 from ._jsonschema import Draft202012Validator, ValidationError, relevance
-from .formats import ERROR_PREFIX  # "ERROR: ": every failed call's observation starts with it
+from ._messages import ERROR_PREFIX  # "ERROR: ": every failed call's observation starts with it
 from .schema import Tool, json_type, split_optional
 from .trace import escape_surrogates
 

@@ -7,6 +7,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from ._messages import ERROR_PREFIX, from_responses
+from ._messages import as_dict as _as_dict
+from ._messages import chat_tool_call as _chat_tool_call
+from ._messages import text_of as _text
+
 __all__ = [
     "ERROR_PREFIX",
     "UNPARSED_ARGUMENTS",
@@ -29,9 +34,6 @@ __all__ = [
     "completion_to_ollama",
 ]
 
-# The course's convention for a failed tool: its observation text starts with this prefix.
-ERROR_PREFIX = "ERROR: "
-
 # Anthropic and Ollama want tool arguments as a JSON object. Arguments that are not one
 # (a model can send broken JSON) travel as {UNPARSED_ARGUMENTS: "<the raw text>"} and come back as that text.
 UNPARSED_ARGUMENTS = "_unparsed_arguments"
@@ -41,34 +43,6 @@ Tool = dict[str, Any]
 
 
 # --- shared helpers ---------------------------------------------------------------------------
-
-
-def _as_dict(item: Any) -> dict[str, Any]:
-    """an SDK object (ChatCompletionMessage, ChatCompletion...) or a dict -> a plain dict"""
-    if hasattr(item, "model_dump"):
-        return item.model_dump(exclude_none=True)
-    if isinstance(item, dict):
-        return item
-    raise TypeError(
-        f"expected a dict (or an openai SDK object), not {type(item).__name__}: {item!r}"
-    )
-
-
-def _text(content: Any) -> str:
-    """message content (None, a string, or a list of text parts/blocks) -> one string"""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    texts = []
-    for part in content:
-        if part.get("type") not in ("text", "input_text", "output_text"):
-            raise ValueError(
-                f"formats.py translates text content only, and found a {part.get('type')!r} part; "
-                "describe the image/file in text or send it with the provider's own SDK"
-            )
-        texts.append(part["text"])
-    return "\n".join(texts)
 
 
 def _arguments_text(call: dict[str, Any]) -> str:
@@ -93,10 +67,6 @@ def _arguments_to_text(arguments: Any) -> str:
     if isinstance(arguments, dict) and set(arguments) == {UNPARSED_ARGUMENTS}:
         return arguments[UNPARSED_ARGUMENTS]
     return json.dumps(arguments, ensure_ascii=False)
-
-
-def _chat_tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def _split_system(messages: list[Message]) -> tuple[str | None, list[Message]]:
@@ -200,42 +170,6 @@ def to_responses(messages: list[Message], tools: list[Tool] | None = None) -> di
     if tools:
         request["tools"] = [tool_to_responses(t) for t in tools]
     return request
-
-
-def from_responses(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]:
-    """a Responses request body (or its input list) -> Chat Completions messages"""
-    if isinstance(request, list):
-        request = {"input": request}
-    items = request.get("input", [])
-    if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    messages: list[Message] = []
-    if request.get("instructions"):
-        messages.append({"role": "system", "content": request["instructions"]})
-    for item in map(_as_dict, items):
-        kind = item.get("type", "message")
-        if kind == "message":
-            messages.append({"role": item["role"], "content": _text(item.get("content"))})
-        elif kind == "function_call":
-            call = _chat_tool_call(item["call_id"], item["name"], item["arguments"])
-            previous = messages[-1] if messages else None
-            if previous is not None and previous["role"] == "assistant":
-                previous.setdefault("tool_calls", []).append(
-                    call
-                )  # parallel calls, or text + calls
-            else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        elif kind == "function_call_output":
-            messages.append(
-                {"role": "tool", "tool_call_id": item["call_id"], "content": _text(item["output"])}
-            )
-        elif kind == "reasoning":
-            continue  # a reasoning model's private notes: Chat Completions has no place for them
-        else:
-            raise ValueError(
-                f"cannot translate a Responses item of type {kind!r} to Chat Completions"
-            )
-    return messages
 
 
 _RESPONSES_STATUS = {

@@ -9,9 +9,9 @@ from typing import Any
 
 import openai
 
+from ._defaults import DEFAULT_MODEL
 from .calls import assistant_message, sendable_message, tool_calls_of, tool_message, unanswered_calls
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
-from .mock.model import DEFAULT_MODEL
 from .trace import Trace, escape_surrogates, recorded, trace_of
 
 __all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun"]

@@ -27,7 +27,7 @@ from agent_core.context import (
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import run_agent
 from agent_core.mock.context_policies import LogReader, Summarizer, log_tools, sample_logs
-from agent_core.mock.tokens import count_text
+from agent_core.tokens import count_text
 
 FIVE_CALLS = "Check these logs for 'ERROR': api.log, auth.log, cron.log, mail.log."
 TEN_CALLS = (

@@ -13,8 +13,8 @@ from agent_core.loop import run_agent
 from agent_core.mock.protocol import REQUEST_ARGUMENTS
 from agent_core.mock.request_options import fill_schema, is_answer_tool
 from agent_core.mock.server import serve
-from agent_core.mock.tokens import count_text
 from agent_core.schema import tool_definition
+from agent_core.tokens import count_text
 from conftest import add
 
 

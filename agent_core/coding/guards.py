@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from agent_core.coding._observations import grep_matches, read_view
 from agent_core.coding.tools import Workspace
 from agent_core.dispatch import Observation
 from agent_core.loop import AgentRun, Guardrail, StopRun
-from agent_core.mock.coding_policies import grep_matches, read_view
 
 __all__ = [
     "Citation",

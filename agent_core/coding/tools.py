@@ -18,7 +18,7 @@ import regex
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
 from agent_core.coding.workspace import copy_project, diff, snapshot, unsafe_path, walk_files
-from agent_core.formats import ERROR_PREFIX
+from agent_core.dispatch import ERROR_PREFIX
 
 __all__ = ["Workspace", "ToolLimits", "ToolError", "CORE_TOOLS", "ALL_TOOLS"]
 
