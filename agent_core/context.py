@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import openai
 
 from ._defaults import DEFAULT_MODEL
+from ._plots import plot_ledgers
 from .loop import AgentRun, Guardrail, StopRun
 from .tokens import count_request, encoding
 from .trace import Trace
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 __all__ = [
     "LedgerRow",
@@ -365,38 +363,3 @@ class Compactor(Guardrail):
                 summary=shorter[1 if shorter[0].get("role") == "system" else 0]["content"],
             )
         )
-
-
-# --- a picture of the ledger ------------------------------------------------------------------
-
-
-def plot_ledgers(ledgers: Ledger | Mapping[str, Ledger], title: str = "") -> Figure:
-    """a Figure with each call's input tokens (left) and the cumulative input (right)
-
-    Fixed size and dpi. The figure is closed in pyplot, so a notebook shows it once: where
-    the returned Figure is displayed (save it with figure.savefig(path) elsewhere).
-    """
-    import matplotlib.pyplot as plt
-
-    if isinstance(ledgers, Ledger):
-        ledgers = {"run": ledgers}
-    figure, (per_call, cumulative) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100, layout="constrained")
-    plt.close(figure)
-    for label, ledger in ledgers.items():
-        calls = [row.call for row in ledger.rows]
-        per_call.plot(calls, [row.prompt for row in ledger.rows], marker="o", label=label)
-        cumulative.plot(calls, [row.cumulative_input for row in ledger.rows], marker="o", label=label)
-    for axes, name in (
-        (per_call, "input tokens of each call"),
-        (cumulative, "cumulative input tokens"),
-    ):
-        axes.set_title(name, fontsize=10)
-        axes.set_xlabel("model call")
-        axes.grid(alpha=0.3)
-        axes.xaxis.get_major_locator().set_params(integer=True)
-        axes.yaxis.set_major_formatter("{x:,.0f}")
-    if len(ledgers) > 1:
-        cumulative.legend(fontsize=8)
-    if title:
-        figure.suptitle(title, fontsize=11)
-    return figure
