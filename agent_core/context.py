@@ -12,6 +12,7 @@ import openai
 from ._defaults import DEFAULT_MODEL
 from ._plots import plot_ledgers
 from .loop import AgentRun, Guardrail, StopRun
+from .schema import Tool
 from .tokens import count_request, encoding
 from .trace import Trace
 
@@ -229,14 +230,18 @@ def keep_head_and_tail(text: str, max_tokens: int) -> str:
 
 
 def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:
-    """the same tool (name, parameters, description) whose text result is cut to max_tokens"""
+    """the same tool (name, parameters, description; for a Tool, what it declares) whose text
+    result is cut to max_tokens"""
 
-    @functools.wraps(tool)
+    @functools.wraps(tool, updated=())  # its name, docstring and signature
     def pruned_tool(*args: Any, **kwargs: Any) -> Any:
         result = tool(*args, **kwargs)
         return keep_head_and_tail(result, max_tokens) if isinstance(result, str) else result
 
-    return pruned_tool
+    if not isinstance(tool, Tool):
+        return pruned_tool
+    return Tool(pruned_tool, name=tool.name, description=tool.description, strict=tool.strict,
+                writes=tool.writes, timeout=tool.timeout)
 
 
 # --- compaction: old turns become a summary written by the model --------------------------------

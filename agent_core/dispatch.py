@@ -69,7 +69,6 @@ class ToolRegistry:
         self.max_chars = max_chars  # None: never cut
         self._tools: dict[str, Tool] = {}
         self._timeouts: dict[str, float | None] = {}
-        self._own_timeouts: dict[str, float] = {}
         for function in tools:
             self.add(function)
 
@@ -81,18 +80,19 @@ class ToolRegistry:
         *,
         name: str | None = None,
         timeout: float | None = None,
+        writes: bool | None = None,
     ) -> Tool:
         """register a Tool or a plain function (made into a Tool); returns the Tool
 
-        timeout: seconds this tool may run; None uses the registry's timeout. A function with an
-        `own_timeout` attribute (seconds) stops itself within that time, as run_command kills its
-        command: the registry never gives up on it sooner, so the model hears the tool's own message.
+        timeout: seconds the registry waits for this tool; None uses the registry's timeout. A tool
+        whose own `timeout` is longer (it stops itself within it, as run_command kills its command)
+        gets that long, so the model hears the tool's own message. writes: see Tool.writes.
         """
-        if isinstance(function, Tool) and name in (None, function.name):
+        if isinstance(function, Tool) and name in (None, function.name) and writes is None:
             new_tool = function
         else:
             strict = function.strict if isinstance(function, Tool) else False
-            new_tool = Tool(function, name=name, strict=strict)
+            new_tool = Tool(function, name=name, strict=strict, writes=writes)
         if new_tool.name in self._tools:
             raise ValueError(
                 f"a tool named {new_tool.name!r} is already registered; give one of them "
@@ -101,9 +101,6 @@ class ToolRegistry:
         self._tools[new_tool.name] = new_tool
         if timeout is not None:
             self._timeouts[new_tool.name] = timeout
-        own_timeout = getattr(new_tool, "own_timeout", None)
-        if own_timeout is not None:
-            self._own_timeouts[new_tool.name] = own_timeout
         return new_tool
 
     def register(self, function: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -122,11 +119,12 @@ class ToolRegistry:
         return list(self._tools)
 
     def timeout_for(self, name: str) -> float | None:
-        """the tool's timeout if it has one, else the registry's; never less than its own_timeout"""
+        """the timeout given for this tool, else the registry's; never less than the tool's own"""
         timeout = self._timeouts.get(name, self.timeout)
-        if timeout is None or name not in self._own_timeouts:
+        own = self._tools[name].timeout if name in self._tools else None
+        if timeout is None or own is None:
             return timeout
-        return max(timeout, self._own_timeouts[name])
+        return max(timeout, own)
 
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]

@@ -51,16 +51,25 @@ class Tool:
         description: str | None = None,
         strict: bool = False,
         parameters: dict[str, Any] | None = None,
+        writes: bool | None = None,
+        timeout: float | None = None,
     ):
         """parameters: a JSON Schema given as it is (an MCP server's, lesson 10) instead of the signature's"""
-        if isinstance(function, Tool):  # re-wrapping keeps its name and description
+        if isinstance(function, Tool):  # re-wrapping keeps what the tool declared
             name = name or function.name
             description = description or function.description
+            writes = function.writes if writes is None else writes
+            timeout = function.timeout if timeout is None else timeout
             function = function.function
-        functools.update_wrapper(self, function)  # first: it copies the function's __dict__
+        functools.update_wrapper(self, function, updated=())  # its name, docstring and signature
         self.function = function
         self.name = name or getattr(function, "__name__", "")
         self.strict = strict
+        self.writes = bool(writes)
+        """the tool changes things (files, mail, money): Permissions(read_only=True) refuses it"""
+        self.timeout = timeout
+        """seconds the tool needs at most: it stops itself within them (run_command kills its
+        command), so a ToolRegistry waits at least this long before giving up on it; None: unsaid"""
         if not TOOL_NAME_PATTERN.match(self.name):
             raise ToolSchemaError(
                 f"tool name {self.name!r} is not allowed: use 1 to 64 letters, digits, "
@@ -105,11 +114,16 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     strict: bool = False,
+    writes: bool | None = None,
+    timeout: float | None = None,
 ) -> Any:
-    """decorator: `@tool` or `@tool(strict=True, name=..., description=...)` turns a function into a Tool"""
+    """decorator: `@tool`, or `@tool(strict=True, writes=True, timeout=..., name=..., description=...)`,
+    turns a function into a Tool"""
 
     def make(function: Callable[..., Any]) -> Tool:
-        return Tool(function, name=name, description=description, strict=strict)
+        return Tool(
+            function, name=name, description=description, strict=strict, writes=writes, timeout=timeout
+        )
 
     return make if function is None else make(function)
 

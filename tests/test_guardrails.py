@@ -17,7 +17,6 @@ from agent_core.guardrails import (
     VerifyBeforeDone,
     describe_call,
     resume,
-    writes,
 )
 from agent_core.loop import run_agent
 from agent_core.mock.misbehaving import (
@@ -27,6 +26,7 @@ from agent_core.mock.misbehaving import (
     Runaway,
     skips_the_tests,
 )
+from agent_core.schema import tool
 from agent_core.widgets import ApprovalPanel
 from conftest import add, divide
 
@@ -39,7 +39,7 @@ def draft_email(to: str, subject: str) -> str:
 OUTBOX: list[str] = []
 
 
-@writes
+@tool(writes=True)
 def send_email(to: str, subject: str) -> str:
     """Send an email now."""
     OUTBOX.append(to)
@@ -242,7 +242,7 @@ def test_read_only_refuses_writing_tools_by_name_and_by_mark():
         [draft_email, send_email],
         guardrails=[Permissions(read_only=True)],
     )
-    assert [o.is_error for o in mail.observations] == [False, True]  # send_email is marked @writes
+    assert [o.is_error for o in mail.observations] == [False, True]  # send_email is declared writes=True
 
 
 @pytest.mark.parametrize(

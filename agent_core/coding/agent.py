@@ -6,7 +6,7 @@ import fnmatch
 import functools
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from agent_core.coding.workspace import project_files, snapshot
 from agent_core.dispatch import ERROR_PREFIX, ToolRegistry
 from agent_core.guardrails import Permissions, VerifyBeforeDone
 from agent_core.loop import AgentRun, Guardrail, run_agent
+from agent_core.schema import Tool
 
 __all__ = [
     "TASKS",
@@ -60,21 +61,23 @@ MAX_TURNS = 20  # a hard cap on model calls: the careful runs need 5 and 11
 
 # --- the tools ---------------------------------------------------------------------------------
 
-def coding_tools(workspace: Workspace, *names: str, steady: bool = True) -> list[Callable[..., str]]:
+def coding_tools(workspace: Workspace, *names: str, steady: bool = True) -> list[Tool]:
     """the workspace's tools (the four core ones, or the named); steady=True passes run_command's
     output through steady_timings before the model sees it, so a run is the same every time"""
     tools = workspace.tools(*names)
     if not steady:
         return tools
-    return [_steady(tool) if tool.__name__ == "run_command" else tool for tool in tools]
+    return [_steady(tool) if tool.name == "run_command" else tool for tool in tools]
 
 
-def _steady(run_command: Callable[..., str]) -> Callable[..., str]:
-    @functools.wraps(run_command)  # same name, docstring and signature: the same tool definition
-    def tool(*args: Any, **kwargs: Any) -> str:
+def _steady(run_command: Tool) -> Tool:
+    """the same tool (name, definition, timeout), its output passed through steady_timings"""
+
+    @functools.wraps(run_command.function, updated=())  # its name, docstring and signature
+    def steady_run_command(*args: Any, **kwargs: Any) -> str:
         return steady_timings(run_command(*args, **kwargs))
 
-    return tool
+    return Tool(steady_run_command, writes=run_command.writes, timeout=run_command.timeout)
 
 
 # --- projects, policies and the verdict --------------------------------------------------------
