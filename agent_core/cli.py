@@ -46,7 +46,7 @@ def demo(as_json: bool = False) -> int:
         from .render import print_trace
 
         print_trace(run.trace, console=_terminal(), json=True)
-        print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls} tool call)")
+        print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls_made} tool call)")
     return 0 if run.stop_reason == "answered" else 1
 
 

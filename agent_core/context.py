@@ -152,8 +152,8 @@ class Prices:
 
     input: float
     output: float
-    cache_read: float = 0.10  # a cached prefix read costs this times `input`
-    cache_write: float = 1.25  # writing a prefix to the cache costs this times `input`
+    cache_read_multiplier: float = 0.10  # a cached prefix read costs this times `input`
+    cache_write_multiplier: float = 1.25  # writing a prefix to the cache costs this times `input`
 
 
 def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list[float]:
@@ -163,7 +163,7 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
     for row in ledger.rows:
         if caching:
             new = row.prompt - row.resent
-            input_cost = prices.input * (row.resent * prices.cache_read + new * prices.cache_write)
+            input_cost = prices.input * (row.resent * prices.cache_read_multiplier + new * prices.cache_write_multiplier)
         else:
             input_cost = prices.input * row.prompt
         costs.append((input_cost + prices.output * row.completion) / 1_000_000)
@@ -171,10 +171,10 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
 
 
 def billed_costs(ledger: Ledger, prices: Prices) -> list[float]:
-    """dollars per call as the usage reports it: cached tokens at `cache_read` times the input price
+    """dollars per call as the usage reports it: cached tokens at `cache_read_multiplier` times the input price
     (OpenAI's automatic caching has no write premium), the rest of the prompt at the input price"""
     return [
-        (prices.input * (row.prompt - row.cached + row.cached * prices.cache_read) + prices.output * row.completion)
+        (prices.input * (row.prompt - row.cached + row.cached * prices.cache_read_multiplier) + prices.output * row.completion)
         / 1_000_000
         for row in ledger.rows
     ]

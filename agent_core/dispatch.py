@@ -18,13 +18,13 @@ __all__ = [
     "is_error",
     "truncate",
     "ERROR_PREFIX",
-    "DEFAULT_TIMEOUT",
+    "DEFAULT_TOOL_TIMEOUT",
     "python_arguments",
     "to_text",
     "ToolFailure",
 ]
 
-DEFAULT_TIMEOUT = 30.0  # seconds a tool may run before the dispatcher stops waiting
+DEFAULT_TOOL_TIMEOUT = 30.0  # seconds a tool may run before the dispatcher stops waiting
 DEFAULT_MAX_CHARS = 4000  # longest observation sent back to the model
 
 
@@ -62,7 +62,7 @@ class ToolRegistry:
         self,
         tools: Iterable[Callable[..., Any]] = (),
         *,
-        timeout: float | None = DEFAULT_TIMEOUT,
+        timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         max_chars: int | None = DEFAULT_MAX_CHARS,
     ):
         self.timeout = timeout  # None: wait for ever

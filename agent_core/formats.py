@@ -39,7 +39,7 @@ __all__ = [
 UNPARSED_ARGUMENTS = "_unparsed_arguments"
 
 Message = dict[str, Any]
-Tool = dict[str, Any]
+ToolDefinition = dict[str, Any]
 
 
 # --- shared helpers ---------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def _split_system(messages: list[Message]) -> tuple[str | None, list[Message]]:
     return None, messages
 
 
-def _function_of(tool: Tool) -> dict[str, Any]:
+def _function_of(tool: ToolDefinition) -> dict[str, Any]:
     tool = _as_dict(tool)
     if tool.get("type") != "function" or "function" not in tool:
         raise ValueError(
@@ -108,10 +108,10 @@ def _choice(completion: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
 # message with role "system", which the Responses API also accepts.
 
 
-def tool_to_responses(tool: Tool) -> Tool:
+def tool_to_responses(tool: ToolDefinition) -> ToolDefinition:
     """Chat Completions tool -> Responses tool: the same fields, one level up"""
     function = _function_of(tool)
-    flat: Tool = {"type": "function", "name": function["name"]}
+    flat: ToolDefinition = {"type": "function", "name": function["name"]}
     if "description" in function:
         flat["description"] = function["description"]
     flat["parameters"] = function.get("parameters")
@@ -121,7 +121,7 @@ def tool_to_responses(tool: Tool) -> Tool:
     return flat
 
 
-def tool_from_responses(tool: Tool) -> Tool:
+def tool_from_responses(tool: ToolDefinition) -> ToolDefinition:
     """Responses tool -> Chat Completions tool (strict=False is left out: it is the default there)"""
     function: dict[str, Any] = {"name": tool["name"]}
     if "description" in tool:
@@ -133,7 +133,7 @@ def tool_from_responses(tool: Tool) -> Tool:
     return {"type": "function", "function": function}
 
 
-def to_responses(messages: list[Message], tools: list[Tool] | None = None) -> dict[str, Any]:
+def to_responses(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
     """Chat Completions messages (+ tools) -> a Responses request body: instructions, input items, tools"""
     instructions, rest = _split_system([_as_dict(m) for m in messages])
     items: list[dict[str, Any]] = []
@@ -237,10 +237,10 @@ def completion_to_responses(completion: Any) -> dict[str, Any]:
 # `system` is a top-level string, so only a leading system message can be translated.
 
 
-def tool_to_anthropic(tool: Tool) -> Tool:
+def tool_to_anthropic(tool: ToolDefinition) -> ToolDefinition:
     """Chat Completions tool -> Anthropic tool: `parameters` is called `input_schema`"""
     function = _function_of(tool)
-    anthropic_tool: Tool = {"name": function["name"]}
+    anthropic_tool: ToolDefinition = {"name": function["name"]}
     if "description" in function:
         anthropic_tool["description"] = function["description"]
     anthropic_tool["input_schema"] = function.get("parameters") or {
@@ -252,7 +252,7 @@ def tool_to_anthropic(tool: Tool) -> Tool:
     return anthropic_tool
 
 
-def tool_from_anthropic(tool: Tool) -> Tool:
+def tool_from_anthropic(tool: ToolDefinition) -> ToolDefinition:
     """Anthropic tool -> Chat Completions tool"""
     function: dict[str, Any] = {"name": tool["name"]}
     if "description" in tool:
@@ -279,7 +279,7 @@ def _append_turn(turns: list[dict[str, Any]], role: str, blocks: list[dict[str, 
         turns.append({"role": role, "content": list(blocks)})
 
 
-def to_anthropic(messages: list[Message], tools: list[Tool] | None = None) -> dict[str, Any]:
+def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
     """Chat Completions messages (+ tools) -> an Anthropic request body: system, messages, tools"""
     system, rest = _split_system([_as_dict(m) for m in messages])
     turns: list[dict[str, Any]] = []
@@ -444,13 +444,13 @@ def completion_to_anthropic(completion: Any) -> dict[str, Any]:
 # and pair each tool message with the oldest unanswered call of the same name.
 
 
-def tool_to_ollama(tool: Tool) -> Tool:
+def tool_to_ollama(tool: ToolDefinition) -> ToolDefinition:
     """Chat Completions tool -> Ollama tool: the same shape (Ollama does not use `strict`)"""
     _function_of(tool)
     return copy.deepcopy(_as_dict(tool))
 
 
-def tool_from_ollama(tool: Tool) -> Tool:
+def tool_from_ollama(tool: ToolDefinition) -> ToolDefinition:
     """Ollama tool -> Chat Completions tool: the same shape"""
     return copy.deepcopy(tool)
 
@@ -470,7 +470,7 @@ def _ollama_assistant(message: Message) -> dict[str, Any]:
     return ollama_message
 
 
-def to_ollama(messages: list[Message], tools: list[Tool] | None = None) -> dict[str, Any]:
+def to_ollama(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
     """Chat Completions messages (+ tools) -> an Ollama /api/chat request body: messages, tools"""
     ollama_messages: list[dict[str, Any]] = []
     call_names: dict[str, str] = {}  # call id -> tool name

@@ -92,7 +92,7 @@ class Limits(Guardrail):
         self.tokens_used += getattr(usage, "total_tokens", 0) or 0
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
-        if self.max_tool_calls is not None and run.tool_calls > self.max_tool_calls:
+        if self.max_tool_calls is not None and run.tool_calls_made > self.max_tool_calls:
             self._stop(
                 "max_tool_calls",
                 f"{self.max_tool_calls} tool calls (max_tool_calls={self.max_tool_calls})",
@@ -262,13 +262,13 @@ class Approval(Guardrail):
     clicked), the run stops with stop_reason "needs_approval"; resume() continues it later.
     """
 
-    def __init__(self, decide: Decider, tools: Collection[str] | None = None):
+    def __init__(self, decide: Decider, tool_names: Collection[str] | None = None):
         self.decide = decide
-        self.tools = tools  # the risky tools' names; None: every tool
+        self.tool_names = tool_names  # the risky tools' names; None: every tool
         self.pending: dict[str, Any] | None = None  # the call a paused run waits on
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
-        if self.tools is not None and call["function"]["name"] not in self.tools:
+        if self.tool_names is not None and call["function"]["name"] not in self.tool_names:
             return None
         decision = self.decide(call)
         if decision is None:

@@ -33,7 +33,7 @@ class AgentRun:
     messages: list[dict[str, Any]]
     tools: ToolRegistry
     model_calls: int = 0
-    tool_calls: int = 0
+    tool_calls_made: int = 0  # the tool calls the model asked for, refused ones included
     started: float = field(default_factory=time.monotonic)
     answer: str | None = None
     stop_reason: str | None = None  # "answered", "max_turns", or a guardrail's reason
@@ -139,7 +139,7 @@ def run_agent(
 
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
     for call in calls:  # every call gets an answer, in order, before the next model call
-        run.tool_calls += 1
+        run.tool_calls_made += 1
         refusal = _first_said(g.before_tool(run, call) for g in guardrails)
         if refusal is None:
             observation = run.tools.run(call)

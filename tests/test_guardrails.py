@@ -116,7 +116,7 @@ def test_wall_time_limit_stops_a_slow_run():
     )
     assert run.stop_reason == "max_seconds"
     assert "running for more than 0.03 seconds (max_seconds=0.03)" in run.answer
-    assert run.tool_calls <= 2
+    assert run.tool_calls_made <= 2
 
 
 def test_the_dispatchers_per_tool_timeout_composes_with_limits():
@@ -300,7 +300,7 @@ def test_a_denial_goes_back_to_the_model_and_the_loop_goes_on():
         asked.append(describe_call(call))
         return Decision(False, "a person sends applications")
 
-    _, _, run = mail_run(decide, tools=["send_email"])
+    _, _, run = mail_run(decide, tool_names=["send_email"])
     assert asked == [
         'send_email(to="jobs@acme.example", subject="Application")'
     ]  # the draft was not asked about
@@ -346,14 +346,14 @@ def test_the_terminal_decider_denies_when_nobody_can_answer():
     def closed(prompt):
         raise EOFError
 
-    _, _, run = mail_run(TerminalApproval(input=closed, print=lambda *a: None), tools=["send_email"])
+    _, _, run = mail_run(TerminalApproval(input=closed, print=lambda *a: None), tool_names=["send_email"])
     assert OUTBOX == [] and "nobody was there to approve it" in run.observations[1].content
 
 
 def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
     panel = ApprovalPanel()
     assert panel.approve_button.disabled  # nothing to decide yet
-    client, approval, run = mail_run(panel, tools=["send_email"])
+    client, approval, run = mail_run(panel, tool_names=["send_email"])
     assert run.stop_reason == "needs_approval" and OUTBOX == []
     assert run.answer.startswith('Paused: send_email(to="jobs@acme.example", subject="Application") needs')
     assert panel.pending is approval.pending and not panel.approve_button.disabled
@@ -367,7 +367,7 @@ def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
 
     resumed = resume(client, run, guardrails=[approval])
     assert resumed.stop_reason == "answered" and OUTBOX == ["jobs@acme.example"]
-    assert resumed.model_calls == 1 and resumed.tool_calls == 1  # only the paused call ran now
+    assert resumed.model_calls == 1 and resumed.tool_calls_made == 1  # only the paused call ran now
     assert [m["role"] for m in resumed.messages] == [
         "user",
         "assistant",
@@ -381,7 +381,7 @@ def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
 
 def test_a_click_on_deny_sends_the_typed_reason_to_the_model():
     panel = ApprovalPanel()
-    client, approval, run = mail_run(panel, tools=["send_email"])
+    client, approval, run = mail_run(panel, tool_names=["send_email"])
     panel.reason_text.value = "I will send it myself"
     panel.deny_button.click()
     resumed = resume(client, run, guardrails=[approval])
@@ -412,9 +412,9 @@ def test_a_pause_between_parallel_calls_resumes_without_running_the_first_again(
     OUTBOX.clear()
     policy = mock.Script([mock.call("draft_email", **EMAIL), mock.call("send_email", **EMAIL)], "done")
     client = mock.client(policy)
-    guards = [Approval(panel, tools=["send_email"]), Limits(max_tool_calls=5)]
+    guards = [Approval(panel, tool_names=["send_email"]), Limits(max_tool_calls=5)]
     run = run_agent(client, "apply", [draft_email, send_email], guardrails=guards)
-    assert run.stop_reason == "needs_approval" and run.tool_calls == 2
+    assert run.stop_reason == "needs_approval" and run.tool_calls_made == 2
     assert run.messages[2]["content"] == "draft saved for jobs@acme.example"
     panel.approve()
     resumed = resume(client, run, guardrails=guards)
@@ -430,7 +430,7 @@ def test_only_a_paused_run_can_be_resumed():
 
 
 def test_approval_does_not_fire_on_a_well_behaved_run():
-    assert_untouched(calculator_run([Approval(lambda call: pytest.fail("asked"), tools=["send_email"])]))
+    assert_untouched(calculator_run([Approval(lambda call: pytest.fail("asked"), tool_names=["send_email"])]))
 
 
 # --- verify before done -------------------------------------------------------------------------
@@ -485,7 +485,7 @@ def every_guard():
         Limits(max_turns=10, max_tool_calls=5, max_seconds=30, max_tokens=5_000),
         LoopDetector(max_repeats=1),
         Permissions(deny=["send_email"], protected=["test_*.py"]),
-        Approval(lambda call: Decision(False, "no"), tools=["send_email"]),
+        Approval(lambda call: Decision(False, "no"), tool_names=["send_email"]),
         VerifyBeforeDone(lambda answer: ("5.666" in answer, "wrong result")),
     ]
 
