@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import inspect
-import json
 import posixpath
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -12,7 +10,7 @@ from typing import Any
 
 import openai
 
-from .calls import parse_arguments
+from ._call_text import call_arguments, call_key, describe_call, takes_an_argument, times_text
 from .loop import AgentRun, Guardrail, StopRun, run_agent
 
 __all__ = [
@@ -31,23 +29,6 @@ __all__ = [
 
 WRITING_TOOLS = ("write_file", "edit_file", "delete_file", "run_command")
 PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "filepath")
-
-
-def describe_call(call: dict[str, Any]) -> str:
-    """a tool call as one readable line: send_email(to="ana@example.com", subject="Hi")"""
-    name, arguments = call["function"]["name"], _arguments(call)
-    if arguments is None:  # broken JSON: show it as it came
-        return f"{name}({call['function'].get('arguments')})"
-    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return f"{name}({shown})"
-
-
-def _arguments(call: dict[str, Any]) -> dict[str, Any] | None:
-    """the call's arguments, or None when they are not a JSON object"""
-    try:
-        return parse_arguments(call)
-    except (ValueError, TypeError):
-        return None
 
 
 # --- limits -----------------------------------------------------------------------------------
@@ -137,7 +118,7 @@ class LoopDetector(Guardrail):
         if times == self.max_repeats + 1:
             return (
                 f"you already called {call['function']['name']} with exactly these arguments "
-                f"{_times(self.max_repeats)}, and the result will not change. Use the result you "
+                f"{times_text(self.max_repeats)}, and the result will not change. Use the result you "
                 "have, or try something different."
             )
         raise StopRun(
@@ -150,26 +131,14 @@ class LoopDetector(Guardrail):
     @staticmethod
     def times_asked(run: AgentRun, call: dict[str, Any]) -> int:
         """how many times this run's messages ask for this exact call, up to and including it"""
-        key = _call_key(call)
+        key = call_key(call)
         times = 0
         for message in run.messages:
             for earlier in message.get("tool_calls") or []:
-                times += _call_key(earlier) == key
+                times += call_key(earlier) == key
                 if earlier["id"] == call["id"]:
                     return times
         return times
-
-
-def _times(count: int) -> str:
-    return {1: "once", 2: "twice"}.get(count, f"{count} times")
-
-
-def _call_key(call: dict[str, Any]) -> tuple[str, str]:
-    """name + arguments, with the arguments' key order and spacing made irrelevant"""
-    arguments = _arguments(call)
-    if arguments is None:  # broken JSON: compare the text as it is
-        return call["function"]["name"], str(call["function"].get("arguments"))
-    return call["function"]["name"], json.dumps(arguments, sort_keys=True)
 
 
 # --- permissions --------------------------------------------------------------------------------
@@ -227,7 +196,7 @@ class Permissions(Guardrail):
     @staticmethod
     def paths_in(call: dict[str, Any]) -> list[str]:
         """the path-like arguments of a call, normalised ("./a/../b.py" -> "b.py")"""
-        arguments = _arguments(call) or {}
+        arguments = call_arguments(call) or {}
         found = [arguments[name] for name in PATH_ARGUMENTS if isinstance(arguments.get(name), str)]
         return [posixpath.normpath(path.replace("\\", "/")) for path in found]
 
@@ -370,22 +339,12 @@ class VerifyBeforeDone(RejectThenStop):
         self.check = check
 
     def check_answer(self, run: AgentRun, answer: str) -> str | None:
-        ok, report = self.check(answer) if _takes_an_argument(self.check) else self.check()
+        ok, report = self.check(answer) if takes_an_argument(self.check) else self.check()
         if ok:
             return None
         return self.reject(
             f"Your answer was not accepted: the check failed, so the task is not done yet.\n"
             f"{report}\nFix the problem, check your work, then answer again.",
-            f"I stopped: my answer was rejected {_times(self.rejections)} and the check still "
+            f"I stopped: my answer was rejected {times_text(self.rejections)} and the check still "
             f"fails, so the task is not done. The last report:\n{report}",
         )
-
-
-def _takes_an_argument(function: Callable[..., Any]) -> bool:
-    try:
-        inspect.signature(function).bind(None)
-    except TypeError:
-        return False
-    except ValueError:  # no signature to read (some built-ins): assume check(answer)
-        return True
-    return True
