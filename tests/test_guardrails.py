@@ -505,3 +505,26 @@ def test_all_guards_together_leave_a_well_behaved_run_alone():
 def test_all_guards_together_each_catches_its_case(policy, stop_reason):
     run = run_agent(mock.client(policy), "5 + 8/12", [add, divide], guardrails=every_guard(), max_turns=20)
     assert run.stop_reason == stop_reason
+
+
+def test_every_guardrail_starts_each_run_afresh():
+    class Starts(Limits):
+        def start(self, run):
+            super().start(run)
+            self.started = getattr(self, "started", 0) + 1
+
+    limits = Starts(max_tokens=10_000)
+    verify = VerifyBeforeDone(lambda: (False, "red"), max_rejections=1)
+    for _ in range(2):  # the same guardrails for two runs: each run's counts start from zero
+        run = calculator_run([limits, verify])
+        assert run.stop_reason == "not_verified" and verify.rejections == 1
+    assert limits.started == 2 and 0 < limits.tokens_used < 10_000
+
+
+def test_a_paused_run_records_the_calls_it_did_not_run():
+    panel = ApprovalPanel()
+    _, _, run = mail_run(panel, tool_names=["send_email"])
+    assert run.stop_reason == "needs_approval"
+    assert [call["function"]["name"] for call in run.paused_calls] == ["send_email"]
+    answered = {m["tool_call_id"]: m["content"] for m in run.messages if m["role"] == "tool"}
+    assert answered[run.paused_calls[0]["id"]].startswith("ERROR: not run: Paused")
