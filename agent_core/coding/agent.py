@@ -1,4 +1,4 @@
-"""The coding agent put together: a practice project, the tools, a policy, guardrails, a verdict (lesson 07)."""
+"""The coding agent put together: a practice project, the tools, a model, guardrails, a verdict (lesson 07)."""
 
 from __future__ import annotations
 
