@@ -29,7 +29,7 @@ def _message_of(response_or_message: Any) -> Any:
     return response_or_message
 
 
-def _field(obj: Any, name: str) -> Any:
+def _attribute_or_key(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
@@ -40,15 +40,15 @@ def wants_tools(response: Any) -> bool:
 
 def tool_calls_of(response_or_message: Any) -> list[dict[str, Any]]:
     """the tool calls of a reply, as plain dicts {"id", "type", "function": {"name", "arguments"}}"""
-    calls = _field(_message_of(response_or_message), "tool_calls") or []
+    calls = _attribute_or_key(_message_of(response_or_message), "tool_calls") or []
     plain = []
     for call in calls:
-        function = _field(call, "function")
+        function = _attribute_or_key(call, "function")
         plain.append(
             {
-                "id": _field(call, "id"),
+                "id": _attribute_or_key(call, "id"),
                 "type": "function",
-                "function": {"name": _field(function, "name"), "arguments": _field(function, "arguments")},
+                "function": {"name": _attribute_or_key(function, "name"), "arguments": _attribute_or_key(function, "arguments")},
             }
         )
     return plain
@@ -56,8 +56,8 @@ def tool_calls_of(response_or_message: Any) -> list[dict[str, Any]]:
 
 def parse_arguments(call: Any) -> dict[str, Any]:
     """the arguments of one tool call, parsed from their JSON string into a dict"""
-    function = _field(call, "function")
-    name, raw = _field(function, "name"), _field(function, "arguments")
+    function = _attribute_or_key(call, "function")
+    name, raw = _attribute_or_key(function, "name"), _attribute_or_key(function, "arguments")
     try:
         arguments = json.loads(raw or "{}")
     except json.JSONDecodeError as error:
@@ -75,7 +75,7 @@ def assistant_message(response_or_message: Any) -> dict[str, Any]:
     they do not know, so we write the message out explicitly.
     """
     message = _message_of(response_or_message)
-    plain: dict[str, Any] = {"role": "assistant", "content": _field(message, "content")}
+    plain: dict[str, Any] = {"role": "assistant", "content": _attribute_or_key(message, "content")}
     calls = tool_calls_of(message)
     if calls:
         plain["tool_calls"] = calls
@@ -85,7 +85,7 @@ def assistant_message(response_or_message: Any) -> dict[str, Any]:
 def tool_message(call: Any, content: Any) -> dict[str, Any]:
     """the `tool` message that answers one call; non-text results are sent as JSON"""
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    call_id = call if isinstance(call, str) else _field(call, "id")
+    call_id = call if isinstance(call, str) else _attribute_or_key(call, "id")
     return {"role": "tool", "tool_call_id": call_id, "content": text}
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from collections.abc import Callable
+from typing import Any
 
 from . import mock
 from .loop import run_agent
 from .schema import tool
 
-__all__ = ["main", "run", "demo"]
+__all__ = ["main", "run", "demo", "fix"]
 
 DEMO_QUESTION = "What is 4 + 2?"
 
@@ -43,7 +46,7 @@ def demo(as_json: bool = False) -> int:
         from .render import print_trace
 
         print_trace(run.trace, console=_terminal(), json=True)
-        print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls} tool call)")
+        print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls_made} tool call)")
     return 0 if run.stop_reason == "answered" else 1
 
 
@@ -119,11 +122,49 @@ def main(argv: list[str] | None = None) -> int:
 
         return show_cassette(args.cassette, as_json=args.json, console=_terminal())
     if args.command == "fix":
-        from .coding.agent import fix
-
         return fix(args.project, args.policy, guarded=not args.no_guards, console=_terminal())
     parser.print_help()
     return 0
+
+
+def fix(
+    project: str = "discount",
+    policy: str = "careful",
+    *,
+    guarded: bool = True,
+    max_turns: int | None = None,
+    console: Any = None,
+    print_line: Callable[[str], None] = print,
+) -> int:
+    """`agent-core fix`: run a mock coding agent on a fresh copy of a practice project
+
+    Prints the trace (on `console`, a rich Console; default: plain, 100 columns), the final diff
+    and the verdict; returns 0 when the project's own tests pass on the final code, else 1.
+    """
+    from . import render
+    from .coding.agent import MAX_TURNS, TASKS, project_tests, run_coding_agent
+    from .coding.tools import Workspace
+    from .mock.coding_policies import make_policy
+
+    chosen = mock.client(make_policy(policy, project))
+    with tempfile.TemporaryDirectory(prefix="agent-core-fix-") as parent:
+        workspace = Workspace.from_project(project, parent)
+        result = run_coding_agent(workspace, chosen, guarded=guarded, max_turns=max_turns or MAX_TURNS)
+        print_line(f"Task ({project}, policy {policy!r}): {TASKS[project]}")
+        render.print_trace(result.run.trace, console=console or render.console(color=False))
+        print_line(f"Stop reason: {result.run.stop_reason}")
+        print_line(f"Answer: {result.run.answer}")
+        for guard, problems in result.caught.items():
+            for problem in problems:
+                print_line(f"Caught by {guard}: {problem}")
+        print_line("Final diff:" if result.diff else "Final diff: (no changes)")
+        if result.diff:
+            print_line(result.diff.rstrip("\n"))
+        tests = result.tests or project_tests(workspace, project)
+        passed = tests.passed
+        print_line(f"The project's own tests on the final code: {'PASS' if passed else 'FAIL'}")
+        print_line(tests.output.rstrip("\n"))
+    return 0 if passed else 1
 
 
 def run(argv: list[str] | None = None) -> int:

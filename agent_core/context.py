@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import openai
 
+from ._defaults import DEFAULT_MODEL
+from ._plots import plot_ledgers
 from .loop import AgentRun, Guardrail, StopRun
-from .mock.model import DEFAULT_MODEL
-from .mock.tokens import count_request, encoding
+from .schema import Tool
+from .tokens import count_request, encoding
 from .trace import Trace
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 __all__ = [
     "LedgerRow",
@@ -153,8 +152,8 @@ class Prices:
 
     input: float
     output: float
-    cache_read: float = 0.10  # a cached prefix read costs this times `input`
-    cache_write: float = 1.25  # writing a prefix to the cache costs this times `input`
+    cache_read_multiplier: float = 0.10  # a cached prefix read costs this times `input`
+    cache_write_multiplier: float = 1.25  # writing a prefix to the cache costs this times `input`
 
 
 def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list[float]:
@@ -164,7 +163,7 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
     for row in ledger.rows:
         if caching:
             new = row.prompt - row.resent
-            input_cost = prices.input * (row.resent * prices.cache_read + new * prices.cache_write)
+            input_cost = prices.input * (row.resent * prices.cache_read_multiplier + new * prices.cache_write_multiplier)
         else:
             input_cost = prices.input * row.prompt
         costs.append((input_cost + prices.output * row.completion) / 1_000_000)
@@ -172,10 +171,10 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
 
 
 def billed_costs(ledger: Ledger, prices: Prices) -> list[float]:
-    """dollars per call as the usage reports it: cached tokens at `cache_read` times the input price
+    """dollars per call as the usage reports it: cached tokens at `cache_read_multiplier` times the input price
     (OpenAI's automatic caching has no write premium), the rest of the prompt at the input price"""
     return [
-        (prices.input * (row.prompt - row.cached + row.cached * prices.cache_read) + prices.output * row.completion)
+        (prices.input * (row.prompt - row.cached + row.cached * prices.cache_read_multiplier) + prices.output * row.completion)
         / 1_000_000
         for row in ledger.rows
     ]
@@ -231,14 +230,18 @@ def keep_head_and_tail(text: str, max_tokens: int) -> str:
 
 
 def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:
-    """the same tool (name, parameters, description) whose text result is cut to max_tokens"""
+    """the same tool (name, parameters, description; for a Tool, what it declares) whose text
+    result is cut to max_tokens"""
 
-    @functools.wraps(tool)
+    @functools.wraps(tool, updated=())  # its name, docstring and signature
     def pruned_tool(*args: Any, **kwargs: Any) -> Any:
         result = tool(*args, **kwargs)
         return keep_head_and_tail(result, max_tokens) if isinstance(result, str) else result
 
-    return pruned_tool
+    if not isinstance(tool, Tool):
+        return pruned_tool
+    return Tool(pruned_tool, name=tool.name, description=tool.description, strict=tool.strict,
+                writes=tool.writes, timeout=tool.timeout)
 
 
 # --- compaction: old turns become a summary written by the model --------------------------------
@@ -365,38 +368,3 @@ class Compactor(Guardrail):
                 summary=shorter[1 if shorter[0].get("role") == "system" else 0]["content"],
             )
         )
-
-
-# --- a picture of the ledger ------------------------------------------------------------------
-
-
-def plot_ledgers(ledgers: Ledger | Mapping[str, Ledger], title: str = "") -> Figure:
-    """a Figure with each call's input tokens (left) and the cumulative input (right)
-
-    Fixed size and dpi. The figure is closed in pyplot, so a notebook shows it once: where
-    the returned Figure is displayed (save it with figure.savefig(path) elsewhere).
-    """
-    import matplotlib.pyplot as plt
-
-    if isinstance(ledgers, Ledger):
-        ledgers = {"run": ledgers}
-    figure, (per_call, cumulative) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100, layout="constrained")
-    plt.close(figure)
-    for label, ledger in ledgers.items():
-        calls = [row.call for row in ledger.rows]
-        per_call.plot(calls, [row.prompt for row in ledger.rows], marker="o", label=label)
-        cumulative.plot(calls, [row.cumulative_input for row in ledger.rows], marker="o", label=label)
-    for axes, name in (
-        (per_call, "input tokens of each call"),
-        (cumulative, "cumulative input tokens"),
-    ):
-        axes.set_title(name, fontsize=10)
-        axes.set_xlabel("model call")
-        axes.grid(alpha=0.3)
-        axes.xaxis.get_major_locator().set_params(integer=True)
-        axes.yaxis.set_major_formatter("{x:,.0f}")
-    if len(ledgers) > 1:
-        cumulative.legend(fontsize=8)
-    if title:
-        figure.suptitle(title, fontsize=11)
-    return figure

@@ -374,7 +374,7 @@ class Attempt:
     faults: tuple[str, ...]  # what the noisy model did wrong, in order
     stop_reason: str
     model_calls: int
-    tool_calls: int
+    tool_calls_made: int
     input_tokens: int
     output_tokens: int
     cost: float
@@ -428,7 +428,7 @@ class Report:
             low, high = wilson(passed, n)
             lines.append(
                 f"{task or 'all':<12} {passed:>3}/{n:<3} {passed / n:>5.0%} {f'{low:.0%} - {high:.0%}':>13} "
-                f"{_mean(a.model_calls for a in attempts):>6.1f} {_mean(a.tool_calls for a in attempts):>6.1f} "
+                f"{_mean(a.model_calls for a in attempts):>6.1f} {_mean(a.tool_calls_made for a in attempts):>6.1f} "
                 f"{_mean(a.input_tokens + a.output_tokens for a in attempts):>7,.0f} "
                 f"${_mean(a.cost for a in attempts):>7.4f}"
             )
@@ -487,7 +487,7 @@ def _attempt(task: Task, seed: int, noise: Noise, guardrails: bool, max_turns: i
     ledger = token_ledger(run)
     return Attempt(
         task=task.name, seed=seed, passed=not problems, problems=problems, faults=tuple(model.faults),
-        stop_reason=run.stop_reason or "", model_calls=run.model_calls, tool_calls=run.tool_calls,
+        stop_reason=run.stop_reason or "", model_calls=run.model_calls, tool_calls_made=run.tool_calls_made,
         input_tokens=ledger.total_input, output_tokens=ledger.total_output, cost=run_cost(ledger, prices),
     )
 

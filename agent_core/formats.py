@@ -7,6 +7,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from ._messages import ERROR_PREFIX, from_responses
+from ._messages import as_dict as _as_dict
+from ._messages import chat_tool_call as _chat_tool_call
+from ._messages import text_of as _text
+
 __all__ = [
     "ERROR_PREFIX",
     "UNPARSED_ARGUMENTS",
@@ -29,46 +34,15 @@ __all__ = [
     "completion_to_ollama",
 ]
 
-# The course's convention for a failed tool: its observation text starts with this prefix.
-ERROR_PREFIX = "ERROR: "
-
 # Anthropic and Ollama want tool arguments as a JSON object. Arguments that are not one
 # (a model can send broken JSON) travel as {UNPARSED_ARGUMENTS: "<the raw text>"} and come back as that text.
 UNPARSED_ARGUMENTS = "_unparsed_arguments"
 
 Message = dict[str, Any]
-Tool = dict[str, Any]
+ToolDefinition = dict[str, Any]
 
 
 # --- shared helpers ---------------------------------------------------------------------------
-
-
-def _as_dict(item: Any) -> dict[str, Any]:
-    """an SDK object (ChatCompletionMessage, ChatCompletion...) or a dict -> a plain dict"""
-    if hasattr(item, "model_dump"):
-        return item.model_dump(exclude_none=True)
-    if isinstance(item, dict):
-        return item
-    raise TypeError(
-        f"expected a dict (or an openai SDK object), not {type(item).__name__}: {item!r}"
-    )
-
-
-def _text(content: Any) -> str:
-    """message content (None, a string, or a list of text parts/blocks) -> one string"""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    texts = []
-    for part in content:
-        if part.get("type") not in ("text", "input_text", "output_text"):
-            raise ValueError(
-                f"formats.py translates text content only, and found a {part.get('type')!r} part; "
-                "describe the image/file in text or send it with the provider's own SDK"
-            )
-        texts.append(part["text"])
-    return "\n".join(texts)
 
 
 def _arguments_text(call: dict[str, Any]) -> str:
@@ -95,10 +69,6 @@ def _arguments_to_text(arguments: Any) -> str:
     return json.dumps(arguments, ensure_ascii=False)
 
 
-def _chat_tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
 def _split_system(messages: list[Message]) -> tuple[str | None, list[Message]]:
     """a leading system message becomes the format's own system field; the rest stay messages"""
     if messages and messages[0].get("role") == "system":
@@ -106,7 +76,7 @@ def _split_system(messages: list[Message]) -> tuple[str | None, list[Message]]:
     return None, messages
 
 
-def _function_of(tool: Tool) -> dict[str, Any]:
+def _function_of(tool: ToolDefinition) -> dict[str, Any]:
     tool = _as_dict(tool)
     if tool.get("type") != "function" or "function" not in tool:
         raise ValueError(
@@ -138,10 +108,10 @@ def _choice(completion: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
 # message with role "system", which the Responses API also accepts.
 
 
-def tool_to_responses(tool: Tool) -> Tool:
+def tool_to_responses(tool: ToolDefinition) -> ToolDefinition:
     """Chat Completions tool -> Responses tool: the same fields, one level up"""
     function = _function_of(tool)
-    flat: Tool = {"type": "function", "name": function["name"]}
+    flat: ToolDefinition = {"type": "function", "name": function["name"]}
     if "description" in function:
         flat["description"] = function["description"]
     flat["parameters"] = function.get("parameters")
@@ -151,7 +121,7 @@ def tool_to_responses(tool: Tool) -> Tool:
     return flat
 
 
-def tool_from_responses(tool: Tool) -> Tool:
+def tool_from_responses(tool: ToolDefinition) -> ToolDefinition:
     """Responses tool -> Chat Completions tool (strict=False is left out: it is the default there)"""
     function: dict[str, Any] = {"name": tool["name"]}
     if "description" in tool:
@@ -163,7 +133,7 @@ def tool_from_responses(tool: Tool) -> Tool:
     return {"type": "function", "function": function}
 
 
-def to_responses(messages: list[Message], tools: list[Tool] | None = None) -> dict[str, Any]:
+def to_responses(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
     """Chat Completions messages (+ tools) -> a Responses request body: instructions, input items, tools"""
     instructions, rest = _split_system([_as_dict(m) for m in messages])
     items: list[dict[str, Any]] = []
@@ -200,42 +170,6 @@ def to_responses(messages: list[Message], tools: list[Tool] | None = None) -> di
     if tools:
         request["tools"] = [tool_to_responses(t) for t in tools]
     return request
-
-
-def from_responses(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]:
-    """a Responses request body (or its input list) -> Chat Completions messages"""
-    if isinstance(request, list):
-        request = {"input": request}
-    items = request.get("input", [])
-    if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    messages: list[Message] = []
-    if request.get("instructions"):
-        messages.append({"role": "system", "content": request["instructions"]})
-    for item in map(_as_dict, items):
-        kind = item.get("type", "message")
-        if kind == "message":
-            messages.append({"role": item["role"], "content": _text(item.get("content"))})
-        elif kind == "function_call":
-            call = _chat_tool_call(item["call_id"], item["name"], item["arguments"])
-            previous = messages[-1] if messages else None
-            if previous is not None and previous["role"] == "assistant":
-                previous.setdefault("tool_calls", []).append(
-                    call
-                )  # parallel calls, or text + calls
-            else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        elif kind == "function_call_output":
-            messages.append(
-                {"role": "tool", "tool_call_id": item["call_id"], "content": _text(item["output"])}
-            )
-        elif kind == "reasoning":
-            continue  # a reasoning model's private notes: Chat Completions has no place for them
-        else:
-            raise ValueError(
-                f"cannot translate a Responses item of type {kind!r} to Chat Completions"
-            )
-    return messages
 
 
 _RESPONSES_STATUS = {
@@ -303,10 +237,10 @@ def completion_to_responses(completion: Any) -> dict[str, Any]:
 # `system` is a top-level string, so only a leading system message can be translated.
 
 
-def tool_to_anthropic(tool: Tool) -> Tool:
+def tool_to_anthropic(tool: ToolDefinition) -> ToolDefinition:
     """Chat Completions tool -> Anthropic tool: `parameters` is called `input_schema`"""
     function = _function_of(tool)
-    anthropic_tool: Tool = {"name": function["name"]}
+    anthropic_tool: ToolDefinition = {"name": function["name"]}
     if "description" in function:
         anthropic_tool["description"] = function["description"]
     anthropic_tool["input_schema"] = function.get("parameters") or {
@@ -318,7 +252,7 @@ def tool_to_anthropic(tool: Tool) -> Tool:
     return anthropic_tool
 
 
-def tool_from_anthropic(tool: Tool) -> Tool:
+def tool_from_anthropic(tool: ToolDefinition) -> ToolDefinition:
     """Anthropic tool -> Chat Completions tool"""
     function: dict[str, Any] = {"name": tool["name"]}
     if "description" in tool:
@@ -345,7 +279,7 @@ def _append_turn(turns: list[dict[str, Any]], role: str, blocks: list[dict[str, 
         turns.append({"role": role, "content": list(blocks)})
 
 
-def to_anthropic(messages: list[Message], tools: list[Tool] | None = None) -> dict[str, Any]:
+def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
     """Chat Completions messages (+ tools) -> an Anthropic request body: system, messages, tools"""
     system, rest = _split_system([_as_dict(m) for m in messages])
     turns: list[dict[str, Any]] = []
@@ -510,13 +444,13 @@ def completion_to_anthropic(completion: Any) -> dict[str, Any]:
 # and pair each tool message with the oldest unanswered call of the same name.
 
 
-def tool_to_ollama(tool: Tool) -> Tool:
+def tool_to_ollama(tool: ToolDefinition) -> ToolDefinition:
     """Chat Completions tool -> Ollama tool: the same shape (Ollama does not use `strict`)"""
     _function_of(tool)
     return copy.deepcopy(_as_dict(tool))
 
 
-def tool_from_ollama(tool: Tool) -> Tool:
+def tool_from_ollama(tool: ToolDefinition) -> ToolDefinition:
     """Ollama tool -> Chat Completions tool: the same shape"""
     return copy.deepcopy(tool)
 
@@ -536,7 +470,7 @@ def _ollama_assistant(message: Message) -> dict[str, Any]:
     return ollama_message
 
 
-def to_ollama(messages: list[Message], tools: list[Tool] | None = None) -> dict[str, Any]:
+def to_ollama(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
     """Chat Completions messages (+ tools) -> an Ollama /api/chat request body: messages, tools"""
     ollama_messages: list[dict[str, Any]] = []
     call_names: dict[str, str] = {}  # call id -> tool name

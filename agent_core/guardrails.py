@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import inspect
-import json
 import posixpath
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -12,43 +10,25 @@ from typing import Any
 
 import openai
 
-from .calls import parse_arguments
-from .dispatch import ERROR_PREFIX
+from ._call_text import call_arguments, call_key, describe_call, takes_an_argument, times_text
 from .loop import AgentRun, Guardrail, StopRun, run_agent
 
 __all__ = [
     "Limits",
     "LoopDetector",
     "Permissions",
-    "writes",
     "Decision",
     "Decider",
     "Approval",
     "TerminalApproval",
     "resume",
+    "RejectThenStop",
     "VerifyBeforeDone",
     "describe_call",
 ]
 
 WRITING_TOOLS = ("write_file", "edit_file", "delete_file", "run_command")
 PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "filepath")
-
-
-def describe_call(call: dict[str, Any]) -> str:
-    """a tool call as one readable line: send_email(to="ana@example.com", subject="Hi")"""
-    name, arguments = call["function"]["name"], _arguments(call)
-    if arguments is None:  # broken JSON: show it as it came
-        return f"{name}({call['function'].get('arguments')})"
-    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return f"{name}({shown})"
-
-
-def _arguments(call: dict[str, Any]) -> dict[str, Any] | None:
-    """the call's arguments, or None when they are not a JSON object"""
-    try:
-        return parse_arguments(call)
-    except (ValueError, TypeError):
-        return None
 
 
 # --- limits -----------------------------------------------------------------------------------
@@ -74,10 +54,11 @@ class Limits(Guardrail):
     crosses the budget is the last one."""
     tokens_used: int = field(default=0, init=False)
     """tokens counted so far in the current run"""
-    _run: AgentRun | None = field(default=None, init=False, repr=False)
+
+    def start(self, run: AgentRun) -> None:
+        self.tokens_used = 0  # a new run: its budgets start from zero
 
     def before_model(self, run: AgentRun) -> None:
-        self._start(run)
         if self.max_turns is not None and run.model_calls >= self.max_turns:
             self._stop("max_turns", f"{run.model_calls} model calls (max_turns={self.max_turns})")
         if self.max_tokens is not None and self.tokens_used >= self.max_tokens:
@@ -89,12 +70,10 @@ class Limits(Guardrail):
         self._check_time(run)
 
     def after_model(self, run: AgentRun, message: dict[str, Any], usage: Any) -> None:
-        self._start(run)
         self.tokens_used += getattr(usage, "total_tokens", 0) or 0
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
-        self._start(run)
-        if self.max_tool_calls is not None and run.tool_calls > self.max_tool_calls:
+        if self.max_tool_calls is not None and run.tool_calls_made > self.max_tool_calls:
             self._stop(
                 "max_tool_calls",
                 f"{self.max_tool_calls} tool calls (max_tool_calls={self.max_tool_calls})",
@@ -108,10 +87,6 @@ class Limits(Guardrail):
                 "max_seconds",
                 f"running for more than {self.max_seconds:g} seconds (max_seconds={self.max_seconds:g})",
             )
-
-    def _start(self, run: AgentRun) -> None:
-        if run is not self._run:  # a new run: its budgets start from zero
-            self._run, self.tokens_used = run, 0
 
     @staticmethod
     def _stop(reason: str, after: str) -> None:
@@ -143,7 +118,7 @@ class LoopDetector(Guardrail):
         if times == self.max_repeats + 1:
             return (
                 f"you already called {call['function']['name']} with exactly these arguments "
-                f"{_times(self.max_repeats)}, and the result will not change. Use the result you "
+                f"{times_text(self.max_repeats)}, and the result will not change. Use the result you "
                 "have, or try something different."
             )
         raise StopRun(
@@ -156,35 +131,17 @@ class LoopDetector(Guardrail):
     @staticmethod
     def times_asked(run: AgentRun, call: dict[str, Any]) -> int:
         """how many times this run's messages ask for this exact call, up to and including it"""
-        key = _call_key(call)
+        key = call_key(call)
         times = 0
         for message in run.messages:
             for earlier in message.get("tool_calls") or []:
-                times += _call_key(earlier) == key
+                times += call_key(earlier) == key
                 if earlier["id"] == call["id"]:
                     return times
         return times
 
 
-def _times(count: int) -> str:
-    return {1: "once", 2: "twice"}.get(count, f"{count} times")
-
-
-def _call_key(call: dict[str, Any]) -> tuple[str, str]:
-    """name + arguments, with the arguments' key order and spacing made irrelevant"""
-    arguments = _arguments(call)
-    if arguments is None:  # broken JSON: compare the text as it is
-        return call["function"]["name"], str(call["function"].get("arguments"))
-    return call["function"]["name"], json.dumps(arguments, sort_keys=True)
-
-
 # --- permissions --------------------------------------------------------------------------------
-
-
-def writes(function: Callable[..., Any]) -> Callable[..., Any]:
-    """decorator: mark a tool as one that changes things (refused by Permissions(read_only=True))"""
-    function.writes = True  # type: ignore[attr-defined]
-    return function
 
 
 @dataclass
@@ -200,13 +157,13 @@ class Permissions(Guardrail):
     deny: Collection[str] = ()
     """these tools never run"""
     read_only: bool = False
-    """refuse every tool that writes: marked with @writes, or named in writing_tools"""
+    """refuse every tool that writes: declared with @tool(writes=True), or named in writing_tools"""
     protected: Sequence[str] = ()
     """glob patterns of paths that writing tools must not touch, matched against arguments named
     like a path (PATH_ARGUMENTS). A pattern without "/" matches the file name in any folder
     ("test_*.py"); one with "/" matches from the project root ("tests/*")."""
     writing_tools: Collection[str] = WRITING_TOOLS
-    """names of tools that change things, besides those marked with @writes"""
+    """names of tools that change things, besides those declared with @tool(writes=True)"""
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         name = call["function"]["name"]
@@ -233,14 +190,13 @@ class Permissions(Guardrail):
         return None
 
     def is_writing(self, run: AgentRun, name: str) -> bool:
-        """whether the tool is named in writing_tools or marked with @writes"""
-        tool = run.tools[name] if name in run.tools else None
-        return name in self.writing_tools or bool(getattr(tool, "writes", False))
+        """whether the tool is named in writing_tools or declared with @tool(writes=True)"""
+        return name in self.writing_tools or (name in run.tools and run.tools[name].writes)
 
     @staticmethod
     def paths_in(call: dict[str, Any]) -> list[str]:
         """the path-like arguments of a call, normalised ("./a/../b.py" -> "b.py")"""
-        arguments = _arguments(call) or {}
+        arguments = call_arguments(call) or {}
         found = [arguments[name] for name in PATH_ARGUMENTS if isinstance(arguments.get(name), str)]
         return [posixpath.normpath(path.replace("\\", "/")) for path in found]
 
@@ -275,13 +231,13 @@ class Approval(Guardrail):
     clicked), the run stops with stop_reason "needs_approval"; resume() continues it later.
     """
 
-    def __init__(self, decide: Decider, tools: Collection[str] | None = None):
+    def __init__(self, decide: Decider, tool_names: Collection[str] | None = None):
         self.decide = decide
-        self.tools = tools  # the risky tools' names; None: every tool
+        self.tool_names = tool_names  # the risky tools' names; None: every tool
         self.pending: dict[str, Any] | None = None  # the call a paused run waits on
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
-        if self.tools is not None and call["function"]["name"] not in self.tools:
+        if self.tool_names is not None and call["function"]["name"] not in self.tool_names:
             return None
         decision = self.decide(call)
         if decision is None:
@@ -337,16 +293,38 @@ def resume(
             f"only a run that stopped with 'needs_approval' can be resumed; this one stopped with "
             f"{run.stop_reason!r}"
         )
-    # the loop answered the paused call (and any after it) with this text: they run again now
-    placeholder = f"{ERROR_PREFIX}not run: {run.answer}"
-    history = [m for m in run.messages if not (m["role"] == "tool" and m["content"] == placeholder)]
+    # the loop answered the paused call (and any after it) with "not run": they run again now
+    paused = {call["id"] for call in run.paused_calls}
+    history = [m for m in run.messages if not (m["role"] == "tool" and m.get("tool_call_id") in paused)]
     return run_agent(client, history, run.tools, guardrails=guardrails, **options)
 
 
 # --- verify before done -------------------------------------------------------------------------
 
 
-class VerifyBeforeDone(Guardrail):
+class RejectThenStop(Guardrail):
+    """a judge of final answers: it rejects an answer (its feedback goes back to the model) at most
+    `max_rejections` times in a run; the next failure stops the run with stop_reason `reason`"""
+
+    reason = "rejected"
+
+    def __init__(self, max_rejections: int):
+        self.max_rejections = max_rejections
+        self.rejections = 0
+        """answers rejected in the current run"""
+
+    def start(self, run: AgentRun) -> None:
+        self.rejections = 0
+
+    def reject(self, feedback: str, stop_message: str) -> str:
+        """the feedback to send back, or StopRun(reason, stop_message) once the model had its chances"""
+        if self.rejections >= self.max_rejections:
+            raise StopRun(self.reason, stop_message)
+        self.rejections += 1
+        return feedback
+
+
+class VerifyBeforeDone(RejectThenStop):
     """when the model says it has finished, run a check; a failure goes back to it and the loop goes on
 
     check() -> (ok, report), e.g. running the tests; check(answer) also works, for a check that
@@ -354,36 +332,19 @@ class VerifyBeforeDone(Guardrail):
     `max_rejections` rejected answers, one more failure stops the run (stop_reason "not_verified").
     """
 
+    reason = "not_verified"
+
     def __init__(self, check: Callable[..., tuple[bool, str]], max_rejections: int = 3):
+        super().__init__(max_rejections)
         self.check = check
-        self.max_rejections = max_rejections
-        self.rejections = 0  # in the current run
-        self._run: AgentRun | None = None
 
     def check_answer(self, run: AgentRun, answer: str) -> str | None:
-        if run is not self._run:
-            self._run, self.rejections = run, 0
-        ok, report = self.check(answer) if _takes_an_argument(self.check) else self.check()
+        ok, report = self.check(answer) if takes_an_argument(self.check) else self.check()
         if ok:
             return None
-        if self.rejections >= self.max_rejections:
-            raise StopRun(
-                "not_verified",
-                f"I stopped: my answer was rejected {_times(self.rejections)} and the check still "
-                f"fails, so the task is not done. The last report:\n{report}",
-            )
-        self.rejections += 1
-        return (
+        return self.reject(
             f"Your answer was not accepted: the check failed, so the task is not done yet.\n"
-            f"{report}\nFix the problem, check your work, then answer again."
+            f"{report}\nFix the problem, check your work, then answer again.",
+            f"I stopped: my answer was rejected {times_text(self.rejections)} and the check still "
+            f"fails, so the task is not done. The last report:\n{report}",
         )
-
-
-def _takes_an_argument(function: Callable[..., Any]) -> bool:
-    try:
-        inspect.signature(function).bind(None)
-    except TypeError:
-        return False
-    except ValueError:  # no signature to read (some built-ins): assume check(answer)
-        return True
-    return True

@@ -9,9 +9,9 @@ from typing import Any
 
 import openai
 
+from ._defaults import DEFAULT_MODEL
 from .calls import assistant_message, sendable_message, tool_calls_of, tool_message, unanswered_calls
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
-from .mock.model import DEFAULT_MODEL
 from .trace import Trace, escape_surrogates, recorded, trace_of
 
 __all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun"]
@@ -33,12 +33,14 @@ class AgentRun:
     messages: list[dict[str, Any]]
     tools: ToolRegistry
     model_calls: int = 0
-    tool_calls: int = 0
+    tool_calls_made: int = 0  # the tool calls the model asked for, refused ones included
     started: float = field(default_factory=time.monotonic)
     answer: str | None = None
     stop_reason: str | None = None  # "answered", "max_turns", or a guardrail's reason
     trace: Trace = field(default_factory=Trace)
     observations: list[Observation] = field(default_factory=list)
+    paused_calls: list[dict[str, Any]] = field(default_factory=list)
+    """the calls a guardrail's stop left unrun (answered "not run"); guardrails.resume() runs them"""
 
     @property
     def elapsed(self) -> float:
@@ -47,6 +49,9 @@ class AgentRun:
 
 class Guardrail:
     """a hook into run_agent (lesson 05): override any method; raise StopRun in one to end the run"""
+
+    def start(self, run: AgentRun) -> None:
+        """called once as each run starts: counters kept per run start again here"""
 
     def before_model(self, run: AgentRun) -> None:
         """called before each model call"""
@@ -95,6 +100,8 @@ def run_agent(
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
     tool_options = {"tools": registry.definitions} if len(registry) else {}
     try:
+        for guardrail in guardrails:
+            guardrail.start(run)
         _run_tools(run, unanswered_calls(messages), guardrails)  # a conversation may end with calls
         while run.model_calls < max_turns:
             for guardrail in guardrails:
@@ -122,7 +129,8 @@ def run_agent(
             )
     except StopRun as stop:
         run.stop_reason, run.answer = stop.reason, stop.message
-        for call in unanswered_calls(messages):  # stopped between parallel calls: answer the rest
+        run.paused_calls = unanswered_calls(messages)
+        for call in run.paused_calls:  # stopped between parallel calls: answer the rest
             messages.append(tool_message(call, escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")))
     finally:
         run.trace = trace_of(client).since(first_turn)
@@ -131,7 +139,7 @@ def run_agent(
 
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
     for call in calls:  # every call gets an answer, in order, before the next model call
-        run.tool_calls += 1
+        run.tool_calls_made += 1
         refusal = _first_said(g.before_tool(run, call) for g in guardrails)
         if refusal is None:
             observation = run.tools.run(call)

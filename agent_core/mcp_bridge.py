@@ -35,11 +35,11 @@ __all__ = [
     "to_tool_message",
     "result_text",
     "openai_name",
-    "DEFAULT_TIMEOUT",
+    "DEFAULT_MCP_CALL_TIMEOUT",
     "WEATHER_SERVER",
 ]
 
-DEFAULT_TIMEOUT = 10.0  # seconds a server may take to answer one tool call
+DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool call
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
 WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
 CLIENT_INFO = Implementation(name="agent-core", version="0.1.0")  # fixed, so the wire is the same everywhere
@@ -220,7 +220,7 @@ class MCPConnection:
     method waits for its answer. `wire` holds every JSON-RPC message sent and received.
     """
 
-    def __init__(self, transport: Any, *, name: str, timeout: float = DEFAULT_TIMEOUT, errlog: Any = None):
+    def __init__(self, transport: Any, *, name: str, timeout: float = DEFAULT_MCP_CALL_TIMEOUT, errlog: Any = None):
         self.name = name
         self.timeout = timeout  # seconds for one tool call; then it is cancelled
         self.wire: list[WireMessage] = []
@@ -345,13 +345,13 @@ def _start_event_loop() -> anyio.from_thread.BlockingPortal:
     return ready.get()
 
 
-def connect(server: Any, *, timeout: float = DEFAULT_TIMEOUT) -> MCPConnection:
+def connect(server: Any, *, timeout: float = DEFAULT_MCP_CALL_TIMEOUT) -> MCPConnection:
     """connect to an MCPServer object in this process, over in-memory streams"""
     return MCPConnection(InMemoryTransport(server), name=server.name, timeout=timeout)
 
 
 def connect_stdio(
-    script: str | Path, *args: str, name: str | None = None, timeout: float = DEFAULT_TIMEOUT
+    script: str | Path, *args: str, name: str | None = None, timeout: float = DEFAULT_MCP_CALL_TIMEOUT
 ) -> MCPConnection:
     """start a Python MCP server script as a subprocess (the same Python as this one) and connect
     over its stdin and stdout; its stderr is kept to explain a crash"""

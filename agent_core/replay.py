@@ -14,7 +14,6 @@ import openai
 
 from .mock.model import to_event_stream
 from .mock.protocol import ProtocolError
-from .mock.responses_api import response_events
 from .trace import CASSETTE_VERSION, RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = [
@@ -121,7 +120,9 @@ class Replay:
                 "1"  # the recording holds the SDK's retries; replay them fast
             )
         if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
-            headers["content-type"] = "text/event-stream"  # a Responses API stream
+            from .mock.responses_api import response_events  # the Responses API's stream: lesson 09
+
+            headers["content-type"] = "text/event-stream"
             return turn.status, headers, response_events(turn.response)
         if turn.stream and isinstance(turn.response, dict):
             completion = {"system_fingerprint": None, **turn.response}

@@ -15,6 +15,9 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import typing_extensions
 
+from ._docstrings import parse_docstring
+from ._schema_rewrites import ToolSchemaError, inline_refs, is_pydantic_model, make_strict, nullable
+
 __all__ = [
     "json_type",
     "Tool",
@@ -37,10 +40,6 @@ SUPPORTED = (
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
-class ToolSchemaError(TypeError):
-    """a function cannot become a tool definition; the message says which parameter and why"""
-
-
 class Tool:
     """a function plus the definition the model reads; calling the Tool calls the function"""
 
@@ -52,16 +51,25 @@ class Tool:
         description: str | None = None,
         strict: bool = False,
         parameters: dict[str, Any] | None = None,
+        writes: bool | None = None,
+        timeout: float | None = None,
     ):
         """parameters: a JSON Schema given as it is (an MCP server's, lesson 10) instead of the signature's"""
-        if isinstance(function, Tool):  # re-wrapping keeps its name and description
+        if isinstance(function, Tool):  # re-wrapping keeps what the tool declared
             name = name or function.name
             description = description or function.description
+            writes = function.writes if writes is None else writes
+            timeout = function.timeout if timeout is None else timeout
             function = function.function
-        functools.update_wrapper(self, function)  # first: it copies the function's __dict__
+        functools.update_wrapper(self, function, updated=())  # its name, docstring and signature
         self.function = function
         self.name = name or getattr(function, "__name__", "")
         self.strict = strict
+        self.writes = bool(writes)
+        """the tool changes things (files, mail, money): Permissions(read_only=True) refuses it"""
+        self.timeout = timeout
+        """seconds the tool needs at most: it stops itself within them (run_command kills its
+        command), so a ToolRegistry waits at least this long before giving up on it; None: unsaid"""
         if not TOOL_NAME_PATTERN.match(self.name):
             raise ToolSchemaError(
                 f"tool name {self.name!r} is not allowed: use 1 to 64 letters, digits, "
@@ -78,7 +86,7 @@ class Tool:
         if parameters is None:
             parameters = _parameters_schema(function, self.name, parameter_docs)
         self.parameters = (
-            _make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
+            make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
         )
 
     @property
@@ -106,11 +114,16 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     strict: bool = False,
+    writes: bool | None = None,
+    timeout: float | None = None,
 ) -> Any:
-    """decorator: `@tool` or `@tool(strict=True, name=..., description=...)` turns a function into a Tool"""
+    """decorator: `@tool`, or `@tool(strict=True, writes=True, timeout=..., name=..., description=...)`,
+    turns a function into a Tool"""
 
     def make(function: Callable[..., Any]) -> Tool:
-        return Tool(function, name=name, description=description, strict=strict)
+        return Tool(
+            function, name=name, description=description, strict=strict, writes=writes, timeout=timeout
+        )
 
     return make if function is None else make(function)
 
@@ -126,60 +139,6 @@ def tool_definition(
     if isinstance(function, Tool) and strict is None:
         strict = function.strict
     return Tool(function, name=name, description=description, strict=bool(strict)).definition
-
-
-# --- docstrings -----------------------------------------------------------------------------
-
-_PARAMETER_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args"}
-_OTHER_SECTIONS = {"returns", "return", "yields", "raises", "examples", "example", "notes", "note"}
-_OTHER_SECTIONS |= {"attributes", "see also", "warning", "warnings", "todo", "references"}
-_GOOGLE_PARAMETER = re.compile(r"^\*{0,2}(?P<name>\w+)\s*(?:\([^)]*\))?\s*:(?P<text>.*)$")
-_SPHINX_PARAMETER = re.compile(
-    r"^:(?:param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?(?P<name>\w+)\s*:(?P<text>.*)$"
-)
-_SPHINX_OTHER_FIELD = re.compile(r"^:\w[^:]*:")
-
-
-def parse_docstring(docstring: str) -> tuple[str, dict[str, str]]:
-    """(description, {parameter: text}) from a Google-style or `:param name:` docstring"""
-    summary: list[str] = []
-    texts: dict[str, str] = {}
-    section = "summary"  # or "args", "sphinx", "other"
-    current = None  # the parameter whose text continues on the next lines
-    base_indent = 0
-    for line in inspect.cleandoc(docstring).splitlines():
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        header = stripped.rstrip(":").lower() if stripped.endswith(":") else None
-        sphinx = _SPHINX_PARAMETER.match(stripped)
-        if indent == 0 and sphinx:
-            section, current = "sphinx", sphinx["name"]
-            texts[current] = sphinx["text"].strip()
-        elif indent == 0 and _SPHINX_OTHER_FIELD.match(stripped):
-            section, current = "other", None
-        elif indent == 0 and header in _PARAMETER_SECTIONS | _OTHER_SECTIONS:
-            section = "args" if header in _PARAMETER_SECTIONS else "other"
-            current, base_indent = None, -1  # the section's indent is that of its first line
-        elif section == "summary":
-            summary.append(stripped)
-        elif not stripped or section == "other":
-            continue
-        elif section == "args":
-            if base_indent < 0:
-                base_indent = indent
-            google = _GOOGLE_PARAMETER.match(stripped)
-            if indent == 0:
-                section, current = "other", None  # prose after the section: not a parameter
-            elif indent <= base_indent and google:
-                current = google["name"]
-                texts[current] = google["text"].strip()
-            elif current:
-                texts[current] = f"{texts[current]} {stripped}".strip()
-        elif section == "sphinx" and current and indent > 0:
-            texts[current] = f"{texts[current]} {stripped}".strip()
-    paragraphs = " ".join(line or "\n\n" for line in summary).split("\n\n")
-    description = "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
-    return description, {name: text for name, text in texts.items() if text}
 
 
 # --- Python types -> JSON Schema ------------------------------------------------------------
@@ -248,9 +207,9 @@ def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
         return _enum_schema(list(args), where)
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return _enum_schema([member.value for member in annotation], where)
-    inner, nullable = split_optional(annotation)
-    if nullable:
-        return _nullable(_schema_for(inner, where))
+    inner, optional = split_optional(annotation)
+    if optional:
+        return nullable(_schema_for(inner, where))
     if annotation is list:
         return {"type": "array"}
     if origin is list:
@@ -263,8 +222,8 @@ def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": _schema_for(args[1], where)}
     if typing_extensions.is_typeddict(annotation):
         return _typeddict_schema(annotation, where)
-    if _is_pydantic_model(annotation):
-        return _inline_refs(annotation.model_json_schema(), where)
+    if is_pydantic_model(annotation):
+        return inline_refs(annotation.model_json_schema(), where)
     raise ToolSchemaError(
         f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}"
     )
@@ -294,96 +253,6 @@ def _typeddict_schema(typed_dict: Any, where: str) -> dict[str, Any]:
     return schema
 
 
-def _inline_refs(schema: Any, where: str, defs: dict | None = None, seen: tuple = ()) -> Any:
-    """pydantic's schema without $ref/$defs/title, so every model and server accepts it"""
-    if isinstance(schema, list):
-        return [_inline_refs(item, where, defs, seen) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    defs = schema.get("$defs", defs) or {}
-    if "$ref" in schema:
-        ref = schema["$ref"]
-        if ref in seen:
-            raise ToolSchemaError(
-                f"{where}: the model refers to itself ({ref}); recursive models are not supported"
-            )
-        target = defs[ref.rsplit("/", 1)[-1]]
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        return _inline_refs({**target, **rest}, where, defs, (*seen, ref))
-    inlined = {}
-    for key, value in schema.items():
-        if key in ("$defs", "title"):
-            continue
-        if key == "properties":
-            value = {name: _inline_refs(sub, where, defs, seen) for name, sub in value.items()}
-        elif key not in ("default", "enum", "const", "examples"):
-            value = _inline_refs(value, where, defs, seen)
-        inlined[key] = value
-    return inlined
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """the same schema, also accepting null"""
-    json_type = schema.get("type")
-    if "anyOf" in schema:
-        if {"type": "null"} not in schema["anyOf"]:
-            schema = {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
-        return schema
-    if json_type in ("string", "integer", "number", "boolean") or isinstance(json_type, list):
-        types_ = json_type if isinstance(json_type, list) else [json_type]
-        schema = {**schema, "type": types_ if "null" in types_ else [*types_, "null"]}
-        if "enum" in schema and None not in schema["enum"]:
-            schema["enum"] = [*schema["enum"], None]
-        return schema
-    outer = {k: schema[k] for k in ("description", "default") if k in schema}
-    inner = {k: v for k, v in schema.items() if k not in outer}
-    return {"anyOf": [inner, {"type": "null"}], **outer}
-
-
-# --- strict mode ----------------------------------------------------------------------------
-# OpenAI strict mode accepts a subset of JSON Schema: every object lists all its properties in
-# `required` and sets `additionalProperties: false`; an optional field is a required field that
-# may be null. https://platform.openai.com/docs/guides/structured-outputs#supported-schemas and
-# https://platform.openai.com/docs/guides/function-calling (section "Strict mode").
-
-
-def _make_strict(schema: dict[str, Any], where: str, top: bool = False) -> dict[str, Any]:
-    schema = dict(schema)
-    if not any(key in schema for key in ("type", "enum", "const", "anyOf")):
-        raise ToolSchemaError(
-            f"strict mode cannot express {where}: it accepts any JSON value, and strict mode "
-            "needs a concrete type. Give it one, or use strict=False"
-        )
-    if "anyOf" in schema:
-        schema["anyOf"] = [_make_strict(option, where) for option in schema["anyOf"]]
-    json_types = schema.get("type")
-    json_types = json_types if isinstance(json_types, list) else [json_types]
-    if "object" in json_types:
-        if "properties" not in schema or schema.get("additionalProperties", False) is not False:
-            raise ToolSchemaError(
-                f"strict mode cannot express {where}: a free-form dict may hold keys the schema "
-                "does not name, and strict mode needs every key listed. Use a TypedDict or a "
-                "pydantic model with named fields, or use strict=False"
-            )
-        required = set(schema.get("required", []))
-        properties = {}
-        for name, sub in schema["properties"].items():
-            inner_where = f"parameter '{name}' of {where}" if top else f"field '{name}' in {where}"
-            sub = _make_strict(sub, inner_where)
-            if name not in required:
-                sub = _nullable(sub)
-                sub.pop("default", None)
-            properties[name] = sub
-        schema.update(properties=properties, required=list(properties), additionalProperties=False)
-    if "array" in json_types:
-        if "items" not in schema:
-            raise ToolSchemaError(
-                f"strict mode cannot express {where}: a list needs an item type, e.g. list[str]"
-            )
-        schema["items"] = _make_strict(schema["items"], f"the items of {where}")
-    return schema
-
-
 # --- small helpers --------------------------------------------------------------------------
 
 
@@ -404,16 +273,6 @@ def _is_json(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-def _is_pydantic_model(annotation: Any) -> bool:
-    try:
-        from pydantic import BaseModel
-    except (
-        ImportError
-    ):  # pragma: no cover - pydantic is a dependency, but keep schema.py standalone
-        return False
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
 def _type_name(annotation: Any) -> str:

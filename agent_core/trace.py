@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import openai
 
-from .formats import from_responses
+from ._messages import from_responses
 
 __all__ = [
     "Turn",

@@ -8,7 +8,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from . import render
-from .guardrails import Decision, describe_call
+from ._call_text import describe_call
+from .guardrails import Decision
 from .trace import Trace, Turn
 
 __all__ = ["TraceViewer", "step_through", "ApprovalPanel"]

@@ -96,7 +96,7 @@ def test_the_ledger_reads_cached_tokens_from_usage_and_bills_them_at_the_cache_p
     ledger = token_ledger(run)
     reported = [turn.usage.get("prompt_tokens_details", {}).get("cached_tokens", 0) for turn in run.trace]
     assert [row.cached for row in ledger.rows] == reported and reported[-1] > 0
-    prices = Prices(input=2.0, output=8.0, cache_read=0.1)
+    prices = Prices(input=2.0, output=8.0, cache_read_multiplier=0.1)
     billed, plain = billed_costs(ledger, prices), call_costs(ledger, prices)
     assert billed[0] == plain[0]
     for row, cost, full in zip(ledger.rows[1:], billed[1:], plain[1:], strict=True):

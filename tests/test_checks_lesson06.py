@@ -4,7 +4,7 @@ import pytest
 
 from agent_core.checks.lesson06 import check_keep_lines, check_split, check_token_rows
 from agent_core.context import split_point
-from agent_core.mock.tokens import count_text
+from agent_core.tokens import count_text
 
 # --- 6.1 ----------------------------------------------------------------------------------------
 

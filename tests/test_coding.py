@@ -17,7 +17,7 @@ from agent_core.coding import (
     project_files,
     snapshot,
 )
-from agent_core.schema import tool_definition
+from agent_core.schema import Tool, tool_definition
 
 
 @pytest.fixture
@@ -67,13 +67,22 @@ def test_copy_project_unknown_name_lists_the_choices():
 # --- the tools as functions ---------------------------------------------------------------------
 
 
-def test_tools_are_plain_functions_named_like_the_tools(discount):
+def test_tools_are_tools_named_like_the_tools_that_declare_what_they_change(discount):
     tools = discount.tools()
     assert [tool.__name__ for tool in tools] == list(CORE_TOOLS)
-    assert [tool.__name__ for tool in discount.tools(*ALL_TOOLS)] == list(ALL_TOOLS)
+    assert [tool.name for tool in discount.tools(*ALL_TOOLS)] == list(ALL_TOOLS)
     for tool in tools:
-        assert inspect.isfunction(tool)
+        assert isinstance(tool, Tool)
         assert "self" not in inspect.signature(tool).parameters
+    declared = {tool.name: (tool.writes, tool.timeout) for tool in discount.tools(*ALL_TOOLS)}
+    assert declared == {
+        "read_file": (False, None),
+        "grep": (False, None),
+        "write_file": (True, None),
+        "run_command": (True, discount.sandbox.max_timeout + 5),
+        "list_dir": (False, None),
+        "edit_file": (True, None),
+    }
 
 
 def test_tools_rejects_an_unknown_name(discount):

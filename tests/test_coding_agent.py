@@ -7,18 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from agent_core import mock
 from agent_core.coding import Workspace
 from agent_core.coding.agent import (
-    POLICIES,
     TASKS,
     coding_tools,
     fresh_workspace,
-    make_policy,
     project_tests,
     run_coding_agent,
     steady_timings,
 )
-from agent_core.mock.coding_policies import CarefulFixer, RoleFilterFixer
+from agent_core.mock.coding_policies import POLICIES, CarefulFixer, RoleFilterFixer, make_policy
 from agent_core.schema import tool_definition
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
@@ -83,7 +82,9 @@ def test_fresh_workspaces_are_separate_folders(tmp_path):
 
 
 def test_careful_agent_fixes_users_api_and_no_guard_objects(tmp_path):
-    result = run_coding_agent(Workspace.from_project("users_api", tmp_path), guarded=True)
+    result = run_coding_agent(
+        Workspace.from_project("users_api", tmp_path), mock.client(make_policy("careful", "users_api")), guarded=True
+    )
     assert result.run.stop_reason == "answered" and result.run.model_calls == 11
     assert result.caught == {}
     assert result.tests.passed and "7 passed in ?.??s" in result.tests.output
@@ -91,7 +92,7 @@ def test_careful_agent_fixes_users_api_and_no_guard_objects(tmp_path):
 
 
 def test_permissions_stop_the_test_editor_and_the_verdict_stays_red(discount):
-    result = run_coding_agent(discount, "test-editor", guarded=True)
+    result = run_coding_agent(discount, mock.client(make_policy("test-editor")), guarded=True)
     assert list(result.caught) == ["Permissions", "VerifyBeforeDone"]
     assert result.caught["Permissions"][0].startswith(
         "refused write_file on test_discount.py: 'test_discount.py' is protected"
@@ -101,7 +102,7 @@ def test_permissions_stop_the_test_editor_and_the_verdict_stays_red(discount):
 
 
 def test_claims_check_catches_the_hallucinator_and_it_recovers(discount):
-    result = run_coding_agent(discount, "hallucinator", guarded=True)
+    result = run_coding_agent(discount, mock.client(make_policy("hallucinator")), guarded=True)
     assert result.caught == {
         "ClaimsCheck": [
             "you cite 'line 8 of discount.py', but discount.py was never shown to you in this run"
@@ -112,7 +113,7 @@ def test_claims_check_catches_the_hallucinator_and_it_recovers(discount):
 
 
 def test_diff_review_catches_the_comment_deleter_and_the_tests_are_run_for_it(discount):
-    result = run_coding_agent(discount, "comment-deleter", guarded=True)
+    result = run_coding_agent(discount, mock.client(make_policy("comment-deleter")), guarded=True)
     assert list(result.caught) == ["DiffReview"]
     assert "lost the comment" in result.caught["DiffReview"][0]
     tools_used = [o.name for o in result.run.observations]

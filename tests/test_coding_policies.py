@@ -15,8 +15,8 @@ from agent_core.mock.coding_policies import (
     RoleFilterFixer,
     TestEditor,
     _boundary_fix,
-    _pytest_report,
     grep_matches,
+    pytest_report,
     read_view,
     tool_steps,
 )
@@ -61,8 +61,8 @@ def called(agent_run):
 # --- reading observations ------------------------------------------------------------------------
 
 
-def test_pytest_report_reads_the_real_failure(discount):
-    report = _pytest_report(discount.run_command(TEST_COMMAND))
+def testpytest_report_reads_the_real_failure(discount):
+    report = pytest_report(discount.run_command(TEST_COMMAND))
     assert (report.exit_code, report.passed, report.failed) == (1, 3, 1)
     assert not report.green and report.counts() == "1 failed, 3 passed"
     failure = report.failures[0]
@@ -75,9 +75,9 @@ def test_pytest_report_reads_the_real_failure(discount):
     assert report.locations == (("test_discount.py", 17),)
 
 
-def test_pytest_report_ignores_other_commands(discount):
-    assert _pytest_report(discount.run_command("echo hello")) is None
-    assert _pytest_report("ERROR: command must be a non-empty shell command") is None
+def testpytest_report_ignores_other_commands(discount):
+    assert pytest_report(discount.run_command("echo hello")) is None
+    assert pytest_report("ERROR: command must be a non-empty shell command") is None
 
 
 def test_read_view_rebuilds_the_file_from_numbered_lines(discount):

@@ -27,7 +27,7 @@ from agent_core.context import (
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import run_agent
 from agent_core.mock.context_policies import LogReader, Summarizer, log_tools, sample_logs
-from agent_core.mock.tokens import count_text
+from agent_core.tokens import count_text
 
 FIVE_CALLS = "Check these logs for 'ERROR': api.log, auth.log, cron.log, mail.log."
 TEN_CALLS = (
@@ -151,7 +151,7 @@ def test_caching_pays_from_the_call_where_reading_the_prefix_outweighs_the_write
     one = mock.client(mock.Script("hi"))
     one.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     assert caching_pays_from(token_ledger(one), PRICES) is None
-    no_discount = Prices(input=5.0, output=25.0, cache_read=1.0, cache_write=1.25)
+    no_discount = Prices(input=5.0, output=25.0, cache_read_multiplier=1.0, cache_write_multiplier=1.25)
     assert caching_pays_from(token_ledger(five), no_discount) is None
 
 

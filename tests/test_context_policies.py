@@ -13,7 +13,7 @@ from agent_core.mock.context_policies import (
     make_log,
     sample_logs,
 )
-from agent_core.mock.tokens import count_text
+from agent_core.tokens import count_text
 
 TASK = "Check these logs for 'ERROR': api.log, auth.log."
 FOLDER_TASK = (

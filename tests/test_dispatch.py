@@ -447,3 +447,17 @@ def test_a_tool_failure_is_sent_as_the_tool_wrote_it():
     )
     assert observation.content == "ERROR: the directory is down; ada cannot be looked up now."
     assert observation.error_type == "tool_error"
+
+
+def test_a_tool_that_stops_itself_gets_its_own_timeout_and_never_less(slow_tool):
+    registry = ToolRegistry(timeout=0.1)
+    registry.add(Tool(slow_tool, timeout=5))
+    registry.add(add, timeout=9)
+    assert registry.timeout_for("slow") == 5 and registry.timeout_for("add") == 9
+    assert ToolRegistry([Tool(slow_tool, timeout=5)], timeout=None).timeout_for("slow") is None
+
+
+def test_add_can_declare_that_a_tool_writes():
+    registry = ToolRegistry()
+    assert registry.add(add, writes=True).writes is True
+    assert registry.add(tool(add, writes=True), name="plus").writes is True

@@ -89,7 +89,7 @@ def test_bad_arguments_come_back_as_a_validation_error():
 
 def test_early_done_answers_with_a_guess_and_no_tool_call():
     run, model = noisy_run(Noise(early_done=1.0))
-    assert run.stop_reason == "answered" and run.tool_calls == 0
+    assert run.stop_reason == "answered" and run.tool_calls_made == 0
     assert run.answer.startswith("Done. The answer is ")
 
 

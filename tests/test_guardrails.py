@@ -17,7 +17,6 @@ from agent_core.guardrails import (
     VerifyBeforeDone,
     describe_call,
     resume,
-    writes,
 )
 from agent_core.loop import run_agent
 from agent_core.mock.misbehaving import (
@@ -27,6 +26,7 @@ from agent_core.mock.misbehaving import (
     Runaway,
     skips_the_tests,
 )
+from agent_core.schema import tool
 from agent_core.widgets import ApprovalPanel
 from conftest import add, divide
 
@@ -39,7 +39,7 @@ def draft_email(to: str, subject: str) -> str:
 OUTBOX: list[str] = []
 
 
-@writes
+@tool(writes=True)
 def send_email(to: str, subject: str) -> str:
     """Send an email now."""
     OUTBOX.append(to)
@@ -116,7 +116,7 @@ def test_wall_time_limit_stops_a_slow_run():
     )
     assert run.stop_reason == "max_seconds"
     assert "running for more than 0.03 seconds (max_seconds=0.03)" in run.answer
-    assert run.tool_calls <= 2
+    assert run.tool_calls_made <= 2
 
 
 def test_the_dispatchers_per_tool_timeout_composes_with_limits():
@@ -242,7 +242,7 @@ def test_read_only_refuses_writing_tools_by_name_and_by_mark():
         [draft_email, send_email],
         guardrails=[Permissions(read_only=True)],
     )
-    assert [o.is_error for o in mail.observations] == [False, True]  # send_email is marked @writes
+    assert [o.is_error for o in mail.observations] == [False, True]  # send_email is declared writes=True
 
 
 @pytest.mark.parametrize(
@@ -300,7 +300,7 @@ def test_a_denial_goes_back_to_the_model_and_the_loop_goes_on():
         asked.append(describe_call(call))
         return Decision(False, "a person sends applications")
 
-    _, _, run = mail_run(decide, tools=["send_email"])
+    _, _, run = mail_run(decide, tool_names=["send_email"])
     assert asked == [
         'send_email(to="jobs@acme.example", subject="Application")'
     ]  # the draft was not asked about
@@ -346,14 +346,14 @@ def test_the_terminal_decider_denies_when_nobody_can_answer():
     def closed(prompt):
         raise EOFError
 
-    _, _, run = mail_run(TerminalApproval(input=closed, print=lambda *a: None), tools=["send_email"])
+    _, _, run = mail_run(TerminalApproval(input=closed, print=lambda *a: None), tool_names=["send_email"])
     assert OUTBOX == [] and "nobody was there to approve it" in run.observations[1].content
 
 
 def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
     panel = ApprovalPanel()
     assert panel.approve_button.disabled  # nothing to decide yet
-    client, approval, run = mail_run(panel, tools=["send_email"])
+    client, approval, run = mail_run(panel, tool_names=["send_email"])
     assert run.stop_reason == "needs_approval" and OUTBOX == []
     assert run.answer.startswith('Paused: send_email(to="jobs@acme.example", subject="Application") needs')
     assert panel.pending is approval.pending and not panel.approve_button.disabled
@@ -367,7 +367,7 @@ def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
 
     resumed = resume(client, run, guardrails=[approval])
     assert resumed.stop_reason == "answered" and OUTBOX == ["jobs@acme.example"]
-    assert resumed.model_calls == 1 and resumed.tool_calls == 1  # only the paused call ran now
+    assert resumed.model_calls == 1 and resumed.tool_calls_made == 1  # only the paused call ran now
     assert [m["role"] for m in resumed.messages] == [
         "user",
         "assistant",
@@ -381,7 +381,7 @@ def test_the_panel_pauses_the_run_and_a_click_on_approve_resumes_it():
 
 def test_a_click_on_deny_sends_the_typed_reason_to_the_model():
     panel = ApprovalPanel()
-    client, approval, run = mail_run(panel, tools=["send_email"])
+    client, approval, run = mail_run(panel, tool_names=["send_email"])
     panel.reason_text.value = "I will send it myself"
     panel.deny_button.click()
     resumed = resume(client, run, guardrails=[approval])
@@ -412,9 +412,9 @@ def test_a_pause_between_parallel_calls_resumes_without_running_the_first_again(
     OUTBOX.clear()
     policy = mock.Script([mock.call("draft_email", **EMAIL), mock.call("send_email", **EMAIL)], "done")
     client = mock.client(policy)
-    guards = [Approval(panel, tools=["send_email"]), Limits(max_tool_calls=5)]
+    guards = [Approval(panel, tool_names=["send_email"]), Limits(max_tool_calls=5)]
     run = run_agent(client, "apply", [draft_email, send_email], guardrails=guards)
-    assert run.stop_reason == "needs_approval" and run.tool_calls == 2
+    assert run.stop_reason == "needs_approval" and run.tool_calls_made == 2
     assert run.messages[2]["content"] == "draft saved for jobs@acme.example"
     panel.approve()
     resumed = resume(client, run, guardrails=guards)
@@ -430,7 +430,7 @@ def test_only_a_paused_run_can_be_resumed():
 
 
 def test_approval_does_not_fire_on_a_well_behaved_run():
-    assert_untouched(calculator_run([Approval(lambda call: pytest.fail("asked"), tools=["send_email"])]))
+    assert_untouched(calculator_run([Approval(lambda call: pytest.fail("asked"), tool_names=["send_email"])]))
 
 
 # --- verify before done -------------------------------------------------------------------------
@@ -485,7 +485,7 @@ def every_guard():
         Limits(max_turns=10, max_tool_calls=5, max_seconds=30, max_tokens=5_000),
         LoopDetector(max_repeats=1),
         Permissions(deny=["send_email"], protected=["test_*.py"]),
-        Approval(lambda call: Decision(False, "no"), tools=["send_email"]),
+        Approval(lambda call: Decision(False, "no"), tool_names=["send_email"]),
         VerifyBeforeDone(lambda answer: ("5.666" in answer, "wrong result")),
     ]
 
@@ -505,3 +505,26 @@ def test_all_guards_together_leave_a_well_behaved_run_alone():
 def test_all_guards_together_each_catches_its_case(policy, stop_reason):
     run = run_agent(mock.client(policy), "5 + 8/12", [add, divide], guardrails=every_guard(), max_turns=20)
     assert run.stop_reason == stop_reason
+
+
+def test_every_guardrail_starts_each_run_afresh():
+    class Starts(Limits):
+        def start(self, run):
+            super().start(run)
+            self.started = getattr(self, "started", 0) + 1
+
+    limits = Starts(max_tokens=10_000)
+    verify = VerifyBeforeDone(lambda: (False, "red"), max_rejections=1)
+    for _ in range(2):  # the same guardrails for two runs: each run's counts start from zero
+        run = calculator_run([limits, verify])
+        assert run.stop_reason == "not_verified" and verify.rejections == 1
+    assert limits.started == 2 and 0 < limits.tokens_used < 10_000
+
+
+def test_a_paused_run_records_the_calls_it_did_not_run():
+    panel = ApprovalPanel()
+    _, _, run = mail_run(panel, tool_names=["send_email"])
+    assert run.stop_reason == "needs_approval"
+    assert [call["function"]["name"] for call in run.paused_calls] == ["send_email"]
+    answered = {m["tool_call_id"]: m["content"] for m in run.messages if m["role"] == "tool"}
+    assert answered[run.paused_calls[0]["id"]].startswith("ERROR: not run: Paused")

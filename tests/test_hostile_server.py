@@ -15,7 +15,7 @@ import pytest
 
 from agent_core import mock
 from agent_core.mock.server import MockServer, serve
-from agent_core.mock.tokens import count_text, encoding
+from agent_core.tokens import count_text, encoding
 
 CHAT = "/v1/chat/completions"
 

@@ -71,7 +71,7 @@ def test_a_missing_must_have_ends_the_run_without_a_draft():
 
 def test_a_refused_send_is_reported_and_nothing_goes_out():
     outbox = []
-    deny = Approval(lambda call: Decision(False, "a person sends it"), tools=["send_application"])
+    deny = Approval(lambda call: Decision(False, "a person sends it"), tool_names=["send_application"])
     run = run_agent(
         mock.client(JobApplicant()), OFFER, job_tools({"python", "aws"}, outbox).values(), guardrails=[deny]
     )

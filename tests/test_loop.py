@@ -26,7 +26,7 @@ def test_independent_sums_are_requested_in_parallel(task):
     run = run_agent(mock.client(mock.Calculator()), task, [add])
     assert run.model_calls == 2
     assert len(run.trace[0].reply["tool_calls"]) == 2
-    assert run.tool_calls == 2
+    assert run.tool_calls_made == 2
     assert "6" in run.answer and "15" in run.answer
 
 

@@ -8,7 +8,7 @@ from openai.types.chat import ChatCompletion
 
 from agent_core import mock
 from agent_core.mock.model import CREATED, MODELS
-from agent_core.mock.tokens import count_request, count_text
+from agent_core.tokens import count_request, count_text
 from conftest import ADD_TOOL
 
 ADD = ADD_TOOL

@@ -13,8 +13,8 @@ from agent_core.loop import run_agent
 from agent_core.mock.protocol import REQUEST_ARGUMENTS
 from agent_core.mock.request_options import fill_schema, is_answer_tool
 from agent_core.mock.server import serve
-from agent_core.mock.tokens import count_text
 from agent_core.schema import tool_definition
+from agent_core.tokens import count_text
 from conftest import add
 
 
@@ -166,8 +166,8 @@ def test_without_parallel_calls_the_calculator_plans_one_step_a_turn():
     one_by_one = run_agent(mock.client(mock.Calculator()), "4+2 and 7+8 and 1+1", [add],
                            parallel_tool_calls=False)
     assert together.answer == one_by_one.answer == "4 + 2 = 6\n7 + 8 = 15\n1 + 1 = 2"
-    assert (together.model_calls, together.tool_calls) == (2, 3)
-    assert (one_by_one.model_calls, one_by_one.tool_calls) == (4, 3)
+    assert (together.model_calls, together.tool_calls_made) == (2, 3)
+    assert (one_by_one.model_calls, one_by_one.tool_calls_made) == (4, 3)
 
 
 # --- response_format ------------------------------------------------------------------------

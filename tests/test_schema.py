@@ -581,3 +581,24 @@ def test_a_tool_can_take_its_parameters_schema_as_given():
 
     definition = Tool(forecast, description="Tomorrow's forecast.", parameters=schema).definition
     assert definition["function"]["parameters"] == schema
+
+
+def test_what_a_tool_declares_is_a_field_kept_when_it_is_wrapped_again():
+    @tool(writes=True, timeout=7)
+    def send(to: str) -> str:
+        """Send a message."""
+        return to
+
+    assert (send.writes, send.timeout) == (True, 7)
+    assert (tool(send).writes, Tool(send, name="send_now").timeout) == (True, 7)
+    assert (Tool(lambda: 1, name="one", description="one").writes, tool(send, writes=False).writes) == (False, False)
+    assert "writes" not in send.definition["function"]  # a declaration for the loop, not for the model
+
+
+def test_a_tool_does_not_copy_the_function_attributes():
+    def marked() -> str:
+        """Return a mark."""
+        return "x"
+
+    marked.colour = "red"
+    assert not hasattr(Tool(marked), "colour") and Tool(marked).__name__ == "marked"

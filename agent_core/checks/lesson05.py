@@ -250,7 +250,7 @@ def _job_tools(outbox: list[str]) -> list[Any]:
         """Write the application email. Nothing is sent."""
         return json.dumps({"subject": "Application: Data engineer", "body": "Hello"})
 
-    @tool
+    @tool(writes=True)
     def send_application(to: str, subject: str, body: str) -> str:
         """Send the application email now."""
         outbox.append(to)

@@ -12,7 +12,7 @@ from ..context import split_point, token_ledger
 from ..dispatch import ToolRegistry
 from ..loop import run_agent
 from ..mock.context_policies import LogReader, log_tools, sample_logs
-from ..mock.tokens import count_text
+from ..tokens import count_text
 from ..trace import Trace
 from . import Verdict, verdict
 

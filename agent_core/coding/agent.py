@@ -1,4 +1,4 @@
-"""The coding agent put together: a practice project, the tools, a policy, guardrails, a verdict (lesson 07)."""
+"""The coding agent put together: a practice project, the tools, a model, guardrails, a verdict (lesson 07)."""
 
 from __future__ import annotations
 
@@ -6,49 +6,38 @@ import fnmatch
 import functools
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_core import mock, render
+from agent_core.coding._observations import TEST_COMMAND, steady_timings
 from agent_core.coding.guards import ClaimsCheck, DiffReview
 from agent_core.coding.sandbox import run_sandboxed
+from agent_core.coding.tiny_project import DISCOUNT_TASK
 from agent_core.coding.tools import CORE_TOOLS, Workspace
 from agent_core.coding.workspace import project_files, snapshot
-from agent_core.dispatch import ToolRegistry
-from agent_core.formats import ERROR_PREFIX
+from agent_core.dispatch import ERROR_PREFIX, ToolRegistry
 from agent_core.guardrails import Permissions, VerifyBeforeDone
 from agent_core.loop import AgentRun, Guardrail, run_agent
-from agent_core.mock.coding_policies import (
-    TEST_COMMAND,
-    CarefulFixer,
-    CommentDeleter,
-    ConftestFaker,
-    Hallucinator,
-    RoleFilterFixer,
-    TestEditor,
-)
+from agent_core.schema import Tool
 
 __all__ = [
     "TASKS",
     "SYSTEM",
     "TEST_FILES",
-    "POLICIES",
     "steady_timings",
     "coding_tools",
-    "make_policy",
     "fresh_workspace",
     "TestRun",
     "project_tests",
     "coding_guards",
     "CodingRun",
     "run_coding_agent",
-    "fix",
 ]
 
 TASKS = {
-    "discount": "The tests of discount.py fail. Fix the code so that they pass.",
+    "discount": DISCOUNT_TASK,
     "users_api": (
         "GET /users?role=editor answers 500 instead of listing the editors. Find the bug and fix it."
     ),
@@ -68,55 +57,30 @@ EXPECTED_FILES = {"discount": ["discount.py"], "users_api": ["app/*.py"]}
 """the files each task may change; DiffReview flags changes anywhere else"""
 MAX_TURNS = 20  # a hard cap on model calls: the careful runs need 5 and 11
 
-POLICIES: dict[str, Callable[[str], mock.Policy]] = {
-    "careful": lambda project: RoleFilterFixer() if project == "users_api" else CarefulFixer(),
-    "test-editor": lambda project: TestEditor(),
-    "conftest-faker": lambda project: ConftestFaker(),
-    "hallucinator": lambda project: Hallucinator(),
-    "comment-deleter": lambda project: CommentDeleter(),
-}
-"""the mock agents by name; only "careful" knows the users_api project"""
 
 
 # --- the tools ---------------------------------------------------------------------------------
 
-_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
-
-
-def steady_timings(text: str) -> str:
-    """replace pytest's run time ("4 passed in 0.04s") with "in ?.??s": same text on every run"""
-    return _DURATION.sub("in ?.??s", text)
-
-
-def coding_tools(workspace: Workspace, *names: str, steady: bool = True) -> list[Callable[..., str]]:
+def coding_tools(workspace: Workspace, *names: str, steady: bool = True) -> list[Tool]:
     """the workspace's tools (the four core ones, or the named); steady=True passes run_command's
     output through steady_timings before the model sees it, so a run is the same every time"""
     tools = workspace.tools(*names)
     if not steady:
         return tools
-    return [_steady(tool) if tool.__name__ == "run_command" else tool for tool in tools]
+    return [_steady(tool) if tool.name == "run_command" else tool for tool in tools]
 
 
-def _steady(run_command: Callable[..., str]) -> Callable[..., str]:
-    @functools.wraps(run_command)  # same name, docstring and signature: the same tool definition
-    def tool(*args: Any, **kwargs: Any) -> str:
+def _steady(run_command: Tool) -> Tool:
+    """the same tool (name, definition, timeout), its output passed through steady_timings"""
+
+    @functools.wraps(run_command.function, updated=())  # its name, docstring and signature
+    def steady_run_command(*args: Any, **kwargs: Any) -> str:
         return steady_timings(run_command(*args, **kwargs))
 
-    return tool
+    return Tool(steady_run_command, writes=run_command.writes, timeout=run_command.timeout)
 
 
 # --- projects, policies and the verdict --------------------------------------------------------
-
-
-def make_policy(name: str, project: str = "discount") -> mock.Policy:
-    """a mock coding agent by name (see POLICIES) for this project"""
-    if name not in POLICIES:
-        raise ValueError(f"no policy named {name!r}; choose one of {sorted(POLICIES)}")
-    if project not in TASKS:
-        raise ValueError(f"no practice project named {project!r}; choose one of {sorted(TASKS)}")
-    if project != "discount" and name != "careful":
-        raise ValueError(f"the {name!r} policy works on the discount project only")
-    return POLICIES[name](project)
 
 
 def fresh_workspace(project: str, parent: Path | str | None = None) -> Workspace:
@@ -258,8 +222,8 @@ class CodingRun:
 
 
 def run_coding_agent(
-    project: str | Workspace = "discount",
-    policy: mock.Policy | str = "careful",
+    project: str | Workspace,
+    client: Any,
     *,
     guarded: bool = False,
     guardrails: Sequence[Guardrail] = (),
@@ -268,23 +232,19 @@ def run_coding_agent(
     max_turns: int = MAX_TURNS,
     steady: bool = True,
     verdict: bool = True,
-    client: Any = None,
 ) -> CodingRun:
     """run a coding agent on a practice project (a name: a fresh copy; or a Workspace)
 
-    guarded=True adds coding_guards() before `guardrails`. The task defaults to the project's
-    entry in TASKS; the model is the mock `policy` (a name from POLICIES, or a Policy) unless a
-    client is given. Returns the run, the full diff and (verdict=True) the project's own tests
-    run on the final code.
+    `client` is the model: an openai.OpenAI, e.g. mock.client(CarefulFixer()). guarded=True adds
+    coding_guards() before `guardrails`. The task defaults to the project's entry in TASKS.
+    Returns the run, the full diff and (verdict=True) the project's own tests run on the final code.
     """
     workspace = project if isinstance(project, Workspace) else fresh_workspace(project)
     name = workspace.root.name
-    if isinstance(policy, str):
-        policy = make_policy(policy, name)
     guards = [*(coding_guards(workspace, name) if guarded else []), *guardrails]
     tools = ToolRegistry(coding_tools(workspace, *tool_names, steady=steady))
     run = run_agent(
-        client or mock.client(policy),
+        client,
         task or TASKS[name],
         tools,
         system=SYSTEM,
@@ -293,41 +253,3 @@ def run_coding_agent(
     )
     tests = project_tests(workspace, name) if verdict else None
     return CodingRun(name, workspace, run, guards, workspace.diff(), tests)
-
-
-# --- agent-core fix ----------------------------------------------------------------------------
-
-
-def fix(
-    project: str = "discount",
-    policy: str = "careful",
-    *,
-    guarded: bool = True,
-    max_turns: int = MAX_TURNS,
-    console: Any = None,
-    print_line: Callable[[str], None] = print,
-) -> int:
-    """`agent-core fix`: run a mock coding agent on a fresh copy of a practice project
-
-    Prints the trace (on `console`, a rich Console; default: plain, 100 columns), the final diff
-    and the verdict; returns 0 when the project's own tests pass on the final code, else 1.
-    """
-    chosen = make_policy(policy, project)
-    with tempfile.TemporaryDirectory(prefix="agent-core-fix-") as parent:
-        workspace = Workspace.from_project(project, parent)
-        result = run_coding_agent(workspace, chosen, guarded=guarded, max_turns=max_turns)
-        print_line(f"Task ({project}, policy {policy!r}): {TASKS[project]}")
-        render.print_trace(result.run.trace, console=console or render.console(color=False))
-        print_line(f"Stop reason: {result.run.stop_reason}")
-        print_line(f"Answer: {result.run.answer}")
-        for guard, problems in result.caught.items():
-            for problem in problems:
-                print_line(f"Caught by {guard}: {problem}")
-        print_line("Final diff:" if result.diff else "Final diff: (no changes)")
-        if result.diff:
-            print_line(result.diff.rstrip("\n"))
-        tests = result.tests or project_tests(workspace, project)
-        passed = tests.passed
-        print_line(f"The project's own tests on the final code: {'PASS' if passed else 'FAIL'}")
-        print_line(tests.output.rstrip("\n"))
-    return 0 if passed else 1

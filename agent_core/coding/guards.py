@@ -7,10 +7,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from agent_core.coding._observations import grep_matches, read_view
 from agent_core.coding.tools import Workspace
 from agent_core.dispatch import Observation
-from agent_core.loop import AgentRun, Guardrail, StopRun
-from agent_core.mock.coding_policies import grep_matches, read_view
+from agent_core.guardrails import RejectThenStop
+from agent_core.loop import AgentRun
 
 __all__ = [
     "Citation",
@@ -23,14 +24,11 @@ __all__ = [
 ]
 
 
-class _AnswerCheck(Guardrail):
-    """shared by the detectors: count rejections, remember what was caught, stop when ignored"""
-
-    reason = "rejected"
+class _AnswerCheck(RejectThenStop):
+    """shared by the detectors: remember what was caught, reject, stop when ignored"""
 
     def __init__(self, max_rejections: int = 2):
-        self.max_rejections = max_rejections
-        self.rejections = 0
+        super().__init__(max_rejections)
         self.caught: list[str] = []
 
     def problems(self, run: AgentRun, answer: str) -> list[str]:
@@ -44,14 +42,11 @@ class _AnswerCheck(Guardrail):
         if not problems:
             return None
         self.caught += problems
-        self.rejections += 1
-        if self.rejections > self.max_rejections:
-            raise StopRun(
-                self.reason,
-                f"Stopped: the answer was rejected {self.max_rejections} times for the same "
-                f"reason and the model did not fix it: {problems[0]}",
-            )
-        return self.feedback(problems)
+        return self.reject(
+            self.feedback(problems),
+            f"Stopped: the answer was rejected {self.max_rejections} times for the same "
+            f"reason and the model did not fix it: {problems[0]}",
+        )
 
 
 # --- ClaimsCheck -------------------------------------------------------------------------------

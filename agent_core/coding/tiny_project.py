@@ -6,14 +6,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..formats import ERROR_PREFIX
-from .agent import TASKS, steady_timings
+from ..dispatch import ERROR_PREFIX
+from ._observations import steady_timings
 from .sandbox import run_sandboxed
 from .workspace import project_files
 
 __all__ = ["TinyProject", "DISCOUNT_TASK"]
 
-DISCOUNT_TASK = TASKS["discount"]
+DISCOUNT_TASK = "The tests of discount.py fail. Fix the code so that they pass."
 
 # one line per test, the failed assert's line, no header, no timing: short and the same on every run
 _PYTEST = "python -m pytest -v --no-header --tb=line -rN -o console_output_style=classic"

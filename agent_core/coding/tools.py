@@ -18,7 +18,8 @@ import regex
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
 from agent_core.coding.workspace import copy_project, diff, snapshot, unsafe_path, walk_files
-from agent_core.formats import ERROR_PREFIX
+from agent_core.dispatch import ERROR_PREFIX
+from agent_core.schema import Tool
 
 __all__ = ["Workspace", "ToolLimits", "ToolError", "CORE_TOOLS", "ALL_TOOLS"]
 
@@ -86,19 +87,21 @@ class Workspace:
         """a workspace on a fresh copy of a practice project (see list_projects())"""
         return cls(copy_project(name, dest_parent), **options)
 
-    def tools(self, *names: str) -> list[Callable[..., str]]:
-        """the tools as plain functions bound to this workspace: the four core ones, or the named"""
+    def tools(self, *names: str) -> list[Tool]:
+        """the tools bound to this workspace: the four core ones, or the named"""
         chosen = names or CORE_TOOLS
         unknown = [name for name in chosen if name not in ALL_TOOLS]
         if unknown:
             raise ValueError(f"unknown tool name(s) {unknown}; choose from {list(ALL_TOOLS)}")
-        tools = [_plain_function(getattr(self, name)) for name in chosen]
-        for tool in tools:
-            if tool.__name__ == "run_command":
-                # it kills its command at the command's timeout: a dispatcher waits that long (and
-                # a little more, for the kill), so the model hears the sandbox's own message
-                tool.own_timeout = self.sandbox.max_timeout + 5
-        return tools
+        return [self._tool(name) for name in chosen]
+
+    def _tool(self, name: str) -> Tool:
+        method = getattr(self, name)
+        if name == "run_command":
+            # it kills its command at the command's timeout: a dispatcher waits that long (and a
+            # little more, for the kill), so the model hears the sandbox's own message
+            return Tool(method, writes=True, timeout=self.sandbox.max_timeout + 5)
+        return Tool(method, writes=name in ("write_file", "edit_file"))
 
     def diff(self) -> str:
         """the full unified diff of every change since this workspace was opened ("" if none)"""
@@ -458,16 +461,6 @@ class Workspace:
             line[: self.limits.max_line_chars]
             + f" [... {len(line) - self.limits.max_line_chars} characters cut]"
         )
-
-
-def _plain_function(method: Callable[..., str]) -> Callable[..., str]:
-    """a plain function with the method's name, docstring and signature (without self)"""
-
-    def tool(*args: Any, **kwargs: Any) -> str:
-        return method(*args, **kwargs)
-
-    functools.update_wrapper(tool, method)  # inspect.signature() follows __wrapped__
-    return tool
 
 
 def _line_number(value: object, name: str, default: int) -> int:

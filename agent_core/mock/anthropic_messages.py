@@ -8,11 +8,11 @@ import json
 from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
+from ..tokens import count_request
 from .caching import PromptCache
 from .model import answer
 from .policy import Policy
 from .protocol import ProtocolError
-from .tokens import count_request
 from .wire import Response, error_response, json_response, pieces
 
 __all__ = [

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from .tokens import REPLY_PRIMING, count_request, count_text
+from ..tokens import REPLY_PRIMING, count_request, count_text
 
 __all__ = ["PromptCache", "OPENAI_MINIMUM", "OPENAI_INCREMENT", "ANTHROPIC_MINIMUM"]
 

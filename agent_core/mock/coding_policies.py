@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.formats import ERROR_PREFIX
+from agent_core._messages import ERROR_PREFIX
+from agent_core.coding._observations import (
+    TEST_COMMAND,
+    Failure,
+    FileView,
+    PytestReport,
+    grep_matches,
+    pytest_report,
+    read_view,
+)
 from agent_core.mock.policy import Policy, ReplyLike, call, offered_tools
 
 __all__ = [
@@ -26,10 +36,10 @@ __all__ = [
     "Hallucinator",
     "CommentDeleter",
     "RoleFilterFixer",
+    "PROJECTS",
+    "POLICIES",
+    "make_policy",
 ]
-
-TEST_COMMAND = "python -m pytest -q"
-
 
 # --- reading the conversation -----------------------------------------------------------------
 
@@ -78,115 +88,6 @@ def _feedback_of(request: dict[str, Any]) -> list[str]:
 def _last_is_feedback(request: dict[str, Any]) -> bool:
     messages = request.get("messages", [])
     return len(_feedback_of(request)) > 0 and messages[-1]["role"] == "user"
-
-
-# --- reading observations ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FileView:
-    """what one read_file observation showed: the path and the numbered lines"""
-
-    path: str
-    lines: dict[int, str]
-    total: int
-
-    @property
-    def whole(self) -> bool:
-        return len(self.lines) == self.total
-
-    def text(self) -> str:
-        """the file's text, rebuilt from the numbered lines (ending with a newline)"""
-        return "".join(self.lines[n] + "\n" for n in sorted(self.lines))
-
-
-_READ_HEADER = re.compile(r"^(?P<path>\S+) \(lines (?P<first>\d+)-(?P<last>\d+) of (?P<total>\d+)\)$")
-_NUMBERED = re.compile(r"^ *(?P<n>\d+) \| ?(?P<text>.*)$")
-
-
-def read_view(observation: str) -> FileView | None:
-    """parse read_file's answer ("path (lines 1-12 of 12)" then " 1 | text" lines); None if not one"""
-    header, _, body = observation.partition("\n")
-    found = _READ_HEADER.match(header)
-    if not found:
-        return None
-    lines = {}
-    for line in body.split("\n"):
-        numbered = _NUMBERED.match(line)
-        if numbered:
-            lines[int(numbered["n"])] = numbered["text"]
-    return FileView(found["path"], lines, int(found["total"]))
-
-
-_GREP_LINE = re.compile(r"^(?P<path>[^\s:]+):(?P<n>\d+): (?P<text>.*)$")
-_GREP_COUNT = re.compile(r"^([\d,]+) match(?:es)? for ")
-
-
-def grep_matches(observation: str) -> tuple[int, list[tuple[str, int, str]]]:
-    """parse grep's answer: (total matches, [(path, line number, text), ...] as shown)"""
-    first = observation.split("\n", 1)[0]
-    count = _GREP_COUNT.match(first)
-    total = int(count[1].replace(",", "")) if count else 0
-    shown = [
-        (m["path"], int(m["n"]), m["text"]) for m in map(_GREP_LINE.match, observation.split("\n")[1:]) if m
-    ]
-    return total, shown
-
-
-@dataclass(frozen=True)
-class Failure:
-    """one failing test, as pytest's short summary names it"""
-
-    path: str
-    test: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class PytestReport:
-    """what a pytest run said: exit code, counts, failures, and the failing lines it showed"""
-
-    exit_code: int | None
-    passed: int
-    failed: int
-    failures: tuple[Failure, ...]
-    failing_lines: tuple[str, ...]  # the source lines pytest marks with ">"
-    locations: tuple[tuple[str, int], ...]  # (path, line) where each failure was raised
-
-    @property
-    def green(self) -> bool:
-        return self.exit_code == 0
-
-    def counts(self) -> str:
-        parts = [f"{self.failed} failed"] if self.failed else []
-        return ", ".join([*parts, f"{self.passed} passed"])
-
-
-_FAILED = re.compile(r"^FAILED (?P<path>[^:\s]+)::(?P<test>\S+)(?: - (?P<reason>.*))?$")
-_LOCATION = re.compile(r"^(?P<path>[\w./-]+\.py):(?P<n>\d+): \w+")
-
-
-def _pytest_report(observation: str) -> PytestReport | None:
-    """parse run_command's answer for a pytest run; None if it is not one"""
-    status, _, output = observation.partition("\n")
-    if not status.startswith("exit code: ") or not re.search(r"\d+ (passed|failed)", output):
-        return None
-    exit_code = int(status.removeprefix("exit code: ").split()[0])
-    number = {
-        word: int(found[1]) if (found := re.search(rf"(\d+) {word}", output)) else 0
-        for word in ("passed", "failed")
-    }
-    lines = output.split("\n")
-    return PytestReport(
-        exit_code=exit_code,
-        passed=number["passed"],
-        failed=number["failed"],
-        failures=tuple(
-            Failure(m["path"], m["test"], m["reason"] or "") for m in map(_FAILED.match, lines) if m
-        ),
-        failing_lines=tuple(line[1:].strip() for line in lines if line.startswith(">")),
-        locations=tuple((m["path"], int(m["n"])) for m in map(_LOCATION.match, lines) if m),
-    )
 
 
 # --- deciding a change ------------------------------------------------------------------------
@@ -280,7 +181,7 @@ def _writes(steps: list[ToolStep], path: str | None = None) -> list[ToolStep]:
 
 
 def _reports(steps: list[ToolStep]) -> list[PytestReport]:
-    found = [_pytest_report(s.result) for s in steps if s.name == "run_command"]
+    found = [pytest_report(s.result) for s in steps if s.name == "run_command"]
     return [report for report in found if report]
 
 
@@ -515,7 +416,7 @@ class RoleFilterFixer(Policy):
         if last.name in ("write_file", "edit_file"):
             return call("run_command", command=TEST_COMMAND)
         if last.name == "run_command":
-            report = _pytest_report(last.result)
+            report = pytest_report(last.result)
             writes = _writes(steps)
             if report and report.green:
                 return self.summary(steps, report, value)
@@ -605,3 +506,28 @@ def _module_checking(view: FileView, param: str) -> str | None:
                 if re.search(rf"\b{re.escape(name)}\(", text):
                     return module
     return None
+
+
+# --- the agents by name ---------------------------------------------------------------------
+
+PROJECTS = ("discount", "users_api")
+"""the practice projects these agents know"""
+POLICIES: dict[str, Callable[[str], Policy]] = {
+    "careful": lambda project: RoleFilterFixer() if project == "users_api" else CarefulFixer(),
+    "test-editor": lambda project: TestEditor(),
+    "conftest-faker": lambda project: ConftestFaker(),
+    "hallucinator": lambda project: Hallucinator(),
+    "comment-deleter": lambda project: CommentDeleter(),
+}
+"""the mock agents by name; only "careful" knows the users_api project"""
+
+
+def make_policy(name: str, project: str = "discount") -> Policy:
+    """a mock coding agent by name (see POLICIES) for this project"""
+    if name not in POLICIES:
+        raise ValueError(f"no policy named {name!r}; choose one of {sorted(POLICIES)}")
+    if project not in PROJECTS:
+        raise ValueError(f"no practice project named {project!r}; choose one of {sorted(PROJECTS)}")
+    if project != "discount" and name != "careful":
+        raise ValueError(f"the {name!r} policy works on the discount project only")
+    return POLICIES[name](project)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..formats import ERROR_PREFIX
+from .._messages import ERROR_PREFIX
 from .policy import Policy, ReplyLike, call, offered_tools
 
 __all__ = [

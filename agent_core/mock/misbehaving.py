@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from ..formats import ERROR_PREFIX
+from .._messages import ERROR_PREFIX
 from .policy import Policy, ReplyLike, ToolCall, call, tool_results, turn_index
 
 __all__ = [

@@ -8,18 +8,18 @@ from typing import Any
 
 import httpx2
 
+from .._defaults import DEFAULT_MODEL
+from ..tokens import count_reply, count_request, count_text, encoding
 from .caching import PromptCache
 from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
-from .tokens import count_reply, count_request, count_text, encoding
 from .wire import CREATED, error_response, json_response, model_card, pieces
 
 __all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "CREATED", "MODELS"]
 
 SYSTEM_FINGERPRINT = "fp_mock0001"
-DEFAULT_MODEL = "mock-model"  # the model name lessons and run_agent use by default
 MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
 
 

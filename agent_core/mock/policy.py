@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..tokens import content_text
+
 __all__ = [
     "ToolCall",
     "Reply",
@@ -205,15 +207,6 @@ def turn_index(request: dict[str, Any]) -> int:
         if message.get("role") == "assistant":
             count += 1
     return count
-
-
-def content_text(content: Any) -> str:
-    """the text of a message content: a string, or the text parts of a list of parts"""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
 
 
 def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:

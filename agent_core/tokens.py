@@ -1,4 +1,4 @@
-"""Token counts for the mock model: a real BPE tokenizer (cl100k_base), loaded offline (every lesson)."""
+"""Token counting: a real BPE tokenizer (cl100k_base), loaded offline (lesson 00, used from lesson 06 on)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from typing import Any
 import regex  # tiktoken's own dependency: \p{L} as its pre-tokenizer means it
 import tiktoken
 
-from .policy import content_text
-
-__all__ = ["ENCODING_NAME", "encoding", "count_text", "count_request", "count_reply"]
+__all__ = ["ENCODING_NAME", "encoding", "count_text", "content_text", "count_request", "count_reply"]
 
 ENCODING_NAME = "cl100k_base"
 _SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # as in tiktoken_ext.openai_public
@@ -83,6 +81,15 @@ def _chunks(text: str) -> list[str]:
         start = end
     chunks.append(text[start:])
     return chunks
+
+
+def content_text(content: Any) -> str:
+    """the text of a message content: a string, or the text parts of a list of parts"""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
 
 
 def _count_tool_calls(tool_calls: list[dict[str, Any]]) -> int:
