@@ -97,7 +97,7 @@ class Workspace:
             if tool.__name__ == "run_command":
                 # it kills its command at the command's timeout: a dispatcher waits that long (and
                 # a little more, for the kill), so the model hears the sandbox's own message
-                tool.own_timeout = self.sandbox.max_timeout + 5
+                tool.own_timeout = self.sandbox.max_timeout + 5  # type: ignore[attr-defined]
         return tools
 
     def diff(self) -> str:

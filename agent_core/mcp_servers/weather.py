@@ -7,7 +7,7 @@
 
 import os
 import sys
-from typing import Literal
+from typing import Literal, TypedDict
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -16,7 +16,16 @@ from pydantic import BaseModel
 
 __all__ = ["make_server", "Forecast", "READINGS", "ALERTS"]
 
-READINGS = {
+
+class _Reading(TypedDict):
+    """what the weather station reports for a city"""
+
+    sky: str
+    celsius: float
+    rain_chance: float
+
+
+READINGS: dict[str, _Reading] = {
     "Lisbon": {"sky": "sunny", "celsius": 27.0, "rain_chance": 0.05},
     "Oslo": {"sky": "light rain", "celsius": 9.5, "rain_chance": 0.8},
     "Tokyo": {"sky": "cloudy", "celsius": 18.0, "rain_chance": 0.4},
