@@ -7,7 +7,7 @@
 
 import os
 import sys
-from typing import Literal, TypedDict
+from typing import Any, Literal
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -16,16 +16,7 @@ from pydantic import BaseModel
 
 __all__ = ["make_server", "Forecast", "READINGS", "ALERTS"]
 
-
-class _Reading(TypedDict):
-    """what the weather station reports for a city"""
-
-    sky: str
-    celsius: float
-    rain_chance: float
-
-
-READINGS: dict[str, _Reading] = {
+READINGS: dict[str, dict[str, Any]] = {
     "Lisbon": {"sky": "sunny", "celsius": 27.0, "rain_chance": 0.05},
     "Oslo": {"sky": "light rain", "celsius": 9.5, "rain_chance": 0.8},
     "Tokyo": {"sky": "cloudy", "celsius": 18.0, "rain_chance": 0.4},
