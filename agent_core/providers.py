@@ -119,7 +119,7 @@ def client_from_env(
         client = recorded(
             openai.OpenAI(api_key=backend.api_key or NO_KEY, base_url=backend.base_url, **options)
         )
-    client.backend = backend
+    client.backend = backend  # type: ignore[attr-defined]  # which backend answers, for the lesson to print
     return client
 
 

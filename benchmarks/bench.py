@@ -93,9 +93,13 @@ README_OPTIONS = shlex.split(
 def nbval_seconds(paths: list[Path], lax: bool = False, parallel: bool = True) -> float:
     """wall time of one pytest run over these notebooks, with the README's options (lax: without
     comparing outputs; parallel: on every core as the README runs them, else one after another)"""
+    # notebooks outside the project (the system's temp folder) take its settings, and its
+    # conftest.py as a plugin by name: pytest looks for conftest.py files only above the paths given
+    outside = [] if paths[0].is_relative_to(ROOT) else [
+        "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), "-p", "conftest"]
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-o", "testpaths=", *README_OPTIONS,
+        [sys.executable, "-m", "pytest", "-q", "-o", "testpaths=", *outside, *README_OPTIONS,
          *(["--nbval-lax"] if lax else []), *([] if parallel else ["-n", "0"]), *map(str, paths)],
         cwd=ROOT, capture_output=True, text=True,
     )
@@ -145,7 +149,7 @@ def bench_notebooks(rounds: int = 2) -> float:
     """
     suite = sorted(p for folder in ("lessons", "solutions") for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
     n = len(suite)
-    with tempfile.TemporaryDirectory(dir=ROOT) as folder:  # in the project, so its conftest.py applies
+    with tempfile.TemporaryDirectory() as folder:  # outside the project, where no test or lint finds it
         empty = one_cell_notebooks(Path(folder), "empty", "", n)
         sdk = nbval_seconds(one_cell_notebooks(Path(folder), "sdk", SDK_ONLY, n))
         start = nbval_seconds(one_cell_notebooks(Path(folder), "start", LESSON_START, n), lax=True)

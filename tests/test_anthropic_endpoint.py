@@ -5,6 +5,7 @@ from contextlib import contextmanager
 
 import anthropic
 import pytest
+from calculator_tools import OPERATIONS
 
 from agent_core import mock
 from agent_core.mock.anthropic_messages import (
@@ -14,7 +15,6 @@ from agent_core.mock.anthropic_messages import (
     to_chat_request,
 )
 from agent_core.mock.server import serve
-from conftest import OPERATIONS
 
 TOOLS = [
     {

@@ -1,9 +1,10 @@
 """The mock reports prompt caching in usage as the real APIs do: a repeated prefix of 1,024+ tokens, in 128-token steps."""
 
+from calculator_tools import add
+
 from agent_core import mock
 from agent_core.loop import run_agent
 from agent_core.mock.caching import OPENAI_INCREMENT, OPENAI_MINIMUM
-from agent_core.schema import tool
 
 LONG_RULES = "Rules of the house.\n" + "\n".join(
     f"Rule {i}: answer politely and cite rule {i}." for i in range(150)
@@ -63,12 +64,6 @@ def test_each_mock_client_has_its_own_cache():
     system, user = {"role": "system", "content": LONG_RULES}, {"role": "user", "content": "Hi"}
     ask(mock.client(), system, user)
     assert cached(ask(mock.client(), system, user)) == 0
-
-
-@tool
-def add(a: float, b: float) -> float:
-    """Add two numbers."""
-    return a + b
 
 
 def test_an_agent_run_reads_the_previous_calls_prompt_from_the_cache():

@@ -3,16 +3,12 @@
 import json
 
 import pytest
+from calculator_tools import add
 
 from agent_core import mock
 from agent_core.calls import assistant_message, tool_calls_of, tool_message
 from agent_core.dispatch import ToolRegistry
 from agent_core.mock.clumsy import Clumsy
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
 
 
 def run(policy, answer_call, task="What is 4 + 2?", max_calls=5):

@@ -7,6 +7,7 @@ import time
 from typing import NotRequired
 
 import pytest
+from calculator_tools import add, divide
 from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionToolMessageParam
 from openai.types.chat.chat_completion_message_function_tool_call import Function
 from pydantic import BaseModel, TypeAdapter, field_validator
@@ -40,16 +41,6 @@ class Address(BaseModel):
         if city == "Atlantis":
             raise ValueError("no deliveries to Atlantis")
         return city
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-def divide(a: float, b: float) -> float:
-    """Divide a by b."""
-    return a / b
 
 
 def weather(city: str, unit: Unit = Unit.CELSIUS, days: int | None = None) -> dict:
@@ -212,12 +203,12 @@ def test_json_that_is_not_an_object_is_refused(registry):
 def test_schema_violations_name_each_field_and_what_was_expected(registry):
     content = registry.dispatch(call("add", '{"a": "two", "c": 1}'))["content"]
     assert content.startswith("ERROR: the arguments for 'add' do not match its parameters:\n")
-    assert "- 'a': expected an integer, got a string \"two\"\n" in content
+    assert "- 'a': expected a number, got a string \"two\"\n" in content
     assert "- 'b': missing (required)\n" in content
     assert "- the arguments: unexpected 'c' (not a parameter)\n" in content
     assert content.endswith(
         "Call 'add' again with corrected arguments. "
-        "Its parameters: a (integer, required), b (integer, required)."
+        "Its parameters: a (number, required), b (number, required)."
     )
 
 
@@ -268,7 +259,7 @@ def slow_tool():
 
     def slow() -> str:
         """Wait a while."""
-        release.wait(2)
+        release.wait(60)
         return "finally"
 
     yield slow
@@ -278,10 +269,8 @@ def slow_tool():
 def test_a_tool_that_runs_too_long_is_reported_at_its_own_timeout(slow_tool):
     registry = ToolRegistry()
     registry.add(slow_tool, timeout=0.2)
-    started = time.monotonic()
     observation = registry.run(call("slow", "{}"))
-    assert time.monotonic() - started < 1.5
-    assert observation.error_type == "timeout"
+    assert observation.error_type == "timeout"  # the tool waits 60 s: had the dispatcher waited, it would have "finally"
     assert observation.content == (
         "ERROR: the tool 'slow' did not finish within 0.2 seconds. The dispatcher stopped "
         "waiting but cannot stop it: it may still be running, and what it does may still "

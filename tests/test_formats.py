@@ -320,12 +320,44 @@ def test_responses_text_beside_calls_is_a_message_item_before_them():
     assert [items[2]["type"], items[3]["type"]] == ["function_call", "function_call"]
 
 
+# pydantic ignores keys a TypedDict does not declare unless told to forbid them: without it, an item
+# with a misspelt optional key (e.g. "stauts") would pass as the SDK type
+EXACT_KEYS = pydantic.ConfigDict(extra="forbid")
+SDK_INPUT = pydantic.TypeAdapter(ResponseInputParam, config=EXACT_KEYS)
+SDK_TOOLS = pydantic.TypeAdapter(list[FunctionToolParam], config=EXACT_KEYS)
+
+
 @pytest.mark.parametrize("name", CONVERSATIONS)
 def test_responses_input_matches_the_openai_sdk_types(name):
     request = to_responses(CONVERSATIONS[name], CALCULATOR_TOOLS)
-    pydantic.TypeAdapter(ResponseInputParam).validate_python(request["input"])
-    for tool in request["tools"]:
-        pydantic.TypeAdapter(FunctionToolParam).validate_python(tool)
+    SDK_INPUT.validate_python(request["input"])
+    SDK_TOOLS.validate_python(request["tools"])
+
+
+@pytest.mark.parametrize(
+    ("item", "misspelt"),
+    [
+        (
+            {"type": "function_call_output", "call_id": "call_1", "output": "6", "status": "completed"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "6", "stauts": "completed"},
+        ),
+        (
+            {"role": "user", "content": [{"type": "input_text", "text": "4+2"}]},
+            {"role": "user", "content": [{"type": "input_text", "text": "4+2", "txt": "4+2"}]},
+        ),
+    ],
+)
+def test_the_sdk_types_check_rejects_an_input_key_the_sdk_does_not_declare(item, misspelt):
+    SDK_INPUT.validate_python([item])
+    with pytest.raises(pydantic.ValidationError, match="Extra inputs are not permitted"):
+        SDK_INPUT.validate_python([misspelt])
+
+
+def test_the_sdk_types_check_rejects_a_tool_key_the_sdk_does_not_declare():
+    tool = tool_to_responses(CALCULATOR_TOOLS[0])
+    SDK_TOOLS.validate_python([tool])
+    with pytest.raises(pydantic.ValidationError, match="Extra inputs are not permitted"):
+        SDK_TOOLS.validate_python([{**tool, "descripton": "Add two numbers."}])
 
 
 def test_responses_errors_keep_their_prefix_in_the_output():

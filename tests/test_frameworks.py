@@ -9,6 +9,7 @@ import importlib.util
 
 import openai
 import pytest
+from calculator_tools import add, multiply
 from pydantic import BaseModel
 
 from agent_core import mock
@@ -44,6 +45,7 @@ def server():
 def test_smolagents_tool_calling_agent_finishes_through_final_answer(server):
     from smolagents import OpenAIServerModel, ToolCallingAgent, tool
 
+    # smolagents wants an "Args:" section describing each argument; calculator_tools' have none
     @tool
     def add(a: float, b: float) -> float:
         """Add two numbers.
@@ -88,14 +90,6 @@ def test_pydantic_ai_output_type_on_its_chat_completions_model(server):
     from pydantic_ai import Agent
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
-
-    def add(a: float, b: float) -> float:
-        """Add two numbers."""
-        return a + b
-
-    def multiply(a: float, b: float) -> float:
-        """Multiply two numbers."""
-        return a * b
 
     async def run():
         async with openai.AsyncOpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client:

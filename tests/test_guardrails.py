@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from calculator_tools import add, divide
 
 from agent_core import mock
 from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
@@ -28,7 +29,6 @@ from agent_core.mock.misbehaving import (
 )
 from agent_core.schema import tool
 from agent_core.widgets import ApprovalPanel
-from conftest import add, divide
 
 
 def draft_email(to: str, subject: str) -> str:

@@ -81,7 +81,7 @@ def live_processes_in_group(group_id: int) -> list[int]:
 
 def assert_group_is_gone(workspace: Workspace) -> None:
     group_id = int((workspace.root / "group.txt").read_text())
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 10  # generous for a loaded machine: the loop ends once they are gone
     while live_processes_in_group(group_id) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert live_processes_in_group(group_id) == []
@@ -202,7 +202,7 @@ def test_endless_command_is_killed_at_the_timeout(workspace, command):
     started = time.monotonic()
     observation = workspace.run_command(command, timeout=1)
     assert observation == "timed out after 1s; process group killed\n(no output)"
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 30  # generous for a loaded machine; unkilled, it runs 60 s or for ever
 
 
 def test_output_before_a_timeout_is_kept(workspace):
@@ -212,33 +212,27 @@ def test_output_before_a_timeout_is_kept(workspace):
 
 @on_linux
 def test_bounded_process_spawner_is_killed_with_its_whole_group(workspace):
-    started = time.monotonic()
     observation = workspace.run_command(
         "echo $$ > group.txt; for i in $(seq 200); do sleep 30 & done; wait", timeout=2
     )
     assert observation.startswith("timed out after 2s; process group killed")
-    assert time.monotonic() - started < 6
     assert_group_is_gone(workspace)
 
 
 @on_linux
 def test_background_processes_do_not_outlive_the_command(workspace):
-    started = time.monotonic()
     observation = workspace.run_command("echo $$ > group.txt; sleep 60 & echo started", timeout=10)
-    assert observation == "exit code: 0\nstarted\n"
-    assert time.monotonic() - started < 4
+    assert observation == "exit code: 0\nstarted\n"  # not a timeout: it did not wait for the sleep
     assert_group_is_gone(workspace)
 
 
 def test_output_flood_is_cut_in_the_middle(workspace):
-    started = time.monotonic()
     observation = workspace.run_command("yes | head -c 50000000", timeout=20)
     status, output = observation.split("\n", 1)
     assert status == "exit code: 0"
     assert output.startswith("y\ny\n") and output.endswith("y\ny\n")
     assert "\n[... 49990000 characters cut ...]\n" in output
     assert len(output) == 10_000 + len("\n[... 49990000 characters cut ...]\n")
-    assert time.monotonic() - started < 10
 
 
 def test_stdout_and_stderr_flood_stays_in_order_and_capped(workspace):
@@ -259,9 +253,7 @@ def test_stdout_and_stderr_flood_stays_in_order_and_capped(workspace):
     ],
 )
 def test_commands_waiting_for_input_end_at_once(workspace, command, expected):
-    started = time.monotonic()
-    assert workspace.run_command(command, timeout=10) == expected
-    assert time.monotonic() - started < 4
+    assert workspace.run_command(command, timeout=10) == expected  # an exit code, not a timeout
 
 
 def test_api_keys_do_not_reach_the_command(workspace, monkeypatch):
@@ -313,17 +305,14 @@ def test_the_command_runs_under_the_limits(make_workspace):
 @on_linux
 def test_cpu_limit_kills_a_busy_process(make_workspace):
     workspace = make_workspace(SandboxLimits(cpu_seconds=1))
-    started = time.monotonic()
     observation = workspace.run_command("exec python -c 'while True: pass'", timeout=20)
-    assert observation == "exit code: -9 (killed by SIGKILL)\n(no output)"
-    assert time.monotonic() - started < 5
+    assert observation == "exit code: -9 (killed by SIGKILL)\n(no output)"  # the limit's kill, not the timeout
 
 
 @on_linux
 def test_a_process_that_escapes_its_group_does_not_block_the_call(workspace):
     # setsid leaves the process group, so the sandbox cannot kill it (SANDBOX.md); it only
-    # stops waiting for it. Keep its life short: nothing will clean it up.
-    started = time.monotonic()
-    observation = workspace.run_command("setsid sleep 3 & echo started", timeout=10)
+    # stops waiting for it. Keep its life short (10 s): nothing will clean it up.
+    observation = workspace.run_command("setsid sh -c 'sleep 10; echo > ended.txt' & echo started", timeout=30)
     assert observation == "exit code: 0\nstarted\n"
-    assert time.monotonic() - started < 2.5
+    assert not (workspace.root / "ended.txt").exists()  # the call returned while it still ran

@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from calculator_tools import add
 
 from agent_core import mock
 from agent_core.coding import ToolLimits, Workspace, copy_project
@@ -56,17 +57,20 @@ def test_a_tool_that_raises_keyboard_interrupt_is_an_observation(timeout):
 @pytest.mark.skipif(sys.platform == "win32", reason="raise_signal(SIGINT) from a thread is POSIX behaviour")
 @pytest.mark.parametrize("timeout", [None, 5])
 def test_the_users_ctrl_c_still_stops_the_wait(timeout):
+    release, finished = threading.Event(), threading.Event()
+
     def slow() -> str:
         """Take a while."""
-        time.sleep(1.5)
+        release.wait(60)
+        finished.set()
         return "late"
 
     ctrl_c = threading.Timer(0.2, signal.raise_signal, [signal.SIGINT])
     ctrl_c.start()
-    started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):  # the tool's own KeyboardInterrupt is an observation; the user's is not
         ToolRegistry([slow], timeout=timeout).run(call("slow", "{}"))
-    assert time.monotonic() - started < 1.2
+    assert not finished.is_set()  # the wait ended while the tool still ran
+    release.set()
 
 
 def test_run_agent_goes_on_after_a_tool_exits(capsys):
@@ -77,11 +81,6 @@ def test_run_agent_goes_on_after_a_tool_exits(capsys):
 
 
 # --- what a server sends ---------------------------------------------------------------------
-
-
-def add(a: int, b: int) -> int:
-    """Add two whole numbers."""
-    return a + b
 
 
 @pytest.mark.parametrize("name", [5, None, ["add"], {"name": "add"}])
@@ -176,7 +175,7 @@ async def fetch_price(item: str) -> str:
 
 async def fetch_slowly(item: str) -> str:
     """Look up the price of an item, slowly."""
-    await asyncio.sleep(2)
+    await asyncio.sleep(60)
     return f"{item}: 3 euros"
 
 
@@ -199,10 +198,8 @@ def test_an_async_tool_that_raises_is_an_error():
 
 
 def test_an_async_tool_is_bounded_by_the_timeout():
-    started = time.monotonic()
     observation = ToolRegistry([fetch_slowly], timeout=0.2).run(call("fetch_slowly", '{"item": "tea"}'))
-    assert time.monotonic() - started < 1.5
-    assert observation.error_type == "timeout"
+    assert observation.error_type == "timeout"  # had the dispatcher waited for the tool, it would have its price
 
 
 def test_an_async_tool_runs_inside_a_running_event_loop():
@@ -226,9 +223,8 @@ def backtracking_workspace(tmp_path):
 def test_grep_stops_a_catastrophic_pattern_at_its_own_limit(backtracking_workspace):
     workspace = Workspace(backtracking_workspace, limits=ToolLimits(max_search_seconds=0.5))
     registry = ToolRegistry(workspace.tools("grep"))
-    started = time.monotonic()
     observation = registry.run(call("grep", '{"pattern": "(a|a)+$"}'))
-    assert time.monotonic() - started < 5
+    # a tool error, not the dispatcher's timeout (30 s): grep stopped at its own limit
     assert observation.is_error and observation.error_type == "tool_error"
     assert observation.content.startswith(
         "ERROR: the search for '(a|a)+$' took more than 0.5 seconds and was stopped: the pattern "
@@ -238,9 +234,9 @@ def test_grep_stops_a_catastrophic_pattern_at_its_own_limit(backtracking_workspa
 
 def test_the_dispatcher_timeout_bounds_the_wait_for_grep(backtracking_workspace):
     registry = ToolRegistry(Workspace(backtracking_workspace).tools("grep"), timeout=0.5)
-    started = time.monotonic()
     observation = registry.run(call("grep", '{"pattern": "(a|a)+$"}'))
-    assert time.monotonic() - started < 3  # the worker thread does not hold the GIL while it matches
+    # a timeout, not grep's own error at its 5 s limit: the dispatcher woke at 0.5 s while grep was
+    # still matching, as the worker thread does not hold the GIL while it matches
     assert observation.error_type == "timeout"
 
 

@@ -9,6 +9,7 @@ import threading
 import httpx2
 import openai
 import pytest
+from calculator_tools import add
 
 from agent_core import mock, render
 from agent_core.coding import Workspace, copy_project
@@ -45,11 +46,6 @@ def client_with(transport):
 
 def first_call(body):
     return body["choices"][0]["message"]["tool_calls"][0]["function"]
-
-
-def add(a: int, b: int) -> int:
-    """Add two whole numbers."""
-    return a + b
 
 
 def echo(text: str) -> str:

@@ -3,11 +3,11 @@
 import math
 
 import pytest
+from calculator_tools import add, divide
 
 from agent_core import mock
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import Guardrail, StopRun, run_agent
-from conftest import add, divide
 
 
 def test_five_plus_eight_twelfths_takes_three_model_calls():

@@ -1,6 +1,7 @@
 """The misbehaving mock models do what they are for, and the tiny project's tools and tests work."""
 
 import pytest
+from calculator_tools import add
 
 from agent_core import mock
 from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
@@ -14,7 +15,6 @@ from agent_core.mock.misbehaving import (
     discount_versions,
     skips_the_tests,
 )
-from conftest import add
 
 
 def refuse_everything(a: float, b: float) -> str:

@@ -4,12 +4,12 @@ import json
 
 import openai
 import pytest
+from calculator_tools import ADD_TOOL
 from openai.types.chat import ChatCompletion
 
 from agent_core import mock
 from agent_core.mock.model import CREATED, MODELS
 from agent_core.tokens import count_request, count_text
-from conftest import ADD_TOOL
 
 ADD = ADD_TOOL
 HELLO = [{"role": "user", "content": "Hello!"}]

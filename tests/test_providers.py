@@ -10,6 +10,7 @@ import socket
 import httpx2
 import openai
 import pytest
+from calculator_tools import add, divide
 
 from agent_core import mock
 from agent_core.loop import run_agent
@@ -25,7 +26,6 @@ from agent_core.providers import (
     model_name,
 )
 from agent_core.trace import trace_of
-from conftest import add, divide
 
 HELLO = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-abcdefghijklmnopqrstuvwxyz0123"

@@ -1,10 +1,10 @@
 import re
 
 import pytest
+from calculator_tools import ADD_TOOL
 
 from agent_core import mock, render
 from agent_core.trace import Trace
-from conftest import ADD_TOOL
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

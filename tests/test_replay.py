@@ -5,13 +5,13 @@ from contextlib import contextmanager
 
 import openai
 import pytest
+from calculator_tools import add, divide
 
 from agent_core import cli, mock, replay
 from agent_core.loop import run_agent
 from agent_core.mock.server import serve
 from agent_core.replay import MISSING, Replay, first_difference
 from agent_core.trace import Trace, recorded
-from conftest import add, divide
 
 HELLO = [{"role": "user", "content": "hi"}]
 

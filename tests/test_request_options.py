@@ -6,6 +6,7 @@ from typing import Literal
 import anthropic
 import openai
 import pytest
+from calculator_tools import add
 from pydantic import BaseModel
 
 from agent_core import mock
@@ -15,7 +16,6 @@ from agent_core.mock.request_options import fill_schema, is_answer_tool
 from agent_core.mock.server import serve
 from agent_core.schema import tool_definition
 from agent_core.tokens import count_text
-from conftest import add
 
 
 def multiply(a: float, b: float) -> float:

@@ -4,6 +4,7 @@ import json
 
 import openai
 import pytest
+from calculator_tools import OPERATIONS
 from openai.types.responses import Response
 from pydantic import BaseModel
 
@@ -11,7 +12,6 @@ from agent_core import mock
 from agent_core.mock.responses_api import to_chat_request
 from agent_core.mock.server import serve
 from agent_core.render import console, print_trace, show_trace
-from conftest import OPERATIONS
 
 TOOLS = [
     {

@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 
+import calculator_tools
 import openai
 import pytest
 from pydantic import BaseModel
@@ -21,16 +22,7 @@ class Result(BaseModel):
     answer: float
 
 
-@agents.function_tool
-def add(a: float, b: float) -> float:
-    """Add two numbers: a + b."""
-    return a + b
-
-
-@agents.function_tool
-def divide(a: float, b: float) -> float:
-    """Divide a by b: a / b."""
-    return a / b
+add, divide = agents.function_tool(calculator_tools.add), agents.function_tool(calculator_tools.divide)
 
 
 @pytest.fixture
@@ -142,17 +134,7 @@ def test_langchain_chat_openai_on_the_responses_api_completes_the_calculator_tas
     from langchain_core.messages import HumanMessage, ToolMessage
     from langchain_core.tools import tool
 
-    @tool
-    def add(a: float, b: float) -> float:
-        """Add two numbers: a + b."""
-        return a + b
-
-    @tool
-    def divide(a: float, b: float) -> float:
-        """Divide a by b: a / b."""
-        return a / b
-
-    tools = {"add": add, "divide": divide}
+    tools = {"add": tool(calculator_tools.add), "divide": tool(calculator_tools.divide)}
     log = io.StringIO()
     with serve(mock.Calculator(), log=log) as server:
         model = langchain_openai.ChatOpenAI(

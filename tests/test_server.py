@@ -13,12 +13,12 @@ from pathlib import Path
 
 import openai
 import pytest
+from calculator_tools import add, divide
 
 from agent_core import cli, mock
 from agent_core.loop import run_agent
 from agent_core.mock.server import MockServer, ServerStartError, masked_key, policy_by_name, serve
 from agent_core.trace import recorded
-from conftest import add, divide
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
 NO_KEYS = {

@@ -1,9 +1,9 @@
 import pytest
+from calculator_tools import ADD_TOOL
 
 from agent_core import mock, render
 from agent_core.trace import Trace
 from agent_core.widgets import KERNEL_FREE, TraceViewer, step_through
-from conftest import ADD_TOOL
 
 
 def run_conversation():

@@ -58,7 +58,7 @@ def newest_requirements(pyproject: dict) -> dict[str, Requirement]:
     texts = [*pyproject["project"]["dependencies"], *pyproject["build-system"]["requires"]]
     texts += [text for extra in pyproject["project"].get("optional-dependencies", {}).values() for text in extra]
     own = canonicalize_name(pyproject["project"]["name"])
-    named = {canonicalize_name(r.name): r for r in map(Requirement, texts)}
+    named: dict[str, Requirement] = {canonicalize_name(r.name): r for r in map(Requirement, texts)}
     named.pop(own, None)
     return named
 
@@ -72,7 +72,7 @@ def unpinned(requirement: Requirement) -> str:
 
 def changes(lock_text: str, installed: dict[str, str], environment: dict, wanted: dict[str, Requirement]):
     """what the canary installed that the lock does not pin, for the venv's platform and Python"""
-    locked = {
+    locked: dict[str, str] = {
         canonicalize_name(pin.name): pin.version
         for pin in read_lock(lock_text)
         if pin.marker is None or Marker(pin.marker).evaluate(environment)
@@ -204,7 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     listed = subprocess.run([uv, "pip", "list", "--python", python, "--format", "json"], capture_output=True, text=True)
-    installed = {canonicalize_name(p["name"]): p["version"] for p in json.loads(listed.stdout)}
+    installed: dict[str, str] = {
+        canonicalize_name(p["name"]): p["version"]
+        for p in json.loads(listed.stdout)
+    }
     probe = "import json; from packaging.markers import default_environment as d; print(json.dumps(d()))"
     environment = json.loads(subprocess.run([python, "-c", probe], capture_output=True, text=True).stdout)
     changed = changes(LOCK.read_text(encoding="utf-8"), installed, environment, wanted)

@@ -109,7 +109,7 @@ def _kernel_free_widgets(nb: nbformat.NotebookNode, saved: dict) -> dict:
 
 def _merge_streams(outputs: list) -> list:
     """one output per run of stdout (or stderr) text: how the kernel splits it depends on timing"""
-    merged = []
+    merged: list = []
     for output in outputs:
         previous = merged[-1] if merged else None
         if (
@@ -205,7 +205,10 @@ def from_script(path: Path, name: str) -> list[Path]:
 
 
 def _cells(lines: list[str]) -> list[nbformat.NotebookNode]:
-    cells, kind, tags, source = [], None, [], []
+    cells: list[nbformat.NotebookNode] = []
+    kind: str | None = None
+    tags: list[str] = []
+    source: list[str] = []
 
     def flush():
         text = "\n".join(source).strip("\n")

@@ -98,9 +98,11 @@ def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]
     else:
         client = mock.client(mock.Script("accepted"))
         try:
-            client.chat.completions.create(model="mock-model", messages=messages)
+            # the learner's messages, as written: the API's answer is the check
+            client.chat.completions.create(model="mock-model", messages=messages)  # type: ignore[arg-type]
         except openai.BadRequestError as error:
-            problems.append(f"the API still refuses it: {error.body['message'].splitlines()[0]}")
+            body = error.body if isinstance(error.body, dict) else {}
+            problems.append(f"the API still refuses it: {str(body.get('message', error)).splitlines()[0]}")
         else:
             problems += _story_order(messages)
     return verdict("0.2", problems, "the API accepts the conversation: each tool result follows its request.")

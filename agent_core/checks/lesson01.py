@@ -48,7 +48,7 @@ def ping() -> str:
     return "pong"
 
 
-PROBES = [search_catalog, book_table, ping]
+PROBES: list[Callable[..., Any]] = [search_catalog, book_table, ping]
 _GENERATOR_HINTS = {
     "name": "function.__name__",
     "summary": "the docstring before Args:, its lines joined by single spaces",
@@ -90,7 +90,8 @@ def _refused_by_api(definition: dict[str, Any]) -> str:
     client = mock.client(mock.Script("accepted"))
     try:
         client.chat.completions.create(
-            model="mock-model", messages=[{"role": "user", "content": "hello"}], tools=[definition]
+            model="mock-model", messages=[{"role": "user", "content": "hello"}],
+            tools=[definition],  # type: ignore[list-item]  # the learner's, as written: the API judges it
         )
     except openai.APIError as error:
         body = getattr(error, "body", None)
@@ -261,9 +262,9 @@ def _pick(client: openai.OpenAI, question: str, definitions: list[dict[str, Any]
     response = client.chat.completions.create(
         model="mock-model",
         messages=[{"role": "user", "content": question}],
-        tools=definitions,
+        tools=definitions,  # type: ignore[arg-type]  # the learner's, as written
     )
-    tool_calls = response.choices[0].message.tool_calls or []
+    tool_calls = [call for call in response.choices[0].message.tool_calls or [] if call.type == "function"]
     return tool_calls[0].function.name if tool_calls else ""
 
 
@@ -431,7 +432,7 @@ def _accepted(strict: Tool) -> list[str]:
         client.chat.completions.create(
             model="mock-model",
             messages=[{"role": "user", "content": "Find my open orders."}],
-            tools=[strict.definition],
+            tools=[strict.definition],  # type: ignore[list-item]  # the learner's, as written
         )
     except openai.APIError as error:
         return [f"the API refuses the strict definition: {error}"]

@@ -137,7 +137,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             "",
         )
     versions = discount_versions()
-    cases = [
+    cases: list[tuple[str, dict[str, str | None], bool]] = [
         ("the original code (one test fails)", {}, False),
         ("the code fixed, the tests untouched", {"discount.py": versions["right_fix"]}, True),
         (

@@ -51,7 +51,7 @@ def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
             break
         if got == expected:
             continue
-        usage = [turn.usage for turn in trace]
+        usage = [turn.usage or {} for turn in trace]  # the mock reports usage on every call
         prompts = [u["prompt_tokens"] for u in usage]
         completions = [u["completion_tokens"] for u in usage]
         totals = [row[2] for row in got]

@@ -277,7 +277,7 @@ _TESTS = mock.call("run_command", command=TEST_COMMAND)
 def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change"""
     problems: list[str] = []
-    must_reject = [
+    must_reject: list[tuple[str, Any]] = [
         ("the comment deleter (reads, writes, says done, never runs the tests)", CommentDeleter()),
         ("a model that runs the tests, then writes, then says done", _replies(_TESTS, _WRITE, "Done.")),
         (
@@ -296,7 +296,7 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             ),
         ),
     ]
-    must_accept = [
+    must_accept: list[tuple[str, Any]] = [
         (
             "a model that only reads discount.py and answers (nothing changed, nothing to test)",
             _replies(mock.call("read_file", path="discount.py"), "Nothing needs changing."),

@@ -130,7 +130,7 @@ def _check_setting(name: str, env: Any) -> list[str]:
 
 # --- Exercise 8.2 ---------------------------------------------------------------------------
 
-_ADD_TOOL = {
+_ADD_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "add",

@@ -60,8 +60,8 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
             "a run stopped by max_turns=3 for 1 + 2",
             (stopped, 3),
             False,
-            f"it never answered; its 'answer' is the loop's note ({stopped.answer[:40]!r}...), whose last "
-            "number happens to be 3. Check run.stop_reason == 'answered' first",
+            f"it never answered; its 'answer' is the loop's note ({(stopped.answer or '')[:40]!r}...), "
+            "whose last number happens to be 3. Check run.stop_reason == 'answered' first",
         ),
         (
             "'The answer is 6.0.' for 4 + 2",

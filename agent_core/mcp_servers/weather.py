@@ -7,7 +7,7 @@
 
 import os
 import sys
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 __all__ = ["make_server", "Forecast", "READINGS", "ALERTS"]
 
-READINGS = {
+READINGS: dict[str, dict[str, Any]] = {
     "Lisbon": {"sky": "sunny", "celsius": 27.0, "rain_chance": 0.05},
     "Oslo": {"sky": "light rain", "celsius": 9.5, "rain_chance": 0.8},
     "Tokyo": {"sky": "cloudy", "celsius": 18.0, "rain_chance": 0.4},
