@@ -168,3 +168,47 @@ def test_the_help_of_serve_mock_shows_defaults_and_how_to_get_tool_calls():
     assert "--policy calculator" in help_text
     for endpoint in ["/v1/chat/completions", "/v1/responses", "/v1/models", "/v1/messages"]:
         assert endpoint in help_text
+
+
+def test_serve_mock_names_every_endpoint_at_start_up_and_in_its_404_hint():
+    import select
+    import signal
+    import urllib.error
+    import urllib.request
+
+    process = subprocess.Popen(
+        [COMMAND, "serve-mock", "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=NO_KEYS,
+    )
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "serve-mock printed nothing within 60 s"
+        lines = [process.stdout.readline()]
+        while lines[-1] and not lines[-1].strip().startswith("try:"):  # printed at once, after the first
+            lines.append(process.stdout.readline())
+        base_url = lines[0].split(" at ")[1].split()[0]
+        try:
+            urllib.request.urlopen(base_url + "/nothing", timeout=30)
+        except urllib.error.HTTPError as error:
+            refused = json.loads(error.read())
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    start_up = "".join(lines)
+    hint = refused["error"]["message"]  # the mock's hint follows the API's own message
+    for endpoint in [
+        "/v1/chat/completions",
+        "/v1/responses",
+        "/v1/models",
+        "/v1/messages",
+        "/v1/messages/count_tokens",
+    ]:
+        assert f"POST {endpoint}" in start_up or f"GET {endpoint}" in start_up, endpoint
+        assert endpoint in hint, (endpoint, hint)
+    assert "--policy calculator" in start_up
+    assert all(len(line.rstrip("\n")) <= 80 for line in lines[1:])

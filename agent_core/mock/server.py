@@ -619,7 +619,7 @@ def run(
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with Ctrl-C ignored
     signal.signal(signal.SIGTERM, _interrupt)
     print(f"mock model ({what}) serving the OpenAI API at {server.base_url}", flush=True)
-    print("  OpenAI:    POST /v1/chat/completions, POST /v1/responses, GET /v1/models[/{id}]", flush=True)
+    print("  OpenAI:    POST /v1/chat/completions, POST /v1/responses, GET /v1/models", flush=True)
     if cassette:
         print("  answers only the cassette's recorded requests, in their order", flush=True)
     else:
