@@ -280,11 +280,14 @@ def _fix(args: argparse.Namespace) -> int:
 
     terminal = _terminal()
     print_line = _printer(terminal)
-    print_line(
-        'Test run times show as "?.??s": they change from run to run, and the mock agent must '
-        "read the same text every time."
+    status = fix(
+        args.project, args.policy, guarded=not args.no_guards, console=terminal, print_line=print_line
     )
-    return fix(args.project, args.policy, guarded=not args.no_guards, console=terminal, print_line=print_line)
+    print_line(
+        '(pytest\'s run times show as "?.??s", here and in what the agent read, so that every run '
+        "prints the same text: see steady_timings in agent_core/coding/agent.py)"
+    )
+    return status
 
 
 def run(argv: list[str] | None = None) -> int:
