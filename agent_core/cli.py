@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from importlib import metadata
+from typing import Any, NoReturn
 
 from . import mock
 from .loop import run_agent
@@ -15,6 +18,9 @@ from .schema import tool
 __all__ = ["main", "run", "demo", "fix"]
 
 DEMO_QUESTION = "What is 4 + 2?"
+MAX_WIDTH = 100  # wider terminals still get 100 columns; piped output is always 100 wide
+MIN_WIDTH = 40
+CARELESS = ["test-editor", "conftest-faker", "hallucinator", "comment-deleter"]
 
 
 @tool
@@ -28,13 +34,29 @@ def add(a: float, b: float) -> float:
     return a + b
 
 
-def _terminal():
-    """a rich console for this process's stdout: colour only on a real terminal, unless NO_COLOR is set"""
-    import os
+def _width() -> int:
+    """the terminal's width (at most MAX_WIDTH); MAX_WIDTH when stdout is not a terminal"""
+    if not sys.stdout.isatty():
+        return MAX_WIDTH
+    columns = shutil.get_terminal_size((MAX_WIDTH, 24)).columns  # $COLUMNS first, then the terminal
+    return max(MIN_WIDTH, min(MAX_WIDTH, columns))
 
+
+def _terminal():
+    """a rich console for this process's stdout: as wide as the terminal, colour only on a real
+    terminal unless NO_COLOR is set"""
     from .render import console
 
-    return console(color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    return console(width=_width(), color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+
+
+def _printer(terminal):
+    """print one line of plain text, wrapped at word boundaries to the console's width"""
+
+    def print_line(text: str) -> None:
+        terminal.print(text, overflow="fold")
+
+    return print_line
 
 
 def demo(as_json: bool = False) -> int:
@@ -45,86 +67,227 @@ def demo(as_json: bool = False) -> int:
     else:
         from .render import print_trace
 
-        print_trace(run.trace, console=_terminal(), json=True)
-        print(f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls_made} tool call)")
+        terminal = _terminal()
+        print_trace(run.trace, console=terminal, json=True)
+        _printer(terminal)(
+            f"answer: {run.answer}  ({run.model_calls} model calls, {run.tool_calls_made} tool call)"
+        )
     return 0 if run.stop_reason == "answered" else 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+# --- reading the command line: every wrong usage is one line and exit status 2 ----------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a wrong usage is one line saying what was wrong and where to read more"""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see: {self.prog} --help)\n")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number: use 0 to 65535 (0 picks a free one)")
+    return port
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{number} requests a minute would refuse every request: give 1 or more"
+        )
+    return number
+
+
+def _not_empty(what: str):
+    def check(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"an empty {what}: give one, or leave the option out")
+        return text
+
+    return check
+
+
+def _model_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names no model: give names separated by commas")
+    return names
+
+
+def _version() -> str:
+    try:
+        return metadata.version("agent-core")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
+class _ShowDefaults(argparse.HelpFormatter):
+    """help that ends each option's line with its default, when it has one worth showing"""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        shown = action.default not in (None, False, argparse.SUPPRESS)
+        return f"{action.help} (default: %(default)s)" if shown else str(action.help)
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """the agent-core command line, and each subcommand's parser by name"""
+    top = _Parser(
         prog="agent-core",
         description="Build a tool-calling agent one piece at a time, on a mock model that needs no API key.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo_parser = commands.add_parser(
-        "demo", help="a short conversation with one tool call on the mock model, every turn's JSON shown"
+    top.add_argument("--version", action="version", version=f"agent-core {_version()}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=summary,
+            description=description,
+            formatter_class=_ShowDefaults,
+        )
+
+    demo_parser = command(
+        "demo",
+        "a short conversation with one tool call on the mock model, every turn's JSON shown",
+        "Ask the mock model a sum with an `add` tool offered: it calls the tool, reads the result and "
+        "answers. Every request and response is printed as it went over the wire.",
     )
     demo_parser.add_argument("--json", action="store_true", help="print the raw trace JSON instead")
-    serve_parser = commands.add_parser(
+
+    serve_parser = command(
         "serve-mock",
-        help="serve the mock model over HTTP: OpenAI's Chat Completions and Responses APIs and Anthropic's Messages API (Ctrl-C stops)",
+        "serve the mock model over HTTP for any OpenAI or Anthropic client (Ctrl-C stops)",
+        "Serve the mock model over HTTP: OpenAI's Chat Completions and Responses APIs "
+        "(POST /v1/chat/completions, POST /v1/responses, GET /v1/models) and Anthropic's Messages "
+        "API (POST /v1/messages). The default policy, echo, only repeats what it receives and never "
+        "calls a tool: use --policy calculator to get tool calls.",
     )
     serve = serve_parser.add_argument
-    serve("--port", type=int, default=8000, help="port to listen on; 0 picks a free one")
-    serve("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
-    serve("--policy", default="echo", choices=["echo", "calculator"], help="what the mock says")
-    serve("--cassette", metavar="FILE", help="replay this recorded trace instead of a policy")
-    serve("--api-key", metavar="KEY", help="refuse requests without this key (401)")
-    serve("--models", metavar="A,B", help="serve only these model names (others: 404)")
-    serve("--rate-limit", type=int, metavar="N", help="allow N model requests a minute (then 429)")
+    serve("--port", type=_port, default=8000, help="port to listen on; 0 picks a free one")
+    serve(
+        "--host",
+        default="127.0.0.1",
+        type=_not_empty("host"),
+        help="address to listen on (127.0.0.1: this machine only)",
+    )
+    serve(
+        "--policy",
+        default="echo",
+        choices=["echo", "calculator"],
+        help="what the mock says: echo repeats the request, calculator calls the tools it is offered",
+    )
+    serve(
+        "--cassette",
+        metavar="FILE",
+        type=_not_empty("file name"),
+        help="replay this recorded trace instead of a policy",
+    )
+    serve("--api-key", metavar="KEY", type=_not_empty("key"), help="refuse requests without this key (401)")
+    serve("--models", metavar="A,B", type=_model_names, help="serve only these model names (others: 404)")
+    serve("--rate-limit", type=_positive, metavar="N", help="allow N model requests a minute (then 429)")
     serve("--reject-unknown-fields", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
-    replay_parser = commands.add_parser("replay", help="print the turns recorded in a cassette")
+
+    replay_parser = command(
+        "replay",
+        "print the turns recorded in a cassette",
+        "Print every turn of a cassette (a trace saved by Trace.save()): each request, its response "
+        "and the JSON. To answer a client from it, use: agent-core serve-mock --cassette FILE.",
+    )
     replay_parser.add_argument("cassette", metavar="CASSETTE", help="a trace saved by Trace.save()")
     replay_parser.add_argument("--json", action="store_true", help="print the raw cassette JSON")
-    fix_parser = commands.add_parser(
-        "fix", help="a mock coding agent fixes a practice project; prints the trace and the final diff"
+
+    fix_parser = command(
+        "fix",
+        "a mock coding agent fixes a practice project; prints the trace and the final diff",
+        "Copy a practice project to a temporary folder and let a mock coding agent (lesson 07) fix "
+        "it with read_file, grep, write_file and run_command. Prints every turn, the final diff and "
+        "whether the project's own tests pass; exits 0 if they do.",
     )
-    fix_parser.add_argument("--project", default="discount", choices=["discount", "users_api"])
+    fix_parser.add_argument(
+        "--project", default="discount", choices=["discount", "users_api"], help="the practice project"
+    )
     fix_parser.add_argument(
         "--policy",
         default="careful",
-        choices=["careful", "test-editor", "conftest-faker", "hallucinator", "comment-deleter"],
+        choices=["careful", *CARELESS],
         help="which mock agent (the careless ones work on the discount project only)",
     )
-    fix_parser.add_argument(
-        "--no-guards", action="store_true", help="run without lesson 07's guardrails"
-    )
-    args = parser.parse_args(argv)
+    fix_parser.add_argument("--no-guards", action="store_true", help="run without lesson 07's guardrails")
+    return top, commands.choices
+
+
+def main(argv: list[str] | None = None) -> int:
+    top, subcommands = _parsers()
+    args, extra = top.parse_known_args(argv)
+    if extra:  # argparse leaves a subcommand's unknown options to the top parser: name the subcommand
+        (subcommands[args.command] if args.command else top).error(
+            f"unrecognized arguments: {' '.join(extra)}"
+        )
     if args.command == "demo":
         return demo(as_json=args.json)
     if args.command == "serve-mock":
-        from .mock.server import run as serve_mock
-
-        models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
-        cassette = None
-        if args.cassette:
-            from .replay import Replay
-
-            try:
-                cassette = (args.cassette, Replay.load(args.cassette))
-            except (OSError, ValueError, KeyError) as error:
-                print(f"agent-core serve-mock: {error}", file=sys.stderr)
-                return 2
-        return serve_mock(
-            host=args.host,
-            port=args.port,
-            policy=args.policy,
-            cassette=cassette,
-            api_key=args.api_key,
-            models=models,
-            rate_limit=args.rate_limit,
-            reject_unknown_fields=args.reject_unknown_fields,
-            quiet=args.quiet,
-        )
+        return _serve_mock(args)
     if args.command == "replay":
         from .replay import show_cassette
 
         return show_cassette(args.cassette, as_json=args.json, console=_terminal())
     if args.command == "fix":
-        return fix(args.project, args.policy, guarded=not args.no_guards, console=_terminal())
-    parser.print_help()
+        if args.project != "discount" and args.policy != "careful":
+            subcommands["fix"].error(
+                f"the {args.policy!r} policy works on the discount project only: "
+                f"leave out --project {args.project} or use --policy careful"
+            )
+        return _fix(args)
+    top.print_help()
     return 0
+
+
+def _serve_mock(args: argparse.Namespace) -> int:
+    from .mock.server import run as serve_mock
+
+    cassette = None
+    if args.cassette:
+        from .replay import CassetteError, Replay
+
+        try:
+            cassette = (args.cassette, Replay.load(args.cassette))
+        except CassetteError as error:
+            print(f"agent-core serve-mock: {error}", file=sys.stderr)
+            return 2
+    return serve_mock(
+        host=args.host,
+        port=args.port,
+        policy=args.policy,
+        cassette=cassette,
+        api_key=args.api_key,
+        models=args.models,
+        rate_limit=args.rate_limit,
+        reject_unknown_fields=args.reject_unknown_fields,
+        quiet=args.quiet,
+    )
+
+
+def _fix(args: argparse.Namespace) -> int:
+    terminal = _terminal()
+    print_line = _printer(terminal)
+    status = fix(
+        args.project, args.policy, guarded=not args.no_guards, console=terminal, print_line=print_line
+    )
+    print_line(
+        '(pytest\'s run times show as "?.??s", here and in what the agent read, so that every run '
+        "prints the same text: see steady_timings in agent_core/coding/agent.py)"
+    )
+    return status
 
 
 def fix(

@@ -14,7 +14,7 @@ import openai
 
 from .mock.model import to_event_stream
 from .mock.protocol import ProtocolError
-from .trace import CASSETTE_VERSION, RecordingTransport, Trace, Turn, json_or_text
+from .trace import CassetteError, RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = [
     "Replay",
@@ -27,7 +27,6 @@ __all__ = [
 ]
 
 RETRIED_STATUSES = {408, 409, 429}  # and every 5xx: the statuses the SDK retries by itself
-MAX_DEPTH = 100  # a recorded request or response nested deeper than this is not one an API sent
 
 
 class _Missing:
@@ -75,11 +74,24 @@ class Replay:
         self.turns: list[Turn] = list(trace.turns)
         self.position = 0  # the turn the next request must match
         self._lock = threading.Lock()  # a server's clients take their turns one at a time
+        for number, turn in enumerate(self.turns, 1):
+            if turn.stream:
+                try:
+                    _answer(turn)  # a streamed turn is sent again chunk by chunk: it needs every field
+                except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
+                    missing = f"no {error}" if isinstance(error, KeyError) else str(error)
+                    raise CassetteError(
+                        f"turn {number}'s streamed response cannot be sent again ({missing})"
+                    ) from None
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
         """read a cassette written by Trace.save(); CassetteError says in one line what is wrong"""
-        return cls(load_cassette(path))
+        trace = load_cassette(path)
+        try:
+            return cls(trace)
+        except CassetteError as error:
+            raise CassetteError(f"cannot read the cassette {str(path)!r}: {error}") from None
 
     @property
     def remaining(self) -> int:
@@ -114,32 +126,7 @@ class Replay:
                 turn = self._next_turn(method, path, received)
         except ProtocolError as error:
             return 400, {"content-type": "application/json"}, json.dumps(error.body()).encode()
-        headers: dict[str, str] = {}
-        if turn.status in RETRIED_STATUSES or turn.status >= 500:
-            headers["retry-after-ms"] = (
-                "1"  # the recording holds the SDK's retries; replay them fast
-            )
-        if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
-            from .mock.responses_api import response_events  # the Responses API's stream: lesson 09
-
-            headers["content-type"] = "text/event-stream"
-            return turn.status, headers, response_events(turn.response)
-        if turn.stream and isinstance(turn.response, dict):
-            completion = {"system_fingerprint": None, **turn.response}
-            headers["content-type"] = "text/event-stream"
-            return (
-                turn.status,
-                headers,
-                to_event_stream(completion, include_usage="usage" in completion),
-            )
-        if isinstance(turn.response, str):
-            headers["content-type"] = "text/plain; charset=utf-8"
-            return turn.status, headers, turn.response.encode()
-        headers["content-type"] = "application/json"
-        content = (
-            b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
-        )
-        return turn.status, headers, content
+        return _answer(turn)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler, as in MockModel"""
@@ -179,74 +166,9 @@ class Replay:
         return turn
 
 
-class CassetteError(ValueError):
-    """a file that is not a cassette Trace.save() could have written; the message says why, in one line"""
-
-
 def load_cassette(path: str | Path) -> Trace:
     """read a cassette file, checking its shape first; CassetteError says what is wrong"""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        problem = _cassette_problem(data)
-    except UnicodeDecodeError:
-        problem = "it is not UTF-8 text"
-    except OSError as error:
-        problem = error.strerror or str(error)
-    except RecursionError:
-        problem = f"it is nested too deeply (more than {MAX_DEPTH} levels) to be a recorded request"
-    except ValueError as error:
-        problem = f"it is not JSON ({error})"
-    if problem is None:
-        try:
-            return Trace.from_dict(data)
-        except (KeyError, TypeError, ValueError) as error:
-            problem = str(error)
-    raise CassetteError(f"cannot read the cassette {str(path)!r}: {problem}")
-
-
-def _cassette_problem(data: Any) -> str | None:
-    """what makes `data` something other than a cassette; None if its shape is right"""
-    if not isinstance(data, dict):
-        return f'it holds {_kind(data)}; a cassette is a JSON object with "version" and "turns"'
-    if data.get("version") != CASSETTE_VERSION:
-        return (
-            f"it has version {data.get('version')!r}; this agent_core reads version "
-            f"{CASSETTE_VERSION}. Record it again with this version."
-        )
-    turns = data.get("turns")
-    if not isinstance(turns, list):
-        return f'its "turns" is {_kind(turns)}; it must be a list of recorded turns'
-    fields = {"index": int, "url": str, "status": int, "request": object, "response": object}
-    for number, turn in enumerate(turns, 1):
-        if not isinstance(turn, dict):
-            return f"turn {number} is {_kind(turn)}; each turn is an object with {', '.join(fields)}"
-        for name, kind in fields.items():
-            if name not in turn:
-                return f'turn {number} has no "{name}"'
-            if not isinstance(turn[name], kind) or (kind is int and isinstance(turn[name], bool)):
-                return f'turn {number}: "{name}" is {_kind(turn[name])}, not {_kind(kind())}'
-    deepest = _depth(data)
-    if deepest > MAX_DEPTH:
-        return f"it is nested {deepest} levels deep; a recorded request is not (at most {MAX_DEPTH})"
-    return None
-
-
-def _depth(value: Any) -> int:
-    """how deeply lists and objects nest in a JSON value (counted without recursion)"""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true or false"
-    names = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
+    return Trace.load(path)
 
 
 def client(
@@ -280,6 +202,36 @@ def client(
     return sdk_client
 
 
+def _answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
+    """status, headers and body that send a recorded turn's response again"""
+    headers: dict[str, str] = {}
+    if turn.status in RETRIED_STATUSES or turn.status >= 500:
+        headers["retry-after-ms"] = (
+            "1"  # the recording holds the SDK's retries; replay them fast
+        )
+    if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
+        from .mock.responses_api import response_events  # the Responses API's stream: lesson 09
+
+        headers["content-type"] = "text/event-stream"
+        return turn.status, headers, response_events(turn.response)
+    if turn.stream and isinstance(turn.response, dict):
+        completion = {"system_fingerprint": None, **turn.response}
+        headers["content-type"] = "text/event-stream"
+        return (
+            turn.status,
+            headers,
+            to_event_stream(completion, include_usage="usage" in completion),
+        )
+    if isinstance(turn.response, str):
+        headers["content-type"] = "text/plain; charset=utf-8"
+        return turn.status, headers, turn.response.encode()
+    headers["content-type"] = "application/json"
+    content = (
+        b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
+    )
+    return turn.status, headers, content
+
+
 def _endpoint(path: str) -> str:
     """the API endpoint of a URL path: "/v1/chat/completions" and "/api/v1/chat/completions" -> "chat/completions" """
     path = path.rstrip("/")
@@ -294,7 +246,7 @@ def _show(value: Any, limit: int = 300) -> str:
 def show_cassette(path: str | Path, as_json: bool = False, console: Any = None) -> int:
     """`agent-core replay CASSETTE`: print every recorded turn (as_json: the cassette's raw JSON)"""
     try:
-        trace = load_cassette(path)
+        trace = Trace(Replay.load(path).turns)  # what cannot be replayed is refused here too
     except CassetteError as error:
         print(f"agent-core replay: {error}", file=sys.stderr)
         return 2

@@ -2,9 +2,13 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
+
+import pytest
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
 NO_KEYS = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
@@ -35,3 +39,176 @@ def test_demo_json_is_the_raw_trace():
 
 def test_demo_is_byte_identical_across_runs():
     assert agent_core("demo", "--json").stdout == agent_core("demo", "--json").stdout
+
+
+def in_a_terminal(*args, columns=80):
+    """run agent-core with its stdout and stderr on a pseudo-terminal `columns` wide; its output as text"""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    parent, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {**NO_KEYS, "COLUMNS": str(columns), "TERM": "xterm"}
+    process = subprocess.Popen(
+        [COMMAND, *args], stdin=subprocess.DEVNULL, stdout=child, stderr=child, env=env
+    )
+    os.close(child)
+    output = bytearray()
+    try:
+        while True:
+            ready, _, _ = select.select([parent], [], [], 120)
+            assert ready, "agent-core printed nothing for 120 s"
+            try:
+                chunk = os.read(parent, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+    finally:
+        os.close(parent)
+        process.wait(timeout=60)
+    text = output.decode("utf-8").replace("\r\n", "\n")
+    return process.returncode, re.sub(r"\x1b\[[0-9;]*m", "", text)  # colours take no columns
+
+
+@pytest.mark.parametrize("command", [["demo"], ["fix"], ["fix", "--policy", "test-editor"]])
+def test_no_line_is_wider_than_an_80_column_terminal(command):
+    status, text = in_a_terminal(*command, columns=80)
+    assert status in (0, 1), text
+    lines = text.splitlines()
+    assert len(lines) > 20
+    widest = max(lines, key=len)
+    assert len(widest) <= 80, widest
+    assert len(widest) >= 70  # the output does fill the terminal: it follows its width
+
+
+def test_a_wide_terminal_gets_at_most_100_columns():
+    status, text = in_a_terminal("demo", columns=200)
+    assert status == 0
+    assert max(len(line) for line in text.splitlines()) == 100
+
+
+def test_piped_output_is_plain_and_100_columns_wide():
+    result = agent_core("demo")
+    assert "\x1b[" not in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) == 100
+
+
+def test_version_comes_from_the_package_metadata():
+    result = agent_core("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"agent-core {metadata.version('agent-core')}"
+
+
+@pytest.mark.parametrize("command", ["demo", "serve-mock", "replay", "fix"])
+def test_every_subcommand_has_a_description_in_its_help(command):
+    result = agent_core(command, "--help")
+    assert result.returncode == 0
+    usage, description = result.stdout.split("\n\n")[:2]
+    assert usage.startswith(f"usage: agent-core {command}")
+    assert len(description.split()) >= 10, description
+
+
+WRONG_USAGES = [
+    ["bogus"],
+    ["--bogus"],
+    ["demo", "--bogus"],
+    ["demo", "extra"],
+    ["demo", "--json=yes"],
+    ["serve-mock", "--port", "99999"],
+    ["serve-mock", "--port", "-1"],
+    ["serve-mock", "--port", "eighty"],
+    ["serve-mock", "--port"],
+    ["serve-mock", "--host", ""],
+    ["serve-mock", "--host", "192.0.2.1", "--port", "0"],  # a documentation address, not this machine
+    ["serve-mock", "--policy", "oracle"],
+    ["serve-mock", "--cassette", ""],
+    ["serve-mock", "--cassette", "/no/such/cassette.json"],
+    ["serve-mock", "--api-key", ""],
+    ["serve-mock", "--models", ","],
+    ["serve-mock", "--rate-limit", "-3"],
+    ["serve-mock", "--rate-limit", "0"],
+    ["serve-mock", "--rate-limit", "2.5"],
+    ["serve-mock", "--quiet=1"],
+    ["serve-mock", "--reject-unknown-fields", "yes"],
+    ["replay"],
+    ["replay", "a.json", "b.json"],
+    ["replay", "/no/such/cassette.json"],
+    ["replay", "/"],
+    ["replay", "--json"],
+    ["fix", "--project", "nowhere"],
+    ["fix", "--policy", "oracle"],
+    ["fix", "--project", "users_api", "--policy", "hallucinator"],
+    ["fix", "--project", "users_api", "--policy", "test-editor"],
+    ["fix", "--project", "users_api", "--policy", "conftest-faker"],
+    ["fix", "--project", "users_api", "--policy", "comment-deleter"],
+    ["fix", "--no-guards=1"],
+    ["fix", "--project"],
+]
+
+
+@pytest.mark.parametrize("args", WRONG_USAGES, ids=" ".join)
+def test_a_wrong_usage_is_one_line_and_a_non_zero_exit(args):
+    result = agent_core(*args)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("agent-core")
+    assert "serving" not in result.stdout  # refused before it listened
+
+
+def test_the_help_of_serve_mock_shows_defaults_and_how_to_get_tool_calls():
+    help_text = " ".join(agent_core("serve-mock", "--help").stdout.split())
+    assert "(default: 8000)" in help_text and "(default: echo)" in help_text
+    assert "--policy calculator" in help_text
+    for endpoint in ["/v1/chat/completions", "/v1/responses", "/v1/models", "/v1/messages"]:
+        assert endpoint in help_text
+
+
+def test_serve_mock_names_every_endpoint_at_start_up_and_in_its_404_hint():
+    import select
+    import signal
+    import urllib.error
+    import urllib.request
+
+    process = subprocess.Popen(
+        [COMMAND, "serve-mock", "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=NO_KEYS,
+    )
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "serve-mock printed nothing within 60 s"
+        lines = [process.stdout.readline()]
+        while lines[-1] and not lines[-1].strip().startswith("try:"):  # printed at once, after the first
+            lines.append(process.stdout.readline())
+        base_url = lines[0].split(" at ")[1].split()[0]
+        try:
+            urllib.request.urlopen(base_url + "/nothing", timeout=30)
+        except urllib.error.HTTPError as error:
+            refused = json.loads(error.read())
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+    start_up = "".join(lines)
+    hint = refused["error"]["message"]  # the mock's hint follows the API's own message
+    for endpoint in [
+        "/v1/chat/completions",
+        "/v1/responses",
+        "/v1/models",
+        "/v1/messages",
+        "/v1/messages/count_tokens",
+    ]:
+        assert f"POST {endpoint}" in start_up or f"GET {endpoint}" in start_up, endpoint
+        assert endpoint in hint, (endpoint, hint)
+    assert "--policy calculator" in start_up
+    assert all(len(line.rstrip("\n")) <= 80 for line in lines[1:])

@@ -119,7 +119,12 @@ def _open(context, url: str):
     """a new tab on url, with what goes wrong on it collected: console errors, page errors, failed loads"""
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda message: problems.append(f"console {message.type}: {message.text}") if message.type == "error" else None)
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(f"console {message.type}: {message.text}") if message.type == "error" else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
     page.on("requestfailed", lambda request: problems.append(f"failed to load {request.url}"))
     page.goto(url, wait_until="load")
@@ -141,7 +146,9 @@ def test_every_page_loads_with_no_console_errors_and_no_outside_requests(browser
         assert page.locator("main .jp-Cell").count() >= 1, f"{entry.target} shows no content"
         assert page.title() == entry.title
         if entry.source.suffix == ".ipynb":  # every stored output is on the page, and none is blank
-            stored = sum(len(cell.get("outputs", [])) for cell in nbformat.read(entry.source, as_version=4).cells)
+            stored = sum(
+                len(cell.get("outputs", [])) for cell in nbformat.read(entry.source, as_version=4).cells
+            )
             assert page.locator(".jp-OutputArea-output").count() == stored, entry.target
             blank = page.evaluate(
                 "[...document.querySelectorAll('.jp-OutputArea-output')]"
@@ -268,3 +275,404 @@ def test_a_request_outside_the_site_is_refused_and_reported(browser, tmp_path):
     assert refused[before:] == ["https://cdn.jsdelivr.net/npm/requirejs@2.3.7/require.js"]
     assert any("failed to load https://cdn.jsdelivr.net" in problem for problem in problems)
     del refused[before:]
+
+
+# --- a phone, dark mode, the markdown pages ----------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _phone_page(context, url: str, dark: bool = False):
+    page, problems = _open(context, url)
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme="dark" if dark else "light")
+    _wait_for_widgets(page)
+    return page, problems
+
+
+def test_on_a_phone_no_page_scrolls_sideways_and_each_lessons_title_is_on_the_first_screen(browser, site):
+    context, refused = browser
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for entry in website.pages():
+        page, problems = _phone_page(context, (site / entry.target).as_uri())
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{entry.target} scrolls {overflow} px sideways on a 390 px screen"
+        if entry.kind in ("lesson", "solution"):
+            top = page.locator("main h1").first.bounding_box()["y"]
+            assert top < PHONE["height"] - 40, f"{entry.target}: the title starts {top} px down"
+        if entry.target in ("index.html", "lessons/00_one_model_call.html", "lessons/04_the_loop.html"):
+            page.screenshot(path=str(SCREENSHOTS / ("phone_" + entry.target.replace("/", "_") + ".png")))
+        page.close()
+        assert not problems, f"{entry.target}: " + "\n".join(problems)
+    assert not refused
+
+
+def test_on_a_phone_the_menu_opens_from_a_button(browser, site):
+    context, _ = browser
+    page, _ = _phone_page(context, (site / "lessons/01_tool_schema.html").as_uri())
+    lessons = page.locator(".course-menu a", has_text="The loop")
+    assert not lessons.is_visible()
+    assert page.locator(".course-menu").bounding_box()["height"] < 80
+    page.locator(".course-menu-button").click()
+    assert lessons.is_visible()
+    page.screenshot(path=str(SCREENSHOTS / "phone_menu_open.png"))
+    lessons.click()
+    assert page.url.endswith("/lessons/04_the_loop.html")
+    page.close()
+
+
+def test_on_a_phone_the_step_through_stacks_request_over_response(browser, site):
+    context, _ = browser
+    page, problems = _phone_page(context, (site / "lessons/04_the_loop.html").as_uri())
+    viewer = page.locator(".agent-core-kernel-free").first
+    viewer.scroll_into_view_if_needed()
+    request = viewer.locator(".widget-html:visible b", has_text="request JSON").bounding_box()
+    response = viewer.locator(".widget-html:visible b", has_text="response JSON").bounding_box()
+    assert response["y"] > request["y"] + request["height"], "the panels are still side by side"
+    assert response["x"] + response["width"] <= PHONE["width"]
+    page.screenshot(path=str(SCREENSHOTS / "phone_lessons_04_step_through.png"), full_page=False)
+    page.close()
+    assert not problems
+
+
+def _luminance(page, selector: str, what: str) -> float:
+    """0 (black) to 255 (white): the computed colour of the first element matching selector"""
+    rgb = page.evaluate(
+        "([selector, what]) => getComputedStyle(document.querySelector(selector))[what]", [selector, what]
+    )
+    red, green, blue = (float(x) for x in re.findall(r"[\d.]+", rgb)[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def test_in_dark_mode_the_pages_are_dark_outputs_and_widgets_included(browser, site):
+    context, _ = browser
+    for target in (
+        "index.html",
+        "lessons/00_one_model_call.html",
+        "lessons/04_the_loop.html",
+        "agent_core/README.html",
+    ):
+        page, problems = _open(context, (site / target).as_uri())
+        page.emulate_media(color_scheme="dark")
+        _wait_for_widgets(page)
+        assert _luminance(page, "body", "backgroundColor") < 60, target
+        assert _luminance(page, "main", "color") > 150, target
+        assert _luminance(page, ".course-menu", "backgroundColor") < 60, target
+        if target.startswith("lessons/"):
+            assert _luminance(page, ".jp-OutputArea-output pre, .jp-RenderedHTMLCommon", "color") > 150, (
+                target
+            )
+        if target == "lessons/04_the_loop.html":
+            assert _luminance(page, ".widget-html-content", "color") > 150
+            page.locator(".agent-core-kernel-free").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / ("dark_" + target.replace("/", "_") + ".png")))
+        page.close()
+        assert not problems, "\n".join(problems)
+
+
+def test_the_markdown_pages_the_site_links_are_pages_with_the_menu(browser, site):
+    context, _ = browser
+    for target, heading in (
+        ("agent_core/README.html", "agent_core"),
+        ("agent_core/coding/SANDBOX.html", "sandbox"),
+    ):
+        page, problems = _open(context, (site / target).as_uri())
+        assert page.locator(".course-menu .course-title").count() == 1
+        assert heading.lower() in page.locator("main h1").first.inner_text().lower()
+        page.screenshot(path=str(SCREENSHOTS / target.replace("/", "_").replace(".html", ".png")))
+        page.close()
+        assert not problems
+    page, _ = _open(context, (site / "index.html").as_uri())
+    page.locator("main a[href$='agent_core/README.html']").first.click()
+    assert page.url.endswith("/agent_core/README.html")
+    page.close()
+
+
+def test_no_page_links_a_raw_markdown_file(site):
+    raw = [
+        f"{page.relative_to(site)} -> {url}"
+        for page in site.rglob("*.html")
+        for url in re.findall(r'href="([^"]*)"', page.read_text(encoding="utf-8"))
+        if url.split("#")[0].endswith(".md") and not url.startswith(("http://", "https://"))
+    ]
+    assert not raw, "\n".join(raw)
+    assert (
+        not list(site.rglob("*.md"))
+        or {p.name for p in site.rglob("*.md")} <= {"README.md"}
+        and all("html-manager" in str(p) for p in site.rglob("*.md"))
+    )
+
+
+def test_a_json_box_shows_every_field_without_scrolling_inside_it(browser, site):
+    context, _ = browser
+    page, _ = _open(context, (site / "lessons/00_one_model_call.html").as_uri())
+    fingerprint = page.locator("pre", has_text='"system_fingerprint"').first
+    clipped = fingerprint.evaluate("element => element.scrollHeight - element.clientHeight")
+    assert clipped <= 1
+    page.close()
+
+
+def test_building_prints_a_line_per_page_and_says_where_the_site_is(tmp_path, capsys, monkeypatch):
+    course = _course(tmp_path, {"00_first.ipynb": _notebook("# Lesson 00 · First")})
+    monkeypatch.setattr(website.webbrowser, "open", lambda url: False)  # no browser on this machine
+    assert website.main(["build", "--course", str(course), "--out", str(tmp_path / "site"), "--open"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "[ 1/2] index.html" and lines[1] == "[ 2/2] lessons/00_first.html"
+    assert (
+        lines[-1]
+        == f"could not start a web browser here: open {(tmp_path / 'site' / 'index.html').as_uri()} in one yourself"
+    )
+
+
+# --- a hostile notebook: built into a site that runs nothing of it and publishes nothing else ---
+
+SECRET = "agent-core-secret-value"
+ALERT = "window.__pwned = 1"
+
+
+def _notebook(*markdown: str, outputs=(), widgets=None, raw: str = "") -> nbformat.NotebookNode:
+    cells = [nbformat.v4.new_markdown_cell(text) for text in markdown]
+    code = nbformat.v4.new_code_cell("1")
+    code.outputs = [nbformat.from_dict(output) for output in outputs]
+    cells.append(code)
+    if raw:
+        cells.append(nbformat.v4.new_raw_cell(raw, metadata={"raw_mimetype": "text/html"}))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    if widgets is not None:
+        nb.metadata["widgets"] = widgets
+    return nb
+
+
+def _course(tmp_path: Path, notebooks: dict, readme: str = "# A course\n") -> Path:
+    course = tmp_path / "course"
+    (course / "lessons").mkdir(parents=True)
+    (course / "docs").mkdir()
+    (course / "README.md").write_text(readme, encoding="utf-8")
+    for name, nb in notebooks.items():
+        path = course / "lessons" / name
+        if isinstance(nb, (str, bytes)):
+            path.write_bytes(nb.encode() if isinstance(nb, str) else nb)
+        else:
+            nbformat.write(nb, path)
+    return course
+
+
+def _html_output(html_text: str) -> dict:
+    return {
+        "output_type": "display_data",
+        "data": {"text/html": html_text, "text/plain": "x"},
+        "metadata": {},
+    }
+
+
+HOSTILE_HTML = [
+    f"<script>{ALERT}</script>",
+    f'<img src="x" onerror="{ALERT}">',
+    f'<a href="javascript:{ALERT}">click</a>',
+    f'<a href="JaVaScRiPt&colon;{ALERT}">click</a>',
+    f'<iframe srcdoc="<script>{ALERT}</script>"></iframe>',
+    '<object data="x.swf"></object><embed src="x.swf">',
+    f'<svg onload="{ALERT}"><script>{ALERT}</script></svg>',
+    f'<form action="javascript:{ALERT}"><button>go</button></form>',
+    '<meta http-equiv="refresh" content="0;url=https://example.com">',
+    '<base href="https://example.com/">',
+    f'<div style="background:url(https://example.com/track.png)" onmouseover="{ALERT}">hover</div>',
+    f"<scr<script>ipt>{ALERT}</script>",
+    f'<math><mi xlink:href="javascript:{ALERT}">x</mi></math>',
+    f'<details open ontoggle="{ALERT}">x</details>',
+    '<link rel="stylesheet" href="https://example.com/x.css"><style>@import "https://example.com/y.css";</style>',
+]
+
+
+def _hostile_course(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside.txt"
+    outside.write_text(SECRET, encoding="utf-8")
+    title = f'# Lesson 01 · <img src=x onerror="{ALERT}"> & "quotes"'
+    links = (
+        "[env](../.env) [git](../.git/config) [passwd](/etc/passwd) [up](../../../../../../etc/passwd) "
+        '[link](../linked.txt) [tools](../tools/secret.txt) <img src="../.env"> '
+        f'<a href="../linked.txt">x</a> <script>{ALERT}</script> <img src=x onerror="{ALERT}">'
+    )
+    outputs = [_html_output(html_text) for html_text in HOSTILE_HTML]
+    outputs += [
+        {"output_type": "display_data", "data": {"application/javascript": ALERT}, "metadata": {}},
+        {
+            "output_type": "display_data",
+            "data": {"image/svg+xml": f'<svg xmlns="http://www.w3.org/2000/svg" onload="{ALERT}"/>'},
+            "metadata": {},
+        },
+        {"output_type": "display_data", "data": {"image/png": f'x" onerror="{ALERT}'}, "metadata": {}},
+        {
+            "output_type": "display_data",
+            "data": {"image/png": "iVBORw0KGgo="},
+            "metadata": {"filenames": {"image/png": "../.env"}},
+        },
+        {
+            "output_type": "display_data",
+            "data": {"text/markdown": f"<script>{ALERT}</script> **md**"},
+            "metadata": {},
+        },
+        {
+            "output_type": "display_data",
+            "data": {
+                "application/vnd.jupyter.widget-view+json": {
+                    "model_id": f"</script><script>{ALERT}</script>",
+                    "version_major": 2,
+                    "version_minor": 0,
+                }
+            },
+            "metadata": {},
+        },
+    ]
+    widgets = {
+        "application/vnd.jupyter.widget-state+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "state": {
+                "evil": {
+                    "model_module": "evil-widgets",
+                    "model_module_version": "1.0.0",
+                    "model_name": "EvilModel",
+                    "state": {},
+                },
+                "html": {
+                    "model_module": "@jupyter-widgets/controls",
+                    "model_module_version": "2.0.0",
+                    "model_name": "HTMLModel",
+                    "state": {"value": f'<img src=x onerror="{ALERT}"></script><script>{ALERT}</script>'},
+                },
+            },
+        }
+    }
+    nb = _notebook(title, links, outputs=outputs, widgets=widgets, raw=f"<script>{ALERT}</script>")
+    course = _course(
+        tmp_path, {"01_hostile.ipynb": nb, '02_a"b<c>&d.ipynb': _notebook('# "><script>x</script>')}
+    )
+    (course / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n", encoding="utf-8")
+    (course / ".git").mkdir()  # not a repository: only the hidden-file rule applies
+    (course / ".git" / "config").write_text(SECRET, encoding="utf-8")
+    (course / "linked.txt").symlink_to(outside)
+    (course / "tools").symlink_to(tmp_path, target_is_directory=True)
+    (course / "lessons" / "03_elsewhere.ipynb").symlink_to(tmp_path / "elsewhere.ipynb")
+    nbformat.write(_notebook("# Lesson 03 · " + SECRET), tmp_path / "elsewhere.ipynb")
+    return course
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("hostile")
+    course = _hostile_course(tmp_path)
+    out = tmp_path / "site"
+    website.build(out, root=course, log=lambda line: None)
+    return out
+
+
+class _Elements(__import__("html.parser").parser.HTMLParser):
+    """every element of a page: (tag, attributes, the text of a script)"""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, dict, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs), ""))
+
+    def handle_data(self, data):
+        if self.found and self.found[-1][0] == "script":
+            tag, attrs, text = self.found[-1]
+            self.found[-1] = (tag, attrs, text + data)
+
+
+def _elements(page: Path) -> list[tuple[str, dict, str]]:
+    parser = _Elements()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser.found
+
+
+def test_a_hostile_notebooks_page_runs_only_the_courses_own_scripts(hostile_site):
+    pages = sorted(hostile_site.rglob("*.html"))
+    assert [p.relative_to(hostile_site).as_posix() for p in pages] == [
+        "index.html",
+        "lessons/01_hostile.html",
+        'lessons/02_a"b<c>&d.html',
+    ]
+    for page in pages:
+        for tag, attrs, text in _elements(page):
+            where = f"{page.name}: <{tag} {attrs}>"
+            assert tag not in {"iframe", "object", "embed", "frame", "form", "base", "svg", "math"}, where
+            assert not [name for name in attrs if name.lower().startswith("on")], where
+            for name in ("href", "src", "action", "xlink:href", "formaction"):
+                assert not (attrs.get(name) or "").strip().lower().startswith(("javascript:", "data:text")), (
+                    where
+                )
+            if tag == "script":
+                if "src" in attrs:
+                    assert attrs["src"].endswith("static/html-manager/embed.js"), where
+                else:
+                    assert attrs.get("type") in (website.WIDGET_STATE, website.WIDGET_VIEW), where
+                    json.loads(text)  # data, never code
+            if tag == "meta":
+                assert set(attrs) <= {"charset", "name", "content"}, where
+            if tag == "link":
+                assert not attrs.get("href", "").startswith(("http:", "https:", "//")), where
+            assert "url(" not in (attrs.get("style") or ""), where
+    lesson = (hostile_site / "lessons" / "01_hostile.html").read_text(encoding="utf-8")
+    state = json.loads(lesson.split(f'<script type="{website.WIDGET_STATE}">')[1].split("</script>")[0])
+    assert list(state["state"]) == ["html"]  # the custom widget, whose code would come from a CDN, is gone
+    assert "onerror" not in state["state"]["html"]["state"]["value"]
+
+
+def test_a_hostile_notebook_copies_nothing_from_outside_the_course(hostile_site):
+    files = sorted(p.relative_to(hostile_site).as_posix() for p in hostile_site.rglob("*") if p.is_file())
+    assert not [
+        f for f in files if not f.startswith("static/") and not f.endswith(".html") and f != website.MARKER
+    ]
+    for path in hostile_site.rglob("*"):
+        if path.is_file() and "static" not in path.parts:
+            assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_every_name_and_title_of_a_hostile_notebook_is_escaped(hostile_site):
+    home = (hostile_site / "index.html").read_text(encoding="utf-8")
+    assert "<script>x</script>" not in home and "<img src=x" not in home
+    assert "&lt;img src=x onerror=" in home  # the title is shown as text
+    assert 'href="lessons/02_a%22b%3Cc%3E%26d.html"' in home
+    lesson = (hostile_site / "lessons" / "01_hostile.html").read_text(encoding="utf-8")
+    title = lesson.split("<title>")[1].split("</title>")[0]
+    assert "<" not in title and "&lt;img" in title
+
+
+def test_a_hostile_notebook_runs_nothing_in_the_browser(browser, hostile_site):
+    context, refused = browser
+    before = len(refused)
+    for name in ("index.html", "lessons/01_hostile.html"):
+        page, _ = _open(context, (hostile_site / name).as_uri())
+        page.mouse.move(200, 300)
+        page.wait_for_timeout(500)
+        assert page.evaluate("window.__pwned") is None, name
+        page.close()
+    assert not refused[before:], refused[before:]
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("{not json", "is not valid JSON"),
+        ("", "is not valid JSON"),
+        (b"\xff\xfe{}", "is not UTF-8 text"),
+        ("[]", "is not a notebook"),
+        ('{"cells": 3}', "is not a notebook"),
+        (
+            '{"cells": [{"cell_type": "markdown", "source": 5}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+            "is not a notebook",
+        ),
+        ("[" * 100_000, "is not"),
+    ],
+)
+def test_a_notebook_that_is_not_valid_is_named_in_one_line(tmp_path, capsys, content, words):
+    course = _course(tmp_path, {"00_fine.ipynb": _notebook("# Lesson 00 · Fine"), "01_broken.ipynb": content})
+    status = website.main(["build", "--course", str(course), "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("website.py: lessons/01_broken.ipynb ") and words in err, err

@@ -11,27 +11,237 @@ that the stock template loads from a CDN (RequireJS, MathJax, Mermaid, the widge
 widget state, such as the step-through viewer of lesson 04, is rendered by the vendored
 @jupyter-widgets/html-manager (tools/site_assets/html-manager), so its buttons work with no kernel
 and no network, from file:// or any static host. README.md becomes the home page and docs/*.md
-become pages; links between them and to notebooks point at the pages; a link to any other file of
-the repository gets a copy of that file.
+become pages, and so does every other markdown file of the course that a page links to; links
+between them and to notebooks point at the pages; a link to any other file of the course gets a
+copy of that file.
+
+A notebook is untrusted input, as JupyterLab treats a notebook it did not run: HTML in outputs and
+markdown is sanitised (no scripts, no event handlers, no javascript: URLs, no frames or objects),
+JavaScript outputs are not run, and the only scripts on a page are the vendored widget manager and
+the saved widget state of the course's own widgets. Only the course's own files are ever copied:
+never a hidden file (.env), a file reached through a symbolic link, or one git does not track.
 """
 
 from __future__ import annotations
 
 import argparse
 import html
+import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import webbrowser
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
+import bleach
 import nbformat
+from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "tools" / "site_assets"
 MARKER = ".agent-core-site"  # marks a folder this script built, so a rebuild may empty it
 LINK = re.compile(r'(href|src)="([^"]*)"')
+MARKDOWN_LINK = re.compile(r"\]\(<?([^)\s>#]+\.md)(?:#[^)\s]*)?>?(?:\s[^)]*)?\)|href=\"([^\"#]+\.md)")
+
+
+class BuildError(Exception):
+    """a course file the site cannot be built from; the message names it, in one line"""
+
+
+# --- outputs and markdown are untrusted: sanitised as JupyterLab sanitises an untrusted notebook ----
+
+ALLOWED_TAGS = {
+    *bleach.ALLOWED_TAGS,
+    *"div span pre code p br hr details summary table thead tbody tr th td img sub sup kbd".split(),
+    *"h1 h2 h3 h4 h5 h6 dl dt dd del ins s u small mark figure figcaption caption colgroup col".split(),
+}
+ALLOWED_ATTRIBUTES = {
+    "*": ["class", "id", "style", "title", "lang", "dir", "align"],
+    "a": ["href", "title", "rel"],
+    "img": ["src", "alt", "width", "height"],
+    "th": ["colspan", "rowspan", "scope"],
+    "td": ["colspan", "rowspan"],
+    "ol": ["start"],
+    "details": ["open"],
+}
+ALLOWED_PROTOCOLS = ["http", "https", "mailto"]  # and relative URLs; never javascript: or data:
+CSS_PROPERTIES = {
+    *ALLOWED_CSS_PROPERTIES,
+    *"margin margin-top margin-bottom margin-left margin-right padding padding-top padding-bottom".split(),
+    *"padding-left padding-right border border-top border-bottom border-left border-right".split(),
+    *"border-radius background opacity word-break overflow-wrap overflow-x overflow-y max-height".split(),
+    *"max-width min-width min-height flex flex-direction flex-wrap gap align-items justify-content".split(),
+    *"grid-template-columns text-transform box-sizing".split(),
+}
+
+
+class _CSS(CSSSanitizer):
+    """bleach's CSS sanitiser, also dropping any declaration that would fetch a URL"""
+
+    def sanitize_css(self, style: str) -> str:
+        kept = super().sanitize_css(style).split(";")
+        return ";".join(
+            d for d in kept if d.strip() and not re.search(r"url\(|@import|expression\(", d, re.I)
+        )
+
+
+_CLEANER = bleach.Cleaner(
+    tags=ALLOWED_TAGS,
+    attributes=ALLOWED_ATTRIBUTES,
+    protocols=ALLOWED_PROTOCOLS,
+    strip=True,
+    strip_comments=True,
+    css_sanitizer=_CSS(allowed_css_properties=CSS_PROPERTIES),
+)
+
+
+_CODE_ELEMENT = re.compile(r"<(script|style|iframe|object|embed|noscript|template)\b.*?</\1\s*>", re.I | re.S)
+
+
+def clean_html(text: str | bytes) -> str:
+    """HTML from a notebook with everything that could run or load code taken out"""
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    return _CLEANER.clean(_CODE_ELEMENT.sub("", text))  # the code's text goes too, not only its tags
+
+
+WIDGET_MODULES = {"@jupyter-widgets/base", "@jupyter-widgets/controls", "@jupyter-widgets/output"}
+SAFE_OUTPUT_TYPES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg"}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+
+
+def _safe_output(output: dict) -> None:
+    """keep only what the page can show without running anything from the notebook"""
+    data = output.get("data")
+    if isinstance(data, dict):
+        for mime in list(data):
+            value = data[mime]
+            if mime == WIDGET_VIEW:
+                if not (isinstance(value, dict) and isinstance(value.get("model_id"), str)):
+                    del data[mime]
+                else:
+                    data[mime] = {"version_major": 2, "version_minor": 0, "model_id": value["model_id"]}
+            elif mime not in SAFE_OUTPUT_TYPES:
+                del data[mime]  # JavaScript, SVG (it can hold scripts) and types the page cannot show
+            elif mime.startswith("image/") and not (isinstance(value, str) and BASE64.fullmatch(value)):
+                del data[mime]
+            elif not isinstance(value, str):
+                data[mime] = "".join(value) if isinstance(value, list) else str(value)
+        if not data:
+            data["text/plain"] = "(an output this page does not show)"
+    metadata = output.get("metadata")
+    if isinstance(metadata, dict):
+        metadata.pop("filenames", None)  # images come from the notebook, never from a path it names
+
+
+def _safe_widgets(nb) -> None:
+    """the saved widget state, limited to the standard widgets, their HTML sanitised"""
+    widgets = nb.metadata.get("widgets")
+    if widgets is None:
+        return
+    state = widgets.get(WIDGET_STATE) if isinstance(widgets, dict) else None
+    models = state.get("state") if isinstance(state, dict) else None
+    if not isinstance(models, dict):
+        del nb.metadata["widgets"]
+        return
+    kept = {}
+    for model_id, model in models.items():
+        if not (isinstance(model, dict) and model.get("model_module") in WIDGET_MODULES):
+            continue  # a custom widget would make the widget manager load its code from a CDN
+        values = model.get("state")
+        if isinstance(values, dict):
+            for key in ("value", "description", "placeholder"):
+                if isinstance(values.get(key), str):
+                    values[key] = clean_html(values[key])
+            for output in values.get("outputs") or []:
+                if isinstance(output, dict):
+                    _safe_output(output)
+        kept[model_id] = model
+    nb.metadata["widgets"] = {WIDGET_STATE: {**state, "state": kept}}
+
+
+def _read_notebook(path: Path, root: Path):
+    """a notebook, its outputs made safe to publish; BuildError names a file that is not one"""
+    name = _shown(path, root)
+    try:
+        with open(path, encoding="utf-8") as file:
+            raw = json.load(file)
+        nb = nbformat.from_dict(raw)
+        if not isinstance(raw, dict) or not isinstance(nb.get("cells"), list):
+            raise BuildError(f"{name} is not a notebook: it has no list of cells")
+        nb = nbformat.convert(nb, 4) if nb.get("nbformat") != 4 else nb
+    except UnicodeDecodeError:
+        raise BuildError(f"{name} is not a notebook: it is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise BuildError(f"{name} is not a notebook: it is not valid JSON ({error})") from None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        raise BuildError(
+            f"{name} is not a notebook nbformat can read ({type(error).__name__}: {error})"
+        ) from None
+    for cell in nb.cells:
+        if not isinstance(cell, dict) or not isinstance(cell.get("source", ""), (str, list)):
+            raise BuildError(f"{name} is not a notebook: a cell is not an object with a source")
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(map(str, cell["source"]))
+        cell.setdefault("source", "")
+        cell.setdefault("metadata", nbformat.NotebookNode())
+        for output in cell.get("outputs") or []:
+            if isinstance(output, dict):
+                _safe_output(output)
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = [o for o in cell.get("outputs") or [] if isinstance(o, dict)]
+    if not isinstance(nb.get("metadata"), dict):
+        nb["metadata"] = nbformat.NotebookNode()
+    _safe_widgets(nb)
+    saved = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in nb.cells:
+        for output in cell.get("outputs") or []:
+            data = output.get("data")
+            if isinstance(data, dict) and WIDGET_VIEW in data and data[WIDGET_VIEW]["model_id"] not in saved:
+                del data[WIDGET_VIEW]  # a view of a widget whose state was not saved shows nothing
+                data.setdefault("text/plain", "(a widget whose state was not saved)")
+    return nb
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _tracked(root: Path) -> set[str] | None:
+    """the files git tracks in the course (None when it is not a git checkout)"""
+    if not (root / ".git").exists():
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, timeout=60, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return set(done.stdout.decode("utf-8", "replace").split("\0"))
+
+
+def course_file(path: Path, root: Path, tracked: set[str] | None = None) -> bool:
+    """a file of the course that may be published: inside it, not hidden, reached through no
+    symbolic link, and tracked by git when the course is a git checkout"""
+    path = Path(os.path.normpath(path))
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        return False
+    if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+        return False
+    if path.resolve() != root.resolve() / relative:  # a symbolic link somewhere on the way
+        return False
+    return tracked is None or relative.as_posix() in tracked
 
 
 @dataclass
@@ -49,28 +259,51 @@ class Page:
         return "../" * self.target.count("/")
 
     def link(self, other: Page) -> str:
-        return self.root + other.target
+        """a URL from this page to the other, %-encoded: safe in an HTML attribute as it is"""
+        return quote(self.root + other.target)
 
 
-def _title(path: Path) -> str:
+def _title(path: Path, root: Path = ROOT) -> str:
     """the first heading of a notebook or markdown file, without the 'Lesson NN ·' prefix"""
     if path.suffix == ".ipynb":
-        cells = nbformat.read(path, as_version=4).cells
-        text = next((c.source for c in cells if c.cell_type == "markdown"), "")
+        cells = _read_notebook(path, root).cells
+        text = next((c.source for c in cells if c.get("cell_type") == "markdown"), "")
     else:
-        text = path.read_text(encoding="utf-8")
+        text = _read_markdown(path, root)
     heading = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
-    return re.sub(r"^Lesson \d+\s*[·:.-]\s*", "", heading)
+    return re.sub(r"^Lesson \d+\s*[·:.-]\s*", "", heading).replace("`", "")  # markdown code marks
 
 
-def pages(solutions: bool = True) -> list[Page]:
-    """every page, found by glob (a new lesson needs no change here): home, lessons, solutions, docs"""
-    found = [Page(ROOT / "README.md", "index.html", _title(ROOT / "README.md"), "home")]
+def _read_markdown(path: Path, root: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BuildError(f"{_shown(path, root)} is not UTF-8 text") from None
+
+
+def pages(solutions: bool = True, root: Path = ROOT) -> list[Page]:
+    """every page, found by glob (a new lesson needs no change here): home, lessons, solutions, docs,
+    then every other markdown file of the course that one of them links to"""
+    root = root.resolve()
+    tracked = _tracked(root)
+    found = [Page(root / "README.md", "index.html", _title(root / "README.md", root), "home")]
     for folder, kind in (("lessons", "lesson"), ("solutions", "solution"))[: 2 if solutions else 1]:
-        for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
-            found.append(Page(path, f"{folder}/{path.stem}.html", f"{path.stem[:2]} {_title(path)}", kind))
-    for path in sorted((ROOT / "docs").glob("*.md")):
-        found.append(Page(path, f"docs/{path.stem}.html", _title(path), "doc"))
+        for path in sorted((root / folder).glob("[0-9][0-9]_*.ipynb")):
+            if course_file(path, root):
+                title = f"{path.stem[:2]} {_title(path, root)}"
+                found.append(Page(path, f"{folder}/{path.stem}.html", title, kind))
+    for path in sorted((root / "docs").glob("*.md")):
+        if course_file(path, root):
+            found.append(Page(path, f"docs/{path.stem}.html", _title(path, root), "doc"))
+    known = {page.source for page in found}
+    for page in found:  # grows while it runs: a linked page's own links are followed too
+        text = page.source.read_text(encoding="utf-8", errors="replace")
+        for match in MARKDOWN_LINK.finditer(text):
+            linked = Path(os.path.normpath(page.source.parent / (match.group(1) or match.group(2))))
+            if linked not in known and course_file(linked, root, tracked):
+                known.add(linked)
+                target = linked.relative_to(root).with_suffix(".html").as_posix()
+                found.append(Page(linked, target, _title(linked, root), "reference"))
     return found
 
 
@@ -93,9 +326,15 @@ def _menu(page: Page, all_pages: list[Page]) -> str:
         solved = f' <a class="solution" href="{page.link(twin)}">solution</a>' if twin else ""
         lessons.append(item(lesson, lesson.title, solved))
     docs = [item(p, p.title) for p in all_pages if p.kind == "doc"]
+    reference = [item(p, p.title) for p in all_pages if p.kind == "reference"]
+    more = f"<h2>Reference</h2><ul>{''.join(reference)}</ul>" if reference else ""
     return (
         f'<a class="course-title" href="{page.link(home)}">{html.escape(home.title.split(":")[0])}</a>'
-        f'<h2>Lessons</h2><ol>{"".join(lessons)}</ol><h2>Guides</h2><ul>{"".join(docs)}</ul>'
+        # on a narrow screen the list folds away behind a button: a checkbox and its label, no script
+        '<input type="checkbox" id="course-menu-open" class="course-menu-switch">'
+        '<label for="course-menu-open" class="course-menu-button">Menu</label>'
+        f'<div class="course-menu-items"><h2>Lessons</h2><ol>{"".join(lessons)}</ol>'
+        f"<h2>Guides</h2><ul>{''.join(docs)}</ul>{more}</div>"
     )
 
 
@@ -110,7 +349,9 @@ def _banner(page: Page, all_pages: list[Page]) -> str:
         )
     if page.kind == "solution":
         lesson = f' <a href="{page.link(twin)}">Back to the lesson</a>.' if twin else ""
-        return f'<div class="course-banner">The solved twin of this lesson: every exercise done.{lesson}</div>'
+        return (
+            f'<div class="course-banner">The solved twin of this lesson: every exercise done.{lesson}</div>'
+        )
     return ""
 
 
@@ -120,7 +361,11 @@ def _pager(page: Page, all_pages: list[Page]) -> str:
     if page.kind not in ("lesson", "solution"):
         return ""
     at = same.index(page)
-    before = f'<a rel="prev" href="{page.link(same[at - 1])}">← {html.escape(same[at - 1].title)}</a>' if at else "<span></span>"
+    before = (
+        f'<a rel="prev" href="{page.link(same[at - 1])}">← {html.escape(same[at - 1].title)}</a>'
+        if at
+        else "<span></span>"
+    )
     after = (
         f'<a rel="next" href="{page.link(same[at + 1])}">{html.escape(same[at + 1].title)} →</a>'
         if at + 1 < len(same)
@@ -129,69 +374,101 @@ def _pager(page: Page, all_pages: list[Page]) -> str:
     return f'<nav class="course-pager" aria-label="lessons">{before}{after}</nav>'
 
 
-def _links(text: str, page: Page, by_source: dict[Path, Page], copies: set[Path]) -> str:
-    """links to notebooks and markdown files point at their pages; other repository files are copied"""
+def _links(text: str, page: Page, site: _Site) -> str:
+    """links to notebooks and markdown files point at their pages; other course files are copied"""
 
     def fix(match: re.Match) -> str:
         attribute, url = match.groups()
         path, hash_, fragment = html.unescape(url).partition("#")
         if not path or re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:|/", path):  # an anchor, a URL, data:
             return match.group(0)
-        target = (page.source.parent / path).resolve()
-        if target in by_source:
-            new = page.link(by_source[target])
-        elif target.is_file() and target.is_relative_to(ROOT):
-            copies.add(target)
-            new = page.root + target.relative_to(ROOT).as_posix()
-        elif target.is_dir() and target.is_relative_to(ROOT):
-            new = page.link(by_source[ROOT / "README.md"])
+        target = Path(os.path.normpath(page.source.parent / path))
+        if target.resolve() in site.by_source:
+            new = page.link(site.by_source[target.resolve()])
+        elif course_file(target, site.root, site.tracked):
+            site.copies.add(target)
+            new = page.root + quote(target.relative_to(site.root).as_posix())
+        elif target.is_dir() and target.resolve().is_relative_to(site.root):
+            new = page.link(site.pages[0])
         else:
-            return match.group(0)  # a link to nothing: left as written, the tests find it
+            return match.group(0)  # not the course's: never copied, left as written
         return f'{attribute}="{html.escape(new + hash_ + fragment)}"'
 
     return LINK.sub(fix, text)
 
 
+@dataclass
+class _Site:
+    """what building one site needs to know across its pages"""
+
+    root: Path
+    pages: list[Page]
+    tracked: set[str] | None
+    copies: set[Path]
+
+    def __post_init__(self) -> None:
+        self.by_source = {page.source.resolve(): page for page in self.pages}
+
+
 def _exporter():
     from nbconvert import HTMLExporter
 
-    return HTMLExporter(
-        template_name="lab", template_file="course.html.j2", extra_template_paths=[str(ASSETS)]
+    exporter = HTMLExporter(
+        template_name="lab",
+        template_file="course.html.j2",
+        extra_template_paths=[str(ASSETS)],
+        sanitize_html=True,  # markdown, HTML outputs and raw cells go through clean_html
     )
+    exporter.register_filter("clean_html", clean_html)
+    return exporter
 
 
-def build(out: Path, solutions: bool = True) -> list[Page]:
-    """write every page and the static files into `out`; returns the pages"""
+def build(
+    out: Path, solutions: bool = True, root: Path = ROOT, log: Callable[[str], None] = print
+) -> list[Page]:
+    """write every page and the static files into `out`; returns the pages
+
+    root: the course's folder. log: told about each page as it is written.
+    """
+    root = root.resolve()
     if out.exists():
         if not (out / MARKER).exists():
             raise SystemExit(f"{out} exists and was not built by this script: choose another folder")
         shutil.rmtree(out)
-    all_pages = pages(solutions)
-    by_source = {page.source.resolve(): page for page in all_pages}
-    exporter, copies = _exporter(), set()
-    for page in all_pages:
+    all_pages = pages(solutions, root)
+    site = _Site(root, all_pages, _tracked(root), set())
+    exporter = _exporter()
+    for number, page in enumerate(all_pages, 1):
+        log(f"[{number:2}/{len(all_pages)}] {page.target}")
         if page.source.suffix == ".ipynb":
-            nb = nbformat.read(page.source, as_version=4)
+            nb = _read_notebook(page.source, root)
         else:
-            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(page.source.read_text("utf-8"))])
+            markdown = _read_markdown(page.source, root)
+            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown)])
         course = {
             "root": page.root,
             "menu": _menu(page, all_pages),
             "banner": _banner(page, all_pages),
             "pager": _pager(page, all_pages),
         }
-        body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": page.title}, "course": course})
+        body, _ = exporter.from_notebook_node(
+            nb, resources={"metadata": {"name": page.title}, "course": course}
+        )
         target = out / page.target
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_links(body, page, by_source, copies), encoding="utf-8")
-    for path in sorted(copies):
-        destination = out / path.relative_to(ROOT)
+        target.write_text(_links(body, page, site), encoding="utf-8")
+    for path in sorted(site.copies):
+        destination = out / path.relative_to(root)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, destination)
     shutil.copytree(ASSETS / "html-manager", out / "static" / "html-manager")
     shutil.copyfile(ASSETS / "course.css", out / "static" / "course.css")
     (out / "static" / "jupyterlab").mkdir()
-    for name in ("index.css", "theme-light.css"):  # from nbconvert's lab template, as it would inline them
+    for name in (
+        "index.css",
+        "theme-light.css",
+        "theme-dark.css",
+    ):  # from nbconvert's lab template, as it would inline them
         text = exporter.environment.loader.get_source(exporter.environment, f"static/{name}")[0]
         (out / "static" / "jupyterlab" / name).write_text(text, encoding="utf-8")
     (out / MARKER).write_text("built by tools/website.py; deleted and rebuilt by it\n", encoding="utf-8")
@@ -199,19 +476,37 @@ def build(out: Path, solutions: bool = True) -> list[Page]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("command", choices=["build"])
-    parser.add_argument("--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)"
+    )
     parser.add_argument("--open", action="store_true", help="open the home page in the web browser")
     parser.add_argument("--no-solutions", action="store_true", help="leave out the solved notebooks")
+    parser.add_argument(
+        "--course", type=Path, default=ROOT, help="the course folder (default: this repository)"
+    )
     args = parser.parse_args(argv)
     out = args.out.resolve()
-    built = build(out, solutions=not args.no_solutions)
+    try:
+        built = build(out, not args.no_solutions, args.course, log=lambda line: print(line, flush=True))
+    except BuildError as error:
+        print(f"website.py: {error}", file=sys.stderr)
+        return 1
     index = out / "index.html"
     print(f"built {len(built)} pages; open {index}")
-    if args.open:
-        webbrowser.open(index.as_uri())
+    if args.open and not _open_in_browser(index):
+        print(f"could not start a web browser here: open {index.as_uri()} in one yourself")
     return 0
+
+
+def _open_in_browser(index: Path) -> bool:
+    try:
+        return webbrowser.open(index.as_uri())
+    except webbrowser.Error:
+        return False
 
 
 if __name__ == "__main__":

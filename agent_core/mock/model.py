@@ -65,7 +65,9 @@ class MockModel:
                 ProtocolError(
                     f"Invalid URL ({method} {path})",
                     status=404,
-                    hint="The mock serves POST /v1/chat/completions, POST /v1/responses, GET /v1/models and GET /v1/models/{id}.",
+                    hint="The mock serves POST /v1/chat/completions, POST /v1/responses, GET /v1/models and "
+                    "GET /v1/models/{id}; over HTTP (agent-core serve-mock) also Anthropic's POST /v1/messages "
+                    "and POST /v1/messages/count_tokens.",
                 )
             )
         if method != "POST":

@@ -619,6 +619,13 @@ def run(
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with Ctrl-C ignored
     signal.signal(signal.SIGTERM, _interrupt)
     print(f"mock model ({what}) serving the OpenAI API at {server.base_url}", flush=True)
+    print("  OpenAI:    POST /v1/chat/completions, POST /v1/responses, GET /v1/models", flush=True)
+    if cassette:
+        print("  answers only the cassette's recorded requests, in their order", flush=True)
+    else:
+        print("  Anthropic: POST /v1/messages, POST /v1/messages/count_tokens", flush=True)
+    if policy == "echo" and not cassette:
+        print("  the echo policy never calls a tool: for tool calls, use --policy calculator", flush=True)
     print(f"  try: curl {server.base_url}/models    stop: Ctrl-C", flush=True)
     try:
         server.serve_forever()
