@@ -184,7 +184,7 @@ def ask_once_dumping_the_calls(client, question, tools, functions):
 @pytest.mark.parametrize("right", [ask_once_solved, ask_once_by_hand, ask_once_dumping_the_calls])
 def test_check_ask_once_passes_right_answers_written_differently(right, capsys):
     result = check_ask_once(right)
-    assert result and result.scenarios == 44
+    assert result and result.scenarios == 34
     assert "✓ Exercise 2.1" in capsys.readouterr().out
 
 

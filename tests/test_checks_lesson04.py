@@ -376,7 +376,7 @@ def loop_with_for_and_dicts_typed_otherwise(client, task, registry, max_turns=10
 @pytest.mark.parametrize("right", [make_run(), loop_with_for_and_dicts_typed_otherwise])
 def test_right_loops_written_differently_pass(capsys, right):
     result = check_my_run(right)
-    assert result and result.scenarios == 22
+    assert result and result.scenarios == 18
 
 
 def test_check_my_run_gives_the_same_verdict_every_time(capsys):

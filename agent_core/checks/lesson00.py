@@ -58,11 +58,11 @@ def _describe(questions: list[str]) -> str:
 def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
     """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn, in order
 
-    Scenarios: the lesson's three questions, then 16 seeded runs of 4 to 7 questions (repeated
+    Scenarios: the lesson's three questions, then 12 seeded runs of 4 to 7 questions (repeated
     questions, an empty one, Spanish, Japanese, an emoji), each on a fresh history. On every call the
     messages sent must be the reference's (every earlier question and answer, then the question).
     """
-    cases = scenarios([QUESTIONS], _questions, count=16, seed=0)
+    cases = scenarios([QUESTIONS], _questions, count=12, seed=0)
     return judge_scenarios(
         "0.1", cases, lambda questions: _judge_ask(ask, questions), _describe,
         "the model now sees the whole conversation on every call.", _fewer_questions,

@@ -167,12 +167,12 @@ def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     """Exercise 2.1: one round trip: every call run, answered in order and tied by id; the answer returned
 
     Scenarios: four fixed questions (a dict result, two parallel calls, text beside a call, a call
-    with finish_reason "stop"), then 40 seeded ones of 1 to 4 independent operations, often the
+    with finish_reason "stop"), then 30 seeded ones of 1 to 4 independent operations, often the
     same one twice, with the four arithmetic tools offered in any order, some missing, in English,
     Spanish and German. The mock refuses unknown fields. Compared with the reference: the second
     request's messages, how many times each function ran, and the answer returned.
     """
-    cases = scenarios(_ROUND_TRIP_CASES, _arithmetic, count=40, seed=2)
+    cases = scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
     return judge_scenarios(
         "2.1", cases, lambda case: "; ".join(_case_problems(ask_once, case)) or None, _describe,
         "one round trip: every call run and answered by id, in order; then the model's answer.",
