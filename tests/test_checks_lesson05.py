@@ -2,10 +2,10 @@
 
 import pytest
 
-from agent_core.checks.lesson05 import check_ask_first, check_max_uses, check_tests_pass
+from agent_core.checks.lesson05 import check_apply_for, check_ask_first, check_max_uses, check_tests_pass
 from agent_core.coding.tiny_project import TinyProject
 from agent_core.guardrails import Decision
-from agent_core.loop import Guardrail, StopRun
+from agent_core.loop import Guardrail, StopRun, run_agent
 
 
 class MaxUses(Guardrail):
@@ -181,7 +181,7 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
 
     project.write_file("scratch.txt", "x")
     assert check_tests_pass(tests_pass, project)
-    assert "✓ Exercise 5.3" in capsys.readouterr().out
+    assert "✓ Exercise 5.4" in capsys.readouterr().out
     assert project.changed() == []
 
 
@@ -234,7 +234,7 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
 def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem, capsys):
     assert not check_tests_pass(make_attempt(project), project)
     out = capsys.readouterr().out
-    assert "✗ Exercise 5.3: not yet." in out and problem in out
+    assert "✗ Exercise 5.4: not yet." in out and problem in out
 
 
 def test_check_tests_pass_needs_the_project(capsys):
@@ -383,7 +383,7 @@ class AsksFirstWrittenDifferently(Guardrail):
 @pytest.mark.parametrize("right", [AskFirst, AsksFirstWrittenDifferently])
 def test_check_ask_first_passes_right_answers_written_differently(right, capsys):
     result = check_ask_first(right)
-    assert result and result.scenarios == 16
+    assert result and result.scenarios == 12
 
 
 def test_check_ask_first_gives_the_same_verdict_every_time(capsys):
@@ -441,3 +441,121 @@ def test_check_ask_first_gives_decide_a_decision_to_read():
 
     check_ask_first(Records)
     assert seen and all(isinstance(d, Decision) for d in seen)
+
+
+# --- exercise 5.3: the job-offer agent put together ----------------------------------------------
+
+CV = {"python", "sql", "aws", "airflow", "english"}
+
+
+def job_tools(outbox):
+    """the lesson's four job-offer tools, sending into `outbox`"""
+    import json
+
+    from agent_core.guardrails import writes
+    from agent_core.schema import tool
+
+    @tool
+    def analyse_offer(text: str) -> str:
+        """Read a job offer and list its requirements: title, contact, must-haves, nice-to-haves."""
+        lines = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in text.splitlines()) if v}
+        if "must" not in lines or "contact" not in lines:
+            raise ValueError("the offer needs a 'Must:' line and a 'Contact:' line; paste the whole offer")
+        must, nice = ([i.strip().lower() for i in lines.get(k, "").split(",") if i.strip()] for k in ("must", "nice"))
+        return json.dumps({"title": lines.get("title", ""), "contact": lines["contact"], "must": must, "nice": nice})
+
+    @tool
+    def match_cv(requirements: dict) -> str:
+        """Compare an offer's requirements with the CV: which must-haves it shows, which are missing."""
+        must = requirements.get("must", [])
+        shown = [r for r in must if any(option.strip() in CV for option in r.split(" or "))]
+        return json.dumps({"shown": shown, "missing": [r for r in must if r not in shown]})
+
+    @tool
+    def draft_application(requirements: dict, fit: dict) -> str:
+        """Write a short application email for the offer, from what the CV shows. Nothing is sent."""
+        body = f"Hello, I am applying for {requirements['title']}. My CV shows {', '.join(fit['shown'])}."
+        return json.dumps({"subject": f"Application: {requirements['title']}", "body": body})
+
+    @tool
+    @writes
+    def send_application(to: str, subject: str, body: str) -> str:
+        """Send the application email now, in the applicant's name. It cannot be taken back."""
+        outbox.append(to)
+        return f"Sent to {to}."
+
+    return [analyse_offer, match_cv, draft_application, send_application]
+
+
+OUTBOX = []
+JOB_TOOLS = job_tools(OUTBOX)
+SYSTEM = "You help a person apply for jobs. Apply only when every must-have is met; never invent one."
+
+
+def apply_for(client, offer, decide):
+    """the solution"""
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6,
+                     guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def apply_for_with_approval(client, offer, decide):
+    """right, written differently: the library's Approval, the system prompt as a message, the chain's cap plus two"""
+    from agent_core.guardrails import Approval
+
+    messages = [{"role": "system", "content": "You are a careful job-application assistant for one person."},
+                {"role": "user", "content": offer}]
+    return run_agent(client, messages, JOB_TOOLS, max_turns=7, guardrails=[Approval(decide, tools=["send_application"])])
+
+
+def stub_apply_for(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS)
+
+
+def without_approval(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6)
+
+
+def too_few_turns(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=4, guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def default_turns(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def guards_the_draft(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6,
+                     guardrails=[AskFirst(decide, ["draft_application"])])
+
+
+def three_tools_only(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS[:3], system=SYSTEM, max_turns=6,
+                     guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def returns_the_answer(client, offer, decide):
+    return apply_for(client, offer, decide).answer
+
+
+@pytest.mark.parametrize("right", [apply_for, apply_for_with_approval])
+def test_check_apply_for_passes_right_agents_written_differently(right, capsys):
+    result = check_apply_for(right, JOB_TOOLS)
+    assert result and result.scenarios == 12
+
+
+@pytest.mark.parametrize(
+    ("wrong", "problem"),
+    [
+        (stub_apply_for, "the first request has no system prompt"),
+        (without_approval, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv', 'draft_application', 'send_application']"),
+        (too_few_turns, "the run ended with stop_reason 'max_turns'; the reference's with 'answered': the chain takes 5"),
+        (default_turns, "the run made 10 model calls before it stopped"),
+        (guards_the_draft, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv']"),
+        (three_tools_only, "offer it the four tools of job_tools"),
+        (returns_the_answer, "apply_for() should return the run"),
+    ],
+)
+def test_check_apply_for_explains_what_is_wrong(wrong, problem, capsys):
+    assert not check_apply_for(wrong, JOB_TOOLS)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 5.3: not yet." in out and problem in out

@@ -22,7 +22,7 @@ from ..schema import tool
 from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
-__all__ = ["check_max_uses", "check_ask_first", "check_tests_pass"]
+__all__ = ["check_max_uses", "check_ask_first", "check_apply_for", "check_tests_pass"]
 
 
 def _add(a: float, b: float) -> float:
@@ -149,10 +149,10 @@ def check_max_uses(max_uses_class: type) -> Verdict:
 
 
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
-    """Exercise 5.3: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
+    """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
     if not isinstance(project, TinyProject):
         return verdict(
-            "5.3",
+            "5.4",
             ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
             "",
         )
@@ -228,7 +228,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
         problems.append(f"tests_pass() raised {type(error).__name__}: {error}")
     finally:
         project.reset()
-    return verdict("5.3", problems, "'done' now needs green tests that nobody edited.")
+    return verdict("5.4", problems, "'done' now needs green tests that nobody edited.")
 
 
 def _says_changed(report: str, path: str) -> bool:
@@ -395,7 +395,7 @@ def check_ask_first(ask_first_class: type) -> Verdict:
     """Exercise 5.2: AskFirst(decide, tools) asks decide(call) before a listed tool runs; a denial is refused
 
     Scenarios: the lesson's person who says no, one who says yes with a reason, another person's
-    reason on draft_application, a decider that raises; then 12 seeded ones: any of the four tools
+    reason on draft_application, a decider that raises; then 8 seeded ones: any of the four tools
     guarded, given as a list, a tuple or a set, decide answering yes, no (with reasons in several
     languages, or none) or raising, changing from one call to the next. Each run of the job-offer
     agent is compared with a reference guard's: whom decide was asked about, which tools ran, what
@@ -413,8 +413,97 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         ("list", ("draft_application",), (("no", "drafts wait for Ana"),)),
         ("list", ("send_application",), (("raises", ""),)),
     ]
-    cases = scenarios(fixed, _approvals, count=12, seed=7)
+    cases = scenarios(fixed, _approvals, count=8, seed=7)
     return judge_scenarios(
         "5.2", cases, lambda scenario: _judge_approvals(ask_first_class, *scenario), _describe_approvals,
         "nothing is sent until a person says yes, and a no comes back with its reason.", _fewer_approvals,
+    )
+
+
+# --- exercise 5.3: the job-offer agent put together -----------------------------------------------
+
+_TITLES = ("Data engineer", "Ingeniera de datos", "Backend developer", "Analyste données")
+_MUSTS = ("Python", "SQL", "GCP or AWS", "English", "Kotlin", "Rust")
+_SENDS_CALLS = 5  # the whole chain: analyse, match, draft, send, then the answer
+_MOST_TURNS = 7  # the chain with two calls to spare
+
+
+def _offer(rng: random.Random) -> tuple[str, bool, str]:
+    """an offer (a title, a contact, 1 to 3 must-haves, some the CV lacks), a person's yes or no, the model"""
+    must = ", ".join(rng.sample(_MUSTS, rng.randint(1, 3)))
+    contact = rng.choice(("jobs@acme.example", "rrhh@empresa.example", "talent@ünï.example"))
+    offer = f"Title: {rng.choice(_TITLES)}\nContact: {contact}\nMust: {must}\nNice: Airflow"
+    return offer, rng.random() < 0.5, rng.choice(("job applicant", "job applicant", "runaway"))
+
+
+def _decider(approves: bool, asked: list[str]) -> Callable[[dict[str, Any]], Decision]:
+    def decide(call: dict[str, Any]) -> Decision:
+        asked.append(call["function"]["name"])
+        return Decision(approves, _APPROVAL_REASON if approves else "a person sends applications themselves")
+
+    return decide
+
+
+def _describe_offer(scenario: tuple[str, bool, str]) -> str:
+    offer, approves, model = scenario
+    if model == "runaway":
+        return "with a model that never stops asking for tools"
+    return f"on the offer {offer!r}, with a person who says {'yes' if approves else 'no'}"
+
+
+def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer: str, approves: bool, model: str) -> str | None:
+    asked: list[str] = []
+    expected_asked: list[str] = []
+    policy = Runaway if model == "runaway" else JobApplicant
+    client = mock.client(policy(), reject_unknown_fields=True)
+    run = apply_for(client, offer, _decider(approves, asked))
+    if not isinstance(run, AgentRun):
+        return f"apply_for() should return the run (run_agent's AgentRun); it returned {run!r:.80}"
+    first = client.trace[0].request if len(client.trace) else {}
+    messages = first.get("messages") or []
+    if not (messages and messages[0].get("role") == "system" and len(str(messages[0].get("content")).split()) >= 5):
+        return "the first request has no system prompt: say who the agent is and when it may apply (system=...)"
+    offered = sorted(t["function"]["name"] for t in first.get("tools") or [])
+    if offered != sorted(_JOB_TOOLS):
+        return f"the model was offered {offered}; offer it the four tools of job_tools"
+    if model == "runaway":
+        if not _SENDS_CALLS <= run.model_calls <= _MOST_TURNS:
+            return (
+                f"the run made {run.model_calls} model calls before it stopped: the chain takes "
+                f"{_SENDS_CALLS}, so cap the run at {_SENDS_CALLS} to {_MOST_TURNS} (max_turns)"
+            )
+        return None
+    expected = run_agent(
+        mock.client(JobApplicant()), offer, job_tools, system="You help a person apply for jobs, and never send alone.",
+        max_turns=_MOST_TURNS, guardrails=[_ReferenceAskFirst(_decider(approves, expected_asked), ["send_application"])],
+    )
+    ran = [o.name for o in run.observations if o.error_type != "refused"]
+    wanted = [o.name for o in expected.observations if o.error_type != "refused"]
+    if ran != wanted:
+        return f"these tools ran: {ran}; in the reference agent: {wanted}"
+    if asked != expected_asked:
+        return f"decide was asked about {asked}: ask a person before send_application runs, and only then"
+    if run.stop_reason != expected.stop_reason:
+        short = f": the chain takes {_SENDS_CALLS} model calls" if run.stop_reason == "max_turns" else ""
+        return f"the run ended with stop_reason {run.stop_reason!r}; the reference's with {expected.stop_reason!r}{short}"
+    return None
+
+
+def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verdict:
+    """Exercise 5.3: apply_for(client, offer, decide) runs the job-offer agent: a system prompt, the four
+    tools in the order the model chooses, a turn cap, and nothing sent without a person's yes
+
+    Scenarios: the lesson's offer with a person who says no, then yes, an offer needing Kotlin, a
+    model that never stops; then 8 seeded offers (titles in several languages, 1 to 3 must-haves,
+    some the CV lacks) with a yes or a no, or a runaway model. Each run is compared with a reference
+    agent on the same model and tools: which tools ran, in order, whom decide was asked about, how
+    the run ended; the first request must carry a system prompt and the four tools.
+    """
+    lesson_offer = "Title: Data engineer\nContact: jobs@acme.example\nMust: Python, SQL, GCP or AWS\nNice: Airflow, Spanish"
+    fixed = [(lesson_offer, False, "job applicant"), (lesson_offer, True, "job applicant"),
+             (lesson_offer.replace("SQL", "Kotlin"), True, "job applicant"), (lesson_offer, True, "runaway")]
+    cases = scenarios(fixed, _offer, count=8, seed=8)
+    return judge_scenarios(
+        "5.3", cases, lambda scenario: _judge_apply_for(apply_for, job_tools, *scenario), _describe_offer,
+        "the agent chains its tools in the order the model chooses, within its cap, and sends nothing without a yes.",
     )
