@@ -1,8 +1,15 @@
 """Lesson 00's exercise checks: each wrong answer is rejected with a message naming its fault; the solution passes."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from agent_core.checks.lesson00 import check_ask, check_repaired
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # --- exercise 0.1 -----------------------------------------------------------------------------
 
@@ -78,31 +85,85 @@ def ask_with_a_system_prompt(client, history, question):
     return ask_keeping_history(client, history, question)
 
 
-@pytest.mark.parametrize(
-    ("wrong", "message"),
-    [
-        (ask_forgetting, "call 2 sent 1 message(s); it should send 3"),
-        (ask_without_the_answers, "call 2 sent the questions but none of the model's answers"),
-        (ask_answer_first, "call 2: message [0] should be {'role': 'user', 'content': 'My name is Ada.'}"),
-        (ask_last_turn_only, "call 3 sent 3 message(s); it should send 5"),
-        (ask_twice, "3 questions made 6 calls"),
-        (ask_returning_the_response, "should return the reply's text (message.content); it returned ChatCompletion("),
-        (ask_sending_before_appending, "the API refused call 1: "),
-        (ask_with_a_system_prompt, "call 1 sent 2 message(s); it should send 1"),
-    ],
-)
+def ask_last_five(client, history, question):
+    """a window of the last five messages: right for three questions, wrong from the fourth"""
+    history.append({"role": "user", "content": question})
+    answer = client.chat.completions.create(model="mock-model", messages=history[-5:]).choices[0].message.content
+    history.append({"role": "assistant", "content": answer})
+    return answer
+
+
+def ask_each_question_once(client, history, question):
+    """skips a question already in the history, as if it were a duplicate to clean up"""
+    if {"role": "user", "content": question} not in history:
+        history.append({"role": "user", "content": question})
+    answer = client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
+    history.append({"role": "assistant", "content": answer})
+    return answer
+
+
+_EVERYONES_HISTORY = []
+
+
+def ask_with_its_own_list(client, history, question):
+    """keeps one list of its own for every conversation, and leaves `history` empty"""
+    return ask_keeping_history(client, _EVERYONES_HISTORY, question)
+
+
+def ask_without_keeping_the_question(client, history, question):
+    """sends the question with the history but never stores it"""
+    answer = client.chat.completions.create(
+        model="mock-model", messages=[*history, {"role": "user", "content": question}]
+    ).choices[0].message.content
+    history.append({"role": "assistant", "content": answer})
+    return answer
+
+
+WRONG_ASKS = [
+    (ask_forgetting, "after the questions, history should hold each question and its answer"),
+    (ask_last_five, "asked 4 question(s) in a row"),
+    (ask_last_five, "call 4 sent 5 message(s); it should send 7"),
+    (ask_without_the_answers, "history holds the questions but none of the model's answers"),
+    (ask_answer_first, "it has roles ['assistant', 'user']"),
+    (ask_last_turn_only, "call 3 sent 3 message(s); it should send 5"),
+    (ask_each_question_once, "asked 2 question(s) in a row"),
+    (ask_with_its_own_list, "call 1 sent 7 message(s); it should send 1"),
+    (ask_without_keeping_the_question, "it has roles ['assistant']"),
+    (ask_twice, "1 questions made 2 calls"),
+    (ask_returning_the_response, "should return the reply's text (message.content); it returned ChatCompletion("),
+    (ask_sending_before_appending, "the API refused call 1: "),
+    (ask_with_a_system_prompt, "call 1 sent 2 message(s); it should send 1"),
+    (ask_appending_sdk_objects, "append plain dicts"),
+]
+
+
+@pytest.mark.parametrize(("wrong", "message"), WRONG_ASKS)
 def test_check_ask_rejects_a_wrong_answer_naming_its_fault(wrong, message, capsys):
+    _EVERYONES_HISTORY.clear()
     assert not check_ask(wrong)
     assert message in capsys.readouterr().out
 
 
-def test_check_ask_wants_plain_dicts_in_history(capsys):
-    assert not check_ask(ask_appending_sdk_objects)
-    assert "append plain dicts" in capsys.readouterr().out
+def ask_with_keys_the_other_way(client, history, question):
+    """the dicts typed content first, the reply read back from the message object"""
+    history += [{"content": question, "role": "user"}]
+    message = client.chat.completions.create(model="mock-model", messages=list(history)).choices[0].message
+    history += [{"content": message.content, "role": message.role}]
+    return history[-1]["content"]
 
 
-def test_check_ask_accepts_the_solution(capsys):
-    assert check_ask(ask_keeping_history)
+def ask_building_a_new_list(client, history, question):
+    """sends a fresh list built from the history, then records both turns at once"""
+    messages = [dict(m) for m in history] + [{"role": "user", "content": question}]
+    answer = client.chat.completions.create(model="mock-model", messages=messages).choices[0].message.content
+    history.extend([messages[-1], {"role": "assistant", "content": answer}])
+    return answer
+
+
+@pytest.mark.parametrize("right", [ask_keeping_history, ask_with_keys_the_other_way, ask_building_a_new_list])
+def test_check_ask_accepts_right_answers_written_differently(right, capsys):
+    result = check_ask(right)
+    assert result and result.scenarios == 13
     assert "✓ Exercise 0.1" in capsys.readouterr().out
 
 
@@ -111,7 +172,29 @@ def test_check_ask_reports_an_exception_instead_of_raising(capsys):
         raise KeyError("oops")
 
     assert not check_ask(broken)
-    assert "ask() raised KeyError" in capsys.readouterr().out
+    assert "your code raised KeyError" in capsys.readouterr().out
+
+
+def test_check_ask_gives_the_same_verdict_every_time(capsys):
+    check_ask(ask_last_five)
+    first = capsys.readouterr().out
+    check_ask(ask_last_five)
+    assert capsys.readouterr().out == first
+
+
+def test_check_ask_gives_the_same_verdict_under_another_hash_seed():
+    code = (
+        "import sys; sys.path.insert(0, 'tests'); from test_checks_lesson00 import ask_last_five; "
+        "from agent_core.checks.lesson00 import check_ask; check_ask(ask_last_five)"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed}, cwd=ROOT,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1 and "call 4 sent 5 message(s)" in outputs.pop()
 
 
 # --- exercise 0.2 -----------------------------------------------------------------------------
@@ -156,3 +239,22 @@ def test_check_repaired_accepts_the_solution_in_either_result_order(capsys):
 def test_check_repaired_reports_a_non_list_instead_of_raising(wrong, kind, capsys):
     assert not check_repaired(wrong, JUMBLED)
     assert f"`repaired` should be a list of the messages; it is {kind}" in capsys.readouterr().out
+
+
+def test_check_repaired_accepts_a_right_order_typed_with_other_key_orders(capsys):
+    retyped = [
+        {"content": "What are 4+2 and 7+8?", "role": "user"},
+        {"tool_calls": CALLS["tool_calls"], "content": None, "role": "assistant"},
+        {"content": "6", "tool_call_id": "call_a", "role": "tool"},
+        {"tool_call_id": "call_b", "role": "tool", "content": "15"},
+        {"content": "4 + 2 = 6 and 7 + 8 = 15.", "role": "assistant"},
+    ]
+    result = check_repaired(retyped, JUMBLED)
+    assert result and result.scenarios == 0
+    assert "✓ Exercise 0.2" in capsys.readouterr().out
+
+
+def test_check_repaired_rejects_a_message_changed_on_the_way(capsys):
+    changed = [QUESTION, CALLS, RESULT_A, {**RESULT_B, "content": "16"}, ANSWER]
+    assert not check_repaired(changed, JUMBLED)
+    assert "exactly the same messages" in capsys.readouterr().out

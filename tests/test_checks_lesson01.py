@@ -20,7 +20,8 @@ JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 def make_definition(function, *, whole_docstring=False, all_required=False, keep_newlines=False,
-                    empty_descriptions=False, no_defaults=False, int_before_bool=False, inner_only=False):
+                    empty_descriptions=False, no_defaults=False, int_before_bool=False, inner_only=False,
+                    one_paragraph=False):
     """the lesson's solution, with one tempting mistake switched on by name"""
     docstring = inspect.getdoc(function)
     summary, _, args_section = docstring.partition("\n\nArgs:\n")
@@ -43,7 +44,10 @@ def make_definition(function, *, whole_docstring=False, all_required=False, keep
         elif not no_defaults:
             schema["default"] = parameter.default
         properties[parameter.name] = schema
-    description = docstring if whole_docstring else summary if keep_newlines else " ".join(summary.split())
+    description = "\n\n".join(" ".join(paragraph.split()) for paragraph in summary.split("\n\n"))
+    if one_paragraph:
+        description = " ".join(summary.split())
+    description = docstring if whole_docstring else summary if keep_newlines else description
     inner = {
         "name": function.__name__,
         "description": description,
@@ -95,7 +99,8 @@ def args_required(function):
                                                 "yours is \"\" (the text after"),
         (hard_coded, 'for book_table(): name should be "book_table", yours is "search_catalog" (function.__name__)'),
         (with_mistake(inner_only=True), "make_definition(search_catalog) should return {'type': 'function', 'function'"),
-        (args_required, "make_definition(ping) raised ValueError"),
+        (args_required, "for ping(): your code raised ValueError"),
+        (with_mistake(one_paragraph=True), "description should be \"Sends a reminder.\\n\\nIt never sends twice in an hour.\""),
     ],
 )
 def test_check_make_definition_rejects_a_wrong_generator_naming_its_fault(wrong, message, capsys):
@@ -104,16 +109,67 @@ def test_check_make_definition_rejects_a_wrong_generator_naming_its_fault(wrong,
 
 
 def test_check_make_definition_reports_required_parameters(capsys):
-    assert not check_make_definition(with_mistake(all_required=True))
+    def every_parameter_required(function):
+        definition = tool_definition(function)
+        definition["function"]["parameters"]["required"] = list(inspect.signature(function).parameters)
+        return definition
+
+    assert not check_make_definition(every_parameter_required)
     assert 'required should be ["text"], yours is ["text", "max_results"]' in capsys.readouterr().out
+
+
+def test_check_make_definition_says_a_tuple_of_required_names_is_not_a_list(capsys):
+    def with_a_tuple(function):
+        definition = tool_definition(function)
+        definition["function"]["parameters"]["required"] = tuple(definition["function"]["parameters"]["required"])
+        return definition
+
+    assert not check_make_definition(with_a_tuple)
+    out = capsys.readouterr().out
+    assert "required holds the right names, but as a tuple: make it a list" in out
+    assert 'required should be ["text"], yours is ["text"]' not in out
 
 
 def test_check_make_definition_accepts_the_solution_and_the_library(capsys):
     from agent_core.schema import tool_definition
 
     assert check_make_definition(make_definition)
-    assert check_make_definition(tool_definition)
+    result = check_make_definition(tool_definition)
+    assert result and result.scenarios == 43
     assert capsys.readouterr().out.count("✓ Exercise 1.1") == 2
+
+
+def definition_by_regex(function):
+    """right, written differently: a regex splits the docstring, the dict built with other key orders"""
+    import re
+
+    summary, *rest = re.split(r"\n\s*Args:\s*\n", inspect.getdoc(function), maxsplit=1)
+    notes = dict(re.findall(r"^\s+(\w+): (.*)$", rest[0], re.MULTILINE)) if rest else {}
+    parameters = inspect.signature(function).parameters.values()
+    kinds = {bool: "boolean", float: "number", int: "integer", str: "string"}
+    return {
+        "function": {
+            "parameters": {
+                "required": [p.name for p in parameters if p.default is p.empty],
+                "properties": {
+                    p.name: {
+                        **({"default": p.default} if p.default is not p.empty else {}),
+                        **({"description": notes[p.name]} if p.name in notes else {}),
+                        "type": kinds[p.annotation],
+                    }
+                    for p in parameters
+                },
+                "type": "object",
+            },
+            "description": "\n\n".join(" ".join(part.split()) for part in re.split(r"\n\s*\n", summary)),
+            "name": function.__name__,
+        },
+        "type": "function",
+    }
+
+
+def test_check_make_definition_accepts_a_right_answer_written_differently(capsys):
+    assert check_make_definition(definition_by_regex)
 
 
 # --- exercise 1.2 -----------------------------------------------------------------------------

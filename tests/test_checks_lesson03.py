@@ -155,44 +155,102 @@ def test_check_safe_dispatch_passes_the_solution(capsys):
 
 
 def test_check_safe_dispatch_passes_the_library_s_dispatcher(capsys):
-    assert check_safe_dispatch(lambda functions, call: ToolRegistry(functions.values()).dispatch(call))
+    result = check_safe_dispatch(lambda functions, call: ToolRegistry(functions.values()).dispatch(call))
+    assert result and result.scenarios == 136
+
+
+def dispatch_by_type_table(functions, call):
+    """a right answer written differently: a table of accepted Python types, signature.bind for what is missing"""
+    accepted = {int: (int,), float: (int, float), str: (str,), list: (list,)}
+    name, raw = call["function"]["name"], call["function"]["arguments"]
+    reply = {"tool_call_id": call["id"], "role": "tool"}
+    if name not in functions:
+        return {**reply, "content": f"ERROR: unknown tool {name}; available: {sorted(functions)}"}
+    try:
+        arguments = json.loads(raw)
+        assert isinstance(arguments, dict)
+    except (ValueError, AssertionError):
+        return {**reply, "content": f"ERROR: arguments must be a JSON object, got {raw!r}"}
+    signature = inspect.signature(functions[name])
+    try:
+        signature.bind(**arguments)
+    except TypeError as error:
+        return {**reply, "content": f"ERROR: {error} (missing or unexpected argument)"}
+    for key, value in arguments.items():
+        hint = signature.parameters[key].annotation
+        if type(value) not in accepted.get(hint, (type(value),)):
+            return {**reply, "content": f"ERROR: argument {key} must be of type {hint.__name__}"}
+    try:
+        result = functions[name](**arguments)
+    except Exception as error:
+        return {**reply, "content": f"ERROR: {type(error).__name__}: {error}"}
+    return {**reply, "content": result if type(result) is str else json.dumps(result, ensure_ascii=False)}
+
+
+def test_check_safe_dispatch_passes_a_right_answer_written_differently(capsys):
+    assert check_safe_dispatch(dispatch_by_type_table)
+
+
+def test_check_safe_dispatch_gives_the_same_verdict_every_time(capsys):
+    check_safe_dispatch(true_is_a_float)
+    first = capsys.readouterr().out
+    check_safe_dispatch(true_is_a_float)
+    assert capsys.readouterr().out == first
+
+
+def true_is_a_float(functions, call):
+    """the most tempting type test: a bool passes as a number for float parameters"""
+
+    def loose(value, annotation):
+        return isinstance(value, (int, float)) if annotation is float else fits(value, annotation)
+
+    return safe_dispatch(functions, call, fits=loose)
+
+
+def str_of_the_result(functions, call):
+    """sends str(result): Python's repr of a list, not JSON"""
+    message = safe_dispatch(functions, call)
+    name = call["function"]["name"]
+    if not message["content"].startswith("ERROR: ") and name == "get_forecast":
+        message["content"] = str(functions[name](**json.loads(call["function"]["arguments"])))
+    return message
+
+
+def refuses_only_strings_for_numbers(functions, call):
+    """the lesson's "4" + "2" case guarded, and nothing else: null, lists and objects get through"""
+
+    def strings_only(value, annotation):
+        if annotation in (int, float):
+            return not isinstance(value, (str, bool))
+        return fits(value, annotation)
+
+    return safe_dispatch(functions, call, fits=strings_only)
 
 
 @pytest.mark.parametrize(
     ("wrong", "explanations"),
     [
+        (true_is_a_float, ['the call divide({"a": false, "b": 2}): the tool ran with arguments its type hints forbid '
+                           "(JSON true and false are not numbers"]),
         (
             no_validation,
             [
-                'add({"a": "4", "b": "2"}): the tool ran with arguments its type hints forbid ("4" + "2" is "42"',
-                'get_weather({"city": 5}): the tool ran with arguments its type hints forbid',
+                'add({"a": 4, "b": "2"}): the tool ran with arguments its type hints forbid',
                 "refuse the call with an error that should name the argument 'b' and the type it should be (int)",
             ],
         ),
-        (
-            tiny_dispatch,
-            [
-                "a string result goes back as it is, not as JSON",
-                'sum({"a": 4, "b": 2}): the content should start with \'ERROR: \' and say the tool is unknown',
-                "say the arguments are not valid JSON",
-                'divide({"a": 1, "b": 0}): the content should start with \'ERROR: \'',
-            ],
-        ),
-        (
-            catch_all,
-            [
-                "which lists every tool as if the tool were unknown",
-                "which talks about JSON though the JSON was fine",
-            ],
-        ),
-        (bool_is_an_int, ["in Python bool is a subclass of int: isinstance(True, int) is True"]),
+        (tiny_dispatch, ["a string result goes back as it is, not as JSON"]),
+        (catch_all, ["which talks about JSON though the JSON was fine"]),
+        (bool_is_an_int, ["a whole number is a fine value for a float parameter"]),
         (float_means_float, ["a whole number is a fine value for a float parameter"]),
-        (lesson_tools_listed, ["list the tools in `functions`, not a list written in advance"]),
+        (lesson_tools_listed, ["'sum' missing from 'ERROR: no such tool."]),
         (json_for_everything, ["a string result goes back as it is, not as JSON: send 'light rain, 18°C'"]),
         (no_type_name, ["'ZeroDivisionError' missing from"]),
-        (raising, ["safe_dispatch raised KeyError: 'sum'; return an error observation instead"]),
+        (raising, ["a string result goes back as it is, not as JSON"]),
         (wrong_shape, ["return a tool message {'role': 'tool', ...}, not '6'"]),
         (wrong_id, ["tool_call_id should be the call's id 'call_1'"]),
+        (str_of_the_result, ["a result that is not a string goes back as JSON"]),
+        (refuses_only_strings_for_numbers, ["the tool ran with arguments its type hints forbid"]),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
@@ -211,7 +269,7 @@ def test_the_same_message_for_two_kinds_of_failure_is_named(capsys):
         return message
 
     assert not check_safe_dispatch(same_words)
-    assert "got the same message 'ERROR: that call did not work.'" in capsys.readouterr().out
+    assert "the error should say the arguments are not valid JSON" in capsys.readouterr().out
 
 
 def book_table(day: str, people: int) -> str:
@@ -235,8 +293,7 @@ def test_check_honest_tool_explains_the_stub(capsys):
 
     assert not check_honest_tool(trusting)
     out = capsys.readouterr().out
-    assert "a booking on 'Monday' was accepted" in out
-    assert "12 people were booked" in out
+    assert "a table for 1 on 'Monday': it was accepted" in out
 
 
 def test_check_honest_tool_wants_every_spelling_of_monday_and_the_limit(capsys):
@@ -250,8 +307,20 @@ def test_check_honest_tool_wants_every_spelling_of_monday_and_the_limit(capsys):
 
     assert not check_honest_tool(lowercase_only)
     out = capsys.readouterr().out
-    assert "a booking on 'Monday' was accepted" in out
-    assert "should give the limit, 8" in out
+    assert "a table for 1 on 'Monday': it was accepted ('booked')" in out
+
+
+def test_check_honest_tool_accepts_rules_written_differently(capsys):
+    def by_weekday_number(day: str, people: int) -> str:
+        """Book a table: closed on the first day of the week, at most 8 people."""
+        if ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].index(day.lower()) == 0:
+            raise ValueError("Closed on Monday. Pick any other day.")
+        if not people <= 8:
+            raise ValueError("Tables hold 8 people at most; split the group.")
+        return "ok"
+
+    result = check_honest_tool(by_weekday_number)
+    assert result and result.scenarios == 68
 
 
 def test_check_honest_tool_accepts_an_error_text_instead_of_an_exception(capsys):
@@ -288,10 +357,12 @@ def one_message_for_both(day: str, people: int) -> str:
 @pytest.mark.parametrize(
     ("wrong", "message"),
     [
-        (_booking(lambda day, people: people >= 8), "a table for 8 on Tuesday should be booked"),
-        (_booking(lambda day, people: people > 9), "9 people were booked"),
-        (one_message_for_both, "the error for 12 people on a Friday talks about Monday"),
-        (_booking(lambda day, people: people > 8 or day != "Friday"), "a table for 8 on Tuesday should be booked"),
+        (_booking(lambda day, people: people >= 8), "a table for 8 on 'Tuesday': it should be booked"),
+        (_booking(lambda day, people: people > 9), "a table for 9 on 'Friday': it was accepted"),
+        (one_message_for_both, "a table for 9 on 'Friday': the error talks about Monday"),
+        (_booking(lambda day, people: people > 8 or day != "Friday"), "a table for 1 on 'Tuesday': it should be booked"),
+        (_booking(lambda day, people: people > 8 and day != "Sunday"), "a table for 9 on 'Sunday': it was accepted"),
+        (_booking(lambda day, people: people > 8 and day.istitle()), "a table for 9 on 'wednesday': it was accepted"),
     ],
 )
 def test_check_honest_tool_rejects_a_wrong_limit_or_a_shared_message(wrong, message, capsys):

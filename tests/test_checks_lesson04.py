@@ -117,7 +117,7 @@ def test_a_right_loop_passes(capsys):
 def test_the_stub_is_told_to_keep_going(capsys):
     assert not check_my_run(stub)
     assert (
-        "for '5 + 8/12' with add, divide: my_run stopped after 1 model call(s) while the model "
+        "for '5 + 8/12' with add, divide and max_turns=3: my_run stopped after 1 model call(s) while the model "
         "was still asking for tools"
     ) in capsys.readouterr().out
 
@@ -129,9 +129,9 @@ def test_the_stub_is_told_to_keep_going(capsys):
             dict(tools_after_first=False),
             "model call 2 was sent without tools. The model only knows the tools of the request",
         ),
-        (dict(cap=False), "max_turns=4) kept calling the model"),
-        (dict(turns_short=1), "gave up after 3 model call(s): max_turns=4 allows 4 model calls"),
-        (dict(turns_short=-1), "my_run made 5 model calls: stop after max_turns model calls"),
+        (dict(cap=False), "max_turns=1: my_run kept calling the model"),
+        (dict(turns_short=1), "max_turns=1: my_run gave up after 0 model call(s): max_turns=1 allows 1 model calls"),
+        (dict(turns_short=-1), "max_turns=1: my_run made 2 model calls: stop after max_turns model calls"),
         (
             dict(stop_when="finish_reason"),
             "Its reply had tool_calls and finish_reason 'stop': a reply asks for tools when it has "
@@ -147,7 +147,7 @@ def test_the_stub_is_told_to_keep_going(capsys):
         (dict(offer_tools=False), "the requests offered no tools"),
         (
             dict(stop_on_text=False),
-            "model call 3 answered in text (no tool calls), but my_run called the model again",
+            "and max_turns=3: the answer should be the text of the model's last reply",
         ),
         (dict(stop_on_text=False, cap=False), "kept calling the model"),
         (dict(cap_reason="answered"), "stop_reason should be 'max_turns'; got 'answered'"),
@@ -205,7 +205,7 @@ def test_a_cap_on_tool_calls_instead_of_model_calls_is_named(capsys):
 
     assert not check_my_run(counts_tool_calls)
     assert (
-        "gave up after 2 model call(s): max_turns=4 allows 4 model calls (count model calls, not loop steps or tool calls)"
+        "gave up after 1 model call(s): max_turns=2 allows 2 model calls (count model calls, not loop steps or tool calls)"
         in (capsys.readouterr().out)
     )
 
@@ -265,14 +265,14 @@ def test_an_answer_on_the_last_allowed_call_must_not_be_taken_for_the_cap(capsys
 
     assert not check_my_run(checks_the_cap_first)
     out = capsys.readouterr().out
-    assert "max_turns=3, exactly the model calls it takes" in out
+    assert "for '5 + 8/12' with add, divide and max_turns=3" in out
     assert "It answered on the last model call max_turns allows" in out
 
 
 @pytest.mark.parametrize(
     ("at_the_cap", "shown"),
     [
-        (lambda messages: messages[-1]["content"], "got '8', which is not a message of your own"),
+        (lambda messages: messages[-1]["content"], "got '2', which is not a message of your own"),
         (lambda messages: str(messages[-3]["content"]), "got 'None', which is not a message of your own"),
     ],
 )
@@ -292,3 +292,95 @@ def test_a_result_or_none_passed_off_as_the_answer_at_the_cap_is_named(capsys, a
 
     assert not check_my_run(answers_with_what_it_has)
     assert shown in capsys.readouterr().out
+
+
+def appends_sdk_objects(client, task, registry, max_turns=10):
+    """the seed article's loop: the SDK's message object goes into the history as it is"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        message = client.chat.completions.create(
+            model="mock-model", messages=messages, tools=registry.definitions
+        ).choices[0].message
+        messages.append(message)
+        if not message.tool_calls:
+            return message.content, messages, "answered"
+        messages += registry.dispatch_all(message.tool_calls)
+    return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+
+def keeps_a_window(client, task, registry, max_turns=10):
+    """sends only the last four messages 'to save tokens'"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        response = client.chat.completions.create(
+            model="mock-model", messages=messages[:1] + messages[1:][-4:], tools=registry.definitions
+        )
+        message = assistant_message(response)
+        messages.append(message)
+        if not tool_calls_of(message):
+            return message["content"], messages, "answered"
+        messages += registry.dispatch_all(tool_calls_of(message))
+    return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+
+def runs_each_distinct_call_once(client, task, registry, max_turns=10):
+    """answers two identical calls with one result, reusing the first tool message for both ids"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        message = assistant_message(client.chat.completions.create(
+            model="mock-model", messages=messages, tools=registry.definitions
+        ))
+        messages.append(message)
+        if not tool_calls_of(message):
+            return message["content"], messages, "answered"
+        seen = {}
+        for call in tool_calls_of(message):
+            key = (call["function"]["name"], call["function"]["arguments"])
+            if key not in seen:
+                seen[key] = registry.dispatch(call)["content"]
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": seen[key] + " "})
+    return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+
+@pytest.mark.parametrize(
+    ("wrong", "explanation"),
+    [
+        (appends_sdk_objects, "messages holds a ChatCompletionMessage: append plain dicts"),
+        (keeps_a_window, "the API refused model call"),
+        (runs_each_distinct_call_once, "message [2] differs in 'content'"),
+    ],
+)
+def test_fresh_wrong_loops_are_named(capsys, wrong, explanation):
+    assert not check_my_run(wrong)
+    assert explanation in capsys.readouterr().out
+
+
+def loop_with_for_and_dicts_typed_otherwise(client, task, registry, max_turns=10):
+    """a right loop written differently: for/else, the reply dict typed with its keys in another order"""
+    messages = [{"content": task, "role": "user"}]
+    for _ in range(max_turns):
+        reply = client.chat.completions.create(model="mock-model", tools=registry.definitions, messages=messages)
+        message = reply.choices[0].message
+        calls = [{"type": "function", "id": c.id, "function": {"arguments": c.function.arguments, "name": c.function.name}}
+                 for c in message.tool_calls or []]
+        messages.append({"tool_calls": calls, "content": message.content, "role": "assistant"} if calls
+                        else {"content": message.content, "role": "assistant"})
+        if not calls:
+            break
+        messages.extend(registry.dispatch(call) for call in calls)
+    else:
+        return f"Stopped after {max_turns} model calls without an answer.", messages, "max_turns"
+    return messages[-1]["content"], messages, "answered"
+
+
+@pytest.mark.parametrize("right", [make_run(), loop_with_for_and_dicts_typed_otherwise])
+def test_right_loops_written_differently_pass(capsys, right):
+    result = check_my_run(right)
+    assert result and result.scenarios == 18
+
+
+def test_check_my_run_gives_the_same_verdict_every_time(capsys):
+    check_my_run(keeps_a_window)
+    first = capsys.readouterr().out
+    check_my_run(keeps_a_window)
+    assert capsys.readouterr().out == first

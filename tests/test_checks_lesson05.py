@@ -2,10 +2,10 @@
 
 import pytest
 
-from agent_core.checks.lesson05 import check_ask_first, check_max_uses, check_tests_pass
+from agent_core.checks.lesson05 import check_apply_for, check_ask_first, check_max_uses, check_tests_pass
 from agent_core.coding.tiny_project import TinyProject
 from agent_core.guardrails import Decision
-from agent_core.loop import Guardrail, StopRun
+from agent_core.loop import Guardrail, StopRun, run_agent
 
 
 class MaxUses(Guardrail):
@@ -93,6 +93,45 @@ class NotAGuard:
         pass
 
 
+class CountsEarlierReplies(MaxUses):
+    """counts the calls of earlier replies in the history: parallel calls in one reply slip through"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name:
+            return None
+        earlier = [c for m in run.messages[:-1] for c in m.get("tool_calls") or [] if c["function"]["name"] == self.name]
+        return f"{self.name} may not run again" if len(earlier) >= self.limit else None
+
+
+class CountsInItself(MaxUses):
+    """counts in the guard, so a second run starts where the first stopped"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name:
+            return None
+        self.used = getattr(self, "used", 0) + 1
+        return f"{self.name} may not run again" if self.used > self.limit else None
+
+
+class CountsBackwards(Guardrail):
+    """right, written differently: what is left of the budget, from the tool messages that are not refusals"""
+
+    def __init__(self, name, limit):
+        self.limit, self.name = limit, name
+
+    def before_tool(self, run, call):
+        left = self.limit - len([o for o in run.observations if (o.name, o.error_type) == (self.name, None)])
+        if call["function"]["name"] == self.name and left <= 0:
+            return f"No more {self.name}: its {self.limit} uses are spent."
+        return None
+
+
+@pytest.mark.parametrize("right", [MaxUses, CountsBackwards])
+def test_check_max_uses_passes_right_answers_written_differently(right, capsys):
+    result = check_max_uses(right)
+    assert result and result.scenarios == 16
+
+
 def test_check_max_uses_passes_the_solution(capsys):
     assert check_max_uses(MaxUses)
     assert "✓ Exercise 5.1" in capsys.readouterr().out
@@ -103,18 +142,20 @@ def test_check_max_uses_passes_the_solution(capsys):
     [
         (
             Stub,
-            "with MaxUses('add', 3), add ran 10 times before the run ended; it should run 3 times",
+            "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: yours let add run 4 times, the reference 1 time",
         ),
         (
             CountsForEver,
-            "the same MaxUses let add run 0 times instead of 3: count the uses in the current run",
+            "the same guard used for a second run: yours let add run 0 times, the reference 1 time (in the second run)",
         ),
-        (Stops, "the run ended with stop_reason 'max_uses': don't raise StopRun"),
-        (Vague, "the refusal should name the tool ('add')"),
-        (SaysAdd, "with MaxUses('divide', 2), the refusal says 'ERROR: You may not call add any more.'"),
-        (LessonsNumbers, "use self.name and self.limit, not the lesson's 'add' and 3"),
-        (RefusesEverything, "MaxUses('divide', 1) refused a call of add"),
-        (RefusesAtOnce, "MaxUses('add', 1) got in the way of '5 + 8/12'"),
+        (Stops, "the run ended with stop_reason 'max_uses'; the reference's ended with 'answered'"),
+        (Vague, "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: the refusal should name the tool ('add')"),
+        (SaysAdd, "MaxUses('divide', 1) with a model that divides for ever and listens when refused: the refusal should name the tool ('divide')"),
+        (LessonsNumbers, "MaxUses('divide', 1) with a model that divides for ever and listens when refused: yours let divide run 4 times"),
+        (RefusesEverything, "MaxUses('divide', 1) with a model that counts for ever with add: yours let add run 0 times, the reference 4 times"),
+        (RefusesAtOnce, "MaxUses('add', 1) with the calculator on '5 + 8/12': yours let add run 0 times, the reference 1 time"),
+        (CountsEarlierReplies, "(parallel calls in one reply): yours let add run 1 time, the reference 2 times"),
+        (CountsInItself, "the same guard used for a second run: yours let add run 0 times, the reference 1 time"),
         (NotAGuard, "MaxUses should be a subclass of Guardrail"),
         (lambda name: None, "MaxUses('add', 3) raised TypeError"),
     ],
@@ -140,7 +181,7 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
 
     project.write_file("scratch.txt", "x")
     assert check_tests_pass(tests_pass, project)
-    assert "✓ Exercise 5.3" in capsys.readouterr().out
+    assert "✓ Exercise 5.4" in capsys.readouterr().out
     assert project.changed() == []
 
 
@@ -193,7 +234,7 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
 def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem, capsys):
     assert not check_tests_pass(make_attempt(project), project)
     out = capsys.readouterr().out
-    assert "✗ Exercise 5.3: not yet." in out and problem in out
+    assert "✗ Exercise 5.4: not yet." in out and problem in out
 
 
 def test_check_tests_pass_needs_the_project(capsys):
@@ -297,6 +338,61 @@ class NotAGuardEither:
         pass
 
 
+class FailsOpen(AskFirst):
+    """the tempting 'robust' guard: when decide raises, it lets the call through"""
+
+    def before_tool(self, run, call):
+        try:
+            return super().before_tool(run, call)
+        except Exception:
+            return None
+
+
+class AsksOnlyAboutTheFirst(AskFirst):
+    """guards self.tools[0] only"""
+
+    def before_tool(self, run, call):
+        return super().before_tool(run, call) if call["function"]["name"] == list(self.tools)[0] else None
+
+
+class DecidesOnce(AskFirst):
+    """asks once, and reuses the first decision for every later call"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] not in self.tools:
+            return None
+        if not hasattr(self, "decision"):
+            self.decision = self.decide(call)
+        return None if self.decision.approved else f"denied: {self.decision.reason}"
+
+
+class AsksFirstWrittenDifferently(Guardrail):
+    """right, written differently: a set of names, the denial built first"""
+
+    def __init__(self, decide, tools):
+        self.names, self.decide = set(tools), decide
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] in self.names:
+            decision = self.decide(call)
+            denial = f"Denied by a person - {decision.reason}"
+            return denial if not decision.approved else None
+        return None
+
+
+@pytest.mark.parametrize("right", [AskFirst, AsksFirstWrittenDifferently])
+def test_check_ask_first_passes_right_answers_written_differently(right, capsys):
+    result = check_ask_first(right)
+    assert result and result.scenarios == 12
+
+
+def test_check_ask_first_gives_the_same_verdict_every_time(capsys):
+    check_ask_first(DecidesOnce)
+    first = capsys.readouterr().out
+    check_ask_first(DecidesOnce)
+    assert capsys.readouterr().out == first
+
+
 def test_check_ask_first_passes_the_solution(capsys):
     assert check_ask_first(AskFirst)
     assert "✓ Exercise 5.2" in capsys.readouterr().out
@@ -305,22 +401,24 @@ def test_check_ask_first_passes_the_solution(capsys):
 @pytest.mark.parametrize(
     "attempt, problem",
     [
-        (AsksAfterwards, "the person said no, and the application was sent anyway"),
-        (Stub2, "decide was never asked: before a call of a tool in self.tools runs"),
-        (RefusesWithoutReason, "the refusal should carry the person's reason"),
-        (StopsOnDenial, "after a denial the run ended with stop_reason 'denied'"),
+        (FailsOpen, "decide answering raises (the person cannot be asked), every time: decide raised on send_application, and yours let send_application run"),
+        (AsksAfterwards, "yours let send_application run, though the person did not approve it"),
+        (Stub2, "decide was asked about []; it should be asked about ['send_application']"),
+        (RefusesWithoutReason, "the refusal of send_application should carry the person's reason"),
+        (StopsOnDenial, "the run ended with stop_reason 'denied'; the reference's with 'answered'"),
         (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),
-        (HardCodesSend, "with tools=['draft_application'], the draft was not stopped"),
-        (RefusesAlways, "but send_application did not run: return None when decision.approved is true"),
+        (AsksOnlyAboutTheFirst, "AskFirst(decide, ['match_cv', 'send_application']) on the job-offer agent, decide answering yes, every time: decide was asked about ['match_cv']"),
+        (DecidesOnce, "AskFirst(decide, ['match_cv', 'send_application'])"),
+        (HardCodesSend, "decide was asked about ['send_application']; it should be asked about ['draft_application']"),
+        (RefusesAlways, "yours did not let send_application run, though the person approved it"),
         (
             RefusesWhenThereIsAReason,
-            "the person approved, with the reason 'the person read the draft: send it', but "
-            "send_application did not run",
+            "decide answering yes, every time: yours did not let send_application run, though the person approved it",
         ),
-        (ReturnsTheDecision, "before_tool returns None to let the call run, or a str"),
+        (ReturnsTheDecision, "your code raised AttributeError: 'Decision' object has no attribute 'startswith'"),
         (
             HardCodesReason,
-            "with another person's reason ('drafts wait for Ana'), the refusal did not carry it",
+            "the refusal of draft_application should carry the person's reason ('drafts wait for Ana')",
         ),
         (NotAGuardEither, "AskFirst should be a subclass of Guardrail"),
         (lambda decide: None, "AskFirst(decide, tools) raised TypeError"),
@@ -343,3 +441,121 @@ def test_check_ask_first_gives_decide_a_decision_to_read():
 
     check_ask_first(Records)
     assert seen and all(isinstance(d, Decision) for d in seen)
+
+
+# --- exercise 5.3: the job-offer agent put together ----------------------------------------------
+
+CV = {"python", "sql", "aws", "airflow", "english"}
+
+
+def job_tools(outbox):
+    """the lesson's four job-offer tools, sending into `outbox`"""
+    import json
+
+    from agent_core.guardrails import writes
+    from agent_core.schema import tool
+
+    @tool
+    def analyse_offer(text: str) -> str:
+        """Read a job offer and list its requirements: title, contact, must-haves, nice-to-haves."""
+        lines = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in text.splitlines()) if v}
+        if "must" not in lines or "contact" not in lines:
+            raise ValueError("the offer needs a 'Must:' line and a 'Contact:' line; paste the whole offer")
+        must, nice = ([i.strip().lower() for i in lines.get(k, "").split(",") if i.strip()] for k in ("must", "nice"))
+        return json.dumps({"title": lines.get("title", ""), "contact": lines["contact"], "must": must, "nice": nice})
+
+    @tool
+    def match_cv(requirements: dict) -> str:
+        """Compare an offer's requirements with the CV: which must-haves it shows, which are missing."""
+        must = requirements.get("must", [])
+        shown = [r for r in must if any(option.strip() in CV for option in r.split(" or "))]
+        return json.dumps({"shown": shown, "missing": [r for r in must if r not in shown]})
+
+    @tool
+    def draft_application(requirements: dict, fit: dict) -> str:
+        """Write a short application email for the offer, from what the CV shows. Nothing is sent."""
+        body = f"Hello, I am applying for {requirements['title']}. My CV shows {', '.join(fit['shown'])}."
+        return json.dumps({"subject": f"Application: {requirements['title']}", "body": body})
+
+    @tool
+    @writes
+    def send_application(to: str, subject: str, body: str) -> str:
+        """Send the application email now, in the applicant's name. It cannot be taken back."""
+        outbox.append(to)
+        return f"Sent to {to}."
+
+    return [analyse_offer, match_cv, draft_application, send_application]
+
+
+OUTBOX = []
+JOB_TOOLS = job_tools(OUTBOX)
+SYSTEM = "You help a person apply for jobs. Apply only when every must-have is met; never invent one."
+
+
+def apply_for(client, offer, decide):
+    """the solution"""
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6,
+                     guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def apply_for_with_approval(client, offer, decide):
+    """right, written differently: the library's Approval, the system prompt as a message, the chain's cap plus two"""
+    from agent_core.guardrails import Approval
+
+    messages = [{"role": "system", "content": "You are a careful job-application assistant for one person."},
+                {"role": "user", "content": offer}]
+    return run_agent(client, messages, JOB_TOOLS, max_turns=7, guardrails=[Approval(decide, tools=["send_application"])])
+
+
+def stub_apply_for(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS)
+
+
+def without_approval(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6)
+
+
+def too_few_turns(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=4, guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def default_turns(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def guards_the_draft(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6,
+                     guardrails=[AskFirst(decide, ["draft_application"])])
+
+
+def three_tools_only(client, offer, decide):
+    return run_agent(client, offer, JOB_TOOLS[:3], system=SYSTEM, max_turns=6,
+                     guardrails=[AskFirst(decide, ["send_application"])])
+
+
+def returns_the_answer(client, offer, decide):
+    return apply_for(client, offer, decide).answer
+
+
+@pytest.mark.parametrize("right", [apply_for, apply_for_with_approval])
+def test_check_apply_for_passes_right_agents_written_differently(right, capsys):
+    result = check_apply_for(right, JOB_TOOLS)
+    assert result and result.scenarios == 12
+
+
+@pytest.mark.parametrize(
+    ("wrong", "problem"),
+    [
+        (stub_apply_for, "the first request has no system prompt"),
+        (without_approval, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv', 'draft_application', 'send_application']"),
+        (too_few_turns, "the run ended with stop_reason 'max_turns'; the reference's with 'answered': the chain takes 5"),
+        (default_turns, "the run made 10 model calls before it stopped"),
+        (guards_the_draft, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv']"),
+        (three_tools_only, "offer it the four tools of job_tools"),
+        (returns_the_answer, "apply_for() should return the run"),
+    ],
+)
+def test_check_apply_for_explains_what_is_wrong(wrong, problem, capsys):
+    assert not check_apply_for(wrong, JOB_TOOLS)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 5.3: not yet." in out and problem in out

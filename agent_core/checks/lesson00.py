@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import openai
 
 from .. import mock
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask", "check_repaired"]
 
 
 QUESTIONS = ["My name is Ada.", "What is my name?", "And what did I say first?"]
+_MORE = [
+    "I live in Lisbon.",
+    "Where do I live?",
+    "¿Cómo me llamo?",
+    "私の名前は?",
+    "Spell my name backwards 🙃",
+    "What did I ask two questions ago?",
+    "",
+    "Thanks!",
+]
 
 
 def _plain(message: Any) -> Any:
@@ -21,79 +34,103 @@ def _plain(message: Any) -> Any:
     return {"role": message.get("role"), "content": message.get("content")} if isinstance(message, dict) else message
 
 
-def _conversation(replies: list[Any]) -> list[dict[str, Any]]:
-    """every question followed by the model's answer to it"""
-    pairs = zip(QUESTIONS, replies, strict=True)
+def _conversation(questions: list[str], replies: list[Any]) -> list[dict[str, Any]]:
+    """every question followed by the model's answer to it: what the reference's history holds"""
+    pairs = zip(questions, replies, strict=True)
     return [m for q, r in pairs for m in ({"role": "user", "content": q}, {"role": "assistant", "content": r})]
 
 
+def _questions(rng: random.Random) -> list[str]:
+    """4 to 7 questions, past what a window of the last few messages keeps; some repeated"""
+    pool = [*QUESTIONS, *_MORE]
+    return [rng.choice(pool) for _ in range(rng.choice((4, 4, 5, 6, 7)))]
+
+
+def _fewer_questions(questions: list[str]) -> Iterator[list[str]]:
+    yield from (shorter for shorter in smaller_lists(questions) if shorter)
+
+
+def _describe(questions: list[str]) -> str:
+    shown = ", ".join(repr(q) for q in questions[:3]) + (", ..." if len(questions) > 3 else "")
+    return f"asked {len(questions)} question(s) in a row ({shown})"
+
+
 def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
-    """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn, in order"""
+    """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn, in order
+
+    Scenarios: the lesson's three questions, then 12 seeded runs of 4 to 7 questions (repeated
+    questions, an empty one, Spanish, Japanese, an emoji), each on a fresh history. On every call the
+    messages sent must be the reference's (every earlier question and answer, then the question).
+    """
+    cases = scenarios([QUESTIONS], _questions, count=12, seed=0)
+    return judge_scenarios(
+        "0.1", cases, lambda questions: _judge_ask(ask, questions), _describe,
+        "the model now sees the whole conversation on every call.", _fewer_questions,
+    )
+
+
+def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[str]) -> str | None:
     client = mock.client()
     history: list[dict[str, Any]] = []
     answers = []
     try:
-        for question in QUESTIONS:
+        for question in questions:
             answers.append(ask(client, history, question))
     except openai.BadRequestError as error:
         body = error.body if isinstance(error.body, dict) else {}
         first_line = str(body.get("message", error)).splitlines()[0]
-        return verdict("0.1", [f"the API refused call {len(client.trace)}: {first_line}"], "")
-    except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("0.1", [f"ask() raised {type(error).__name__}: {error}"], "")
-    if len(client.trace) != len(QUESTIONS):
-        return verdict("0.1", [
-            f"ask() should call the model once per question; {len(QUESTIONS)} questions made "
+        return f"the API refused call {len(client.trace)}: {first_line}"
+    if len(client.trace) != len(questions):
+        return (
+            f"ask() should call the model once per question; {len(questions)} questions made "
             f"{len(client.trace)} calls"
-        ], "")
-    problems = []
+        )
     replies = [(turn.reply or {}).get("content") for turn in client.trace]
     for index, turn in enumerate(client.trace):
-        expected = []
-        for question, reply in zip(QUESTIONS[:index], replies[:index], strict=True):
-            expected += [{"role": "user", "content": question}, {"role": "assistant", "content": reply}]
-        expected.append({"role": "user", "content": QUESTIONS[index]})
+        expected = [*_conversation(questions[:index], replies[:index]), {"role": "user", "content": questions[index]}]
         sent = [_plain(m) for m in turn.messages]
         if sent == expected:
             continue
         if len(sent) > 1 and all(isinstance(m, dict) and m.get("role") == "user" for m in sent):
-            problems.append(
+            return (
                 f"call {index + 1} sent the questions but none of the model's answers: append each reply "
                 "to history as {'role': 'assistant', 'content': ...} before the next question"
             )
-        elif len(sent) != len(expected):
-            problems.append(
+        if len(sent) != len(expected):
+            return (
                 f"call {index + 1} sent {len(sent)} message(s); it should send {len(expected)}: every "
                 "earlier question and answer, then the new question. Append to `history` and send all of it"
             )
-        else:
-            wrong = next(i for i, (a, b) in enumerate(zip(sent, expected, strict=True)) if a != b)
-            problems.append(
-                f"call {index + 1}: message [{wrong}] should be {expected[wrong]}, it was {sent[wrong]} "
-                "(question first, then the model's answer, in the order they happened)"
-            )
-        break
-    if any(a != r for a, r in zip(answers, replies, strict=True)):
-        problems.append(
-            f"ask() should return the reply's text (message.content); it returned {answers[-1]!r}"
+        wrong = next(i for i, (a, b) in enumerate(zip(sent, expected, strict=True)) if a != b)
+        return (
+            f"call {index + 1}: message [{wrong}] should be {expected[wrong]}, it was {sent[wrong]} "
+            "(question first, then the model's answer, in the order they happened)"
         )
+    for answer, reply in zip(answers, replies, strict=True):
+        if answer != reply:
+            return f"ask() should return the reply's text (message.content); it returned {answer!r:.120}"
     if not all(isinstance(m, dict) for m in history):
-        problems.append("append plain dicts ({'role': ..., 'content': ...}) to history, not SDK objects")
-    elif [_plain(m) for m in history] != _conversation(replies):
+        return "append plain dicts ({'role': ..., 'content': ...}) to history, not SDK objects"
+    if [_plain(m) for m in history] != _conversation(questions, replies):
         roles = [m.get("role") for m in history]
-        problems.append(
+        if "user" in roles and "assistant" not in roles:
+            return (
+                "history holds the questions but none of the model's answers: append each reply to "
+                "history as {'role': 'assistant', 'content': ...} before the next question"
+            )
+        return (
             "after the questions, history should hold each question and its answer, in order "
             f"(user, assistant, user, assistant, ...); it has roles {roles}"
         )
-    return verdict("0.1", problems, "the model now sees the whole conversation on every call.")
+    return None
 
 
 def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]]) -> Verdict:
-    """Exercise 0.2: the same messages, in an order the API accepts"""
+    """Exercise 0.2: the same messages, in an order the API accepts (an answer, not code: no scenarios)"""
     problems = []
     if not isinstance(messages, list | tuple):
         problems.append(f"`repaired` should be a list of the messages; it is {type(messages).__name__}")
-    elif sorted(map(repr, messages)) != sorted(map(repr, original)):
+    elif sorted(map(_canonical, messages)) != sorted(map(_canonical, original)):
         problems.append("use exactly the same messages as `jumbled`, only in a different order")
     else:
         client = mock.client(mock.Script("accepted"))
@@ -106,6 +143,11 @@ def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]
         else:
             problems += _story_order(messages)
     return verdict("0.2", problems, "the API accepts the conversation: each tool result follows its request.")
+
+
+def _canonical(message: Any) -> str:
+    """a message as JSON with its keys sorted: the same message whatever order its keys were typed in"""
+    return json.dumps(message, sort_keys=True, default=repr)
 
 
 def _story_order(messages: list[dict[str, Any]]) -> list[str]:

@@ -1,6 +1,8 @@
 """Checks for lesson 01's exercises: the tool schema."""
 
+import inspect
 import json
+import random
 import re
 from collections.abc import Callable
 from typing import Any
@@ -11,6 +13,7 @@ from .. import mock
 from ..mock.chooser import DescriptionReader, score_tools, words
 from ..schema import Tool, tool_definition
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios
 
 __all__ = [
     "check_make_definition",
@@ -51,7 +54,7 @@ def ping() -> str:
 PROBES: list[Callable[..., Any]] = [search_catalog, book_table, ping]
 _GENERATOR_HINTS = {
     "name": "function.__name__",
-    "summary": "the docstring before Args:, its lines joined by single spaces",
+    "summary": "the docstring before its first section (Args:), each paragraph's lines joined by single spaces",
     "missing": "one property per parameter of inspect.signature(function)",
     "extra": "one property per parameter, no more",
     "required": "the parameters without a default value, and only those",
@@ -61,29 +64,72 @@ _GENERATOR_HINTS = {
 }
 
 
+_NAMES = ("city", "count", "price", "urgent", "label", "limit", "ratio", "größe", "query", "page")
+_SUMMARIES = (
+    "Finds rooms in a hotel.", "Converts a price to another currency,\nrounded to cents.",
+    "Returns the café's opening hours ☕.", "Sends a reminder.\n\nIt never sends twice in an hour.",
+)
+_DEFAULTS = {str: ("", "none", "Zürich"), int: (0, 3, -1), float: (0.0, 2.5), bool: (False, True)}
+
+
+def _generated_function(rng: random.Random) -> Callable[..., Any]:
+    """a function of 0 to 4 str/int/float/bool parameters, some with defaults (0 and False among them),
+    its docstring a summary of one or two lines or paragraphs, and Args: lines for some of them"""
+    names = rng.sample(_NAMES, rng.randint(0, 4))
+    types = [rng.choice((str, int, float, bool)) for _ in names]
+    first_default = rng.randint(0, len(names))
+    parameters = [
+        f"{name}: {kind.__name__}" + (f" = {rng.choice(_DEFAULTS[kind])!r}" if index >= first_default else "")
+        for index, (name, kind) in enumerate(zip(names, types, strict=True))
+    ]
+    documented = [name for name in names if rng.random() < 0.7]
+    docstring = rng.choice(_SUMMARIES)
+    if documented:
+        docstring += "\n\nArgs:\n" + "\n".join(f"    {name}: The {name}, as text: ünïcode ok." for name in documented)
+    name = rng.choice(("find_rooms", "convert_price", "opening_hours", "remind"))
+    source = f"def {name}({', '.join(parameters)}) -> str:\n    {docstring!r}\n    return ''\n"
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)  # a real function, with real annotations and a docstring
+    function = namespace[name]
+    function.__source__ = f"def {name}({', '.join(parameters)})"
+    return function
+
+
+def _describe_function(function: Callable[..., Any]) -> str:
+    if function in PROBES:
+        return f"for {function.__name__}()"
+    return f"for {function.__source__} with the docstring {inspect.getdoc(function)!r}"
+
+
 def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) -> Verdict:
-    """Exercise 1.1: make_definition() writes the library's definition for every probe function"""
-    for function in PROBES:
-        name = function.__name__
-        try:
-            yours = make_definition(function)
-        except Exception as error:  # the learner's code: report, don't crash the notebook
-            return verdict("1.1", [f"make_definition({name}) raised {type(error).__name__}: {error}"], "")
-        envelope = isinstance(yours, dict) and yours.get("type") == "function"
-        if not envelope or not isinstance(yours.get("function"), dict):
-            return verdict("1.1", [
-                f"make_definition({name}) should return {{'type': 'function', 'function': {{'name': ..., "
-                f"'description': ..., 'parameters': ...}}}}; it returned {_shown_short(yours)}"
-            ], "")
-        problems = _differences(tool_definition(function)["function"], yours["function"], _GENERATOR_HINTS)
-        if problems:
-            return verdict("1.1", [f"for {name}(): {p}" for p in problems], "")
-        refused = _refused_by_api(yours)
-        if refused:
-            return verdict("1.1", [f"for {name}(): the API refuses the definition: {refused}"], "")
-    return verdict(
-        "1.1", [], "your generator writes the same definitions as the library, and the API accepts them."
+    """Exercise 1.1: make_definition() writes the library's definition for every probe function
+
+    Scenarios: the three probe functions, then 40 seeded ones of 0 to 4 str/int/float/bool
+    parameters, some with defaults (0, False, "" and negative numbers among them), their docstrings
+    of one or two lines or paragraphs, unicode, with Args: lines for some parameters. Each definition
+    is compared with the library's (as the JSON the model reads), then sent to the mock API.
+    """
+    cases = scenarios(PROBES, _generated_function, count=40, seed=1)
+    return judge_scenarios(
+        "1.1", cases, lambda function: _judge_definition(make_definition, function), _describe_function,
+        "your generator writes the same definitions as the library, and the API accepts them.",
     )
+
+
+def _judge_definition(make_definition: Callable[[Callable[..., Any]], Any], function: Callable[..., Any]) -> str | None:
+    name = function.__name__
+    yours = make_definition(function)
+    envelope = isinstance(yours, dict) and yours.get("type") == "function"
+    if not envelope or not isinstance(yours.get("function"), dict):
+        return (
+            f"make_definition({name}) should return {{'type': 'function', 'function': {{'name': ..., "
+            f"'description': ..., 'parameters': ...}}}}; it returned {_shown_short(yours)}"
+        )
+    problems = _differences(tool_definition(function)["function"], yours["function"], _GENERATOR_HINTS)
+    if problems:
+        return problems[0]
+    refused = _refused_by_api(yours)
+    return f"the API refuses the definition: {refused}" if refused else None
 
 
 def _refused_by_api(definition: dict[str, Any]) -> str:
@@ -144,7 +190,7 @@ DELIVERY_TARGET: dict[str, Any] = {
 # Where to look when a key of the definition differs from the target.
 _KEY_HINTS = {
     "name": "the function's name",
-    "summary": "the docstring's first paragraph",
+    "summary": "the docstring's text before its first section (Args:), each paragraph's lines joined by single spaces",
     "missing": "add a parameter named {name}",
     "extra": "remove or rename it",
     "required": "a parameter without a default value is required",
@@ -233,7 +279,12 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
             problems.append(f"property '{name}' {problem}" + (f" ({hint})" if hint else ""))
     required = target["parameters"]["required"]
     your_required = (yours.get("parameters") or {}).get("required")
-    if not isinstance(your_required, list) or set(map(str, your_required)) != set(required):
+    if isinstance(your_required, tuple | set) and set(map(str, your_required)) == set(required):
+        problems.append(
+            f"required holds the right names, but as a {type(your_required).__name__}: make it a list "
+            "(the definition is JSON data, and other code that reads it expects a list)"
+        )
+    elif not isinstance(your_required, list) or set(map(str, your_required)) != set(required):
         problems.append(
             f"required should be {_shown(required)}, yours is {_shown(your_required)} "
             f"({hints['required']})"
@@ -386,7 +437,8 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
         if any(o.get("type") == "object" and "properties" not in o for o in options):
             problems.append(
                 f"'{name}' is a free-form dict: strict mode needs every key named. Describe its "
-                "keys with a TypedDict (or a pydantic model) and use that as the type hint"
+                "keys with a TypedDict and use that as the type hint (it is still a dict, so "
+                "filters['status'] keeps working)"
             )
         if any(o.get("type") == "array" and "items" not in o for o in options):
             problems.append(f"'{name}' is a list of anything: say what it holds, e.g. list[str]")

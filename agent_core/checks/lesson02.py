@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +14,8 @@ import openai
 
 from .. import mock
 from ..schema import tool
-from . import Verdict, verdict
+from . import Verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask_once"]
 
@@ -32,6 +36,19 @@ def add(a: float, b: float) -> float:
 def divide(a: float, b: float) -> float:
     """Divide a by b."""
     return a / b
+
+
+def subtract(a: float, b: float) -> float:
+    """Subtract b from a."""
+    return a - b
+
+
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    return a * b
+
+
+_ARITHMETIC = {"+": add, "-": subtract, "*": multiply, "/": divide}
 
 
 def _weather_model(request: dict[str, Any]) -> Any:
@@ -71,6 +88,8 @@ class Case:
     policy: Any
     functions: dict[str, Callable[..., Any]]
     stopped_early: str
+    operations: tuple[tuple[str, float, float], ...] = ()  # a generated question's arithmetic
+    phrase: str = ""  # and the sentence it was put in
 
 
 _ROUND_TRIP_CASES = [
@@ -101,14 +120,63 @@ def _refusal(error: openai.APIStatusError) -> str:
     return " ".join(str(body.get("message", error)).splitlines()[0].split())
 
 
+_PHRASES = ("What are {}?", "Compute {}.", "¿Cuánto es {}?", "Was ist {}?")
+
+
+def _arithmetic_case(operations: tuple[tuple[str, float, float], ...], offered: tuple[str, ...], phrase: str) -> Case:
+    """independent operations in one question, the calculator's tools offered in this order"""
+    listed = [f"{a}{op}{b}" for op, a, b in operations]
+    joined = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+    functions = {name: f for name in offered for f in _ARITHMETIC.values() if f.__name__ == name}
+    return Case(
+        phrase.format(joined), mock.Calculator(), functions,
+        "the model asked for tools: run every call and call the model again with the results",
+        operations, phrase,
+    )
+
+
+def _arithmetic(rng: random.Random) -> Case:
+    """1 to 4 operations, often the same one twice (each call is run and answered on its own)"""
+    numbers = (0, 1, 2, 3, 4, 7, 8, 12, -3, 2.5, 0.1)
+    operations = [(rng.choice("+-*/"), rng.choice(numbers), rng.choice((1, 2, 3, 4, 7, 12, -3, 2.5)))]
+    for _ in range(rng.randint(0, 3)):
+        operations.append(rng.choice(operations) if rng.random() < 0.4 else
+                          (rng.choice("+-*/"), rng.choice(numbers), rng.choice((1, 2, 4, 7, 2.5))))
+    names = [_ARITHMETIC[op].__name__ for op, _, _ in operations]
+    offered = {names[0], *(n for n in ("add", "subtract", "multiply", "divide") if rng.random() < 0.5)}
+    order = sorted(offered, key=lambda _: rng.random())
+    return _arithmetic_case(tuple(operations), tuple(order), rng.choice(_PHRASES))
+
+
+def _fewer_operations(case: Case) -> Iterator[Case]:
+    """the same question with fewer operations or fewer tools, still asking for at least one tool"""
+    for fewer in smaller_lists(case.operations):
+        if any(_ARITHMETIC[op].__name__ in case.functions for op, _, _ in fewer):
+            yield _arithmetic_case(tuple(fewer), tuple(case.functions), case.phrase)
+    for name in case.functions if case.operations else ():
+        fewer_tools = tuple(n for n in case.functions if n != name)
+        if any(_ARITHMETIC[op].__name__ in fewer_tools for op, _, _ in case.operations):
+            yield _arithmetic_case(case.operations, fewer_tools, case.phrase)
+
+
+def _describe(case: Case) -> str:
+    return f"on {case.question!r} with the tools {', '.join(case.functions)}"
+
+
 def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
-    """Exercise 2.1: one round trip: every call run, answered in order and tied by id; the answer returned"""
-    for case in _ROUND_TRIP_CASES:
-        problems = _case_problems(ask_once, case)
-        if problems:
-            return verdict("2.1", [f"on {case.question!r}: {p}" for p in problems], "")
-    return verdict(
-        "2.1", [], "one round trip: every call run and answered by id, in order; then the model's answer."
+    """Exercise 2.1: one round trip: every call run, answered in order and tied by id; the answer returned
+
+    Scenarios: four fixed questions (a dict result, two parallel calls, text beside a call, a call
+    with finish_reason "stop"), then 30 seeded ones of 1 to 4 independent operations, often the
+    same one twice, with the four arithmetic tools offered in any order, some missing, in English,
+    Spanish and German. The mock refuses unknown fields. Compared with the reference: the second
+    request's messages, how many times each function ran, and the answer returned.
+    """
+    cases = scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
+    return judge_scenarios(
+        "2.1", cases, lambda case: "; ".join(_case_problems(ask_once, case)) or None, _describe,
+        "one round trip: every call run and answered by id, in order; then the model's answer.",
+        _fewer_operations,
     )
 
 
@@ -116,8 +184,9 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
     client = mock.client(case.policy, reject_unknown_fields=True)
     tools = [tool(f).definition for f in case.functions.values()]
     refused = ""
+    ran: Counter[str] = Counter()
     try:
-        answer = ask_once(client, case.question, tools, dict(case.functions))
+        answer = ask_once(client, case.question, tools, {name: _counted(f, ran) for name, f in case.functions.items()})
     except openai.BadRequestError as error:
         refused = f"the server refused call {len(client.trace)} (HTTP 400): {_refusal(error)}"
     except NameError as error:
@@ -127,8 +196,6 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
                 "true, false and null): read them with json.loads(call.function.arguments)"
             ]
         return [f"ask_once() raised NameError: {error}"]
-    except Exception as error:  # the learner's code: report, don't crash the notebook
-        return [f"ask_once() raised {type(error).__name__}: {error}"]
     trace = client.trace
     if not trace:
         return ["ask_once() never called the model"]
@@ -147,6 +214,10 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
         return problems
     if refused:
         return [refused]
+    asked = Counter(c["function"]["name"] for c in (trace[0].reply or {}).get("tool_calls") or [])
+    for name in sorted(asked):
+        if ran[name] != asked[name]:
+            return [f"the model asked for {name} {_times(asked[name])}; yours ran it {_times(ran[name])}"]
     final_text = (trace[-1].reply or {}).get("content")
     if answer != final_text:
         return [f"return the final answer's text ({final_text!r}); ask_once() returned {answer!r}"]
@@ -203,6 +274,21 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
                 "function the call names, with its arguments by name: functions[name](**arguments))"
             )
     return problems
+
+
+def _counted(function: Callable[..., Any], ran: Counter[str]) -> Callable[..., Any]:
+    """the function, counting its runs; it keeps its name, signature and docstring"""
+
+    @functools.wraps(function)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        ran[function.__name__] += 1
+        return function(*args, **kwargs)
+
+    return counted
+
+
+def _times(count: int) -> str:
+    return f"{count} time{'' if count == 1 else 's'}"
 
 
 def _is_json_of(content: Any, expected: Any) -> bool:

@@ -3,13 +3,16 @@
 # No `from __future__ import annotations` here: the tools below must carry real type hints
 # (int, not "int"), since the learner's dispatcher reads them to validate arguments.
 
+import inspect
 import json
+import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..dispatch import ToolRegistry, is_error
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_safe_dispatch", "check_honest_tool"]
 
@@ -216,7 +219,7 @@ _KINDS = {
 
 def _answer(
     safe_dispatch: Callable[[dict, dict], Any], functions: dict, call: dict
-) -> tuple[str | None, bool, str | None]:
+) -> tuple[str | None, int, str | None]:
     """(content, whether a tool ran, problem) for one call, never raising"""
     del _ran[:]
     try:
@@ -224,50 +227,213 @@ def _answer(
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return (
             None,
-            bool(_ran),
+            len(_ran),
             f"safe_dispatch raised {type(error).__name__}: {error}; return an error observation instead",
         )
     if not isinstance(message, dict) or message.get("role") != "tool":
-        return None, bool(_ran), f"return a tool message {{'role': 'tool', ...}}, not {message!r:.80}"
+        return None, len(_ran), f"return a tool message {{'role': 'tool', ...}}, not {message!r:.80}"
     content = message.get("content")
     if not isinstance(content, str):
-        return None, bool(_ran), f"content must be a string, not {type(content).__name__}"
+        return None, len(_ran), f"content must be a string, not {type(content).__name__}"
     if message.get("tool_call_id") != call["id"]:
-        return content, bool(_ran), f"tool_call_id should be the call's id {call['id']!r}"
-    return content, bool(_ran), None
+        return content, len(_ran), f"tool_call_id should be the call's id {call['id']!r}"
+    return content, len(_ran), None
+
+
+_JSON_VALUES = {  # JSON values of every type, each with its JSON type's name
+    "integer": (0, 2, -7, 12345678901234567890),
+    "number": (2.5, -0.125),
+    "string": ("2", "Paris", "", "東京", "Zürich 🌧"),
+    "boolean": (True, False),
+    "null": (None,),
+    "array": ([1, 2], []),
+    "object": ({"value": 2},),
+}
+_FITS = {int: ("integer",), float: ("integer", "number"), str: ("string",), list: ("array",)}
+_TYPE_WORDS = {int: ("int", "integer"), float: ("float", "number"), str: ("str", "string"), list: ("list", "array")}
+
+
+def _fits(value: Any, annotation: Any) -> bool:
+    """does a JSON value suit the type hint? (JSON true is not a number)"""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, {int: int, float: (int, float), str: str, list: list}[annotation])
+
+
+def _generated_call(rng: random.Random, number: int, offered: tuple[str, ...]) -> dict[str, Any]:
+    """one call: right or wrong arguments of every JSON type, a missing one, an unknown tool, broken JSON, a raise"""
+    kind = rng.choice(("right", "wrong type", "wrong type", "missing", "unknown", "json", "raises"))
+    name = rng.choice(offered)
+    if kind == "unknown":
+        name = rng.choice([n for n in (*FUNCTIONS, "sum", "Add", "wetter", "get weather") if n not in offered])
+    function = FUNCTIONS.get(name, add)
+    parameters = list(inspect.signature(function).parameters.values())
+    arguments: dict[str, Any] = {}
+    for parameter in parameters:
+        fitting = [v for k in _FITS[parameter.annotation] for v in _JSON_VALUES[k]]
+        if name == "get_forecast":  # days: a short forecast
+            fitting = [v for v in fitting if not isinstance(v, int) or abs(v) < 100]
+        if parameter.default is inspect.Parameter.empty or rng.random() < 0.5:
+            arguments[parameter.name] = rng.choice(fitting)
+    if kind == "wrong type":  # one argument or more of a JSON type its parameter does not take; often a boolean
+        for parameter in rng.sample(parameters, rng.randint(1, len(parameters))):
+            wrong = [v for vs in _JSON_VALUES.values() for v in vs if not _fits(v, parameter.annotation)]
+            arguments[parameter.name] = rng.choice((True, False, *wrong))
+    if kind == "missing":
+        del arguments[rng.choice(list(arguments))]
+    if kind == "raises":
+        name, arguments = "divide", {"a": rng.choice((1, 2.5, -4)), "b": 0}
+    text = json.dumps(arguments, ensure_ascii=rng.random() < 0.5)
+    if kind == "json":
+        text = rng.choice((text[:-1], text.replace('"', "'"), "[1, 2]", '"a"', "42", text + "}"))
+    return _call(100 + number, name, text)
+
+
+def _generated(rng: random.Random) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...]]:
+    """some of the tools, and 1 to 4 calls to them in a row"""
+    offered = tuple(n for n in FUNCTIONS if rng.random() < 0.6) or ("add",)
+    if "divide" not in offered and rng.random() < 0.3:
+        offered = (*offered, "divide")
+    return offered, tuple(_generated_call(rng, i, offered) for i in range(rng.randint(1, 4)))
+
+
+def _fewer(scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]) -> Iterator[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]]:
+    offered, calls = scenario
+    for fewer in smaller_lists(calls):
+        if fewer:
+            yield offered, tuple(fewer)
+
+
+def _shown(call: dict[str, Any]) -> str:
+    return f"{call['function']['name']}({call['function']['arguments']})"
+
+
+def _describe(scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]) -> str:
+    offered, calls = scenario
+    return f"with the tools {', '.join(offered)}, the call{'s' if len(calls) > 1 else ''} {', '.join(map(_shown, calls))}"
+
+
+_FIXED_JUDGES = {call["id"]: judge for call, _, judge in CASES}
+_FIXED_KINDS = {call["id"]: kind for call, kind, _ in CASES}
+_REFERENCE_KINDS = {
+    None: "result", "unknown_tool": "unknown", "invalid_json": "json", "not_an_object": "json",
+    "invalid_arguments": "arguments", "tool_error": "raised",
+}
 
 
 def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
-    """Exercise 3.1: every call, good or bad, is answered with a tool message; each failure says what happened"""
-    problems = []
-    errors: dict[str, list[tuple[str, str]]] = {}  # kind -> [(call shown, content)]
-    for call, kind, judge in CASES:
-        shown = f"{call['function']['name']}({call['function']['arguments']})"
-        content, ran, problem = _answer(safe_dispatch, FUNCTIONS, call)
-        if problem is None and content is not None:
-            problem = judge(content, ran)
-        if problem:
-            problems.append(f"{shown}: {problem}")
-        if content is not None and kind != "result":
-            errors.setdefault(kind, []).append((shown, content))
-    problems += _catch_all(errors)
-    fewer = {"add": add, "get_weather": get_weather}
-    content, _, problem = _answer(safe_dispatch, fewer, _call(13, "divide", '{"a": 8, "b": 2}'))
-    if (
-        content is not None
-        and problem is None
-        and (_names("get_forecast", content) or not _names("get_weather", content))
-    ):
-        problems.append(
-            "with only add and get_weather registered, a call to divide got "
-            f"{content!r}: list the tools in `functions`, not a list written in advance"
-        )
-    return verdict(
-        "3.1", problems, "every call gets an answer, and each kind of failure says what went wrong."
+    """Exercise 3.1: every call, good or bad, is answered with a tool message; each failure says what happened
+
+    Scenarios: the lesson's fourteen calls one by one, all of them together (one message for every
+    kind of failure is found there), divide with only add and get_weather registered; then 120
+    seeded runs of 1 to 4 calls in a row on a random choice of the tools, whose arguments hold
+    every JSON type for every parameter type (true for a number, "2" for an int, null, arrays,
+    unicode), a missing argument, an unknown name, broken JSON or not an object, a tool that raises.
+    Each call is judged against the library's dispatcher: the same kind of answer, the tool run
+    exactly when it runs there, the same result; an error names what it must.
+    """
+    fixed = [(tuple(FUNCTIONS), (call,)) for call, _, _ in CASES]
+    fixed += [(tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)), (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),))]
+    cases = scenarios(fixed, _generated, count=120, seed=3)
+    return judge_scenarios(
+        "3.1", cases, lambda scenario: _judge_calls(safe_dispatch, scenario), _describe,
+        "every call gets an answer, and each kind of failure says what went wrong.", _fewer,
     )
 
 
-def _catch_all(errors: dict[str, list[tuple[str, str]]]) -> list[str]:
+def _judge_calls(
+    safe_dispatch: Callable[[dict, dict], Any], scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]
+) -> str | None:
+    offered, calls = scenario
+    functions = {name: FUNCTIONS[name] for name in offered}
+    reference = ToolRegistry(list(functions.values()))
+    errors: dict[str, list[tuple[str, str]]] = {}
+    for call in calls:
+        del _ran[:]
+        expected = reference.run(call)
+        kind = _FIXED_KINDS.get(call["id"]) or _REFERENCE_KINDS[expected.error_type]
+        runs = len(_ran)
+        content, ran, problem = _answer(safe_dispatch, functions, call)
+        if problem is None and content is not None:
+            judge = _FIXED_JUDGES.get(call["id"]) or _reference_judge(functions, call, kind, expected.content)
+            problem = judge(content, ran)
+            if problem is None and kind in ("result", "raised") and ran != runs:
+                problem = f"the tool ran {ran} times; once is right"
+        if problem:
+            return f"{_shown(call)}: {problem}" if len(calls) > 1 else problem
+        if content is not None and kind != "result":
+            errors.setdefault(kind, []).append((_shown(call), content))
+    problems = _catch_all(errors, functions)
+    if problems:
+        return problems[0]
+    if calls[0]["id"] == "call_13":  # the tools listed must be those in `functions`
+        content = _answer(safe_dispatch, functions, calls[0])[0] or ""
+        if _names("get_forecast", content) or not _names("get_weather", content):
+            return f"it got {content!r}: list the tools in `functions`, not a list written in advance"
+    return None
+
+
+def _reference_judge(functions: dict, call: dict[str, Any], kind: str, expected: str) -> Callable[[str, int], str | None]:
+    name = call["function"]["name"]
+    if kind == "result":
+        value = FUNCTIONS[name](**json.loads(call["function"]["arguments"]))
+        return _expect_text(value) if isinstance(value, str) else _expect_json(value)
+    if kind == "unknown":
+        return _expect_error(why="say the tool is unknown and name every tool that exists", words=tuple(functions))
+    if kind == "json":
+        return _expect_error(why="say the arguments are not a JSON object of named arguments")
+    if kind == "raised":
+        return _expect_error("ZeroDivisionError", why="give the exception's type and message")
+    arguments = json.loads(call["function"]["arguments"])
+    parameters = inspect.signature(FUNCTIONS[name]).parameters.values()
+    missing = [p.name for p in parameters if p.name not in arguments and p.default is inspect.Parameter.empty]
+    wrong = [p for p in parameters if p.name in arguments and not _fits(arguments[p.name], p.annotation)]
+    if missing and not wrong:
+        return _expect_missing(missing[0]) if len(missing) == 1 else _expect_any_named(missing, "missing")
+    return _expect_any_refused(wrong, missing, arguments)
+
+
+def _expect_any_named(names: list[str], word: str) -> Callable[[str, int], str | None]:
+    def judge(content: str, ran: int) -> str | None:
+        if ran:
+            return f"the tool ran with arguments it cannot take (it answered {content!r}): refuse the call before it runs"
+        if not content.startswith("ERROR: "):
+            return f"the content should start with 'ERROR: ' and say what is {word}; it is {content!r}"
+        if not any(_names(name, content) for name in names):
+            return f"the error should name the argument that is {word}; it is {content!r}"
+        return None
+
+    return judge
+
+
+def _expect_any_refused(
+    wrong: list[Any], missing: list[str], arguments: dict[str, Any]
+) -> Callable[[str, int], str | None]:
+    """refused before the tool runs, naming one wrong argument with its type, or a missing one"""
+    booleans = any(isinstance(arguments[p.name], bool) and p.annotation in (int, float) for p in wrong)
+    hint = " (JSON true and false are not numbers, though isinstance(True, int) is True in Python)" if booleans else ""
+
+    def judge(content: str, ran: int) -> str | None:
+        if ran:
+            return (
+                f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). Check each "
+                "argument against its parameter's type hint before calling, and refuse the call with an "
+                "error that names the argument and the type it should be"
+            )
+        if not content.startswith("ERROR: "):
+            return f"the content should start with 'ERROR: ' and name the wrong argument and its type; it is {content!r}"
+        for parameter in wrong:
+            words = "|".join(_TYPE_WORDS[parameter.annotation])
+            if _names(parameter.name, content) and re.search(rf"\b({words})\b", content, re.IGNORECASE):
+                return None
+        if any(_names(name, content) for name in missing):
+            return None
+        return f"the error should name the argument that is wrong and the type it should be; it is {content!r}"
+
+    return judge
+
+
+def _catch_all(errors: dict[str, list[tuple[str, str]]], functions: dict) -> list[str]:
     """the failures must be told apart: one message for everything helps the model with nothing"""
     problems = []
     owner: dict[str, str] = {}
@@ -280,7 +446,7 @@ def _catch_all(errors: dict[str, list[tuple[str, str]]]) -> list[str]:
                     "each kind of failure needs its own message, saying what went wrong"
                 )
             lowered = content.lower()
-            if kind != "unknown" and all(_names(name, content) for name in FUNCTIONS):
+            if kind != "unknown" and len(functions) > 2 and all(_names(name, content) for name in functions):
                 problems.append(
                     f"{shown} ({_KINDS[kind]}) got {content!r}, which lists every tool as if the tool "
                     "were unknown: list the tools only when the name is unknown"
@@ -294,7 +460,13 @@ def _catch_all(errors: dict[str, list[tuple[str, str]]]) -> list[str]:
 
 
 def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
-    """Exercise 3.2: a tool that refuses what it cannot do, with a message the model can act on"""
+    """Exercise 3.2: a tool that refuses what it cannot do, with a message the model can act on
+
+    Scenarios: the lesson's bookings (Friday for 4, Tuesday for 8, Monday, 12 and 9 people, 'four'
+    people), then 60 seeded ones: every day in any case, Mondays often, 1 to 14 people, often 8 or 9.
+    Each is dispatched through a ToolRegistry and compared with the rules: booked unless Monday or
+    more than 8 people; a refusal says which rule, the limit given.
+    """
     try:
         registry = ToolRegistry([book_table])
     except Exception as error:  # e.g. a missing type hint or docstring
@@ -312,7 +484,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         return verdict("3.2", problems, "")
 
     def dispatch(day: Any, people: Any) -> str:
-        arguments = json.dumps({"day": day, "people": people})
+        arguments = json.dumps({"day": day, "people": people}, ensure_ascii=False)
         call = {
             "id": "call_1",
             "type": "function",
@@ -320,46 +492,58 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         }
         return registry.dispatch(call)["content"]
 
-    for day, people in (("Friday", 4), ("Tuesday", 8), ("Sunday", 1)):
-        booked = dispatch(day, people)
-        if is_error(booked):
-            problems.append(
-                f"a table for {people} on {day} should be booked (every day but Monday, up to 8 people "
-                f"included); the tool answered {booked!r}"
-            )
-            break
-    for day in ("Monday", "monday"):
-        content = dispatch(day, 2)
+    fixed = [("Friday", 4), ("Tuesday", 8), ("Sunday", 1), ("Monday", 2), ("monday", 2), ("Friday", 12), ("Friday", 9),
+             ("Friday", "four")]
+    cases = scenarios(fixed, _booking, count=60, seed=4)
+    return judge_scenarios(
+        "3.2", cases, lambda booking: _judge_booking(dispatch, *booking), _describe_booking,
+        "the tool refuses what it cannot do, and says what would work.", _smaller_booking,
+    )
+
+
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _booking(rng: random.Random) -> tuple[str, int]:
+    """a day in any case, Mondays often; 1 to 14 people, often right at the limit"""
+    day = rng.choice(("Monday", "Monday", *_DAYS))
+    day = rng.choice((day, day.lower(), day.upper()))
+    return day, rng.choice((8, 9, rng.randint(1, 14)))
+
+
+def _smaller_booking(booking: tuple[str, Any]) -> Iterator[tuple[str, Any]]:
+    day, people = booking
+    if isinstance(people, int):
+        yield from ((day, fewer) for fewer in smaller_ints(people, floor=1))
+
+
+def _describe_booking(booking: tuple[str, Any]) -> str:
+    day, people = booking
+    return f"a table for {people!r} on {day!r}"
+
+
+def _judge_booking(dispatch: Callable[[Any, Any], str], day: str, people: Any) -> str | None:
+    content = dispatch(day, people)
+    if not isinstance(people, int):
         if not is_error(content):
-            problems.append(
-                f"a booking on {day!r} was accepted ({content!r}); the restaurant is closed on "
-                "Mondays: raise ValueError saying so"
-            )
-            break
-        if "monday" not in content.lower():
-            problems.append(f"the error for {day!r} should say the problem is Monday: {content!r}")
-            break
-    for people in (12, 9):
-        content = dispatch("Friday", people)
-        if not is_error(content):
-            problems.append(
-                f"{people} people were booked ({content!r}); a table seats at most 8: raise ValueError saying so"
-            )
-            break
-        if "8" not in content:
-            problems.append(
-                f"the error for {people} people should give the limit, 8, so the model can adjust: {content!r}"
-            )
-            break
-        if "monday" in content.lower():
-            problems.append(
-                f"the error for {people} people on a Friday talks about Monday ({content!r}): give each "
-                "rule its own message, saying what is wrong with this call"
-            )
-            break
-    content = dispatch("Friday", "four")
+            return f"it was accepted ({content!r}); with `people: int` the registry refuses it"
+        return None
+    monday, too_many = day.lower() == "monday", people > 8
+    if not (monday or too_many):
+        if is_error(content):
+            return f"it should be booked (every day but Monday, up to 8 people included); the tool answered {content!r}"
+        return None
     if not is_error(content):
-        problems.append(
-            f"people='four' was accepted ({content!r}); with `people: int` the registry refuses it"
-        )
-    return verdict("3.2", problems, "the tool refuses what it cannot do, and says what would work.")
+        why = "the restaurant is closed on Mondays" if monday else "a table seats at most 8"
+        return f"it was accepted ({content!r}); {why}: raise ValueError saying so"
+    if monday and not too_many and "monday" not in content.lower():
+        return f"the error should say the problem is Monday: {content!r}"
+    if too_many and not monday:
+        if "8" not in content:
+            return f"the error should give the limit, 8, so the model can adjust: {content!r}"
+        if "monday" in content.lower():
+            return (
+                f"the error talks about Monday ({content!r}): give each rule its own message, saying "
+                "what is wrong with this call"
+            )
+    return None

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import json
+import random
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -10,9 +14,10 @@ import openai
 
 from .. import mock
 from ..dispatch import ToolRegistry
-from ..loop import run_agent
+from ..loop import AgentRun, run_agent
 from ..schema import tool
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_ints
 
 __all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES"]
 
@@ -165,61 +170,107 @@ class _Reworded(mock.Policy):
         return replace(reply, finish_reason=self.finish_reason or reply.finish_reason, content=self.content)
 
 
-_ANSWER = "5 + 8/12 = 5.666666666666667"
-_CALCULATOR_TURNS = 10  # max_turns passed in the calculator scenarios but _EXACT_TURNS
-# (task, tools, policy, model calls, answer, how the run differs from a plain calculator's)
-_SCENARIOS = (
-    ("5 + 8/12", ("add", "divide"), mock.Calculator, 3, _ANSWER, ""),
-    ("Suma 4+2 y suma 7+8", ("add",), mock.Calculator, 2, "4 + 2 = 6\n7 + 8 = 15", ""),
-    (
-        "5 + 8/12",
-        ("add", "divide"),
-        lambda: _Reworded(mock.Calculator(), finish_reason="stop"),
-        3,
-        _ANSWER,
-        ' (its replies with tool calls say finish_reason "stop", as a forced tool_choice does)',
-    ),
-    (
-        "5 + 8/12",
-        ("add", "divide"),
-        lambda: _Reworded(mock.Calculator(), content="Let me work that out."),
-        3,
-        _ANSWER,
-        " (its replies with tool calls also carry text)",
-    ),
-)
-# checked after the cap: a loop that answers only when the cap leaves room to spare
-_EXACT_TURNS = (
-    "5 + 8/12",
-    ("add", "divide"),
-    mock.Calculator,
-    3,
-    _ANSWER,
-    " and max_turns=3, exactly the model calls it takes",
-    3,
-)
+_CALCULATOR_TURNS = 10  # max_turns in the fixed calculator scenarios: room to spare
 _RUNAWAY_TURNS = 4  # max_turns passed in the runaway scenario
 _EXTRA_CALLS = 6  # calls the check allows past max_turns before it stops a loop itself
 
 
+_TASKS = (
+    ("5 + 8/12", ("add", "divide")),
+    ("(1 + 2) * (3 + 4)", ("add", "multiply")),
+    ("(1 + 2) * (3 + 4)", ("multiply",)),
+    ("2*3 + 4", ("multiply", "add")),
+    ("1 + 2 + 3 + 4", ("add",)),
+    ("4+2 and 4+2", ("add",)),
+    ("10 - 4 and 6/3 and 10 - 4", ("subtract", "divide")),
+    ("Suma 4+2 y 7+8", ("add", "subtract")),
+    ("(12 - 3) / (1 + 2) * 2", ("divide", "subtract", "add", "multiply")),
+    ("count for ever", ("add",)),
+)
+_POLICIES = {
+    "calculator": mock.Calculator,
+    "finish_reason stop": lambda: _Reworded(mock.Calculator(), finish_reason="stop"),
+    "text beside calls": lambda: _Reworded(mock.Calculator(), content="Let me work that out."),
+}
+_HOW = {
+    "calculator": "",
+    "finish_reason stop": ' (its replies with tool calls say finish_reason "stop", as a forced tool_choice does)',
+    "text beside calls": " (its replies with tool calls also carry text)",
+}
+
+
+def _scenario(rng: random.Random) -> tuple[str, tuple[str, ...], str, int]:
+    """a task, its tools, how the model words its replies, and max_turns: from 1 to past what it takes"""
+    task, names = rng.choice(_TASKS)
+    policy = "runaway" if task == "count for ever" else rng.choice(list(_POLICIES))
+    return task, names, policy, rng.randint(1, 6)
+
+
+def _smaller(scenario: tuple[str, tuple[str, ...], str, int]) -> Iterator[tuple[str, tuple[str, ...], str, int]]:
+    task, names, policy, turns = scenario
+    if policy not in ("calculator", "runaway"):
+        yield task, names, "calculator", turns
+    # a run that answered stays one that answers: max_turns no lower than the calls it takes
+    needed = _calls_needed(task, names, policy)
+    floor = needed if turns >= needed else 1
+    yield from ((task, names, policy, fewer) for fewer in smaller_ints(turns, floor=floor))
+
+
+@functools.cache
+def _calls_needed(task: str, names: tuple[str, ...], policy: str) -> int:
+    if policy == "runaway":
+        return 10**6
+    registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
+    return run_agent(mock.client(_policy(policy)), task, registry, max_turns=20).model_calls
+
+
+def _describe(scenario: tuple[str, tuple[str, ...], str, int]) -> str:
+    task, names, policy, turns = scenario
+    if policy == "runaway":
+        return f"with a model that never stops asking for tools and max_turns={turns}"
+    return f"for {task!r} with {', '.join(names)}{_HOW[policy]} and max_turns={turns}"
+
+
+def _policy(name: str) -> mock.Policy:
+    return _CountForever() if name == "runaway" else _POLICIES[name]()
+
+
 def check_my_run(my_run: Callable[..., Any]) -> Verdict:
-    """Exercise 4.1: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)"""
-    problems = []
-    for task, names, policy, calls, answer, how in _SCENARIOS:
-        problems += _check_answers(my_run, task, names, policy(), calls, answer, how)
-        if problems:  # one scenario's problems at a time: the later ones usually repeat them
-            break
-    if not problems:
-        problems += _check_cap(my_run)
-    if not problems:
-        task, names, policy, calls, answer, how, turns = _EXACT_TURNS
-        problems += _check_answers(my_run, task, names, policy(), calls, answer, how, turns)
-    return verdict(
-        "4.1",
-        problems,
+    """Exercise 4.1: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)
+
+    Scenarios: the lesson's calculator tasks (one with replies that say finish_reason "stop", one
+    with text beside the calls), a model that never stops, max_turns exactly the calls a task takes;
+    then 12 seeded ones: tasks with parallel, repeated and dependent steps, tools missing, the three
+    kinds of reply, max_turns from 1 to past what the task takes. The mock refuses unknown fields.
+    Each is compared with run_agent on the same model: the messages of every request, the number of
+    model calls, the stop reason, and the answer.
+    """
+    fixed = [(task, names, policy, _CALCULATOR_TURNS) for task, names, policy in (
+        ("5 + 8/12", ("add", "divide"), "calculator"),
+        ("Suma 4+2 y suma 7+8", ("add",), "calculator"),
+        ("5 + 8/12", ("add", "divide"), "finish_reason stop"),
+        ("5 + 8/12", ("add", "divide"), "text beside calls"),
+    )]
+    fixed += [("count for ever", ("add",), "runaway", _RUNAWAY_TURNS), ("5 + 8/12", ("add", "divide"), "calculator", 3)]
+    cases = scenarios(fixed, _scenario, count=12, seed=5)
+    return judge_scenarios(
+        "4.1", cases, lambda scenario: _judge_run(my_run, *scenario), _describe,
         "my_run answers with the model's final text, answers every tool call, and stops at "
-        "max_turns with an honest message.",
+        "max_turns with an honest message.", _smaller,
     )
+
+
+def _judge_run(my_run: Callable[..., Any], task: str, names: tuple[str, ...], policy: str, turns: int) -> str | None:
+    registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
+    reference = run_agent(mock.client(_policy(policy)), task, registry, max_turns=turns)
+    if reference.stop_reason == "max_turns":
+        problems = _check_cap(my_run, _policy(policy), task, names, turns)
+    else:
+        problems = _check_answers(
+            my_run, task, names, _policy(policy), reference.model_calls, reference.answer or "", "", turns,
+            reference=reference,
+        )
+    return "; ".join(problems) or None
 
 
 def _attempt(
@@ -227,9 +278,9 @@ def _attempt(
 ) -> tuple[openai.OpenAI, Any, list[str]]:
     """run my_run on a fresh mock client: (client, what it returned, problems)"""
     limited = _Limited(policy, turns + _EXTRA_CALLS)
-    client = mock.client(limited)
+    client = mock.client(limited, reject_unknown_fields=True)
     registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
-    where = f"my_run(client, {task!r}, registry, max_turns={turns})"
+    where = "my_run"
     try:
         result = my_run(client, task, registry, max_turns=turns)
     except openai.APIStatusError as error:
@@ -281,24 +332,25 @@ def _check_answers(
     answer: str,
     how: str,
     turns: int = _CALCULATOR_TURNS,
+    reference: AgentRun | None = None,
 ) -> list[str]:
     client, result, problems = _attempt(my_run, policy, task, names, turns)
     if problems:
         return problems
     got_answer, messages, stop_reason = result
     trace = client.trace
-    where = f"for {task!r} with {', '.join(names)}{how}"
+    where = "my_run"
     if not len(trace):
-        return [f"{where}: my_run never called the model"]
+        return ["my_run never called the model"]
     toolless = [turn.index + 1 for turn in trace if not turn.request.get("tools")]
     if len(toolless) == len(trace):
         problems.append(
-            f"{where}: the requests offered no tools, so the model did everything in its head. "
+            "the requests offered no tools, so the model did everything in its head. "
             "Pass tools=registry.definitions to every model call"
         )
     elif toolless:
         problems.append(
-            f"{where}: model call {toolless[0]} was sent without tools. The model only knows the "
+            f"model call {toolless[0]} was sent without tools. The model only knows the "
             "tools of the request it is reading, so it did the rest in its head: pass "
             "tools=registry.definitions to every model call, not only the first"
         )
@@ -307,22 +359,22 @@ def _check_answers(
     ]
     if early_text:
         problems.append(
-            f"{where}: model call {early_text[0]} answered in text (no tool calls), but my_run "
+            f"model call {early_text[0]} answered in text (no tool calls), but my_run "
             "called the model again. Stop there and return that text as the answer"
         )
     elif len(trace) < calls and (trace[-1].reply or {}).get("tool_calls"):
         problems.append(
-            f"{where}: my_run stopped after {len(trace)} model call(s) while the model was still "
+            f"my_run stopped after {len(trace)} model call(s) while the model was still "
             f"asking for tools. {_still_asking(trace[-1])}Run them, append the results and call "
             "the model again, until a reply has no tool calls"
         )
     elif len(trace) != calls and not problems:
-        problems.append(f"{where}: my_run made {len(trace)} model calls; this task takes {calls}")
+        problems.append(f"my_run made {len(trace)} model calls; this task takes {calls}")
     if problems:
         return problems
     if got_answer != answer:
         problems.append(
-            f"{where}: the answer should be the text of the model's last reply, {answer!r}; "
+            f"the answer should be the text of the model's last reply, {answer!r}; "
             f"my_run returned {got_answer!r}"
         )
     if stop_reason != "answered":
@@ -333,14 +385,22 @@ def _check_answers(
             else ""
         )
         problems.append(
-            f"{where}: stop_reason should be 'answered' when the model answered; got {stop_reason!r}.{last_call}"
+            f"stop_reason should be 'answered' when the model answered; got {stop_reason!r}.{last_call}"
         )
     problems += _answer_order(where, trace[-1].messages)
+    if not problems and reference is not None:
+        problems += _same_requests(where, trace, reference.trace)
     if not isinstance(messages, list):
-        problems.append(f"{where}: messages should be the list of messages; got {type(messages).__name__}")
+        problems.append(f"messages should be the list of messages; got {type(messages).__name__}")
+    elif not all(isinstance(m, dict) for m in messages):
+        kind = type(next(m for m in messages if not isinstance(m, dict))).__name__
+        problems.append(
+            f"messages holds a {kind}: append plain dicts (role, content, tool_calls), as lesson 02 "
+            "does, so the history can be printed, saved and sent to any server"
+        )
     elif len(messages) != len(trace[-1].messages) + 1 or _role(messages[-1]) != "assistant":
         problems.append(
-            f"{where}: messages should hold the whole conversation: the {len(trace[-1].messages)} "
+            f"messages should hold the whole conversation: the {len(trace[-1].messages)} "
             f"messages of the last request plus the model's final reply; it has {len(messages)} "
             "message(s)"
         )
@@ -354,7 +414,7 @@ def _answer_order(where: str, sent: list[dict[str, Any]]) -> list[str]:
         answered = [m.get("tool_call_id") for m in sent[position + 1 : position + 1 + len(asked)]]
         if asked and answered != asked:
             return [
-                f"{where}: the calls {asked} were answered in the order {answered}. Run the calls "
+                f"the calls {asked} were answered in the order {answered}. Run the calls "
                 "of a reply in the order they came and append each result in that order"
             ]
     return []
@@ -376,26 +436,26 @@ def _still_asking(turn: Any) -> str:
     return ""
 
 
-def _check_cap(my_run: Callable[..., Any]) -> list[str]:
-    turns = _RUNAWAY_TURNS
-    client, result, problems = _attempt(my_run, _CountForever(), "count for ever", ("add",), turns)
+def _check_cap(
+    my_run: Callable[..., Any], policy: mock.Policy, task: str, names: tuple[str, ...], turns: int
+) -> list[str]:
+    client, result, problems = _attempt(my_run, policy, task, names, turns)
     if problems:
         return problems
     answer, messages, stop_reason = result
-    where = f"with a model that never stops asking for tools and max_turns={turns}"
     made = len(client.trace)
     if made > turns:
-        problems.append(f"{where}, my_run made {made} model calls: stop after max_turns model calls")
+        problems.append(f"my_run made {made} model calls: stop after max_turns model calls")
     elif made < turns:
         problems.append(
-            f"{where}, my_run gave up after {made} model call(s): max_turns={turns} allows "
+            f"my_run gave up after {made} model call(s): max_turns={turns} allows "
             f"{turns} model calls (count model calls, not loop steps or tool calls)"
         )
     if stop_reason != "max_turns":
-        problems.append(f"{where}, stop_reason should be 'max_turns'; got {stop_reason!r}")
+        problems.append(f"stop_reason should be 'max_turns'; got {stop_reason!r}")
     if not (isinstance(answer, str) and answer.strip()) or _not_a_message(answer, messages):
         problems.append(
-            f"{where}, the answer should be an honest message saying the run stopped at max_turns "
+            f"the answer should be an honest message saying the run stopped at max_turns "
             f"without a final answer; got {answer!r}"
             + (
                 ", which is not a message of your own: it reads like a result of the run, but the "
@@ -406,10 +466,42 @@ def _check_cap(my_run: Callable[..., Any]) -> list[str]:
         )
     if isinstance(messages, list) and messages and _role(messages[-1]) != "tool":
         problems.append(
-            f"{where}, the last message should be the tool result answering the last call; it "
+            f"the last message should be the tool result answering the last call; it "
             f"is a {_role(messages[-1])!r} message. Answer every call, even on the last turn"
         )
     return problems
+
+
+def _same_requests(where: str, trace: Any, expected: Any) -> list[str]:
+    """every request's messages as run_agent sends them on the same model"""
+    for turn, reference in zip(trace, expected, strict=False):
+        sent, wanted = _wire_all(turn.messages), _wire_all(reference.messages)
+        if sent == wanted:
+            continue
+        if len(sent) != len(wanted):
+            return [f"model call {turn.index + 1} sent {len(sent)} message(s); run_agent sends {len(wanted)}"]
+        index = next(i for i, (a, b) in enumerate(zip(sent, wanted, strict=True)) if a != b)
+        return [f"model call {turn.index + 1}: message [{index}] {_difference(sent[index], wanted[index])}"]
+    return []
+
+
+def _wire_all(messages: list[Any]) -> list[Any]:
+    """the messages without their null fields, each call id replaced by its place (the mock's ids hash the request)"""
+    text = json.dumps([{k: v for k, v in m.items() if v is not None} for m in messages])
+    for number, call_id in enumerate(dict.fromkeys(re.findall(r'"(call_[0-9a-f]+)"', text))):
+        text = text.replace(f'"{call_id}"', f'"call {number + 1}"')
+    return json.loads(text)
+
+
+def _difference(yours: Any, expected: dict[str, Any]) -> str:
+    """how one message differs from run_agent's: its fields, or the first value that differs"""
+    if not isinstance(yours, dict):
+        return f"is a {type(yours).__name__}, not a dict"
+    extra, missing = sorted(set(yours) - set(expected)), sorted(set(expected) - set(yours))
+    if extra or missing:
+        return f"has the fields {sorted(yours)}; run_agent's has {sorted(expected)}"
+    key = next(k for k in expected if yours[k] != expected[k])
+    return f"differs in {key!r}: yours is {yours[key]!r:.80}, run_agent's {expected[key]!r:.80}"
 
 
 def _not_a_message(answer: str, messages: Any) -> bool:

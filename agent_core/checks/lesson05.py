@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import mock
@@ -19,8 +20,9 @@ from ..mock.misbehaving import (
 )
 from ..schema import tool
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
-__all__ = ["check_max_uses", "check_ask_first", "check_tests_pass"]
+__all__ = ["check_max_uses", "check_ask_first", "check_apply_for", "check_tests_pass"]
 
 
 def _add(a: float, b: float) -> float:
@@ -52,87 +54,105 @@ def _count(times: int) -> str:
     return f"{times} time{'' if times == 1 else 's'}"
 
 
+class _ReferenceMaxUses(Guardrail):
+    """the reference: refuse the tool once it has run `limit` times in this run"""
+
+    def __init__(self, name: str, limit: int):
+        self.name, self.limit = name, limit
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        if call["function"]["name"] == self.name and _ran(run, self.name) >= self.limit:
+            return f"{self.name} may run {self.limit} times in a run, and it has."
+        return None
+
+
+_USE_MODELS = {  # what the model does, described, and (policy, task)
+    "a model that counts for ever with add and listens when refused": (lambda: Runaway(heeds_errors=True), "count"),
+    "a model that counts for ever with add": (Runaway, "count"),
+    "a model that divides for ever and listens when refused": (lambda: Runaway("divide", heeds_errors=True), "divide"),
+    "the calculator on '1+1 and 1+1 and 2+3 and 8/2' (parallel calls in one reply)": (
+        mock.Calculator, "1+1 and 1+1 and 2+3 and 8/2"),
+    "the calculator on '5 + 8/12'": (mock.Calculator, "5 + 8/12"),
+}
+
+
+def _uses(rng: random.Random) -> tuple[str, int, str, bool]:
+    """a tool, a limit from 0 to 4, a model, and whether the same guard serves a second run"""
+    return rng.choice(("add", "add", "divide")), rng.randint(0, 4), rng.choice(list(_USE_MODELS)), rng.random() < 0.3
+
+
+def _fewer_uses(scenario: tuple[str, int, str, bool]) -> Iterator[tuple[str, int, str, bool]]:
+    name, limit, model, again = scenario
+    if again:
+        yield name, limit, model, False
+    yield from ((name, fewer, model, again) for fewer in smaller_ints(limit, floor=min(limit, 1)))
+
+
+def _describe_uses(scenario: tuple[str, int, str, bool]) -> str:
+    name, limit, model, again = scenario
+    return f"MaxUses({name!r}, {limit}) with {model}" + (", the same guard used for a second run" if again else "")
+
+
+def _capped_run(guard: Guardrail, model: str) -> AgentRun:
+    policy, task = _USE_MODELS[model]
+    return run_agent(mock.client(policy()), task, _tools(), max_turns=4, guardrails=[guard])
+
+
+def _judge_uses(max_uses_class: type, name: str, limit: int, model: str, again: bool) -> str | None:
+    expected = _capped_run(_ReferenceMaxUses(name, limit), model)
+    guard = max_uses_class(name, limit)
+    yours = _capped_run(guard, model)
+    if again:
+        yours = _capped_run(guard, model)
+    for tool_name in ("add", "divide"):
+        if _ran(yours, tool_name) != _ran(expected, tool_name):
+            return (
+                f"yours let {tool_name} run {_count(_ran(yours, tool_name))}, the reference "
+                f"{_count(_ran(expected, tool_name))}" + (" (in the second run)" if again else "")
+            )
+    if yours.stop_reason != expected.stop_reason:
+        return (
+            f"the run ended with stop_reason {yours.stop_reason!r}; the reference's ended with "
+            f"{expected.stop_reason!r}{_RETURNS}"
+        )
+    refusals = [o.content for o in yours.observations if o.error_type == "refused"]
+    if len(refusals) != sum(o.error_type == "refused" for o in expected.observations):
+        return f"yours refused {len(refusals)} call(s), the reference refused {_count(len(refusals))}"
+    if any(name not in refusal for refusal in refusals):
+        return f"the refusal should name the tool ({name!r}), so the model knows which tool it may not use"
+    return None
+
+
 def check_max_uses(max_uses_class: type) -> Verdict:
-    """Exercise 5.1: MaxUses(name, limit) refuses a tool once it has run `limit` times in a run"""
+    """Exercise 5.1: MaxUses(name, limit) refuses a tool once it has run `limit` times in a run
+
+    Scenarios: MaxUses('add', 3) with a runaway model that listens, and a few readable others;
+    then 10 seeded ones: add or divide, limits from 0 to 4, five models (runaways that listen or
+    not, parallel and repeated calls in one reply, a run that needs each tool once), sometimes the
+    same guard used for a second run. Each run is compared with a reference guard's on the same
+    model: how many times each tool ran, how many calls were refused, how the run ended.
+    """
     try:
         guard = max_uses_class("add", 3)
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return verdict("5.1", [f"MaxUses('add', 3) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.1", ["MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)"], "")
-    problems: list[str] = []
-    try:
-        first = run_agent(mock.client(Runaway(heeds_errors=True)), "count", _tools(), guardrails=[guard])
-        second = run_agent(mock.client(Runaway(heeds_errors=True)), "count", _tools(), guardrails=[guard])
-        other = run_agent(
-            mock.client(Runaway()),
-            "count",
-            _tools(),
-            max_turns=5,
-            guardrails=[max_uses_class("divide", 1)],
-        )
-        calculator = run_agent(
-            mock.client(mock.Calculator()),
-            "5 + 8/12",
-            _tools(),
-            guardrails=[max_uses_class("add", 1)],
-        )
-        divisions = run_agent(
-            mock.client(Runaway("divide", heeds_errors=True)),
-            "divide",
-            _tools(),
-            guardrails=[max_uses_class("divide", 2)],
-        )
-    except Exception as error:
-        return verdict("5.1", [f"a run with MaxUses raised {type(error).__name__}: {error}{_RETURNS}"], "")
-
-    refusals = [o for o in first.observations if o.error_type == "refused"]
-    if first.stop_reason not in ("answered", "max_turns"):
-        problems.append(
-            f"the run ended with stop_reason {first.stop_reason!r}: don't raise StopRun, return the "
-            "refusal text from before_tool, so the model reads it and the loop goes on"
-        )
-    elif _ran(first, "add") != 3:
-        problems.append(
-            f"with MaxUses('add', 3), add ran {_count(_ran(first, 'add'))} before the run ended; it "
-            "should run 3 times, then be refused"
-        )
-    elif not refusals or "add" not in refusals[0].content:
-        problems.append(
-            "the refusal should name the tool ('add'), so the model knows which tool it may not use"
-        )
-    elif _ran(second, "add") != 3:
-        problems.append(
-            f"used for a second run, the same MaxUses let add run {_count(_ran(second, 'add'))} instead of "
-            "3: count the uses in the current run only (run.observations holds this run's results)"
-        )
-    if not problems:
-        refused = [o for o in divisions.observations if o.error_type == "refused"]
-        if _ran(divisions, "divide") != 2 or not refused:
-            problems.append(
-                f"with MaxUses('divide', 2), divide ran {_count(_ran(divisions, 'divide'))}; it should "
-                "run 2 times, then be refused: use self.name and self.limit, not the lesson's 'add' and 3"
-            )
-        elif "divide" not in refused[0].content:
-            problems.append(
-                f"with MaxUses('divide', 2), the refusal says {refused[0].content!r}: name the tool "
-                "it was given (self.name), not 'add'"
-            )
-    if any(o.error_type == "refused" for o in other.observations):
-        problems.append("MaxUses('divide', 1) refused a call of add: only refuse the tool it was given")
-    if calculator.stop_reason != "answered" or [o.name for o in calculator.observations] != [
-        "divide",
-        "add",
-    ]:
-        problems.append("MaxUses('add', 1) got in the way of '5 + 8/12', which uses add only once")
-    return verdict("5.1", problems, "add runs 3 times, then the model reads a refusal and answers.")
+    models = list(_USE_MODELS)
+    fixed = [("add", 3, models[0], False), ("add", 3, models[0], True), ("divide", 2, models[2], False),
+             ("divide", 1, models[1], False), ("add", 2, models[3], False), ("add", 1, models[4], False)]
+    cases = scenarios(fixed, _uses, count=10, seed=6)
+    return judge_scenarios(
+        "5.1", cases, lambda scenario: _judge_uses(max_uses_class, *scenario), _describe_uses,
+        "add runs 3 times, then the model reads a refusal and answers.", _fewer_uses,
+    )
 
 
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
-    """Exercise 5.3: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
+    """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
     if not isinstance(project, TinyProject):
         return verdict(
-            "5.3",
+            "5.4",
             ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
             "",
         )
@@ -208,7 +228,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
         problems.append(f"tests_pass() raised {type(error).__name__}: {error}")
     finally:
         project.reset()
-    return verdict("5.3", problems, "'done' now needs green tests that nobody edited.")
+    return verdict("5.4", problems, "'done' now needs green tests that nobody edited.")
 
 
 def _says_changed(report: str, path: str) -> bool:
@@ -262,83 +282,228 @@ def _job_tools(outbox: list[str]) -> list[Any]:
 _APPROVAL_REASON = "the person read the draft: send it"  # an approval with a reason still runs
 
 
-def _apply(
-    ask_first_class: type, answer: bool, tools: list[str], reason: str = "a person reviews every application"
-) -> tuple[AgentRun, list[str], list[str]]:
-    """one run of the job-offer agent guarded by the learner's class: (run, sent to, asked about)"""
+class _DecideFailed(Exception):
+    """the person could not be asked (a decider that raises)"""
+
+
+class _ReferenceAskFirst(Guardrail):
+    """the reference: ask decide(call) before a listed tool runs; a denial carries the reason"""
+
+    def __init__(self, decide: Callable[[dict[str, Any]], Decision], tools: Any):
+        self.decide, self.tools = decide, tools
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        if call["function"]["name"] not in self.tools:
+            return None
+        decision = self.decide(call)
+        return None if decision.approved else f"a person said no: {decision.reason}"
+
+
+_JOB_TOOLS = ("analyse_offer", "match_cv", "draft_application", "send_application")
+_REASONS = ("a person reviews every application", "drafts wait for Ana", "Ana prüft jeden Entwurf ✉", "")
+# a scenario: (guarded tool names, as list/tuple/set), then the answers of decide, in turn (the last repeats)
+
+
+def _approvals(rng: random.Random) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """some of the four tools guarded, given as a list, tuple or set; decide says yes, no or raises"""
+    guarded = tuple(t for t in _JOB_TOOLS if rng.random() < 0.4) or ("send_application",)
+    answers = tuple(
+        (rng.choice(("yes", "no", "no", "raises")), rng.choice(_REASONS)) for _ in range(rng.randint(1, 3))
+    )
+    return rng.choice(("list", "tuple", "set")), guarded, answers
+
+
+def _fewer_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> Iterator[Any]:
+    kind, guarded, answers = scenario
+    if kind != "list":
+        yield "list", guarded, answers
+    yield from ((kind, g, answers) for g in map(tuple, smaller_lists(guarded)) if g)
+    yield from ((kind, guarded, a) for a in map(tuple, smaller_lists(answers)) if a)
+
+
+def _describe_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> str:
+    kind, guarded, answers = scenario
+    tools = {"list": list, "tuple": tuple, "set": lambda g: "{" + ", ".join(map(repr, g)) + "}"}[kind](guarded)
+    said = [{"yes": "yes", "no": f"no ({reason!r})", "raises": "raises (the person cannot be asked)"}[answer]
+            for answer, reason in answers]
+    then = ", then ".join(said) + (" (the last answer repeats)" if len(said) > 1 else ", every time")
+    return f"AskFirst(decide, {tools}) on the job-offer agent, decide answering {then}"
+
+
+def _approval_run(guard_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]):
+    """(run or None if it raised, sent to, decide asked about, whether decide raised)"""
     outbox: list[str] = []
     asked: list[str] = []
 
     def decide(call: dict[str, Any]) -> Decision:
         asked.append(call["function"]["name"])
-        return Decision(answer, _APPROVAL_REASON if answer else reason)
+        answer, reason = answers[min(len(asked), len(answers)) - 1]
+        if answer == "raises":
+            raise _DecideFailed("the approval service is down")
+        return Decision(answer == "yes", reason or "no reason given" if answer == "no" else _APPROVAL_REASON)
 
-    guard = ask_first_class(decide, tools)
-    run = run_agent(
-        mock.client(JobApplicant()), "Apply to this offer.", _job_tools(outbox), guardrails=[guard]
-    )
+    tools = {"list": list, "tuple": tuple, "set": set}[kind](guarded)
+    try:
+        run = run_agent(
+            mock.client(JobApplicant()), "Apply to this offer.", _job_tools(outbox),
+            guardrails=[guard_class(decide, tools)],
+        )
+    except _DecideFailed:
+        return None, outbox, asked
     return run, outbox, asked
 
 
+def _judge_approvals(ask_first_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]) -> str | None:
+    expected, expected_out, expected_asked = _approval_run(_ReferenceAskFirst, "list", guarded, answers)
+    run, outbox, asked = _approval_run(ask_first_class, kind, guarded, answers)
+    if asked[: len(expected_asked)] != expected_asked[: len(asked)] or (expected is not None and asked != expected_asked):
+        return f"decide was asked about {asked}; it should be asked about {expected_asked}, once per call of a listed tool"
+    if expected is None:  # decide raised on a tool (the agent calls each tool once): it must not run
+        stopped = expected_asked[-1]
+        if run is not None and any(o.name == stopped and o.error_type != "refused" for o in run.observations):
+            return f"decide raised on {stopped}, and yours let {stopped} run: when nobody could say yes, it must not run"
+        return None
+    if run is None:
+        return "the run raised an exception of the check's decider, though decide never raised here"
+    ran = [o.name for o in run.observations if o.error_type != "refused"]
+    expected_ran = [o.name for o in expected.observations if o.error_type != "refused"]
+    extra = [name for name in ran if name not in expected_ran]
+    missing = [name for name in expected_ran if name not in ran]
+    if extra:
+        return (
+            f"yours let {extra[0]} run, though the person did not approve it: decide in before_tool, "
+            "before the tool runs, and return a refusal text when the decision is not approved"
+        )
+    if missing:
+        why = "the person approved it" if missing[0] in asked else "it is not in the list"
+        return (
+            f"yours did not let {missing[0]} run, though {why}: return None when decision.approved "
+            "is true, and for the tools not in self.tools"
+        )
+    if outbox != expected_out:
+        return f"yours sent {len(outbox)} application(s), the reference {len(expected_out)}"
+    if run.stop_reason != expected.stop_reason:
+        return f"the run ended with stop_reason {run.stop_reason!r}; the reference's with {expected.stop_reason!r}{_RETURNS}"
+    for refused in (o for o in run.observations if o.error_type == "refused"):
+        answer, reason = answers[min(asked.index(refused.name) + 1, len(answers)) - 1] if refused.name in asked else ("", "")
+        if reason and reason not in refused.content:
+            return f"the refusal of {refused.name} should carry the person's reason ({reason!r}): the model reads it"
+    return None
+
+
 def check_ask_first(ask_first_class: type) -> Verdict:
-    """Exercise 5.2: AskFirst(decide, tools) asks decide(call) before a listed tool runs; a denial is refused"""
+    """Exercise 5.2: AskFirst(decide, tools) asks decide(call) before a listed tool runs; a denial is refused
+
+    Scenarios: the lesson's person who says no, one who says yes with a reason, another person's
+    reason on draft_application, a decider that raises; then 8 seeded ones: any of the four tools
+    guarded, given as a list, a tuple or a set, decide answering yes, no (with reasons in several
+    languages, or none) or raising, changing from one call to the next. Each run of the job-offer
+    agent is compared with a reference guard's: whom decide was asked about, which tools ran, what
+    was sent, how the run ended; a refusal carries the reason; when decide raises, the tool never runs.
+    """
     try:
         guard = ask_first_class(lambda call: Decision(True), ["send_application"])
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
-    problems: list[str] = []
-    try:
-        denied, denied_out, denied_asked = _apply(ask_first_class, False, ["send_application"])
-        approved, approved_out, approved_asked = _apply(ask_first_class, True, ["send_application"])
-        drafts, _, drafts_asked = _apply(ask_first_class, False, ["draft_application"], "drafts wait for Ana")
-    except Exception as error:
-        return verdict("5.2", [f"a run with AskFirst raised {type(error).__name__}: {error}{_RETURNS}"], "")
-    refusal = next((o for o in denied.observations if o.name == "send_application"), None)
-    if denied_out:
-        problems.append(
-            "the person said no, and the application was sent anyway: decide in before_tool, before "
-            "the tool runs, and return a refusal text when the decision is not approved"
-        )
-    elif denied.stop_reason != "answered":
-        problems.append(
-            f"after a denial the run ended with stop_reason {denied.stop_reason!r}: don't raise "
-            "StopRun, return the refusal so the model reads it and the run goes on"
-        )
-    elif refusal is None or "a person reviews every application" not in refusal.content:
-        problems.append(
-            "the refusal should carry the person's reason (decision.reason): the model reads it, "
-            "and a bare 'not allowed' does not tell it to leave the email as a draft"
-        )
-    if not denied_asked:
-        problems.append(
-            "decide was never asked: before a call of a tool in self.tools runs, call self.decide(call)"
-        )
-    elif denied_asked != ["send_application"] or approved_asked != ["send_application"]:
-        problems.append(
-            f"with tools=['send_application'], decide was asked about {denied_asked}: ask once, "
-            "only for the tools in the list, and never for the harmless ones"
-        )
-    if not denied_out and approved_out != ["jobs@acme.example"]:
-        problems.append(
-            f"the person approved, with the reason {_APPROVAL_REASON!r}, but send_application did not "
-            "run: return None when decision.approved is true, whatever the reason says"
-        )
-    if drafts_asked[:1] != ["draft_application"] or any(
-        o.name == "send_application" for o in drafts.observations
-    ):
-        problems.append(
-            "with tools=['draft_application'], the draft was not stopped: use the names in "
-            "self.tools, don't write 'send_application' into the guard"
-        )
-    elif not any(
-        "drafts wait for Ana" in o.content for o in drafts.observations if o.name == "draft_application"
-    ):
-        problems.append(
-            "with another person's reason ('drafts wait for Ana'), the refusal did not carry it: "
-            "put decision.reason in the refusal, don't write the reason into the guard"
-        )
-    return verdict(
-        "5.2", problems, "nothing is sent until a person says yes, and a no comes back with its reason."
+    fixed = [
+        ("list", ("send_application",), (("no", "a person reviews every application"),)),
+        ("list", ("send_application",), (("yes", ""),)),
+        ("list", ("draft_application",), (("no", "drafts wait for Ana"),)),
+        ("list", ("send_application",), (("raises", ""),)),
+    ]
+    cases = scenarios(fixed, _approvals, count=8, seed=7)
+    return judge_scenarios(
+        "5.2", cases, lambda scenario: _judge_approvals(ask_first_class, *scenario), _describe_approvals,
+        "nothing is sent until a person says yes, and a no comes back with its reason.", _fewer_approvals,
+    )
+
+
+# --- exercise 5.3: the job-offer agent put together -----------------------------------------------
+
+_TITLES = ("Data engineer", "Ingeniera de datos", "Backend developer", "Analyste données")
+_MUSTS = ("Python", "SQL", "GCP or AWS", "English", "Kotlin", "Rust")
+_SENDS_CALLS = 5  # the whole chain: analyse, match, draft, send, then the answer
+_MOST_TURNS = 7  # the chain with two calls to spare
+
+
+def _offer(rng: random.Random) -> tuple[str, bool, str]:
+    """an offer (a title, a contact, 1 to 3 must-haves, some the CV lacks), a person's yes or no, the model"""
+    must = ", ".join(rng.sample(_MUSTS, rng.randint(1, 3)))
+    contact = rng.choice(("jobs@acme.example", "rrhh@empresa.example", "talent@ünï.example"))
+    offer = f"Title: {rng.choice(_TITLES)}\nContact: {contact}\nMust: {must}\nNice: Airflow"
+    return offer, rng.random() < 0.5, rng.choice(("job applicant", "job applicant", "runaway"))
+
+
+def _decider(approves: bool, asked: list[str]) -> Callable[[dict[str, Any]], Decision]:
+    def decide(call: dict[str, Any]) -> Decision:
+        asked.append(call["function"]["name"])
+        return Decision(approves, _APPROVAL_REASON if approves else "a person sends applications themselves")
+
+    return decide
+
+
+def _describe_offer(scenario: tuple[str, bool, str]) -> str:
+    offer, approves, model = scenario
+    if model == "runaway":
+        return "with a model that never stops asking for tools"
+    return f"on the offer {offer!r}, with a person who says {'yes' if approves else 'no'}"
+
+
+def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer: str, approves: bool, model: str) -> str | None:
+    asked: list[str] = []
+    expected_asked: list[str] = []
+    policy = Runaway if model == "runaway" else JobApplicant
+    client = mock.client(policy(), reject_unknown_fields=True)
+    run = apply_for(client, offer, _decider(approves, asked))
+    if not isinstance(run, AgentRun):
+        return f"apply_for() should return the run (run_agent's AgentRun); it returned {run!r:.80}"
+    first = client.trace[0].request if len(client.trace) else {}
+    messages = first.get("messages") or []
+    if not (messages and messages[0].get("role") == "system" and len(str(messages[0].get("content")).split()) >= 5):
+        return "the first request has no system prompt: say who the agent is and when it may apply (system=...)"
+    offered = sorted(t["function"]["name"] for t in first.get("tools") or [])
+    if offered != sorted(_JOB_TOOLS):
+        return f"the model was offered {offered}; offer it the four tools of job_tools"
+    if model == "runaway":
+        if not _SENDS_CALLS <= run.model_calls <= _MOST_TURNS:
+            return (
+                f"the run made {run.model_calls} model calls before it stopped: the chain takes "
+                f"{_SENDS_CALLS}, so cap the run at {_SENDS_CALLS} to {_MOST_TURNS} (max_turns)"
+            )
+        return None
+    expected = run_agent(
+        mock.client(JobApplicant()), offer, job_tools, system="You help a person apply for jobs, and never send alone.",
+        max_turns=_MOST_TURNS, guardrails=[_ReferenceAskFirst(_decider(approves, expected_asked), ["send_application"])],
+    )
+    ran = [o.name for o in run.observations if o.error_type != "refused"]
+    wanted = [o.name for o in expected.observations if o.error_type != "refused"]
+    if ran != wanted:
+        return f"these tools ran: {ran}; in the reference agent: {wanted}"
+    if asked != expected_asked:
+        return f"decide was asked about {asked}: ask a person before send_application runs, and only then"
+    if run.stop_reason != expected.stop_reason:
+        short = f": the chain takes {_SENDS_CALLS} model calls" if run.stop_reason == "max_turns" else ""
+        return f"the run ended with stop_reason {run.stop_reason!r}; the reference's with {expected.stop_reason!r}{short}"
+    return None
+
+
+def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verdict:
+    """Exercise 5.3: apply_for(client, offer, decide) runs the job-offer agent: a system prompt, the four
+    tools in the order the model chooses, a turn cap, and nothing sent without a person's yes
+
+    Scenarios: the lesson's offer with a person who says no, then yes, an offer needing Kotlin, a
+    model that never stops; then 8 seeded offers (titles in several languages, 1 to 3 must-haves,
+    some the CV lacks) with a yes or a no, or a runaway model. Each run is compared with a reference
+    agent on the same model and tools: which tools ran, in order, whom decide was asked about, how
+    the run ended; the first request must carry a system prompt and the four tools.
+    """
+    lesson_offer = "Title: Data engineer\nContact: jobs@acme.example\nMust: Python, SQL, GCP or AWS\nNice: Airflow, Spanish"
+    fixed = [(lesson_offer, False, "job applicant"), (lesson_offer, True, "job applicant"),
+             (lesson_offer.replace("SQL", "Kotlin"), True, "job applicant"), (lesson_offer, True, "runaway")]
+    cases = scenarios(fixed, _offer, count=8, seed=8)
+    return judge_scenarios(
+        "5.3", cases, lambda scenario: _judge_apply_for(apply_for, job_tools, *scenario), _describe_offer,
+        "the agent chains its tools in the order the model chooses, within its cap, and sends nothing without a yes.",
     )

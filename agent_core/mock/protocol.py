@@ -98,10 +98,11 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
         allowed = MESSAGE_FIELDS.get(message.get("role"), set())
         for key in message:
             if key not in allowed:
+                # vLLM's words: the pydantic error list on one line, its `loc` naming the field
+                # (github.com/vllm-project/vllm/pull/10463 quotes one)
                 raise ProtocolError(
-                    f"1 validation error for ChatCompletionRequest\nmessages.{i}.{message['role']}.{key}\n"
-                    f"  Extra inputs are not permitted [type=extra_forbidden, input_value="
-                    f"{message[key]!r}, input_type={type(message[key]).__name__}]",
+                    f"[{{'type': 'extra_forbidden', 'loc': ('body', 'messages', {i}, '{message['role']}', "
+                    f"'{key}'), 'msg': 'Extra inputs are not permitted', 'input': {message[key]!r}}}]",
                     param=f"messages[{i}].{key}",
                     code="extra_forbidden",
                     hint=f"Send only {sorted(allowed)} in this {message['role']} message: build it "
