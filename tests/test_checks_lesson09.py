@@ -56,6 +56,15 @@ def test_equivalent_spellings_pass():
     assert check_anthropic(request)
 
 
+def test_the_system_prompt_as_a_list_of_text_blocks_passes(capsys):
+    request = by_hand()
+    request["system"] = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    assert check_anthropic(request)
+    request["system"] = [{"type": "text", "text": "You are a careful assistant."}]
+    assert not check_anthropic(request)
+    assert "request['system'] should be the system prompt" in capsys.readouterr().out
+
+
 def test_the_chat_completions_messages_as_they_are_break_three_rules(capsys):
     assert not check_anthropic({"system": None, "messages": copy.deepcopy(CONVERSATION)})
     out = capsys.readouterr().out

@@ -89,10 +89,11 @@ def _anthropic_problems(request: Any) -> list[str]:
             "Anthropic has no 'system' role: put the system prompt in the top-level 'system' field "
             "and leave it out of messages"
         )
+    # the API takes the system prompt as a string or as a list of text blocks (lesson 06 sends blocks)
     wrong_system = (
         []
-        if request.get("system") == system
-        else [f"request['system'] should be the system prompt, {system!r}"]
+        if _text(request.get("system")) == system
+        else [f"request['system'] should be the system prompt, {system!r} (a string, or a list of text blocks)"]
     )
     if "tool" in roles:
         problems.append(
@@ -120,7 +121,9 @@ def _anthropic_problems(request: Any) -> list[str]:
     if problems or wrong_system:
         return wrong_system + problems
     expected = _normal(to_anthropic(CONVERSATION))
-    difference = first_difference(expected, _normal({"system": request.get("system"), "messages": messages}))
+    difference = first_difference(
+        expected, _normal({"system": _text(request.get("system")), "messages": messages})
+    )
     if difference:
         where, wanted, got = difference
         problems.append(f"at {where}: expected {wanted!r}, found {got!r}")
