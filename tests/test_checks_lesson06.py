@@ -1,4 +1,7 @@
-"""Lesson 06's exercise checks: they pass the solutions and say what is wrong with the stubs."""
+"""Lesson 06's exercise checks: right answers pass, however written; tempting wrong ones are named."""
+
+import itertools
+from typing import NamedTuple
 
 import pytest
 
@@ -19,74 +22,107 @@ def token_rows(trace):
 
 
 def with_totals(totals_of):
-    """a ledger whose third column is totals_of(prompts, completions)"""
+    """a ledger whose third column is totals_of(prompts, completions, cached)"""
 
     def attempt(trace):
         prompts = [t.usage["prompt_tokens"] for t in trace]
         completions = [t.usage["completion_tokens"] for t in trace]
-        return list(zip(prompts, completions, totals_of(prompts, completions), strict=True))
+        cached = [(t.usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0) for t in trace]
+        return list(zip(prompts, completions, totals_of(prompts, completions, cached), strict=True))
 
     return attempt
 
 
-def cached_tokens(turn):
-    return (turn.usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+def sorted_by_prompt(trace):
+    rows = sorted((t.usage["prompt_tokens"], t.usage["completion_tokens"]) for t in trace)
+    return [(p, c, t) for (p, c), t in zip(rows, itertools.accumulate(p for p, _ in rows), strict=True)]
 
 
-def test_check_token_rows_passes_the_solution(capsys):
-    assert check_token_rows(token_rows)
+def one_row_per_usage(trace):
+    """keeps one row per distinct usage: two identical calls become one"""
+    seen = {}
+    for turn in trace:
+        seen.setdefault((turn.usage["prompt_tokens"], turn.usage["completion_tokens"]), None)
+    return [(p, c, t) for (p, c), t in zip(seen, itertools.accumulate(p for p, _ in seen), strict=True)]
+
+
+WRONG_TOKEN_ROWS = [  # the most tempting first
+    (with_totals(lambda p, c, k: p), "the third number is each call's own prompt_tokens"),
+    (
+        with_totals(lambda p, c, k: list(itertools.accumulate(a + b for a, b in zip(p, c, strict=True)))),
+        "you counted completion tokens too",
+    ),
+    (
+        with_totals(lambda p, c, k: list(itertools.accumulate(a - b for a, b in zip(p, k, strict=True)))),
+        "you left out the cached tokens",
+    ),
+    (with_totals(lambda p, c, k: [sum(p[:i]) for i in range(len(p))]), "each total leaves out its own call"),
+    (sorted_by_prompt, "in the trace's order"),
+    (one_row_per_usage, "return one row per model call"),
+    (lambda trace: [(c, p, t) for p, c, t in token_rows(trace)], "prompt and completion are swapped"),
+    (
+        lambda trace: [(t.usage["total_tokens"], t.usage["completion_tokens"], 0) for t in trace],
+        "the first number is usage['total_tokens']",
+    ),
+    (lambda trace: token_rows(trace)[1:], "return one row per model call"),
+    (lambda trace: [[p, c, t] for p, c, t in token_rows(trace)], "tuples of ints"),
+    (lambda trace: 1 / 0, "your code raised ZeroDivisionError"),
+]
+
+
+class Row(NamedTuple):
+    prompt: int
+    completion: int
+    cumulative_input: int
+
+
+def rows_with_accumulate(trace):
+    usage = [turn.response["usage"] for turn in trace]
+    totals = itertools.accumulate(u["prompt_tokens"] for u in usage)
+    return [Row(u["prompt_tokens"], u["completion_tokens"], t) for u, t in zip(usage, totals, strict=True)]
+
+
+def rows_by_index(trace):
+    turns = list(trace)
+    return [
+        (
+            turns[i].usage["prompt_tokens"],
+            turns[i].usage["completion_tokens"],
+            sum(turn.usage["prompt_tokens"] for turn in turns[: i + 1]),
+        )
+        for i in range(len(turns))
+    ]
+
+
+@pytest.mark.parametrize("attempt", [token_rows, rows_with_accumulate, rows_by_index])
+def test_check_token_rows_passes_right_answers_however_written(attempt, capsys):
+    assert check_token_rows(attempt)
     assert "✓ Exercise 6.1" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(
-    "attempt, problem",
-    [
-        (
-            with_totals(lambda p, c: p),
-            "the third number is each call's own prompt_tokens; it should be the running total",
-        ),
-        (
-            with_totals(lambda p, c: [sum(p[: i + 1]) + sum(c[: i + 1]) for i in range(len(p))]),
-            "you counted completion tokens too",
-        ),
-        (with_totals(lambda p, c: [sum(p[:i]) for i in range(len(p))]), "each total leaves out its own call"),
-        (
-            lambda trace: [(c, p, t) for p, c, t in token_rows(trace)],
-            "prompt and completion are swapped",
-        ),
-        (
-            lambda trace: [(t.usage["total_tokens"], t.usage["completion_tokens"], 0) for t in trace],
-            "the first number is usage['total_tokens']",
-        ),
-        (lambda trace: token_rows(trace)[1:], "a trace with 4 model calls needs 4 rows; you returned 3"),
-        (
-            lambda trace: [(1200, 20, 1200)] * len(list(trace)),
-            "read each call's prompt and completion from turn.usage",
-        ),
-        (
-            lambda trace: [[p, c, t] for p, c, t in token_rows(trace)],
-            "return a list of (prompt, completion, cumulative_input) tuples",
-        ),
-        (
-            lambda trace: [
-                (p, c, t - sum(cached_tokens(turn) for turn in list(trace)[: i + 1]))
-                for i, ((p, c, t), turn) in enumerate(zip(token_rows(trace), trace, strict=True))
-            ],
-            "you left out the cached tokens: they are part of prompt_tokens",
-        ),
-        (lambda trace: 1 / 0, "token_rows() raised ZeroDivisionError"),
-    ],
-)
-def test_check_token_rows_explains_what_is_wrong(attempt, problem, capsys):
+@pytest.mark.parametrize("attempt, problem", WRONG_TOKEN_ROWS)
+def test_check_token_rows_names_what_is_wrong(attempt, problem, capsys):
     assert not check_token_rows(attempt)
     out = capsys.readouterr().out
-    assert "✗ Exercise 6.1: not yet." in out and problem in out
+    assert "✗ Exercise 6.1: not yet." in out and problem in out and "model call(s)" in out
+
+
+def test_check_token_rows_shows_the_smallest_trace_that_fails(capsys):
+    check_token_rows(with_totals(lambda p, c, k: p))
+    assert "a trace of 2 model call(s)" in capsys.readouterr().out
+
+
+def test_check_token_rows_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_token_rows(sorted_by_prompt), check_token_rows(sorted_by_prompt)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 152 and out[1] == out[2]
 
 
 # --- 6.2 ----------------------------------------------------------------------------------------
 
 
 def keep_lines(text, max_tokens):
+    """the solution"""
     lines = text.splitlines()
     if count_text(text) <= max_tokens:
         return text
@@ -104,66 +140,120 @@ def keep_lines(text, max_tokens):
     return "\n".join([*head, f"[... {cut} lines cut ...]", *reversed(tail)])
 
 
-def test_check_keep_lines_passes_a_solution(capsys):
-    assert check_keep_lines(keep_lines)
+def head_then_tail(text, max_tokens):
+    """another right answer: fill half the budget from the start, then the rest from the end"""
+    if count_text(text) <= max_tokens:
+        return text
+    lines = text.splitlines()
+    room = max_tokens - 30
+    head = []
+    while count_text("\n".join(head + lines[len(head) : len(head) + 1])) <= room // 2:
+        head.append(lines[len(head)])
+    tail = []
+    while len(head) + len(tail) < len(lines) - 1:
+        candidate = [lines[len(lines) - 1 - len(tail)], *tail]
+        if count_text("\n".join(head + candidate)) > room:
+            break
+        tail = candidate
+    if not tail:
+        tail = [lines[-1]]
+    head = head or [lines[0]]
+    return "\n".join([*head, f"<<{len(lines) - len(head) - len(tail):,} lines removed>>", *tail])
+
+
+def cuts_at_the_budget(text, max_tokens):
+    if count_text(text) < max_tokens:
+        return text
+    return keep_lines(text, max_tokens - 1) if count_text(text) == max_tokens else keep_lines(text, max_tokens)
+
+
+def with_marker(marker):
+    def attempt(text, max_tokens):
+        right = keep_lines(text, max_tokens)
+        if right == text:
+            return text
+        lines = right.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("[... "))
+        return "\n".join([*lines[:at], marker.format(cut=lines[at].split()[1]), *lines[at + 1 :]])
+
+    return attempt
+
+
+def too_little(text, budget):
+    lines = text.splitlines()
+    if count_text(text) <= budget:
+        return text
+    return f"{lines[0]}\n[... {len(lines) - 2} lines cut ...]\n{lines[-1]}"
+
+
+def head_only(text, budget):
+    right = keep_lines(text, budget)
+    if right == text:
+        return text
+    lines = right.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[... "))
+    return "\n".join(lines[: at + 1])
+
+
+WRONG_KEEP_LINES = [
+    (cuts_at_the_budget, "fits means <=, not <"),
+    (
+        lambda text, budget: keep_lines(text, budget + 20) if count_text(text) > budget else text,
+        "over the budget of",
+    ),
+    (with_marker("[... {cut}1 lines cut ...]"), "the marker should say how many lines were cut"),
+    (with_marker("[... lines cut ...]"), "the marker should say how many lines were cut"),
+    (too_little, "keep more lines from both ends"),
+    (head_only, "should end with the text's last line"),
+    (
+        lambda text, budget: text if count_text(text) <= budget else text[: budget * 2],
+        "should end with the text's last line",
+    ),
+    (lambda text, budget: text.rstrip("\n"), "must come back unchanged"),
+]
+
+
+@pytest.mark.parametrize("attempt", [keep_lines, head_then_tail])
+def test_check_keep_lines_passes_right_answers_however_written(attempt, capsys):
+    assert check_keep_lines(attempt)
     assert "✓ Exercise 6.2" in capsys.readouterr().out
 
 
-def test_check_keep_lines_explains_the_stub_and_common_mistakes(capsys):
-    assert not check_keep_lines(lambda text, budget: text)
-    assert not check_keep_lines(
-        lambda text, budget: text.splitlines()[0] + "\n[cut]\n" + text.splitlines()[-1]
-    )
-    assert not check_keep_lines(lambda text, budget: text[: budget * 2])
+@pytest.mark.parametrize("attempt, problem", WRONG_KEEP_LINES)
+def test_check_keep_lines_names_what_is_wrong(attempt, problem, capsys):
+    assert not check_keep_lines(attempt)
     out = capsys.readouterr().out
-    assert "tokens, over the budget of 300" in out
-    assert "the marker should say how many lines were cut" in out
-    assert "should end with the text's last line" in out
+    assert "✗ Exercise 6.2: not yet." in out and problem in out and "keep_lines(text, " in out
 
 
-def test_check_keep_lines_wants_the_budget_used(capsys):
-    def too_little(text, budget):
-        lines = text.splitlines()
-        if count_text(text) <= budget:
-            return text
-        return f"{lines[0]}\n[... {len(lines) - 2} lines cut ...]\n{lines[-1]}"
-
-    assert not check_keep_lines(too_little)
-    assert "keep more lines from both ends" in capsys.readouterr().out
+def test_check_keep_lines_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_keep_lines(too_little), check_keep_lines(too_little)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 104 and out[1] == out[2]
 
 
 # --- 6.3 ----------------------------------------------------------------------------------------
 
 
-def test_check_split_passes_the_reference_and_a_hand_written_solution(capsys):
-    def choose_split(messages, keep_last):
-        start = max(len(messages) - keep_last, 1)
-        while messages[start]["role"] == "tool":
-            start -= 1
-        return start
-
-    assert check_split(split_point)
-    assert check_split(choose_split)
-    assert capsys.readouterr().out.count("✓ Exercise 6.3") == 2
+def choose_split(messages, keep_last):
+    """the solution"""
+    start = max(len(messages) - keep_last, 1)
+    while start < len(messages) and messages[start]["role"] == "tool":
+        start -= 1
+    return start
 
 
-def test_check_split_explains_a_split_that_orphans_a_tool_result(capsys):
-    assert not check_split(lambda messages, keep_last: len(messages) - keep_last)
-    out = capsys.readouterr().out
-    assert "keep_last=2: the kept part starts at messages[6], a tool result" in out
-    assert "must be a response to a preceeding message with 'tool_calls'" in out
-
-
-def test_check_split_explains_other_mistakes(capsys):
-    assert not check_split(lambda messages, keep_last: 0)
-    assert not check_split(lambda messages, keep_last: 1)
-    assert not check_split(lambda messages, keep_last: len(messages))
-    assert not check_split(lambda messages, keep_last: "3")
-    out = capsys.readouterr().out
-    assert "would summarise the system prompt away" in out
-    assert "keep_last=1: it keeps 7 messages, but keeping 1 is enough: split later" in out
-    assert "it keeps 0 message(s); keep at least the last 1" in out
-    assert "return an index (an int)" in out
+def back_to_the_caller(messages, keep_last):
+    """another right answer: find the assistant message that asked for the first kept result"""
+    start = max(len(messages) - keep_last, 1)
+    if start < len(messages) and messages[start]["role"] == "tool":
+        wanted = messages[start]["tool_call_id"]
+        start = next(
+            i
+            for i in range(start - 1, 0, -1)
+            if any(call["id"] == wanted for call in messages[i].get("tool_calls") or [])
+        )
+    return start
 
 
 def moves_forward(messages, keep_last):
@@ -182,58 +272,53 @@ def moves_back_once(messages, keep_last):
     return start
 
 
-def test_check_split_explains_the_tempting_shortcuts(capsys):
-    assert not check_split(moves_forward)
-    assert not check_split(moves_back_once)
+def no_floor(messages, keep_last):
+    start = len(messages) - keep_last
+    while start > 0 and messages[start]["role"] == "tool":
+        start -= 1
+    return start
+
+
+def trims(messages, keep_last):
+    start = split_point(messages, keep_last)
+    del messages[:start]
+    return start
+
+
+WRONG_SPLITS = [
+    (
+        lambda messages, keep_last: max(len(messages) - keep_last, 1),
+        "a tool result whose call would be summarised",
+    ),
+    (moves_forward, "keep at least the last"),
+    (moves_back_once, "a tool result whose call would be summarised"),
+    (no_floor, "would summarise the system prompt away"),
+    (lambda messages, keep_last: 1, "split later"),
+    (trims, "choose_split changed the messages it was given"),
+    (lambda messages, keep_last: str(choose_split(messages, keep_last)), "return an index (an int)"),
+]
+
+
+@pytest.mark.parametrize("attempt", [choose_split, back_to_the_caller, split_point])
+def test_check_split_passes_right_answers_however_written(attempt, capsys):
+    assert check_split(attempt)
+    assert "✓ Exercise 6.3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("attempt, problem", WRONG_SPLITS)
+def test_check_split_names_what_is_wrong(attempt, problem, capsys):
+    assert not check_split(attempt)
     out = capsys.readouterr().out
-    assert "keep_last=2: it keeps 1 message(s); keep at least the last 2" in out
-    assert (
-        "keep_last=4: the kept part starts at messages[3], a tool result whose call would be summarised"
-        in out
-    )
+    assert "✗ Exercise 6.3: not yet." in out and problem in out and "keep_last=" in out
 
 
-@pytest.mark.parametrize(
-    ("marker", "problem"),
-    [
-        (
-            "[... {cut}1 lines cut ...]",
-            "the marker should say how many lines were cut (372); it says '[... 3721 lines",
-        ),
-        ("[... {cut}0 characters cut ...]", "it says '[... 3720 characters cut ...]'"),
-    ],
-)
-def test_a_marker_whose_number_only_contains_the_count_is_named(capsys, marker, problem):
-    def wrong_marker(text, max_tokens):
-        right = keep_lines(text, max_tokens)
-        lines = right.splitlines()
-        if right == text:
-            return text
-        at = next(i for i, line in enumerate(lines) if line.startswith("[... "))
-        cut = lines[at].split()[1]
-        return "\n".join([*lines[:at], marker.format(cut=cut), *lines[at + 1 :]])
-
-    assert not check_keep_lines(wrong_marker)
-    assert problem in capsys.readouterr().out
+def test_check_split_shows_the_smallest_history_that_fails(capsys):
+    check_split(moves_back_once)
+    out = capsys.readouterr().out
+    assert "keep_last=4 on 8 messages [system, user, assistant(2 calls), tool, tool, assistant(1 call)" in out
 
 
-def test_a_text_of_exactly_the_budget_must_come_back_unchanged(capsys):
-    def cuts_at_the_budget(text, max_tokens):
-        return (
-            keep_lines(text, max_tokens)
-            if count_text(text) < max_tokens
-            else keep_lines(text, max_tokens - 1)
-        )
-
-    assert not check_keep_lines(cuts_at_the_budget)
-    assert "fits means <=, not <" in capsys.readouterr().out
-
-
-def test_a_split_that_trims_the_callers_messages_is_named(capsys):
-    def trims(messages, keep_last):
-        start = split_point(messages, keep_last)
-        del messages[:start]
-        return start
-
-    assert not check_split(trims)
-    assert "choose_split changed the messages it was given" in capsys.readouterr().out
+def test_check_split_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_split(moves_back_once), check_split(moves_back_once)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 156 and out[1] == out[2]

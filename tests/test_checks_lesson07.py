@@ -145,24 +145,43 @@ def naive(root):
     return lambda path: (Path(root) / path).read_text()
 
 
-def test_read_file_accepts_the_solution(capsys):
-    assert check_read_file(make_read_file)
+def make_read_file_checking_parents(root):
+    """right, written differently: walks up from the resolved file to find the root, no is_relative_to"""
+    root = os.path.realpath(root)
+
+    def read_file(path):
+        if os.path.isabs(path):
+            return "ERROR: absolute paths are outside the project"
+        file = os.path.realpath(os.path.join(root, path))
+        if os.path.commonpath([root, file]) != root:
+            return f"ERROR: {path} leads outside the project"
+        if os.path.isdir(file):
+            return f"ERROR: {path} is a folder, not a file, so it does not exist as a file"
+        try:
+            with open(file, encoding="utf-8") as handle:
+                return handle.read()
+        except OSError:  # missing, or a file used as a folder on the way ('main.py/x')
+            return f"ERROR: {path} does not exist"
+
+    return read_file
+
+
+@pytest.mark.parametrize("right", [make_read_file, make_read_file_checking_parents])
+def test_read_file_accepts_right_answers_however_written(right, capsys):
+    assert check_read_file(right)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.1:")
 
 
 @pytest.mark.parametrize(
     "wrong, message",
     [
-        (textual_check, "read_file('app/../main.py') (a path whose '..' stays inside the project) should return"),
-        (string_prefix, "read_file('../project-private/key.txt') read a file outside the project: the folder next door"),
-        (raises_on_missing, "read_file('rules.py') (a file that does not exist) raised FileNotFoundError"),
-        (one_message_for_all, "read_file('rules.py') (a file that does not exist) should answer 'ERROR: ...' saying it does not exist"),
-        (
-            outside_or_missing,
-            "read_file('../secret.txt') ('..' climbs out of the project) said 'ERROR: ../secret.txt is outside the "
-            "project or does not exist', but that file exists",
-        ),
-        (naive, "read_file('../secret.txt') read a file outside the project: '..' climbs out"),
+        (naive, "read_file('../secret.txt') ('..' climbs out of the project): it read a file outside the project"),
+        (string_prefix, "read_file('../project-private/key.txt') (the folder next door"),
+        (textual_check, "read_file('app/../main.py') (a path whose '..' stays inside the project): it should return"),
+        (raises_on_missing, "read_file('rules.py') (a file that does not exist): it raised FileNotFoundError"),
+        (one_message_for_all, "saying the path is outside the project, not 'ERROR: cannot read that file'"),
+        (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
+        (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
     ],
 )
 def test_read_file_rejects_wrong_answers(wrong, message, capsys):
@@ -175,14 +194,18 @@ def test_read_file_rejects_wrong_answers(wrong, message, capsys):
 def test_read_file_rejects_paths_that_leave_through_a_symlink(tmp_path, capsys):
     if not _symlinks_work(tmp_path):
         pytest.skip("this machine cannot create symbolic links")
-    assert not check_read_file(textual_check)
-    assert "read_file('notes.txt') read a file outside the project: a symbolic link" in capsys.readouterr().out
     assert not check_read_file(normalised_only)
-    assert "read_file('notes.txt') read a file outside the project: a symbolic link" in capsys.readouterr().out
+    assert "read_file('notes.txt') (a symbolic link" in capsys.readouterr().out
     assert not check_read_file(last_part_not_a_link)
     out = capsys.readouterr().out
-    assert "read_file('shared/key.txt') read a file outside the project: a file inside a linked folder" in out
+    assert "read_file('shared/key.txt') (a file inside a linked folder" in out and "it read a file outside" in out
     assert "notes.txt" not in out
+
+
+def test_read_file_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_read_file(outside_or_missing), check_read_file(outside_or_missing)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 161 and out[1] == out[2]
 
 
 def test_read_file_reports_a_factory_that_raises(capsys):
@@ -271,42 +294,58 @@ def first_line_not_shown(answer, observations):
     return [m[0] for m in CITATION.finditer(answer) if (m[2], int(m[1])) not in shown]
 
 
-def test_unread_citations_accepts_the_solution(capsys):
-    assert check_unread_citations(unread_citations)
+def unread_by_walking_the_words(answer, observations):
+    """right, written differently: the lines shown kept per file as ranges, the citations found word by word"""
+    ranges = {}
+    for observation in observations:
+        header = SHOWN.match(observation.content)
+        if observation.name == "read_file" and not observation.is_error and header:
+            ranges.setdefault(header[1], []).append(range(int(header[2]), int(header[3]) + 1))
+    words = answer.split()
+    unread = []
+    for i in range(len(words) - 3):
+        if words[i].lower() == "line" and words[i + 1].isdigit() and words[i + 2] == "of":
+            path = words[i + 3].rstrip(".,:;")
+            if not any(int(words[i + 1]) in shown for shown in ranges.get(path, [])):
+                unread.append(f"{words[i]} {words[i + 1]} of {path}")
+    return unread
+
+
+@pytest.mark.parametrize("right", [unread_citations, unread_by_walking_the_words])
+def test_unread_citations_accepts_right_answers_however_written(right, capsys):
+    assert check_unread_citations(right)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.2:")
 
 
 @pytest.mark.parametrize(
     "wrong, message",
     [
-        (file_was_read, "for 'line 10 of discount.py' when only lines 1-5 were read it should return ['line 10 of discount.py'], not []"),
-        (path_mentioned_anywhere, "for the hallucinator's answer after a test run only it should return ['line 8 of discount.py'], not []"),
-        (case_sensitive, "for a citation with a capital L and nothing read it should return ['Line 10 of discount.py'], not []"),
-        (line_numbers_only, "for 'line 10 of discount.py' when only test_discount.py was read it should return"),
-        (first_citation_only, "for two citations, the first read and the second not it should return ['line 10 of discount.py'], not []"),
-        (greedy_path, "for the hallucinator's answer after a test run only it should return ['line 8 of discount.py'], not ['line 8 of discount.py:']"),
+        (file_was_read, "after a test run, then read_file('discount.py', 1, 5): it should return ['line 10 of discount.py'], not []"),
+        (path_mentioned_anywhere, "after a test run only: it should return ['line 8 of discount.py'], not []"),
+        (case_sensitive, "it should return ['Line 10 of discount.py'], not []"),
+        (line_numbers_only, "then read_file('test_discount.py'): it should return ['line 10 of discount.py'], not []"),
+        (first_citation_only, "it should return ['Line 4 of discount.py', 'line 10 of discount.py'], not ['Line 4 of discount.py']"),
+        (greedy_path, "it should return ['line 8 of discount.py'], not ['line 8 of discount.py:']"),
         (
             lambda answer, observations: sorted(set(unread_citations(answer, observations))),
-            "for three citations, none read, in the answer's order it should return "
-            "['line 9 of discount.py', 'line 12 of discount.py', 'line 3 of discount.py'], "
+            "it should return ['line 9 of discount.py', 'line 12 of discount.py', 'line 3 of discount.py'], "
             "not ['line 12 of discount.py', 'line 3 of discount.py', 'line 9 of discount.py']",
         ),
         (
             lambda answer, observations: list(set(unread_citations(answer, observations))),
-            "for eight citations, none read, in the answer's order it should return ['Line 14 of discount.py', "
-            "'Line 2 of discount.py', 'Line 11 of discount.py'",
+            "it should return ['line 9 of discount.py', 'line 12 of discount.py', 'line 3 of discount.py'], not",
         ),
         (
             last_line_not_shown,
-            "for lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown) it should "
-            "return ['line 6 of discount.py'], not ['line 5 of discount.py', 'line 6 of discount.py']",
+            "then read_file('discount.py', 1, 5): it should return ['line 6 of discount.py'], "
+            "not ['line 5 of discount.py', 'line 6 of discount.py']",
         ),
         (
             first_line_not_shown,
-            "for lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown) it should "
-            "return ['line 6 of discount.py'], not ['Line 1 of discount.py', 'line 6 of discount.py']",
+            "then read_file('discount.py', 1, 5): it should return ['line 6 of discount.py'], "
+            "not ['Line 1 of discount.py', 'line 6 of discount.py']",
         ),
-        (lambda answer, observations: ["line 8 of discount.py"], "for the careful agent's answer after reading all of discount.py it should return [], not"),
+        (lambda answer, observations: ["line 8 of discount.py"], "not ['line 8 of discount.py']"),
         (lambda answer, observations: None, "should return a list, not NoneType"),
     ],
 )
@@ -315,6 +354,12 @@ def test_unread_citations_rejects_wrong_answers(wrong, message, capsys):
     out = capsys.readouterr().out
     assert out.startswith("✗ Exercise 7.2: not yet.")
     assert message in out
+
+
+def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 91 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
@@ -454,6 +499,22 @@ def test_tests_after_change_accepts_the_solution(capsys):
     assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
 
 
+def test_tests_after_change_judges_generated_histories_without_pytest(capsys):
+    class OnlyTheCommonCases(TestsAfterLastChange):
+        """right on every real run, wrong when a failed edit follows the last test run"""
+
+        def check_answer(self, run, answer):
+            names = [o.name for o in run.observations]
+            if names[-2:] == ["run_command", "edit_file"] and run.observations[-1].is_error:
+                return "Run the tests."
+            return super().check_answer(run, answer)
+
+    result = check_tests_after_change(OnlyTheCommonCases)
+    out = capsys.readouterr().out
+    assert not result and result.scenarios == 211
+    assert "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
+
+
 def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
     assert check_tests_after_change(TestsPassedAfterLastChange)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
@@ -462,20 +523,20 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
 @pytest.mark.parametrize(
     "wrong, message",
     [
-        (PytestAnywhere, "it accepted the final answer of a model that runs the tests, then writes, then says done"),
-        (AnyCommandCounts, "it accepted the final answer of a model that writes, runs `ls`"),
-        (FirstChangeOnly, "it accepted the final answer of a model that writes, tests, writes again"),
-        (WriteFileOnly, "it accepted the final answer of a model that changes a file with edit_file"),
-        (ErrorsCountAsChanges, "it rejected the answer of a model whose only write was refused"),
-        (LastMustBeTests, "it rejected the answer of a model that writes, runs the tests, reads a file"),
-        (ExactTestCommand, "it rejected the answer of a model that writes, runs `python -m pytest test_discount.py`"),
+        (PytestAnywhere, "a model that runs the tests, then writes, then says done: it accepted the final answer"),
+        (AnyCommandCounts, "a model that writes, runs `ls` (a command, not the tests), then says done: it accepted the final answer"),
+        (FirstChangeOnly, "a model that writes, tests, writes again, then says done: it accepted the final answer"),
+        (WriteFileOnly, "a model that changes a file with edit_file, then says done: it accepted the final answer"),
+        (ErrorsCountAsChanges, "a model whose only write was refused (ERROR: outside the workspace), then answers: it rejected the answer"),
+        (LastMustBeTests, "a model that writes, runs the tests, reads a file, then answers: it rejected the answer"),
+        (ExactTestCommand, "then answers: it rejected the answer"),
         (
             ArgumentsAlwaysThere,
             "your guardrail raised AttributeError: 'NoneType' object has no attribute 'get' "
             "(an observation's arguments is None when the model's arguments did not parse)",
         ),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
-        (AcceptEverything, "it accepted the final answer of the comment deleter"),
+        (AcceptEverything, "the comment deleter (reads, writes, says done, never runs the tests): it accepted the final answer"),
         (Broken, "your guardrail raised KeyError"),
     ],
 )

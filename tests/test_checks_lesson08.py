@@ -8,12 +8,16 @@ import copy
 import json
 from importlib.resources import files
 
+import httpx2
+import pytest
+
 from agent_core import mock, replay
 from agent_core.checks.lesson04 import add, divide
 from agent_core.checks.lesson08 import (
     DIFFERENCE_CASES,
     SETUPS,
     check_find_difference,
+    check_recorder,
     check_settings,
 )
 from agent_core.loop import run_agent
@@ -125,7 +129,178 @@ def test_settings_of_the_wrong_shape_are_explained_not_raised(capsys):
     assert "AGENT_CORE_BACKEND='fake' is not understood" in capsys.readouterr().out
 
 
+def test_a_missing_openai_key_is_not_called_the_servers(capsys):
+    wrong = copy.deepcopy(SETTINGS)
+    wrong["openai"]["OPENAI_API_KEY"] = "sk-other"
+    assert not check_settings(wrong)
+    out = capsys.readouterr().out
+    assert (
+        "'openai': OpenAI's key for this setup is 'sk-placeholder', and this environment sends another one"
+        in out
+    )
+    assert "server" not in out
+
+
 # --- Exercise 8.2 ---------------------------------------------------------------------------
+
+
+class Recorder(httpx2.BaseTransport):
+    """the solution"""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.calls = []
+
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        self.calls.append(
+            {
+                "request": json.loads(request.read()),
+                "status": response.status_code,
+                "response": json.loads(response.read()),
+            }
+        )
+        return response
+
+
+class RecorderReadingFirst(Recorder):
+    """right, written differently: the request parsed before it is sent, the response with .json()"""
+
+    def handle_request(self, request):
+        sent = json.loads(request.content)
+        response = self.inner.handle_request(request)
+        response.read()
+        self.calls.append({"status": response.status_code, "response": response.json(), "request": sent})
+        return response
+
+
+class RecorderInFinally(Recorder):
+    """right, written differently: the call is kept in a finally block"""
+
+    def handle_request(self, request):
+        response = None
+        try:
+            response = self.inner.handle_request(request)
+            return response
+        finally:
+            body = response.read()
+            self.calls.append(
+                dict(
+                    request=json.loads(request.read()), status=response.status_code, response=json.loads(body)
+                )
+            )
+
+
+class KeepsOnlyAnswers(Recorder):
+    """the most tempting: a refused call is not worth keeping"""
+
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        if response.is_success:
+            self.calls.append(
+                {
+                    "request": json.loads(request.read()),
+                    "status": 200,
+                    "response": json.loads(response.read()),
+                }
+            )
+        return response
+
+
+class KeepsHeaders(Recorder):
+    def handle_request(self, request):
+        response = super().handle_request(request)
+        self.calls[-1]["request"] = {**self.calls[-1]["request"], "headers": dict(request.headers)}
+        return response
+
+
+class KeepsText(Recorder):
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        self.calls.append(
+            {
+                "request": request.read().decode(),
+                "status": response.status_code,
+                "response": response.read().decode(),
+            }
+        )
+        return response
+
+
+class KeepsTheLastOnly(Recorder):
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        self.calls = [
+            {
+                "request": json.loads(request.read()),
+                "status": response.status_code,
+                "response": json.loads(response.read()),
+            }
+        ]
+        return response
+
+
+class RemakesTheResponse(Recorder):
+    """sends on a new response made from the body: the status is lost"""
+
+    def handle_request(self, request):
+        super().handle_request(request)
+        return httpx2.Response(200, json=self.calls[-1]["response"])
+
+
+class KeepsTheStatusAsText(Recorder):
+    def handle_request(self, request):
+        response = super().handle_request(request)
+        self.calls[-1]["status"] = str(response.status_code)
+        return response
+
+
+class NotYet(Recorder):
+    """the stub"""
+
+    def handle_request(self, request):
+        return self.inner.handle_request(request)
+
+
+WRONG_RECORDERS = [  # the most tempting first
+    (
+        KeepsOnlyAnswers,
+        "then a request the API refuses (HTTP 400): 2 HTTP calls went through, and you kept 1",
+    ),
+    (KeepsHeaders, "the API key is in what you kept"),
+    (KeepsText, "its request should be the request's JSON body"),
+    (KeepsTheLastOnly, "HTTP calls went through, and you kept 1"),
+    (RemakesTheResponse, "the run ended differently"),
+    (KeepsTheStatusAsText, "its status should be the HTTP status (an int)"),
+    (NotYet, "1 HTTP call went through, and you kept 0"),
+]
+
+
+@pytest.mark.parametrize("recorder", [Recorder, RecorderReadingFirst, RecorderInFinally])
+def test_check_recorder_passes_right_answers_however_written(recorder, capsys):
+    assert check_recorder(recorder)
+    assert "✓ Exercise 8.2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("recorder, problem", WRONG_RECORDERS)
+def test_check_recorder_names_what_is_wrong(recorder, problem, capsys):
+    assert not check_recorder(recorder)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 8.2: not yet." in out and problem in out and "an agent run on" in out
+
+
+def test_check_recorder_shows_the_smallest_run_that_fails(capsys):
+    check_recorder(KeepsOnlyAnswers)
+    assert "whose model answers '" in capsys.readouterr().out  # no tool calls left in it
+
+
+def test_check_recorder_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_recorder(KeepsTheLastOnly), check_recorder(KeepsTheLastOnly)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 31 and out[1] == out[2]
+
+
+# --- Exercise 8.3 ---------------------------------------------------------------------------
 
 
 def find_difference(recorded, received, path=""):
@@ -152,6 +327,50 @@ def find_difference(recorded, received, path=""):
     return None
 
 
+def with_a_stack(recorded, received):
+    """right, written differently: no recursion; a stack of (path, recorded, received), first on top"""
+    absent = object()
+    stack = [("", recorded, received)]
+    while stack:
+        path, mine, theirs = stack.pop()
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            keys = [*mine, *(k for k in theirs if k not in mine)]
+            for key in reversed(keys):
+                stack.append(
+                    (f"{path}.{key}" if path else key, mine.get(key, absent), theirs.get(key, absent))
+                )
+        elif isinstance(mine, list) and isinstance(theirs, list):
+            for i in reversed(range(max(len(mine), len(theirs)))):
+                stack.append(
+                    (
+                        f"{path}[{i}]",
+                        mine[i] if i < len(mine) else absent,
+                        theirs[i] if i < len(theirs) else absent,
+                    )
+                )
+        elif mine is absent or theirs is absent or type(mine) is not type(theirs) or mine != theirs:
+            return path
+    return None
+
+
+def through_json_text(recorded, received, path=""):
+    """right, written differently: leaves compared as their JSON text"""
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in list(recorded) + [k for k in received if k not in recorded]:
+            where = f"{path}.{key}" if path else key
+            if (key in recorded) != (key in received):
+                return where
+            if found := through_json_text(recorded[key], received[key], where):
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(received, list):
+        for i, (mine, theirs) in enumerate(zip(recorded, received, strict=False)):
+            if found := through_json_text(mine, theirs, f"{path}[{i}]"):
+                return found
+        return None if len(recorded) == len(received) else f"{path}[{min(len(recorded), len(received))}]"
+    return None if json.dumps(recorded) == json.dumps(received) else path
+
+
 def top_level_only(recorded, received):
     """the stub: compares only the top-level keys, with Python's =="""
     for key in recorded:
@@ -160,64 +379,91 @@ def top_level_only(recorded, received):
     return None
 
 
-def test_the_solution_passes(capsys):
-    assert check_find_difference(find_difference)
-    assert f"all {len(DIFFERENCE_CASES)} cases" in capsys.readouterr().out
+def equality_only(recorded, received, path=""):
+    if recorded == received:
+        return None
+    return find_difference(recorded, received, path)
 
 
-def test_the_stub_is_told_to_go_deeper_and_about_types(capsys):
-    assert not check_find_difference(top_level_only)
+def received_keys_first(recorded, received, path=""):
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in [*received, *(k for k in recorded if k not in received)]:
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in received:
+                return where
+            found = received_keys_first(recorded[key], received[key], where)
+            if found:
+                return found
+        return None
+    return find_difference(recorded, received, path)
+
+
+def sorted_keys(recorded, received, path=""):
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in sorted(set(recorded) | set(received)):
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in received:
+                return where
+            found = sorted_keys(recorded[key], received[key], where)
+            if found:
+                return found
+        return None
+    return find_difference(recorded, received, path)
+
+
+def list_items_only_up_to_the_shorter(recorded, received, path=""):
+    if isinstance(recorded, list) and isinstance(received, list):
+        for i, (mine, theirs) in enumerate(zip(recorded, received, strict=False)):
+            if found := list_items_only_up_to_the_shorter(mine, theirs, f"{path}[{i}]"):
+                return found
+        return None
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in [*recorded, *(k for k in received if k not in recorded)]:
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in received:
+                return where
+            if found := list_items_only_up_to_the_shorter(recorded[key], received[key], where):
+                return found
+        return None
+    return find_difference(recorded, received, path)
+
+
+WRONG_DIFFERENCES = [  # the most tempting first
+    (equality_only, "in Python they are ==, but in JSON they are different text"),
+    (received_keys_first, "the first difference is at"),
+    (sorted_keys, "the first difference is at"),
+    (list_items_only_up_to_the_shorter, "the requests differ, but find_difference returned None"),
+    (top_level_only, "'messages' holds the difference, but go deeper"),
+    (lambda recorded, received: find_difference(received, recorded), "the first difference is at"),
+    (lambda recorded, received: "model", "the two requests are equal, so return None; you returned 'model'"),
+    (lambda recorded, received: ["messages", 0], "the two requests are equal"),
+    (lambda recorded, received: recorded["nope"], "your code raised KeyError: 'nope'"),
+]
+
+
+@pytest.mark.parametrize("attempt", [find_difference, with_a_stack, through_json_text])
+def test_check_find_difference_passes_right_answers_however_written(attempt, capsys):
+    assert check_find_difference(attempt)
+    assert "on all 207 pairs of requests" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("attempt, problem", WRONG_DIFFERENCES)
+def test_check_find_difference_names_what_is_wrong(attempt, problem, capsys):
+    assert not check_find_difference(attempt)
     out = capsys.readouterr().out
-    assert "'messages' holds the difference, but go deeper" in out
-    assert "'messages[1].tool_calls[0].function.arguments'" in out
-    assert "an option only the new request has: the requests differ, but find_difference returned None" in out
-    assert "in Python 0 == 0.0, but in JSON they are different text" in out
-    assert "the same request" not in out
+    assert "✗ Exercise 8.3: not yet." in out and problem in out
 
 
-def test_python_equality_misses_only_the_type_case(capsys):
-    def equality_only(recorded, received, path=""):
-        if recorded == received:
-            return None
-        return find_difference(recorded, received, path)
-
-    assert not check_find_difference(equality_only)
-    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")]
-    assert problems == [
-        "  - 0 written as 0.0: the requests differ, but find_difference returned None",
-        "  - in Python 0 == 0.0, but in JSON they are different text: compare the types too, as type(a) is type(b)",
-    ]
-
-
-def test_walking_only_the_received_keys_misses_a_dropped_option(capsys):
-    def received_keys_only(recorded, received, path=""):
-        if isinstance(recorded, dict) and isinstance(received, dict):
-            for key in received:
-                where = f"{path}.{key}" if path else key
-                if key not in recorded:
-                    return where
-                found = received_keys_only(recorded[key], received[key], where)
-                if found:
-                    return found
-            return None
-        return find_difference(recorded, received, path)
-
-    assert not check_find_difference(received_keys_only)
-    problems = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")]
-    assert problems == [
-        "  - an option the new request left out: the requests differ, but find_difference returned None"
-    ]
-
-
-def test_a_wrong_path_a_non_string_and_a_crash_are_each_explained(capsys):
-    assert not check_find_difference(lambda recorded, received: "model")
+def test_several_differences_in_one_pair_test_which_comes_first(capsys):
+    check_find_difference(received_keys_first)
     out = capsys.readouterr().out
-    assert "the same request: the two requests are equal, so return None; you returned 'model'" in out
-    assert "you returned 'model'; the first difference is at 'tools[1]'" in out
-    assert not check_find_difference(lambda recorded, received: ["messages", 0])
-    assert "return the path as a string" in capsys.readouterr().out
-    assert not check_find_difference(lambda recorded, received: recorded["nope"])
-    assert "find_difference raised KeyError: 'nope'" in capsys.readouterr().out
+    assert "a received one that differs at" in out and "(and lists its keys in another order)" in out
+
+
+def test_check_find_difference_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_find_difference(sorted_keys), check_find_difference(sorted_keys)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == len(DIFFERENCE_CASES) + 200 and out[1] == out[2]
 
 
 def test_the_learners_function_cannot_change_the_cases():

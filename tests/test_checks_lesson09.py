@@ -56,6 +56,15 @@ def test_equivalent_spellings_pass():
     assert check_anthropic(request)
 
 
+def test_the_system_prompt_as_a_list_of_text_blocks_passes(capsys):
+    request = by_hand()
+    request["system"] = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    assert check_anthropic(request)
+    request["system"] = [{"type": "text", "text": "You are a careful assistant."}]
+    assert not check_anthropic(request)
+    assert "request['system'] should be the system prompt" in capsys.readouterr().out
+
+
 def test_the_chat_completions_messages_as_they_are_break_three_rules(capsys):
     assert not check_anthropic({"system": None, "messages": copy.deepcopy(CONVERSATION)})
     out = capsys.readouterr().out
@@ -309,3 +318,34 @@ def test_a_loop_with_the_wrong_parameters_is_reported_not_raised(capsys):
 
     assert not check_anthropic_loop(without_max_turns)
     assert "your function raised TypeError" in capsys.readouterr().out
+
+
+def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pass(capsys):
+    def forgets_failures_after_the_first_turn(client, task, tools, functions, max_turns=6):
+        """right on every readable run (one turn of calls at most), wrong when a later turn's call fails"""
+        messages = [{"role": "user", "content": task}]
+        for turn in range(max_turns):
+            response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+            messages.append({"role": "assistant", "content": response.content})
+            if response.stop_reason != "tool_use":
+                return "".join(block.text for block in response.content if block.type == "text")
+            results = []
+            for block in response.content:
+                if block.type == "tool_use":
+                    try:
+                        output, failed = str(functions[block.name](**block.input)), False
+                    except Exception as error:
+                        output, failed = f"{type(error).__name__}: {error}", turn == 0
+                    results.append(
+                        {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
+                    )
+            messages.append({"role": "user", "content": results})
+        raise RuntimeError(f"no final answer after {max_turns} model calls")
+
+    first, second = (
+        check_anthropic_loop(forgets_failures_after_the_first_turn),
+        check_anthropic_loop(forgets_failures_after_the_first_turn),
+    )
+    out = capsys.readouterr().out.split("✗")
+    assert not first and first.scenarios == second.scenarios == 37 and out[1] == out[2]
+    assert "a model that asks" in out[1] and "failed, but its tool_result does not say 'is_error': True" in out[1]

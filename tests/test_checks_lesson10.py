@@ -101,9 +101,9 @@ CATALOGUE_9_1 = [  # most tempting first
         definition_keeps_input_schema,
         "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters",
     ),
-    (definition_assumes_description, "for 'server_status' (description is optional in MCP): raised KeyError"),
-    (definition_null_description, "for 'server_status': function.description is None, not a string"),
-    (definition_popping_the_schema, "for 'forecast': your function changed the tool it was given"),
+    (definition_assumes_description, "your code raised KeyError: 'description' (description is optional in MCP)"),
+    (definition_null_description, "function.description is None, not a string"),
+    (definition_popping_the_schema, "your function changed the tool it was given"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
 ]
 
@@ -126,7 +126,7 @@ def test_check_tool_definition_finds_a_lost_nested_required(capsys):
 
     assert not check_tool_definition(nested_required_lost)
     assert (
-        "for 'book_table': parameters.properties.party lost 'required' (['size'])" in capsys.readouterr().out
+        "parameters.properties.party lost 'required' (['size'])" in capsys.readouterr().out
     )
 
 
@@ -149,10 +149,12 @@ def message_solved(tool_call_id, result):
 
 
 def message_keeps_text_too(tool_call_id, result):
+    """right, written differently: the text blocks too, then the structured content's JSON"""
     message = message_solved(tool_call_id, result)
     texts = "\n".join(block["text"] for block in result["content"])
     if result.get("structuredContent") is not None:
-        message["content"] = texts + "\n" + message["content"]
+        data = json.dumps(result["structuredContent"], indent=1)
+        message["content"] = ("ERROR: " if result.get("isError") else "") + texts + "\n" + data
     return message
 
 
@@ -214,14 +216,13 @@ CATALOGUE_9_2 = [  # most tempting first
     (message_drops_is_error, "the result has isError: true, so the content should start with 'ERROR: '"),
     (
         message_ignores_structured,
-        "'rain_chance', 'humidity' did not reach the model: send structuredContent (as JSON)",
+        "did not reach the model: send structuredContent (as JSON)",
     ),
-    (message_first_block_only, "every text block must reach the model; 'Fire risk: very high.' did not"),
-    (message_python_repr, "the structuredContent reached the model, but not as JSON (\"{'city': 'Oslo'"),
+    (message_first_block_only, "your code raised IndexError"),
+    (message_python_repr, "the structuredContent reached the model, but not as JSON"),
     (
         message_blocks_run_together,
-        "'Heat warning: up to 38 °C in the afternoon.' and 'Fire risk: very high.' run together: "
-        "join the text blocks with newlines",
+        "run together: join the text blocks with newlines",
     ),
     (message_content_blocks, "content should be one string of text"),
     (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
@@ -238,7 +239,7 @@ def test_check_result_message_rejects_tempting_wrong_answers(wrong, message, cap
 
 def test_check_result_message_never_raises(capsys):
     assert not check_result_message(lambda tool_call_id, result: result["nope"])
-    assert "raised KeyError" in capsys.readouterr().out
+    assert "your code raised KeyError" in capsys.readouterr().out
 
 
 # --- Exercise 10.3: every server's tools prefixed, with the way back --------------------------------
@@ -335,17 +336,17 @@ def test_check_prefix_tools_accepts_solutions(solution, capsys):
 CATALOGUE_9_3 = [  # most tempting first
     (
         prefix_without_the_way_back,
-        "route['marine__forecast'] should be ('marine', 'forecast'), not ('marine', 'marine__forecast')",
+        "the server only knows its tool as",
     ),
-    (prefix_only_on_clash, "the weather server's 'weather_alerts' should be 'weather__weather_alerts'"),
+    (prefix_only_on_clash, "the files server's 'files.read' should be 'files__files_read'"),
     (prefix_keeping_dots, "'files__files.read' is not a name the API accepts"),
-    (prefix_route_by_server_name, "route['weather__forecast'] should be ('weather', 'forecast'), not None"),
-    (no_prefix_last_server_wins, "the marine server's 'forecast' should be 'marine__forecast'"),
+    (prefix_route_by_server_name, "route['files__files_read'] should be ('files', 'files.read'), not None"),
+    (no_prefix_last_server_wins, "With every tool prefixed, the model can tell which server each comes from"),
     (
         prefix_renaming_in_place,
-        "your function changed the servers' tool lists it was given (now {'weather': [{'name': 'weather__forecast'",
+        "your function changed the servers' tool lists it was given",
     ),
-    (prefix_names_only, "'marine__forecast' should keep its description 'Sea state and wind for a sea area.'"),
+    (prefix_names_only, "should keep its description"),
 ]
 
 
@@ -359,7 +360,7 @@ def test_check_prefix_tools_rejects_tempting_wrong_answers(wrong, message, capsy
 
 def test_check_prefix_tools_never_raises(capsys):
     assert not check_prefix_tools(lambda servers: servers["nope"])
-    assert "prefix_tools() raised KeyError" in capsys.readouterr().out
+    assert "your code raised KeyError" in capsys.readouterr().out
     assert not check_prefix_tools(lambda servers: None)
     assert "return a pair (definitions, route)" in capsys.readouterr().out
 
@@ -367,7 +368,36 @@ def test_check_prefix_tools_never_raises(capsys):
 def test_the_checks_never_raise_on_return_values_they_cannot_read(capsys):
     assert not check_tool_definition(lambda t: {"type": "function", "function": {**t, "parameters": 5}})
     assert not check_prefix_tools(
-        lambda servers: ([{"function": {"name": "weather__forecast"}}], {"weather__forecast": 5})
+        lambda servers: (
+            [{"function": {"name": openai_name(t["name"], s)}} for s, tools in servers.items() for t in tools],
+            {openai_name(t["name"], s): 5 for s, tools in servers.items() for t in tools},
+        )
     )
     out = capsys.readouterr().out
     assert "could not read what prefix_tools() returned (TypeError" in out
+
+
+@pytest.mark.parametrize(
+    "check, wrong, count",
+    [
+        (check_tool_definition, definition_properties_only, 63),
+        (check_result_message, message_python_repr, 104),
+        (check_prefix_tools, prefix_only_on_clash, 61),
+    ],
+)
+def test_each_check_is_deterministic_and_counts_its_scenarios(check, wrong, count, capsys):
+    first, second = check(wrong), check(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == count and out[1] == out[2]
+
+
+def test_generated_schemas_reach_what_the_fixed_tools_do_not(capsys):
+    def first_level_only(mcp_tool):  # keeps nested objects' properties, drops what is nested in arrays
+        definition = json.loads(json.dumps(definition_solved(mcp_tool)))
+        for schema in definition["function"]["parameters"].get("properties", {}).values():
+            if schema.get("type") == "array":
+                schema["items"] = {}
+        return definition
+
+    assert not check_tool_definition(first_level_only)
+    assert ".items" in capsys.readouterr().out

@@ -1,9 +1,23 @@
 """Lesson 11's exercise checks: they pass the solutions and name the fault of each tempting wrong answer."""
 
+import json
 import math
 import re
 
-from agent_core.checks.lesson11 import check_grade_answer, check_grade_calls, check_wilson_interval
+import pytest
+
+from agent_core import mock
+from agent_core.checks._scenarios import scenarios
+from agent_core.checks.lesson11 import (
+    _answer_case,
+    _answer_run,
+    _trajectory_run,
+    check_grade_answer,
+    check_grade_calls,
+    check_wilson_interval,
+)
+from agent_core.evaluation import add, divide, multiply, subtract
+from agent_core.loop import run_agent
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -88,61 +102,75 @@ def says_true(run, expected):
     return True
 
 
-def test_check_grade_answer_passes_the_solution(capsys):
-    assert check_grade_answer(grade_answer)
+def grade_answer_with_library_numbers(run, expected):
+    """right, written differently: numbers read by a stricter pattern, compared with a relative tolerance"""
+    if run.stop_reason != "answered":
+        return "no answer: " + run.stop_reason
+    found = re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)", run.answer)
+    if not found:
+        return "no number"
+    last = float(found[-1])
+    return None if abs(last - expected) <= 1e-9 * max(1.0, abs(expected)) else f"{last} is not {expected}"
+
+
+def grade_answer_from_the_end(run, expected):
+    """right, written differently: the last number found by walking the words backwards"""
+    if run.stop_reason == "answered":
+        for word in reversed((run.answer or "").replace(":", " ").split()):
+            try:
+                return None if math.isclose(float(word.strip(".;,!?")), expected) else "wrong number"
+            except ValueError:
+                continue
+        return "no number in the answer"
+    return "the run did not answer"
+
+
+WRONG_ANSWER_GRADERS = [  # the most tempting first
+    (ignores_stop_reason, "check run.stop_reason first"),
+    (contains_text, "your grader passed it"),
+    (any_number, "judge the last number of the answer, not any number in it"),
+    (last_message, "check run.stop_reason first"),
+    (integers_only, "your grader failed it"),
+    (exact_text, "6.0 is 6"),
+    (equal_floats, "compare floats with math.isclose"),
+    (no_minus_sign, "read the minus sign with the number"),
+    (rounded, "a near miss"),
+    (crashes_without_number, "your code raised IndexError"),
+    (says_true, "return None for a pass, or a sentence"),
+]
+
+
+@pytest.mark.parametrize("grader", [grade_answer, grade_answer_with_library_numbers, grade_answer_from_the_end])
+def test_check_grade_answer_passes_right_answers_however_written(grader, capsys):
+    assert check_grade_answer(grader)
     assert "✓ Exercise 11.1" in capsys.readouterr().out
 
 
-def test_check_grade_answer_rejects_a_text_search(capsys):
-    assert not check_grade_answer(contains_text)
-    assert "'6' in '16' is True" in capsys.readouterr().out
+@pytest.mark.parametrize("grader, problem", WRONG_ANSWER_GRADERS)
+def test_check_grade_answer_names_what_is_wrong(grader, problem, capsys):
+    assert not check_grade_answer(grader)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 11.1: not yet." in out and problem in out and "expected" in out
 
 
-def test_check_grade_answer_rejects_any_number_in_the_answer(capsys):
-    assert not check_grade_answer(any_number)
-    assert "the 2 is in the question, the result is 3" in capsys.readouterr().out
+def test_every_stop_reason_is_tried():
+    cases = scenarios([], _answer_case, count=100, seed=1101)
+    stopped = {_answer_run(case).stop_reason for case in cases}
+    assert stopped == {
+        "answered",
+        "max_turns",
+        "max_tool_calls",
+        "max_tokens",
+        "repeated_call",
+        "needs_approval",
+        "not_verified",
+    }
 
 
-def test_check_grade_answer_rejects_ignoring_the_stop_reason(capsys):
-    assert not check_grade_answer(ignores_stop_reason)
-    assert "Check run.stop_reason == 'answered' first" in capsys.readouterr().out
-
-
-def test_check_grade_answer_rejects_reading_the_last_message(capsys):
-    assert not check_grade_answer(last_message)
-    assert "it never answered" in capsys.readouterr().out
-
-
-def test_check_grade_answer_rejects_integers_only(capsys):
-    assert not check_grade_answer(integers_only)
-    assert "6.0 is 6" in capsys.readouterr().out
-
-
-def test_check_grade_answer_rejects_comparing_text(capsys):
-    assert not check_grade_answer(exact_text)
-    assert "6.0 is 6" in capsys.readouterr().out
-
-
-def test_check_grade_answer_rejects_comparing_floats_with_equals(capsys):
-    assert not check_grade_answer(equal_floats)
-    assert "0.3 == 0.1 + 0.2 is False. Compare with math.isclose" in capsys.readouterr().out
-
-
-def test_check_grade_answer_rejects_dropping_the_minus_sign(capsys):
-    assert not check_grade_answer(no_minus_sign)
-    assert "the answer is -4, not 4. Read the minus sign" in capsys.readouterr().out
-
-
-def test_check_grade_answer_rejects_rounding(capsys):
-    assert not check_grade_answer(rounded)
-    assert "6.004 is not 6. Rounding, or a tolerance" in capsys.readouterr().out
-
-
-def test_check_grade_answer_reports_a_crash_and_a_wrong_return(capsys):
-    assert not check_grade_answer(crashes_without_number)
-    assert "your grader raised IndexError" in capsys.readouterr().out
-    assert not check_grade_answer(says_true)
-    assert "return None for a pass, or a sentence" in capsys.readouterr().out
+def test_check_grade_answer_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_grade_answer(rounded), check_grade_answer(rounded)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 110 and out[1] == out[2]
 
 
 # --- 11.2 ----------------------------------------------------------------------------------------
@@ -202,44 +230,88 @@ def membership(run, expected, max_calls):
     return None if len(names) <= max_calls and list(dict.fromkeys(ordered)) == list(dict.fromkeys(expected)) else "no"
 
 
-def test_check_grade_calls_passes_the_solution(capsys):
-    assert check_grade_calls(grade_calls)
+def grade_calls_by_position(run, expected, max_calls):
+    """right, written differently: a position that moves forward through the calls"""
+    names = [
+        call["function"]["name"]
+        for message in run.messages
+        if message["role"] == "assistant" and message.get("tool_calls")
+        for call in message["tool_calls"]
+    ]
+    if len(names) > max_calls:
+        return "too many calls"
+    position = 0
+    for name in expected:
+        while position < len(names) and names[position] != name:
+            position += 1
+        if position == len(names):
+            return f"{name} was not called where expected"
+        position += 1
+    return None
+
+
+def grade_calls_recursive(run, expected, max_calls):
+    """right, written differently: a recursive subsequence test"""
+
+    def within(wanted, called):
+        if not wanted:
+            return True
+        if not called:
+            return False
+        return within(wanted[1:], called[1:]) if wanted[0] == called[0] else within(wanted, called[1:])
+
+    names = names_of(run)
+    return None if len(names) <= max_calls and within(list(expected), names) else "wrong tools or too many"
+
+
+def limit_reached_fails(run, expected, max_calls):
+    names = names_of(run)
+    remaining = iter(names)
+    return None if len(names) < max_calls and all(n in remaining for n in expected) else "wrong"
+
+
+WRONG_CALL_GRADERS = [  # the most tempting first
+    (as_sets, "the order counts"),
+    (first_call_per_message, "parallel calls sit in one assistant message's tool_calls"),
+    (counts_messages, "count every call"),
+    (no_budget, "count every call"),
+    (distinct_calls, "count every call"),
+    (exactly, "other calls may come between the expected ones"),
+    (membership, "a name expected twice must be called twice"),
+    (limit_reached_fails, "is within max_calls"),
+]
+
+
+@pytest.mark.parametrize("grader", [grade_calls, grade_calls_by_position, grade_calls_recursive])
+def test_check_grade_calls_passes_right_answers_however_written(grader, capsys):
+    assert check_grade_calls(grader)
     assert "✓ Exercise 11.2" in capsys.readouterr().out
 
 
-def test_check_grade_calls_rejects_sets(capsys):
-    assert not check_grade_calls(as_sets)
-    assert "Comparing sets ignores order" in capsys.readouterr().out
+@pytest.mark.parametrize("grader, problem", WRONG_CALL_GRADERS)
+def test_check_grade_calls_names_what_is_wrong(grader, problem, capsys):
+    assert not check_grade_calls(grader)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 11.2: not yet." in out and problem in out and "a run that called" in out
 
 
-def test_check_grade_calls_rejects_no_budget(capsys):
-    assert not check_grade_calls(no_budget)
-    assert "more than max_calls=3. Count every call" in capsys.readouterr().out
+def test_the_runs_11_2_builds_are_the_runs_the_loop_writes():
+    turns = (("divide", "add"), ("multiply",))
+    built = _trajectory_run((turns, ("divide",), 3))
+    replies = [mock.calls(*(mock.call(name, a=8, b=2) for name in turn)) for turn in turns]
+    looped = run_agent(mock.client(mock.Script(*replies, "done")), "What is it?", [add, subtract, multiply, divide])
+
+    def without_ids(messages):
+        return json.loads(re.sub(r'"(call_[^"]*)"', '"id"', json.dumps(messages)))
+
+    assert without_ids(built.messages) == without_ids(looped.messages)
+    assert (built.answer, built.stop_reason, built.model_calls) == (looped.answer, looped.stop_reason, looped.model_calls)
 
 
-def test_check_grade_calls_rejects_counting_distinct_tools(capsys):
-    assert not check_grade_calls(distinct_calls)
-    assert "Count every call, repeats included" in capsys.readouterr().out
-
-
-def test_check_grade_calls_rejects_one_call_per_message(capsys):
-    assert not check_grade_calls(first_call_per_message)
-    assert "parallel calls sit in one assistant message" in capsys.readouterr().out
-
-
-def test_check_grade_calls_rejects_counting_messages_instead_of_calls(capsys):
-    assert not check_grade_calls(counts_messages)
-    assert "Count the calls, not the messages" in capsys.readouterr().out
-
-
-def test_check_grade_calls_rejects_an_exact_match(capsys):
-    assert not check_grade_calls(exactly)
-    assert "other calls may come between the expected ones" in capsys.readouterr().out
-
-
-def test_check_grade_calls_rejects_dropping_repeated_expectations(capsys):
-    assert not check_grade_calls(membership)
-    assert "add was expected twice and called once" in capsys.readouterr().out
+def test_check_grade_calls_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_grade_calls(as_sets), check_grade_calls(as_sets)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 129 and out[1] == out[2]
 
 
 # --- 11.3 ----------------------------------------------------------------------------------------
@@ -284,38 +356,56 @@ def high_first(passed, n, z=1.96):
     return high, low
 
 
-def test_check_wilson_interval_passes_the_solution(capsys):
-    assert check_wilson_interval(wilson_interval)
+def wilson_from_the_quadratic(passed, n, z=1.96):
+    """right, written differently: the roots of the quadratic the interval solves"""
+    p = passed / n
+    a = 1 + z * z / n
+    b = -(2 * p + z * z / n)
+    c = p * p
+    root = math.sqrt(max(0.0, b * b - 4 * a * c))
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+def wilson_with_named_parts(passed, n, z=1.96):
+    """right, written differently: the usual textbook layout"""
+    z2 = z**2
+    denominator = n + z2
+    centre = (passed + z2 / 2) / denominator
+    spread = z * math.sqrt(passed * (n - passed) / n + z2 / 4) / denominator
+    return centre - spread, centre + spread
+
+
+WRONG_INTERVALS = [  # the most tempting first
+    (wald, "(Wald) interval, which shrinks to nothing"),
+    (wald_clipped, "(Wald) interval"),
+    (centred_on_p, "Check the centre (p + z²/2n) / (1 + z²/n)"),
+    (ninety_percent, "Wilson's interval is"),
+    (ignores_z, "the interval for z=1.96: use the z you are given"),
+    (high_first, "return (low, high), the smaller first"),
+    (lambda passed, n, z=1.96: 1 / 0, "your code raised ZeroDivisionError"),
+    (lambda passed, n, z=1.96: f"{passed}/{n}", "return (low, high), two numbers"),
+]
+
+
+@pytest.mark.parametrize("attempt", [wilson_interval, wilson_from_the_quadratic, wilson_with_named_parts])
+def test_check_wilson_interval_passes_right_answers_however_written(attempt, capsys):
+    assert check_wilson_interval(attempt)
     assert "✓ Exercise 11.3" in capsys.readouterr().out
 
 
-def test_check_wilson_interval_rejects_wald(capsys):
-    assert not check_wilson_interval(wald)
-    assert "(Wald) interval, which shrinks to nothing" in capsys.readouterr().out
+@pytest.mark.parametrize("attempt, problem", WRONG_INTERVALS)
+def test_check_wilson_interval_names_what_is_wrong(attempt, problem, capsys):
+    assert not check_wilson_interval(attempt)
+    out = capsys.readouterr().out
+    assert "✗ Exercise 11.3: not yet." in out and problem in out and "wilson_interval(" in out
 
 
-def test_check_wilson_interval_rejects_wald_clipped(capsys):
-    assert not check_wilson_interval(wald_clipped)
-    assert "(Wald) interval" in capsys.readouterr().out
+def test_check_wilson_interval_shows_the_smallest_case(capsys):
+    check_wilson_interval(wald)
+    assert "wilson_interval(0, 1): you gave 0.000-0.000" in capsys.readouterr().out
 
 
-def test_check_wilson_interval_rejects_the_wrong_centre(capsys):
-    assert not check_wilson_interval(centred_on_p)
-    assert "Check the centre (p + z²/2n) / (1 + z²/n)" in capsys.readouterr().out
-
-
-def test_check_wilson_interval_rejects_a_90_percent_interval_and_a_crash(capsys):
-    assert not check_wilson_interval(ninety_percent)
-    assert "Wilson's interval is 0.000-0.278" in capsys.readouterr().out
-    assert not check_wilson_interval(lambda passed, n: 1 / 0)
-    assert "it gave ZeroDivisionError" in capsys.readouterr().out
-
-
-def test_check_wilson_interval_rejects_ignoring_z(capsys):
-    assert not check_wilson_interval(ignores_z)
-    assert "the interval for z=1.96: use the z you are given" in capsys.readouterr().out
-
-
-def test_check_wilson_interval_rejects_high_before_low(capsys):
-    assert not check_wilson_interval(high_first)
-    assert "return (low, high), the smaller first" in capsys.readouterr().out
+def test_check_wilson_interval_is_deterministic_and_counts_its_scenarios(capsys):
+    first, second = check_wilson_interval(centred_on_p), check_wilson_interval(centred_on_p)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 157 and out[1] == out[2]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import Any
 
@@ -13,115 +15,240 @@ from ..dispatch import ToolRegistry
 from ..loop import run_agent
 from ..mock.context_policies import LogReader, log_tools, sample_logs
 from ..tokens import count_text
-from ..trace import Trace
-from . import Verdict, verdict
+from ..trace import Trace, Turn
+from . import Verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_token_rows", "check_keep_lines", "check_split"]
 
+# --- Exercise 6.1 ---------------------------------------------------------------------------
 
-def _sample_traces() -> list[Trace]:
+Usage = tuple[int, int, int]  # prompt_tokens, completion_tokens, cached_tokens of one model call
+
+
+@functools.cache
+def _sample_usages() -> tuple[tuple[Usage, ...], ...]:
+    """the usage of two real runs on the mock: the log reader's long run and a one-call chat"""
     logs = sample_logs()
     tools = ToolRegistry(log_tools(logs, "read_file"), max_chars=None)
     long_run = run_agent(mock.client(LogReader()), "Count 'ERROR' in api.log, auth.log, cron.log.", tools)
     short = mock.client(mock.Script("Hello."))
     short.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "Hi"}])
-    return [long_run.trace, short.trace]
-
-
-def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
-    """Exercise 6.1: the token ledger, one (prompt, completion, cumulative input) row per model call"""
-    problems: list[str] = []
-    for trace in _sample_traces():
-        expected = [(row.prompt, row.completion, row.cumulative_input) for row in token_ledger(trace).rows]
-        try:
-            got = token_rows(trace)
-        except Exception as error:  # the learner's code: report, don't crash the notebook
-            return verdict("6.1", [f"token_rows() raised {type(error).__name__}: {error}"], "")
-        if not isinstance(got, list) or not all(
-            isinstance(row, tuple) and len(row) == 3 and all(isinstance(n, int) for n in row) for row in got
-        ):
-            problems.append(
-                f"return a list of (prompt, completion, cumulative_input) tuples of ints; got {got!r:.80}"
-            )
-            break
-        if len(got) != len(expected):
-            problems.append(
-                f"a trace with {len(expected)} model calls needs {len(expected)} rows; you returned {len(got)}"
-            )
-            break
-        if got == expected:
-            continue
-        usage = [turn.usage or {} for turn in trace]  # the mock reports usage on every call
-        prompts = [u["prompt_tokens"] for u in usage]
-        completions = [u["completion_tokens"] for u in usage]
-        totals = [row[2] for row in got]
-        if [row[0] for row in got] == [u["total_tokens"] for u in usage]:
-            problems.append(
-                "the first number is usage['total_tokens']; a call's prompt is usage['prompt_tokens']"
-            )
-        elif [row[:2] for row in got] == list(zip(completions, prompts, strict=True)):
-            problems.append(
-                "prompt and completion are swapped: a row is (prompt_tokens, completion_tokens, total)"
-            )
-        elif [row[:2] for row in got] != list(zip(prompts, completions, strict=True)):
-            problems.append("read each call's prompt and completion from turn.usage, in the trace's order")
-        elif totals == prompts:
-            problems.append(
-                "the third number is each call's own prompt_tokens; it should be the running total: "
-                "call 2's is call 1's prompt_tokens plus call 2's"
-            )
-        elif totals == [sum(prompts[: i + 1]) + sum(completions[: i + 1]) for i in range(len(got))]:
-            problems.append("you counted completion tokens too: cumulative input adds up prompt_tokens only")
-        elif totals == list(accumulate(p - c for p, c in zip(prompts, _cached(usage), strict=True))):
-            problems.append(
-                "you left out the cached tokens: they are part of prompt_tokens, and the running "
-                "input total adds up every call's prompt_tokens, cached or not (what caching saves "
-                "comes later in the lesson)"
-            )
-        elif totals == [sum(prompts[:i]) for i in range(len(got))]:
-            problems.append(
-                "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
-            )
-        else:
-            wrong = next(
-                i for i, (a, b) in enumerate(zip(totals, [e[2] for e in expected], strict=True)) if a != b
-            )
-            problems.append(
-                f"after call {wrong + 1} the running input total should be {expected[wrong][2]:,}, not {totals[wrong]:,}"
-            )
-        break
-    return verdict(
-        "6.1",
-        problems,
-        "your ledger matches, call by call: what each call read, wrote, and the running total.",
+    return tuple(
+        tuple((u["prompt_tokens"], u["completion_tokens"], _cached(u)) for u in (turn.usage for turn in trace))
+        for trace in (long_run.trace, short.trace)
     )
 
 
-def _cached(usage: list[dict[str, Any]]) -> list[int]:
-    return [((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0) for u in usage]
+def _cached(usage: dict[str, Any]) -> int:
+    return (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+
+
+def _usage_rows(rng: random.Random) -> list[Usage]:
+    """1-12 calls; prompts that grow, drop (after a compaction) and repeat; some calls cached"""
+    rows: list[Usage] = []
+    prompt = rng.randint(10, 400)
+    for _ in range(rng.choice([1, 2, 3, rng.randint(4, 12)])):
+        if rows and rng.random() < 0.2:
+            rows.append(rows[-1])  # the same call again: same usage
+            continue
+        prompt = rng.randint(10, prompt) if rng.random() < 0.2 else prompt + rng.randint(0, 900)
+        cached = 1024 + 128 * rng.randint(0, (prompt - 1024) // 128) if prompt >= 1024 and rng.random() < 0.5 else 0
+        rows.append((prompt, rng.randint(1, 300), cached))
+    return rows
+
+
+def _trace(rows: list[Usage]) -> Trace:
+    turns = []
+    for index, (prompt, completion, cached) in enumerate(rows):
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        if cached:
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        response = {
+            "id": f"chatcmpl-{index + 1}",
+            "object": "chat.completion",
+            "model": "mock-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+            "usage": usage,
+        }
+        request = {"model": "mock-model", "messages": [{"role": "user", "content": "Count the errors."}]}
+        turns.append(Turn(index, "POST", "http://mock.agent-core.invalid/v1/chat/completions", request, 200, response))
+    return Trace(turns)
+
+
+def _describe_usage(rows: list[Usage]) -> str:
+    calls = ", ".join(
+        f"({p}, {c}{f', {k} cached' if k else ''})" for p, c, k in rows
+    )
+    return f"a trace of {len(rows)} model call(s) with (prompt_tokens, completion_tokens): {calls}"
+
+
+def _smaller_usage(rows: list[Usage]) -> Iterator[list[Usage]]:
+    yield from (smaller for smaller in smaller_lists(rows) if smaller)
+    for index, (prompt, completion, cached) in enumerate(rows):
+        if cached:
+            yield [*rows[:index], (prompt, completion, 0), *rows[index + 1 :]]
+
+
+def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
+    """Exercise 6.1: the token ledger, one (prompt, completion, cumulative input) row per model call
+
+    Scenarios: the usage of two real runs on the mock, then 150 generated traces of 1 to 12 calls
+    whose prompts grow, drop (as after a compaction) and repeat, some with cached tokens.
+    """
+
+    def judge(rows: list[Usage]) -> str | None:
+        trace = _trace(rows)
+        expected = [(row.prompt, row.completion, row.cumulative_input) for row in token_ledger(trace).rows]
+        return _ledger_problem(rows, expected, token_rows(trace))
+
+    cases = scenarios([list(rows) for rows in _sample_usages()], _usage_rows, count=150, seed=601)
+    return judge_scenarios(
+        "6.1",
+        cases,
+        judge,
+        _describe_usage,
+        "your ledger matches, call by call: what each call read, wrote, and the running total.",
+        _smaller_usage,
+    )
+
+
+def _ledger_problem(rows: list[Usage], expected: list[tuple[int, int, int]], got: Any) -> str | None:
+    if not isinstance(got, list) or not all(
+        isinstance(row, tuple) and len(row) == 3 and all(isinstance(n, int) for n in row) for row in got
+    ):
+        return f"return a list of (prompt, completion, cumulative_input) tuples of ints; got {got!r:.80}"
+    if len(got) != len(expected):
+        return f"return one row per model call: {len(expected)} here; you returned {len(got)}"
+    if got == expected:
+        return None
+    prompts = [p for p, _, _ in rows]
+    completions = [c for _, c, _ in rows]
+    totals = [row[2] for row in got]
+    if [row[0] for row in got] == [p + c for p, c in zip(prompts, completions, strict=True)] != prompts:
+        return "the first number is usage['total_tokens']; a call's prompt is usage['prompt_tokens']"
+    if [row[:2] for row in got] == list(zip(completions, prompts, strict=True)) != list(zip(prompts, completions, strict=True)):
+        return "prompt and completion are swapped: a row is (prompt_tokens, completion_tokens, total)"
+    if [row[:2] for row in got] != list(zip(prompts, completions, strict=True)):
+        wrong = next(i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a[:2] != b[:2])
+        return (
+            f"row {wrong + 1} starts with {got[wrong][:2]}, but call {wrong + 1} read {prompts[wrong]} and "
+            f"wrote {completions[wrong]}: read each call's usage, one row per call, in the trace's order"
+        )
+    if totals == prompts:
+        return (
+            "the third number is each call's own prompt_tokens; it should be the running total: "
+            "call 2's is call 1's prompt_tokens plus call 2's"
+        )
+    if totals == list(accumulate(p + c for p, c in zip(prompts, completions, strict=True))):
+        return "you counted completion tokens too: cumulative input adds up prompt_tokens only"
+    if totals == list(accumulate(p - k for p, _, k in rows)):
+        return (
+            "you left out the cached tokens: they are part of prompt_tokens, and the running "
+            "input total adds up every call's prompt_tokens, cached or not (what caching saves "
+            "comes later in the lesson)"
+        )
+    if totals == [sum(prompts[:i]) for i in range(len(got))]:
+        return "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
+    wrong = next(i for i, (a, b) in enumerate(zip(totals, [e[2] for e in expected], strict=True)) if a != b)
+    return f"after call {wrong + 1} the running input total should be {expected[wrong][2]:,}, not {totals[wrong]:,}"
+
+
+# --- Exercise 6.2 ---------------------------------------------------------------------------
+
+_WORDS = ["ok", "timeout", "retry", "ERROR", "payment", "café", "naïve", "—", "日本語", "🙂", "user=ana", "id=42"]
+
+
+def _log_text(rng: random.Random) -> str:
+    """a log of 1 to 80 lines, some with non-ASCII words, ending with or without a newline"""
+    lines = [
+        f"2026-03-02 09:{i // 60 % 60:02d}:{i % 60:02d} {rng.choice(['INFO ', 'WARN ', 'ERROR'])} "
+        + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 8)))
+        for i in range(rng.choice([1, 2, rng.randint(3, 80), rng.randint(20, 80), rng.randint(20, 80)]))
+    ]
+    return "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
+
+
+def _room(text: str) -> int:
+    """the smallest budget the exercise can be asked with: both end lines, a marker, some slack"""
+    lines = text.splitlines()
+    return 2 * (count_text(lines[0]) + count_text(lines[-1]) + 30) if lines else 0
+
+
+def _keep_case(rng: random.Random) -> tuple[str, int]:
+    """a budget the text fits exactly, fits with room, misses by one token, or misses by far"""
+    text = _log_text(rng)
+    size = count_text(text)
+    roll = rng.random()
+    if roll < 0.15:
+        budget = size
+    elif roll < 0.3:
+        budget = size + rng.randint(1, 50)
+    elif roll < 0.45:
+        budget = size - 1
+    else:
+        budget = rng.randint(_room(text), max(_room(text), size))
+    return (text, budget) if budget >= size or budget >= _room(text) else (text, size)
+
+
+def _smaller_keep_cases(case: tuple[str, int]) -> Iterator[tuple[str, int]]:
+    text, budget = case
+    lines = text.splitlines()
+    for fewer in smaller_lists(lines):
+        if fewer:
+            smaller = "\n".join(fewer) + ("\n" if text.endswith("\n") else "")
+            if count_text(smaller) <= budget or budget >= _room(smaller):
+                yield smaller, budget
+
+
+def _describe_keep(case: tuple[str, int]) -> str:
+    text, budget = case
+    lines = text.splitlines()
+    shown = repr(text) if len(text) <= 160 else f"{len(lines)} lines starting {lines[0]!r}"
+    return f"keep_lines(text, {budget}) with a {count_text(text)}-token text of {shown}"
 
 
 def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
-    """Exercise 6.2: whole first and last lines within a token budget, with a marker line"""
-    problems: list[str] = []
+    """Exercise 6.2: whole first and last lines within a token budget, with a marker line
+
+    Scenarios: a short text, the big billing.log at 300 tokens and mail.log at 500, then 100
+    generated logs of 1 to 80 lines (some non-ASCII), with budgets they fit exactly, fit with room,
+    miss by one token, or miss by far. There is no single right cut, so each result is judged by
+    what every right one has: it fits, it is at least half the budget, it keeps whole lines from
+    both ends in order, and one marker line says how many lines were cut.
+    """
     short = "2026-03-02 09:00:00 INFO  api ok\n"
-    cases = [(sample_logs(big_billing=True)["billing.log"], 300), (sample_logs()["mail.log"], 500)]
-    try:
-        if keep_lines(short, 100) != short:
-            problems.append("a text that fits the budget must come back unchanged")
-        elif keep_lines(short, count_text(short)) != short:
-            problems.append(
-                f"a text of exactly max_tokens tokens fits: keep_lines(text, {count_text(short)}) on a "
-                f"{count_text(short)}-token text must return it unchanged (fits means <=, not <)"
-            )
-        results = [(text, budget, keep_lines(text, budget)) for text, budget in cases]
-    except Exception as error:
-        return verdict("6.2", [f"keep_lines() raised {type(error).__name__}: {error}"], "")
-    for text, budget, result in results:
-        problems += _keep_lines_problems(text, budget, result)
-        if problems:
-            break
-    return verdict("6.2", problems, "whole lines from both ends, within the budget, and the cut is marked.")
+    fixed = [
+        (short, 100),
+        (short, count_text(short)),
+        (sample_logs(big_billing=True)["billing.log"], 300),
+        (sample_logs()["mail.log"], 500),
+    ]
+
+    def judge(case: tuple[str, int]) -> str | None:
+        text, budget = case
+        result = keep_lines(text, budget)
+        if count_text(text) <= budget:
+            if result == text:
+                return None
+            if count_text(text) == budget:
+                return "a text of exactly max_tokens tokens fits (fits means <=, not <): return it unchanged"
+            return "a text that fits the budget must come back unchanged"
+        problems = _keep_lines_problems(text, budget, result)
+        return problems[0] if problems else None
+
+    return judge_scenarios(
+        "6.2",
+        scenarios(fixed, _keep_case, count=100, seed=602),
+        judge,
+        _describe_keep,
+        "whole lines from both ends, within the budget, and the cut is marked.",
+        _smaller_keep_cases,
+    )
 
 
 def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
@@ -154,48 +281,99 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     return []
 
 
-def _history() -> list[dict[str, Any]]:
-    def call(call_id: str) -> dict[str, Any]:
-        return {
-            "id": call_id,
-            "type": "function",
-            "function": {"name": "read_file", "arguments": "{}"},
-        }
+# --- Exercise 6.3 ---------------------------------------------------------------------------
 
+Block = list[dict[str, Any]]  # a user message, an assistant answer, or an assistant's calls with their results
+
+
+def _history(blocks: list[Block]) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": "You check logs."}, *(m for block in blocks for m in block)]
+
+
+def _fixed_blocks() -> list[Block]:
     return [
-        {"role": "system", "content": "You check logs."},
-        {"role": "user", "content": "Count 'ERROR' in three logs."},
-        {"role": "assistant", "content": None, "tool_calls": [call("call_a"), call("call_b")]},
-        {"role": "tool", "tool_call_id": "call_a", "content": "log a"},
-        {"role": "tool", "tool_call_id": "call_b", "content": "log b"},
-        {"role": "assistant", "content": None, "tool_calls": [call("call_c")]},
-        {"role": "tool", "tool_call_id": "call_c", "content": "log c"},
-        {"role": "assistant", "content": "a: 1, b: 0, c: 2"},
+        [{"role": "user", "content": "Count 'ERROR' in three logs."}],
+        _calls_block(["call_a", "call_b"], ["log a", "log b"]),
+        _calls_block(["call_c"], ["log c"]),
+        [{"role": "assistant", "content": "a: 1, b: 0, c: 2"}],
     ]
 
 
+def _calls_block(ids: list[str], results: list[str]) -> Block:
+    calls = [{"id": i, "type": "function", "function": {"name": "read_file", "arguments": "{}"}} for i in ids]
+    return [
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        *({"role": "tool", "tool_call_id": i, "content": r} for i, r in zip(ids, results, strict=True)),
+    ]
+
+
+def _blocks(rng: random.Random) -> list[Block]:
+    """a conversation of 1 to 30 steps: questions, answers, and 1 to 4 parallel calls with results"""
+    blocks: list[Block] = [[{"role": "user", "content": "Compte les « ERROR » 🙂"}]]
+    for step in range(rng.choice([1, 2, rng.randint(3, 30)])):
+        kind = rng.random()
+        if kind < 0.6:
+            ids = [f"call_{step}_{k}" for k in range(rng.choice([1, 1, 2, 3, 4]))]
+            blocks.append(_calls_block(ids, [f"{rng.randint(0, 9)} lines" for _ in ids]))
+        elif kind < 0.8:
+            blocks.append([{"role": "assistant", "content": f"{rng.randint(0, 99)} errors so far."}])
+        else:
+            blocks.append([{"role": "user", "content": "And in cron.log?"}])
+    return blocks
+
+
+def _smaller_splits(case: tuple[list[Block], int]) -> Iterator[tuple[list[Block], int]]:
+    blocks, keep_last = case
+    for fewer in smaller_lists(blocks[1:]):
+        yield [blocks[0], *fewer], keep_last
+    for smaller in (1, keep_last // 2, keep_last - 1):
+        if 1 <= smaller < keep_last:
+            yield blocks, smaller
+
+
+def _describe_split(case: tuple[list[Block], int]) -> str:
+    blocks, keep_last = case
+    history = _history(blocks)
+    roles = ", ".join(
+        f"{m['role']}({len(m['tool_calls'])} call{'s' if len(m['tool_calls']) > 1 else ''})" if m.get("tool_calls") else m["role"] for m in history
+    )
+    return f"keep_last={keep_last} on {len(history)} messages [{roles}]"
+
+
 def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Verdict:
-    """Exercise 6.3: a split point that keeps the system prompt and every call with its results"""
-    history = _history()
-    problems: list[str] = []
-    for keep_last in (1, 2, 3, 4, 7, 20):
-        expected = split_point(history, keep_last)
+    """Exercise 6.3: a split point that keeps the system prompt and every call with its results
+
+    Scenarios: a history with parallel calls at keep_last 1, 2, 3, 4, 7 and 20, then 150 generated
+    histories (a system prompt, then up to 30 questions, answers and groups of 1 to 4 parallel calls
+    with their results) with keep_last from 1 to past the end. Each compacted history is sent to the
+    strict mock, which refuses an orphaned tool result.
+    """
+
+    def generate(rng: random.Random) -> tuple[list[Block], int]:
+        blocks = _blocks(rng)
+        return blocks, rng.randint(1, len(_history(blocks)) + 2)
+
+    def judge(case: tuple[list[Block], int]) -> str | None:
+        blocks, keep_last = case
+        history = _history(blocks)
         given = [dict(message) for message in history]
-        try:
-            start = choose_split(given, keep_last)
-        except Exception as error:
-            return verdict("6.3", [f"choose_split() raised {type(error).__name__}: {error}"], "")
+        start = choose_split(given, keep_last)
         if given != history:
-            problems.append(
-                f"keep_last={keep_last}: choose_split changed the messages it was given; the caller "
-                "still needs them to summarise the old part: only return the index"
+            return (
+                "choose_split changed the messages it was given; the caller still needs them to "
+                "summarise the old part: only return the index"
             )
-            break
-        problem = _split_problem(history, keep_last, start, expected)
-        if problem:
-            problems.append(f"keep_last={keep_last}: {problem}")
-            break
-    return verdict("6.3", problems, "every call stays with its results, and the system prompt stays first.")
+        return _split_problem(history, keep_last, start, split_point(history, keep_last))
+
+    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20)]
+    return judge_scenarios(
+        "6.3",
+        scenarios(fixed, generate, count=150, seed=603),
+        judge,
+        _describe_split,
+        "every call stays with its results, and the system prompt stays first.",
+        _smaller_splits,
+    )
 
 
 def _split_problem(history: list[dict[str, Any]], keep_last: int, start: Any, expected: int) -> str | None:

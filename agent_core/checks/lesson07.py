@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import os
+import random
+import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .. import mock
 from ..coding.agent import SYSTEM, TASKS, coding_tools, fresh_workspace
+from ..coding.guards import citations, shown_lines
 from ..coding.tools import ALL_TOOLS
 from ..coding.workspace import project_files
-from ..dispatch import Observation
-from ..loop import Guardrail, run_agent
+from ..dispatch import Observation, ToolRegistry
+from ..loop import AgentRun, Guardrail, run_agent
 from ..mock.coding_policies import TEST_COMMAND, CommentDeleter
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_read_file", "check_unread_citations", "check_tests_after_change"]
 
@@ -53,17 +57,53 @@ def _escape_room(parent: Path) -> tuple[Path, dict[str, bool]]:
     return root, made
 
 
+_SEGMENTS = [
+    "app",
+    "..",
+    ".",
+    "main.py",
+    "roles.py",
+    "données.py",
+    "secret.txt",
+    "project",
+    "project-private",
+    "key.txt",
+    "notes.txt",
+    "shared",
+    "rules.py",
+]
+
+
+def _walk(rng: random.Random) -> str:
+    """a relative path of 1 to 5 parts that may climb out, come back, or end on a folder or a missing file"""
+    return "/".join(rng.choice(_SEGMENTS) for _ in range(rng.randint(1, 5)))
+
+
+def _smaller_paths(path: str) -> Iterator[str]:
+    parts = path.split("/")
+    for fewer in smaller_lists(parts):
+        if fewer and "" not in fewer[1:]:
+            yield "/".join(fewer)
+
+
 def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Verdict:
-    """Exercise 7.1: read_file returns a project file's text, and never anything outside the project"""
-    problems: list[str] = []
+    """Exercise 7.1: read_file returns a project file's text, and never anything outside the project
+
+    Scenarios: a project with ways out next to it (a secret file, a folder whose name starts like the
+    project's, symbolic links to both when the system allows them) and twelve readable paths, then
+    150 generated paths of 1 to 5 parts ('..', '.', folders, files inside and outside, a non-ASCII
+    name, links, missing files), some absolute. The reference is where the path really leads.
+    """
     with tempfile.TemporaryDirectory(prefix="check-7-1-") as folder:
         parent = Path(folder).resolve()
         root, made = _escape_room(parent)
+        (root / "app" / "données.py").write_text("NAME = 'é'\n", encoding="utf-8")
         absolute = str(parent / "secret.txt")
 
         def call(path: str) -> str:
             """read_file(path), as a message shows it: the same on every machine"""
-            return f"read_file({'<absolute path>/secret.txt' if path == absolute else repr(path)})"
+            shown = path.replace(str(parent), "<absolute path>") if path.startswith(str(parent)) else path
+            return f"read_file({shown!r})" if shown == path else f"read_file({shown})"
 
         def said(got: Any) -> str:
             """what read_file returned, without the check's temporary folder"""
@@ -73,74 +113,96 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             read_file = make_read_file(root)
         except Exception as error:  # the learner's code: report it, don't crash the notebook
             return verdict("7.1", [f"make_read_file(root) raised {_raised(error)}"], "")
-        inside = [
-            ("main.py", "a file at the project root"),
-            ("app/roles.py", "a file in a subfolder"),
-            ("app/../main.py", "a path whose '..' stays inside the project"),
-        ]
-        outside = [
-            ("../secret.txt", "'..' climbs out of the project"),
-            ("app/../../secret.txt", "a '..' in the middle climbs out of the project"),
-            (absolute, "an absolute path"),
-            (
-                "../project-private/key.txt",
-                "the folder next door, whose name starts like the project's "
-                "(compare paths with Path.is_relative_to, not str.startswith)",
-            ),
-        ]
+        labels = {
+            "main.py": "a file at the project root",
+            "app/roles.py": "a file in a subfolder",
+            "app/../main.py": "a path whose '..' stays inside the project",
+            "../secret.txt": "'..' climbs out of the project",
+            "app/../../secret.txt": "a '..' in the middle climbs out of the project",
+            absolute: "an absolute path",
+            "../project-private/key.txt": "the folder next door, whose name starts like the project's "
+            "(compare paths with Path.is_relative_to, not str.startswith)",
+            "rules.py": "a file that does not exist",
+            "app": "a folder",
+        }
         if made["notes.txt"]:
-            outside.append(("notes.txt", "a symbolic link to a file outside (resolve the path first)"))
+            labels["notes.txt"] = "a symbolic link to a file outside (resolve the path first)"
         if made["shared"]:
-            outside.append(
-                ("shared/key.txt", "a file inside a linked folder that points outside (resolve the whole path)")
+            labels["shared/key.txt"] = (
+                "a file inside a linked folder that points outside (resolve the whole path)"
             )
-        for path, label in inside:
-            expected = (root / path).read_text()
+
+        def generate(rng: random.Random) -> str:
+            path = _walk(rng)
+            return str(rng.choice([root, parent]) / path) if rng.random() < 0.15 else path
+
+        def judge(path: str) -> str | None:
             try:
                 got = read_file(path)
             except Exception as error:
-                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}")
-                continue
-            if got != expected:
-                problems.append(f"{call(path)} ({label}) should return the file's text {expected!r}, not {said(got)}")
-        for path, label in outside:
-            try:
-                got = read_file(path)
-            except Exception as error:
-                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
-                continue
-            if not isinstance(got, str):
-                problems.append(f"{call(path)} ({label}) should return text (a str), not {type(got).__name__}")
-            elif "database password" in got:
-                problems.append(f"{call(path)} read a file outside the project: {label}")
-            elif not got.startswith("ERROR: ") or "outside" not in got:
-                problems.append(
-                    f"{call(path)} ({label}) should refuse with 'ERROR: ...' saying the path is "
-                    f"outside the project, not {said(got)}"
-                )
-            elif "not exist" in got:
-                problems.append(
-                    f"{call(path)} ({label}) said {said(got)}, but that file exists: say only that the "
-                    "path is outside the project, so the model knows what to fix"
-                )
-        for path, label, needs in (
-            ("rules.py", "a file that does not exist", "does not exist"),
-            ("app", "a folder", ""),
-        ):
-            try:
-                got = read_file(path)
-            except Exception as error:
-                problems.append(f"{call(path)} ({label}) raised {_raised(error, parent)}: return 'ERROR: ...' instead")
-                continue
-            if not isinstance(got, str) or not got.startswith("ERROR: ") or needs not in got:
-                saying = f" saying it {needs}" if needs else ""
-                problems.append(f"{call(path)} ({label}) should answer 'ERROR: ...'{saying}, not {said(got)}")
-            elif "outside" in got:
-                problems.append(
-                    f"{call(path)} ({label}) said {said(got)}, but the path is inside the project: "
-                    "give each failure its own message, so the model knows what to fix"
-                )
-    return verdict("7.1", problems, "read_file stays inside the project, and every failure is text.")
+                return f"it raised {_raised(error, parent)}: return 'ERROR: ...' instead"
+            return _read_problem(root, path, got, said)
+
+        def describe(path: str) -> str:
+            return f"{call(path)} ({labels.get(path) or _where(root, path)})"
+
+        return judge_scenarios(
+            "7.1",
+            scenarios(list(labels), generate, count=150, seed=701),
+            judge,
+            describe,
+            "read_file stays inside the project, and every failure is text.",
+            # a smaller path that leads to the same kind of place: a leak stays a leak when shrunk
+            lambda path: (p for p in _smaller_paths(path) if _kind(root, p) == _kind(root, path)),
+        )
+
+
+def _kind(root: Path, path: str) -> tuple[str, bool]:
+    return _where(root, path), (root / path).resolve().is_file()
+
+
+def _where(root: Path, path: str) -> str:
+    """where a path leads, in words"""
+    target = (root / path).resolve()
+    if Path(path).is_absolute():
+        return "an absolute path"
+    if not target.is_relative_to(root.resolve()):
+        return "a path that leads outside the project"
+    if not target.exists():
+        return "a file that does not exist"
+    return "a folder" if target.is_dir() else "a file inside the project"
+
+
+def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -> str | None:
+    target = (root / path).resolve()
+    if not isinstance(got, str):
+        return f"it should return text (a str), not {type(got).__name__}"
+    if Path(path).is_absolute() or not target.is_relative_to(root.resolve()):
+        if "database password" in got:
+            return "it read a file outside the project"
+        if not got.startswith("ERROR: ") or "outside" not in got:
+            return (
+                f"it should refuse with 'ERROR: ...' saying the path is outside the project, not {said(got)}"
+            )
+        if "not exist" in got:
+            return (
+                f"it said {said(got)}, but that is not what is wrong: say only that the path is "
+                "outside the project, so the model knows what to fix"
+            )
+        return None
+    if target.is_file():
+        expected = target.read_text(encoding="utf-8")
+        return None if got == expected else f"it should return the file's text {expected!r}, not {said(got)}"
+    needs = "" if target.is_dir() else "does not exist"
+    if not got.startswith("ERROR: ") or needs not in got:
+        saying = f" saying it {needs}" if needs else ""
+        return f"it should answer 'ERROR: ...'{saying}, not {said(got)}"
+    if "outside" in got:
+        return (
+            f"it said {said(got)}, but the path is inside the project: give each failure its own "
+            "message, so the model knows what to fix"
+        )
+    return None
 
 
 # --- Exercise 7.2 ------------------------------------------------------------------------------
@@ -149,7 +211,9 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
 def _test_run(workspace: Any) -> Observation:
     """one real pytest run in the workspace, as the observation a run_command call leaves"""
     (run_command,) = coding_tools(workspace, "run_command")
-    return Observation("call_0", "run_command", run_command(TEST_COMMAND), arguments={"command": TEST_COMMAND})
+    return Observation(
+        "call_0", "run_command", run_command(TEST_COMMAND), arguments={"command": TEST_COMMAND}
+    )
 
 
 def _reads(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[Observation]:
@@ -159,100 +223,139 @@ def _reads(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[O
     for n, (path, start, end) in enumerate(reads, start=1):
         arguments = {"path": path, "start_line": start, "end_line": end}
         content = read_file(path, start_line=start, end_line=end)
-        found.append(Observation(f"call_{n}", "read_file", content, content.startswith("ERROR"), arguments=arguments))
+        found.append(
+            Observation(f"call_{n}", "read_file", content, content.startswith("ERROR"), arguments=arguments)
+        )
     return found
 
 
 _EIGHT_LINES = (14, 2, 11, 7, 5, 13, 1, 9)
 
+Read = tuple[str, "int | None", "int | None"]  # read_file(path, start_line, end_line)
+Citing = tuple[str, str, tuple[Read, ...]]  # the project, the answer, what read_file showed before it
+
+
+def _citing_case(rng: random.Random) -> Citing:
+    """1 to 6 'line N of PATH' citations among words, after 0 to 3 reads of whole files or line ranges"""
+    paths = ["discount.py", "test_discount.py", "rules.py"]
+    cited = rng.sample(
+        [(n, path) for n in range(1, 16) for path in paths[:2]] + [(2, "rules.py")], rng.randint(1, 6)
+    )
+    sentences = [
+        rng.choice(
+            [
+                "See {} of {}.",
+                "{} of {} is the bug.",
+                "I changed {} of {}, été 🙂.",
+                "Look at {} of {} first.",
+            ]
+        ).format(f"{rng.choice(['line', 'Line'])} {n}", path)
+        for n, path in cited
+    ]
+    reads: list[Read] = []
+    for _ in range(rng.randint(0, 3)):
+        path = rng.choice(paths)
+        if rng.random() < 0.4:
+            reads.append((path, None, None))
+        else:
+            start = rng.randint(1, 12)
+            reads.append((path, start, start + rng.randint(0, 6)))
+    return "discount", " ".join(sentences), tuple(reads)
+
+
+def _smaller_citing(case: Citing) -> Iterator[Citing]:
+    project, answer, reads = case
+    for fewer in smaller_lists(reads):
+        yield project, answer, tuple(fewer)
+    sentences = re.split(r"(?<=\.) ", answer)
+    for fewer in smaller_lists(sentences):
+        if fewer:
+            yield project, " ".join(fewer), reads
+
+
+def _describe_citing(case: Citing) -> str:
+    _, answer, reads = case
+    shown = ", ".join(
+        f"read_file({path!r})" if start is None else f"read_file({path!r}, {start}, {end})"
+        for path, start, end in reads
+    )
+    return f"the answer {answer!r} after a test run{', then ' + shown if shown else ' only'}"
+
+
+def _unread(answer: str, observations: list[Observation]) -> list[str]:
+    """the reference: each citation, as written, whose line no read_file showed"""
+    shown = shown_lines(observations)
+    unread = []
+    for citation in citations(answer):
+        seen = {n for path, lines in shown.items() if path == citation.path for n in lines}
+        if any(n not in seen for n in citation.lines()):
+            unread.append(citation.written)
+    return unread
+
 
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
-    """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed"""
-    problems: list[str] = []
+    """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
+
+    Scenarios: eleven readable answers, then 80 generated: 1 to 6 citations of discount.py,
+    test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
+    unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
+    """
     with tempfile.TemporaryDirectory(prefix="check-7-2-") as parent:
-        discount = fresh_workspace("discount", parent)
-        users = fresh_workspace("users_api", parent)
-        tested = _test_run(discount)  # the same files every time: one pytest run serves every case
-        cases = [
+        workspaces = {
+            "discount": fresh_workspace("discount", parent),
+            "users_api": fresh_workspace("users_api", parent),
+        }
+        tests = {name: _test_run(workspace) for name, workspace in workspaces.items()}  # one pytest run each
+        fixed: list[Citing] = [
+            ("discount", "The bug is on line 8 of discount.py: it reads `if total > 100:`.", ()),
             (
-                "the hallucinator's answer after a test run only",
-                "The bug is on line 8 of discount.py: it reads `if total > 100:`.",
-                [tested],
-                ["line 8 of discount.py"],
-            ),
-            (
-                "the careful agent's answer after reading all of discount.py",
+                "discount",
                 "Fixed. Line 10 of discount.py was `if is_member and total > DISCOUNT_FROM:`.",
-                [tested, *_reads(discount, ("discount.py", None, None))],
-                [],
+                (("discount.py", None, None),),
             ),
+            ("discount", "Line 10 of discount.py compares with >.", ()),
+            ("discount", "See line 10 of discount.py.", (("discount.py", 1, 5),)),
+            ("discount", "See line 10 of discount.py.", (("test_discount.py", None, None),)),
             (
-                "a citation with a capital L and nothing read",
-                "Line 10 of discount.py compares with >.",
-                [tested],
-                ["Line 10 of discount.py"],
-            ),
-            (
-                "'line 10 of discount.py' when only lines 1-5 were read",
-                "See line 10 of discount.py.",
-                [tested, *_reads(discount, ("discount.py", 1, 5))],
-                ["line 10 of discount.py"],
-            ),
-            (
-                "'line 10 of discount.py' when only test_discount.py was read",
-                "See line 10 of discount.py.",
-                [tested, *_reads(discount, ("test_discount.py", None, None))],
-                ["line 10 of discount.py"],
-            ),
-            (
-                "two citations, the first read and the second not",
+                "discount",
                 "Line 4 of discount.py sets the limit and line 10 of discount.py uses it.",
-                [tested, *_reads(discount, ("discount.py", 1, 5))],
-                ["line 10 of discount.py"],
+                (("discount.py", 1, 5),),
             ),
             (
-                "lines 1, 5 and 6 of discount.py cited when lines 1-5 were read (both ends were shown)",
+                "discount",
                 "Line 1 of discount.py, line 5 of discount.py and line 6 of discount.py.",
-                [tested, *_reads(discount, ("discount.py", 1, 5))],
-                ["line 6 of discount.py"],
+                (("discount.py", 1, 5),),
             ),
             (
-                "three citations, none read, in the answer's order",
+                "discount",
                 "First line 9 of discount.py, then line 12 of discount.py, then line 3 of discount.py.",
-                [tested],
-                ["line 9 of discount.py", "line 12 of discount.py", "line 3 of discount.py"],
+                (),
             ),
-            (  # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
-                "eight citations, none read, in the answer's order",
-                " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES),
-                [tested],
-                [f"Line {n} of discount.py" for n in _EIGHT_LINES],
-            ),
-            (
-                "a path with a folder, read",
-                "I added a role on line 5 of app/roles.py.",
-                [_test_run(users), *_reads(users, ("app/roles.py", 3, 7))],
-                [],
-            ),
-            (
-                "a citation of a file read_file could not find",
-                "Line 2 of rules.py is wrong.",
-                [tested, *_reads(discount, ("rules.py", None, None))],
-                ["Line 2 of rules.py"],
-            ),
+            # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
+            ("discount", " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES), ()),
+            ("users_api", "I added a role on line 5 of app/roles.py.", (("app/roles.py", 3, 7),)),
+            ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
         ]
-    for label, answer, observations, expected in cases:
-        try:
+
+        def judge(case: Citing) -> str | None:
+            project, answer, reads = case
+            observations = [tests[project], *_reads(workspaces[project], *reads)]
+            expected = _unread(answer, observations)
             found = unread_citations(answer, list(observations))
-        except Exception as error:
-            problems.append(f"for {label}, unread_citations raised {_raised(error)}")
-            continue
-        if not isinstance(found, list):
-            problems.append(f"unread_citations should return a list, not {type(found).__name__}")
-            break
-        if found != expected:
-            problems.append(f"for {label} it should return {expected}, not {found}")
-    return verdict("7.2", problems, "an answer that cites a line nobody read is caught.")
+            if not isinstance(found, list):
+                return f"unread_citations should return a list, not {type(found).__name__}"
+            if found != expected:
+                return f"it should return {expected}, not {found}"
+            return None
+
+        return judge_scenarios(
+            "7.2",
+            scenarios(fixed, _citing_case, count=80, seed=702),
+            judge,
+            _describe_citing,
+            "an answer that cites a line nobody read is caught.",
+            _smaller_citing,
+        )
 
 
 # --- Exercise 7.3 ------------------------------------------------------------------------------
@@ -275,9 +378,14 @@ _TESTS = mock.call("run_command", command=TEST_COMMAND)
 
 
 def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
-    """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change"""
-    problems: list[str] = []
-    must_reject: list[tuple[str, Any]] = [
+    """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change
+
+    Scenarios: eleven real runs on the mock in a real workspace (five whose "done" must be rejected,
+    then six to accept; each runs real pytest where the model asks), then 200 generated histories
+    of 0 to 8 tool calls (reads, writes and edits that worked or failed, pytest runs written two
+    ways, a failing test run, other commands, arguments that did not parse) judged by the rule.
+    """
+    must_reject = [
         ("the comment deleter (reads, writes, says done, never runs the tests)", CommentDeleter()),
         ("a model that runs the tests, then writes, then says done", _replies(_TESTS, _WRITE, "Done.")),
         (
@@ -296,7 +404,7 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             ),
         ),
     ]
-    must_accept: list[tuple[str, Any]] = [
+    must_accept = [
         (
             "a model that only reads discount.py and answers (nothing changed, nothing to test)",
             _replies(mock.call("read_file", path="discount.py"), "Nothing needs changing."),
@@ -308,7 +416,9 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
         ),
         (
             "a model whose only write was refused (ERROR: outside the workspace), then answers",
-            _replies(mock.call("write_file", path="../elsewhere.py", content="x = 1\n"), "I could not write."),
+            _replies(
+                mock.call("write_file", path="../elsewhere.py", content="x = 1\n"), "I could not write."
+            ),
         ),
         (
             "a model that writes, runs `python -m pytest test_discount.py` (pytest, other words), then answers",
@@ -320,36 +430,118 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             _replies(_WRITE, mock.call("run_command", '{"command": '), _TESTS, "Done."),
         ),
     ]
-    # the answers to accept are tried once every answer to reject is rejected: a guardrail that
-    # lets "done" through is the fault to fix first (and each scenario costs real pytest runs)
+    # real runs first (each costs pytest runs): the answers to reject, then those to accept
+    fixed: list[Any] = [(*c, True) for c in must_reject] + [(*c, False) for c in must_accept]
+
     with tempfile.TemporaryDirectory(prefix="check-7-3-") as parent:
-        for label, policy, should_reject in [(*c, True) for c in must_reject] + [(*c, False) for c in must_accept]:
-            if not should_reject and problems:
-                break
-            try:
-                guard = guard_class()
-                run = run_agent(
-                    mock.client(policy),
-                    TASKS["discount"],
-                    coding_tools(fresh_workspace("discount", parent), *ALL_TOOLS),
-                    system=SYSTEM,
-                    max_turns=6,
-                    guardrails=[guard],
-                )
-            except Exception as error:  # the learner's code: report it, don't crash the notebook
-                hint = ""
-                if "NoneType" in str(error):
-                    hint = " (an observation's arguments is None when the model's arguments did not parse)"
-                problems.append(f"with {label}, your guardrail raised {_raised(error)}{hint}")
-                continue
-            feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
-            if should_reject and not feedback:
-                problems.append(
-                    f"it accepted the final answer of {label}: no pytest run came after the last "
-                    "change, so check_answer should return feedback"
-                )
-            elif should_reject and "test" not in feedback[0].lower():
-                problems.append(f"the feedback should tell the model to run the tests (it said {feedback[0]!r})")
-            elif not should_reject and feedback:
-                problems.append(f"it rejected the answer of {label}, which it should accept (it said {feedback[0]!r})")
-    return verdict("7.3", problems, "no more 'done' without a test run after the last change.")
+
+        def judge(case: Any) -> str | None:
+            if _is_real(case):
+                return _real_run_problem(guard_class, parent, *case)
+            return _synthetic_problem(guard_class, case)
+
+        return judge_scenarios(
+            "7.3",
+            scenarios(fixed, _tool_history, count=200, seed=703),
+            judge,
+            lambda case: case[0] if _is_real(case) else _describe_history(case),
+            "no more 'done' without a test run after the last change.",
+            lambda case: () if _is_real(case) else (tuple(f) for f in smaller_lists(case)),
+        )
+
+
+def _is_real(case: Any) -> bool:
+    """a real run is (label, policy, should_reject); a generated one is a tuple of steps"""
+    return bool(case) and isinstance(case[0], str)
+
+
+def _real_run_problem(
+    guard_class: Callable[[], Guardrail], parent: str, label: str, policy: Any, should_reject: bool
+) -> str | None:
+    try:
+        guard = guard_class()
+        run = run_agent(
+            mock.client(policy),
+            TASKS["discount"],
+            coding_tools(fresh_workspace("discount", parent), *ALL_TOOLS),
+            system=SYSTEM,
+            max_turns=6,
+            guardrails=[guard],
+        )
+    except Exception as error:  # the learner's code: report it, don't crash the notebook
+        hint = ""
+        if "NoneType" in str(error):
+            hint = " (an observation's arguments is None when the model's arguments did not parse)"
+        return f"your guardrail raised {_raised(error)}{hint}"
+    feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
+    return _feedback_problem(feedback[0] if feedback else None, should_reject)
+
+
+def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
+    if should_reject and not feedback:
+        return "it accepted the final answer: no pytest run came after the last change, so check_answer should return feedback"
+    if should_reject and "test" not in str(feedback).lower():
+        return f"the feedback should tell the model to run the tests (it said {feedback!r})"
+    if not should_reject and feedback:
+        return f"it rejected the answer, which it should accept (it said {feedback!r})"
+    return None
+
+
+Step = tuple[str, "str | None", bool]  # a tool's name, the command (run_command) or path, whether it failed
+_STEPS: list[Step] = [
+    ("read_file", "discount.py", False),
+    ("read_file", "missing.py", True),
+    ("grep", "total", False),
+    ("write_file", "discount.py", False),
+    ("write_file", "../elsewhere.py", True),
+    ("edit_file", "discount.py", False),
+    ("edit_file", "discount.py", True),
+    ("run_command", "python -m pytest -q", False),
+    ("run_command", "pytest test_discount.py", False),
+    ("run_command", "ls", False),
+    ("run_command", "python discount.py", False),
+    ("run_command", None, True),  # arguments that did not parse
+]
+
+
+def _tool_history(rng: random.Random) -> tuple[Step, ...]:
+    """0 to 8 observations: reads, writes and edits that worked or failed, test runs, other commands"""
+    return tuple(rng.choice(_STEPS) for _ in range(rng.choice([0, 1, 2, rng.randint(3, 8)])))
+
+
+def _should_reject(history: tuple[Step, ...]) -> bool:
+    """the rule of the exercise: a change that worked, and no pytest run after the last one"""
+    last_change = last_test = -1
+    for position, (name, what, failed) in enumerate(history):
+        if name in ("write_file", "edit_file") and not failed:
+            last_change = position
+        if name == "run_command" and what is not None and "pytest" in what:
+            last_test = position
+    return last_change > last_test
+
+
+def _observation(number: int, step: Step) -> Observation:
+    name, what, failed = step
+    if name == "run_command":
+        arguments = None if what is None else {"command": what}
+    elif name == "grep":
+        arguments = {"pattern": what}
+    else:
+        arguments = {"path": what}
+    content = "ERROR: it did not work" if failed else ("exit code: 0\n3 passed" if name == "run_command" else "ok")
+    return Observation(f"call_{number}", name, content, failed, arguments=arguments)
+
+
+def _synthetic_problem(guard_class: Callable[[], Guardrail], history: tuple[Step, ...]) -> str | None:
+    run = AgentRun(task=TASKS["discount"], messages=[], tools=ToolRegistry())
+    run.observations = [_observation(n, step) for n, step in enumerate(history, start=1)]
+    feedback = guard_class().check_answer(run, "Done.")
+    return _feedback_problem(feedback, _should_reject(history))
+
+
+def _describe_history(history: tuple[Step, ...]) -> str:
+    said = []
+    for name, what, failed in history:
+        call = f"{name}(arguments that did not parse)" if what is None else f"{name}({what!r})"
+        said.append(call + (", which failed" if failed else ""))
+    return f"a run whose tool calls were {'; '.join(said) or 'none'}, then 'Done.'"

@@ -1,17 +1,27 @@
-"""Checks for lesson 08's exercises: choosing a backend, finding where two requests differ."""
+"""Checks for lesson 08's exercises: choosing a backend, recording a run, finding where two requests differ."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import json
+import random
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import httpx2
+import openai
+
+from .. import mock
+from ..loop import run_agent
 from ..providers import BackendError, backend_from_env
 from ..replay import first_difference
+from ..trace import RecordingTransport
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "check_settings",
+    "check_recorder",
     "check_find_difference",
     "SETUPS",
     "SHELL",
@@ -116,8 +126,9 @@ def _check_setting(name: str, env: Any) -> list[str]:
             "(AGENT_CORE_MODEL)"
         )
     if "api_key" in wanted and backend.api_key != wanted["api_key"]:
+        who = "OpenAI's key for this setup is" if wanted["kind"] == "openai" else "the server wants the key"
         problems.append(
-            f"{where}: the server wants the key {wanted['api_key']!r}, and this environment "
+            f"{where}: {who} {wanted['api_key']!r}, and this environment "
             + ("sends no key" if backend.api_key is None else "sends another one")
         )
     if "policy" in wanted and backend.policy != wanted["policy"]:
@@ -130,7 +141,148 @@ def _check_setting(name: str, env: Any) -> list[str]:
 
 # --- Exercise 8.2 ---------------------------------------------------------------------------
 
-_ADD_TOOL: dict[str, Any] = {
+Step = tuple[tuple[str, float, float], ...] | str  # parallel calls (tool, a, b), or the answer's text
+Run = tuple[str, tuple[Step, ...], bool]  # the task, the model's replies in order, a refused request after
+_SECRET = "sk-secret-never-in-a-cassette"
+_ANSWERS = ["5 + 8/12 = 5.667", "Résultat : 3 × 4 = 12 🙂", "答えは 7 です", "done"]
+
+
+def _add(a: float, b: float) -> float:
+    """Add two numbers: a + b."""
+    return a + b
+
+
+def _divide(a: float, b: float) -> float:
+    """Divide a by b: a / b."""
+    return a / b
+
+
+def _agent_run(rng: random.Random) -> Run:
+    """0 to 3 turns of 1 to 3 parallel calls (some dividing by zero), an answer, sometimes a refused request"""
+    steps: list[Step] = [
+        tuple(
+            (rng.choice(["add", "divide"]), rng.choice([1, 8, 2.5]), rng.choice([0, 3, 12]))
+            for _ in range(rng.choice([1, 1, 2, 3]))
+        )
+        for _ in range(rng.choice([0, 1, 2, 3]))
+    ]
+    return (
+        rng.choice(["5 + 8/12", "Combien font 3 × 4 ?", "計算して"]),
+        (*steps, rng.choice(_ANSWERS)),
+        rng.random() < 0.3,
+    )
+
+
+def _policy(steps: tuple[Step, ...]) -> mock.Script:
+    return mock.Script(
+        *(
+            step if isinstance(step, str) else mock.calls(*(mock.call(n, a=a, b=b) for n, a, b in step))
+            for step in steps
+        )
+    )
+
+
+def _drive(transport: Any, run: Run) -> tuple[str | None, int | None]:
+    """an agent run through this transport, then the refused request if any: (answer, refusal status)"""
+    task, _, refused = run
+    client = openai.OpenAI(
+        api_key=_SECRET, base_url=mock.BASE_URL, http_client=httpx2.Client(transport=transport), max_retries=0
+    )
+    answer = run_agent(client, task, [_add, _divide], max_turns=10).answer
+    status = None
+    if refused:
+        try:  # a tool result with no call before it: the API answers HTTP 400
+            client.chat.completions.create(
+                model="mock-model", messages=[{"role": "tool", "tool_call_id": "call_x", "content": "1"}]
+            )
+        except openai.BadRequestError as error:
+            status = error.status_code
+    return answer, status
+
+
+def _describe_run(run: Run) -> str:
+    task, steps, refused = run
+    said = [
+        f"'{step}'" if isinstance(step, str) else " and ".join(f"{n}({a}, {b})" for n, a, b in step)
+        for step in steps
+    ]
+    return f"an agent run on {task!r} whose model answers {'; then '.join(said)}" + (
+        "; then a request the API refuses (HTTP 400)" if refused else ""
+    )
+
+
+def _smaller_runs(run: Run) -> Iterator[Run]:
+    task, steps, refused = run
+    if refused:
+        yield task, steps, False
+    for fewer in smaller_lists(steps[:-1]):
+        yield task, (*fewer, steps[-1]), refused
+    for index, step in enumerate(steps[:-1]):
+        for fewer_calls in smaller_lists(step):
+            if fewer_calls:
+                yield task, (*steps[:index], tuple(fewer_calls), *steps[index + 1 :]), refused
+
+
+def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
+    """Exercise 8.2: Recorder(inner) passes each request on and keeps its request, status and response
+
+    Scenarios: a three-turn calculator run, then 30 generated runs on the strict mock: 0 to 3 turns
+    of 1 to 3 parallel calls (some dividing by zero), a unicode answer, and sometimes a request the
+    API refuses with HTTP 400. The learner's recorder and the library's RecordingTransport wrap the
+    same mock; each must keep the same calls, and the run through it must end the same way.
+    """
+    fixed: list[Run] = [
+        ("5 + 8/12", ((("divide", 8, 12),), (("add", 5, 0.6666666666666666),), "5 + 8/12 = 5.667"), False)
+    ]
+
+    def judge(run: Run) -> str | None:
+        reference = RecordingTransport(mock.transport(_policy(run[1])))
+        expected_end = _drive(reference, run)
+        expected = [
+            {"request": t.request, "status": t.status, "response": t.response} for t in reference.trace
+        ]
+        yours = recorder_class(mock.transport(_policy(run[1])))
+        end = _drive(yours, run)
+        calls = getattr(yours, "calls", None)
+        if end != expected_end:
+            return (
+                f"through your recorder the run ended differently ({end[0]!r:.60}); return the "
+                "response you got from the inner transport, unchanged"
+            )
+        if not isinstance(calls, list):
+            return f"keep the calls in a list, self.calls; it is {calls!r:.60}"
+        if _SECRET in repr(calls):
+            return "the API key is in what you kept: keep the bodies only, never the headers"
+        if len(calls) != len(expected):
+            return f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} went through, and you kept {len(calls)}"
+        for number, (mine, theirs) in enumerate(zip(calls, expected, strict=True), start=1):
+            if not isinstance(mine, dict) or set(mine) != {"request", "status", "response"}:
+                return (
+                    f"call {number}: keep a dict with the keys request, status and response, not {mine!r:.80}"
+                )
+            for key in ("request", "status", "response"):
+                if mine[key] != theirs[key] or type(mine[key]) is not type(theirs[key]):
+                    what = {
+                        "request": "the request's JSON body",
+                        "status": "the HTTP status (an int)",
+                        "response": "the response's JSON body",
+                    }[key]
+                    return f"call {number}: its {key} should be {what}; you kept {mine[key]!r:.80}"
+        return None
+
+    return judge_scenarios(
+        "8.2",
+        scenarios(fixed, _agent_run, count=30, seed=822),
+        judge,
+        _describe_run,
+        "every call's request, status and response are kept, the key never is, and the run goes on unchanged.",
+        _smaller_runs,
+    )
+
+
+# --- Exercise 8.3 ---------------------------------------------------------------------------
+
+_ADD_TOOL = {
     "type": "function",
     "function": {
         "name": "add",
@@ -200,41 +352,251 @@ DIFFERENCE_CASES: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
     ("0 written as 0.0", _request(), _request(temperature=0.0)),
 )
 
+Path = tuple[str | int, ...]  # keys and indexes from the top of a request
+Change = tuple[str, Path, Any]  # what is done to the received request: (kind, where, new value)
+Pair = tuple[
+    dict[str, Any], tuple[Change, ...]
+]  # the recorded request, and the changes that make the received one
+
+_TEXTS = ["5 + 8/12", "Combien font 3 × 4 ?", "東京の天気は?", "🙂 2 + 2", "a\nb", ""]
+
+
+def _generated_request(rng: random.Random) -> dict[str, Any]:
+    """a request of the calculator's kind: a few messages (some with calls), tools, options"""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": rng.choice(_TEXTS)}]
+    for step in range(rng.randint(0, 3)):
+        calls = [
+            {
+                "id": f"call_{step}_{k}",
+                "type": "function",
+                "function": {
+                    "name": rng.choice(["add", "divide"]),
+                    "arguments": json.dumps({"a": k, "b": step + 1}),
+                },
+            }
+            for k in range(rng.randint(1, 3))
+        ]
+        messages.append(
+            {"role": "assistant", "content": rng.choice([None, "Let me compute."]), "tool_calls": calls}
+        )
+        messages += [
+            {"role": "tool", "tool_call_id": c["id"], "content": str(rng.randint(0, 9))} for c in calls
+        ]
+    body: dict[str, Any] = {"model": rng.choice(["mock-model", "qwen2.5:7b"]), "messages": messages}
+    if rng.random() < 0.7:
+        body["tools"] = [_ADD_TOOL, _DIVIDE_TOOL][: rng.randint(1, 2)]
+    for option, values in (
+        ("temperature", [0, 0.7, 1]),
+        ("max_tokens", [100, 512]),
+        ("parallel_tool_calls", [True, False]),
+    ):
+        if rng.random() < 0.5:
+            body[option] = rng.choice(values)
+    return body
+
+
+def _places(value: Any, path: Path = ()) -> list[Path]:
+    """every path inside a JSON value, containers and leaves, the top excluded"""
+    found: list[Path] = []
+    children = (
+        value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    )
+    for key, child in children:
+        found.append((*path, key))
+        found += _places(child, (*path, key))
+    return found
+
+
+def _other_value(value: Any, rng: random.Random) -> Any:
+    """a different JSON value; for numbers and booleans often the same number in another type"""
+    if isinstance(value, bool):
+        return rng.choice([not value, int(value)])
+    if isinstance(value, int):
+        return rng.choice([value + 1, float(value)])
+    if isinstance(value, float):
+        return rng.choice([value + 0.5, int(value)] if value.is_integer() else [value + 0.5])
+    if isinstance(value, str):
+        return rng.choice(
+            [value + " ", value.upper() if value.upper() != value else value + "!", value + "é"]
+        )
+    if value is None:
+        return rng.choice(["", 0, False])
+    return rng.choice([None, {} if isinstance(value, list) else []])
+
+
+def _changes(body: dict[str, Any], rng: random.Random) -> tuple[Change, ...]:
+    """0 to 3 differences, sometimes with the received keys in another order (not a difference)"""
+    places = _places(body)
+    changes: list[Change] = []
+    for _ in range(rng.choice([0, 1, 1, 2, 2, 3])):
+        where = rng.choice(places)
+        kind = rng.choice(["value", "value", "drop", "add"])
+        if kind == "add":
+            changes.append(("add", where[:-1], rng.choice(["seed", "user", "stop"])))
+        else:
+            changes.append((kind, where, None))
+    if rng.random() < 0.3:
+        changes.append(("reorder", (), None))
+    rng.shuffle(changes)
+    return tuple(changes)
+
+
+def _received(body: dict[str, Any], changes: tuple[Change, ...], seed: int = 0) -> dict[str, Any]:
+    received = copy.deepcopy(body)
+    rng = random.Random(seed)
+    for kind, where, extra in changes:
+        if kind == "replace":
+            received = copy.deepcopy(extra)
+            continue
+        try:
+            parent = received
+            for key in where[:-1] if kind != "add" and kind != "reorder" else where:
+                parent = parent[key]
+            if kind == "reorder":
+                items = list(parent.items())
+                parent.clear()
+                parent.update(reversed(items))
+            elif kind == "add":
+                if isinstance(parent, dict):
+                    parent.setdefault(extra, 42)
+                elif isinstance(parent, list):
+                    parent.append(extra)
+            elif kind == "drop":
+                del parent[where[-1]]
+            else:
+                parent[where[-1]] = _other_value(parent[where[-1]], rng)
+        except (KeyError, IndexError, TypeError):  # an earlier change removed this place
+            continue
+    return received
+
+
+def _pair(rng: random.Random) -> Pair:
+    body = _generated_request(rng)
+    return body, _changes(body, rng)
+
+
+def _smaller_pairs(pair: Pair) -> Iterator[Pair]:
+    body, changes = pair
+    for fewer in smaller_lists(changes):
+        yield body, tuple(fewer)
+    if any(kind == "replace" for kind, _, _ in changes):
+        return
+    for key in [k for k in body if k not in ("model", "messages")]:
+        if all(not where or where[0] != key for _, where, _ in changes):
+            yield {k: v for k, v in body.items() if k != key}, changes
+    needed = max(
+        (where[1] + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"), default=1
+    )
+    if any(where == ("messages",) for _, where, _ in changes):
+        needed = len(body["messages"])
+    for keep in range(needed, len(body["messages"])):
+        yield {**body, "messages": body["messages"][:keep]}, changes
+
+
+def _describe_pair(pair: Pair) -> str:
+    body, changes = pair
+    for kind, _, received in changes:
+        if kind == "replace":
+            name = next(
+                name for name, _, same in DIFFERENCE_CASES if json.dumps(same) == json.dumps(received)
+            )
+            return f"the pair '{name}'"
+    received = _received(body, changes)
+    options = [key for key in body if key not in ("model", "messages")]
+    shape = f"a recorded request with {len(body['messages'])} message(s)" + (
+        f" and {', '.join(options)}" if options else ""
+    )
+    differences = sorted(_all_differences(body, received))
+    if not differences:
+        said = "an equal received one"
+    else:
+        said = "a received one that differs at " + ", ".join(differences)
+    if list(received) != list(body):
+        said += " (and lists its keys in another order)"
+    return f"{shape}; {said}"
+
+
+def _all_differences(recorded: Any, received: Any, path: str = "") -> list[str]:
+    """every place two JSON values differ, as 'path (what differs)'"""
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        found = []
+        for key in {**recorded, **received}:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in recorded or key not in received:
+                found.append(f"{where} (only {'received' if key in received else 'recorded'})")
+            else:
+                found += _all_differences(recorded[key], received[key], where)
+        return found
+    if isinstance(recorded, list) and isinstance(received, list):
+        found = []
+        for i in range(max(len(recorded), len(received))):
+            if i >= len(recorded) or i >= len(received):
+                found.append(f"{path}[{i}] (only {'received' if i < len(received) else 'recorded'})")
+            else:
+                found += _all_differences(recorded[i], received[i], f"{path}[{i}]")
+        return found
+    if type(recorded) is not type(received) or recorded != received:
+        return [f"{path} ({_short(recorded)} -> {_short(received)})"]
+    return []
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 30 else text[:27] + "..."
+
 
 def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict:
-    """Exercise 8.2: find_difference(recorded, received) -> the path of the first difference, or None"""
-    problems, missed = [], []
-    for name, recorded, received in DIFFERENCE_CASES:
-        found = first_difference(recorded, received)
-        expected = found[0] if found else None
-        try:
-            answer = find_difference(copy.deepcopy(recorded), copy.deepcopy(received))
-        except Exception as error:  # the learner's code: report it, never crash the notebook
-            problems.append(f"{name}: find_difference raised {type(error).__name__}: {error}")
-            continue
-        if answer == expected:
-            continue
-        missed.append(name)
-        if expected is None:
-            problems.append(f"{name}: the two requests are equal, so return None; you returned {answer!r}")
-        elif answer is None:
-            problems.append(f"{name}: the requests differ, but find_difference returned None")
-        elif not isinstance(answer, str):
-            problems.append(f"{name}: return the path as a string like 'messages[0].content', not {answer!r}")
-        elif expected.startswith(answer):
-            problems.append(
-                f"{name}: {answer!r} holds the difference, but go deeper: the path should lead to the "
-                f"value that differs, {expected!r}"
-            )
-        else:
-            problems.append(f"{name}: you returned {answer!r}; the first difference is at {expected!r}")
-    if "0 written as 0.0" in missed:
-        problems.append(
-            "in Python 0 == 0.0, but in JSON they are different text: compare the types too, "
-            "as type(a) is type(b)"
-        )
-    return verdict(
-        "8.2",
-        problems,
-        f"find_difference names the first difference in all {len(DIFFERENCE_CASES)} cases, as Replay does.",
+    """Exercise 8.3: find_difference(recorded, received) -> the path of the first difference, or None
+
+    Scenarios: the seven readable pairs of DIFFERENCE_CASES, then 200 generated pairs of
+    calculator requests (unicode text, parallel calls, tools and options) whose received copy has
+    0 to 3 differences: a changed value, a number or boolean in another JSON type, a key or item
+    dropped or added, and sometimes its keys in another order, which is not a difference.
+    """
+    # a readable pair is its received request whole: one "replace" change
+    cases: list[Pair] = [
+        (recorded, (("replace", (), received),)) for _, recorded, received in DIFFERENCE_CASES
+    ]
+    cases += scenarios([], _pair, count=200, seed=802)
+
+    def judge(pair: Pair) -> str | None:
+        recorded, changes = pair
+        return _difference_problem(find_difference, recorded, _received(recorded, changes))
+
+    return judge_scenarios(
+        "8.3",
+        cases,
+        judge,
+        _describe_pair,
+        f"find_difference names the first difference on all {len(cases)} pairs of requests, as Replay does.",
+        _smaller_pairs,
     )
+
+
+def _difference_problem(
+    find_difference: Callable[[Any, Any], Any], recorded: Any, received: Any
+) -> str | None:
+    found = first_difference(recorded, received)
+    expected = found[0] if found else None
+    answer = find_difference(recorded, received)
+    if answer == expected:
+        return None
+    if expected is None:
+        return f"the two requests are equal, so return None; you returned {answer!r}"
+    if answer is None:
+        problem = "the requests differ, but find_difference returned None"
+        _, mine, theirs = found
+        if mine == theirs:  # equal in Python, different in JSON
+            problem += (
+                f" ({mine!r} and {theirs!r}: in Python they are ==, but in JSON they are different "
+                "text: compare the types too, as type(a) is type(b))"
+            )
+        return problem
+    if not isinstance(answer, str):
+        return f"return the path as a string like 'messages[0].content', not {answer!r}"
+    if expected.startswith(answer):
+        return (
+            f"{answer!r} holds the difference, but go deeper: the path should lead to the value that "
+            f"differs, {expected!r}"
+        )
+    return f"you returned {answer!r}; the first difference is at {expected!r}"

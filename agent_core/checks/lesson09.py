@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import ssl
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -16,6 +17,7 @@ from ..formats import ERROR_PREFIX, to_anthropic
 from ..mock.server import serve
 from ..replay import first_difference
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "check_anthropic",
@@ -89,10 +91,13 @@ def _anthropic_problems(request: Any) -> list[str]:
             "Anthropic has no 'system' role: put the system prompt in the top-level 'system' field "
             "and leave it out of messages"
         )
+    # the API takes the system prompt as a string or as a list of text blocks (lesson 06 sends blocks)
     wrong_system = (
         []
-        if request.get("system") == system
-        else [f"request['system'] should be the system prompt, {system!r}"]
+        if _text(request.get("system")) == system
+        else [
+            f"request['system'] should be the system prompt, {system!r} (a string, or a list of text blocks)"
+        ]
     )
     if "tool" in roles:
         problems.append(
@@ -120,7 +125,9 @@ def _anthropic_problems(request: Any) -> list[str]:
     if problems or wrong_system:
         return wrong_system + problems
     expected = _normal(to_anthropic(CONVERSATION))
-    difference = first_difference(expected, _normal({"system": request.get("system"), "messages": messages}))
+    difference = first_difference(
+        expected, _normal({"system": _text(request.get("system")), "messages": messages})
+    )
     if difference:
         where, wanted, got = difference
         problems.append(f"at {where}: expected {wanted!r}, found {got!r}")
@@ -294,17 +301,18 @@ def _run(
     run_on_anthropic: Callable[..., Any], policy: Any, task: str, max_turns: int, split_text: bool = False
 ) -> dict[str, Any]:
     """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the wire"""
+    with serve(policy) as server:
+        return _run_on(server.url, run_on_anthropic, task, max_turns, split_text)
+
+
+def _run_on(
+    url: str, run_on_anthropic: Callable[..., Any], task: str, max_turns: int, split_text: bool = False
+) -> dict[str, Any]:
     recorder = _Recorder(split_text)
     outcome: dict[str, Any] = {"recorder": recorder, "returned": None, "raised": None}
-    with (
-        serve(policy) as server,
-        anthropic.Anthropic(
-            base_url=server.url,
-            api_key="mock-key",
-            max_retries=0,
-            http_client=httpx2.Client(transport=recorder),
-        ) as client,
-    ):
+    with anthropic.Anthropic(
+        base_url=url, api_key="mock-key", max_retries=0, http_client=httpx2.Client(transport=recorder)
+    ) as client:
         try:
             outcome["returned"] = run_on_anthropic(client, task, TOOLS, dict(FUNCTIONS), max_turns=max_turns)
         except Exception as error:  # the learner's code: reported, never raised
@@ -452,7 +460,12 @@ def _final_text(outcome: dict[str, Any]) -> str | None:
 
 
 def _answer_problems(
-    run_on_anthropic: Callable[..., Any], name: str, policy: Any, task: str, calls: int, split_text: bool = False
+    run_on_anthropic: Callable[..., Any],
+    name: str,
+    policy: Any,
+    task: str,
+    calls: int,
+    split_text: bool = False,
 ) -> list[str]:
     outcome = _run(run_on_anthropic, policy, task, max_turns=6, split_text=split_text)
     made = len(outcome["recorder"].requests)
@@ -501,7 +514,14 @@ def _cap_problems(run_on_anthropic: Callable[..., Any], max_turns: int) -> list[
 
 
 def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
-    """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on serve-mock, by behaviour"""
+    """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on serve-mock, by behaviour
+
+    Scenarios: seven readable runs (the calculator, parallel calls, text with a failing call, a reply
+    cut at max_tokens, an answer in two text blocks, a model that never stops at max_turns 3 and 1),
+    then, once they pass, 30 generated on one server: 0 to 4 turns of 1 to 3 parallel calls (some
+    dividing by zero), a unicode answer, sometimes in two text blocks, and max_turns above, exactly
+    at, or below the calls the model needs.
+    """
     failing = mock.Script(
         mock.calls(
             mock.call("divide", a=8, b=12), mock.call("divide", a=1, b=0), content="I'll do both divisions."
@@ -521,15 +541,117 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         for name, policy, task, calls in cases:
             problems += _answer_problems(run_on_anthropic, name, policy, task, calls)
         problems += _answer_problems(
-            run_on_anthropic, "a final answer in two text blocks", two_blocks, "8/12 and 1/0?", 1, split_text=True
+            run_on_anthropic,
+            "a final answer in two text blocks",
+            two_blocks,
+            "8/12 and 1/0?",
+            1,
+            split_text=True,
         )
         for max_turns in (3, 1):
             problems += _cap_problems(run_on_anthropic, max_turns)
     except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
         problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
-    return verdict(
-        "9.2",
-        problems,
-        "full replies appended, every call answered in one user message (failures with is_error), "
-        "tools on every call, stopped on stop_reason, and capped at max_turns.",
+    if problems:
+        result = verdict("9.2", problems, "")
+        result.scenarios = 7 + _GENERATED
+        return result
+    # the readable runs pass: now generated ones, on one server whose replies change per scenario
+    replies: list[Any] = []
+
+    def policy(request: dict[str, Any]) -> Any:
+        turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
+        return replies[min(turn, len(replies) - 1)]
+
+    with serve(policy) as server:
+
+        def judge(case: Generated) -> str | None:
+            steps, answer, max_turns, split = case
+            replies[:] = [
+                *(mock.calls(*(mock.call(n, a=a, b=b) for n, a, b in step)) for step in steps),
+                answer,
+            ]
+            return _generated_problem(
+                _run_on(server.url, run_on_anthropic, "Compute them.", max_turns, split), case
+            )
+
+        result = judge_scenarios(
+            "9.2",
+            scenarios([], _generated_run, count=_GENERATED, seed=902),
+            judge,
+            _describe_generated,
+            "full replies appended, every call answered in one user message (failures with is_error), "
+            "tools on every call, stopped on stop_reason, and capped at max_turns.",
+            _smaller_generated,
+        )
+    result.scenarios += 7
+    return result
+
+
+_GENERATED = 30
+Generated = tuple[
+    tuple[tuple[tuple[str, float, float], ...], ...], str, int, bool
+]  # steps, answer, max_turns, split
+
+
+def _generated_run(rng: random.Random) -> Generated:
+    """0 to 4 turns of 1 to 3 parallel calls (some dividing by zero), a unicode answer, sometimes in two
+    text blocks; max_turns above, exactly at, or below the calls the model needs"""
+    steps = tuple(
+        tuple(
+            (rng.choice(["add", "divide"]), rng.choice([1, 8, 2.5]), rng.choice([0, 3, 12]))
+            for _ in range(rng.choice([1, 1, 2, 3]))
+        )
+        for _ in range(rng.choice([0, 1, 2, rng.randint(3, 4)]))
     )
+    answer = rng.choice(["Done. All computed.", "Résultat : 3 × 4 = 12. 🙂 Voilà.", "答えは 7 です。 Yes."])
+    needed = len(steps) + 1
+    return steps, answer, max(1, needed + rng.choice([-2, -1, 0, 0, 1, 3])), rng.random() < 0.3
+
+
+def _smaller_generated(case: Generated) -> Any:
+    steps, answer, max_turns, split = case
+    if split:
+        yield steps, answer, max_turns, False
+    for fewer in smaller_lists(steps):
+        yield tuple(fewer), answer, max(1, max_turns - (len(steps) - len(fewer))), split
+
+
+def _describe_generated(case: Generated) -> str:
+    steps, answer, max_turns, split = case
+    said = [" and ".join(f"{n}({a}, {b})" for n, a, b in step) for step in steps]
+    shown = f"{answer!r}" + (" in two text blocks" if split else "")
+    return (
+        f"a model that asks {'; then '.join(said) or 'nothing'}; then answers {shown}, max_turns={max_turns}"
+    )
+
+
+def _generated_problem(outcome: dict[str, Any], case: Generated) -> str | None:
+    steps, _, max_turns, split = case
+    made = len(outcome["recorder"].requests)
+    if outcome["recorder"].runaway:
+        return f"your loop never stopped; the check cut it off after {_RUNAWAY} model calls"
+    problems = _wire_problems(outcome["recorder"], _calculated)
+    if problems:
+        return problems[0]
+    needed = len(steps) + 1
+    if needed > max_turns:
+        if made != max_turns:
+            return f"make exactly max_turns={max_turns} model calls before giving up; your loop made {made}"
+        if not isinstance(outcome["raised"], RuntimeError):
+            got = (
+                f"it raised {type(outcome['raised']).__name__}"
+                if outcome["raised"]
+                else f"it returned {outcome['returned']!r}"
+            )
+            return f"with no final answer after max_turns calls, raise RuntimeError; {got}"
+        return None
+    raised = _raised(outcome, "this run")
+    if raised:
+        return raised[0]
+    if made != needed:
+        return f"expected {needed} model call{'s' * (needed != 1)}, your loop made {made}"
+    if outcome["returned"] != _final_text(outcome):
+        blocks = " (every text block of it, joined)" if split else ""
+        return f"return the text of the last reply{blocks}, {_final_text(outcome)!r}; yours returned {outcome['returned']!r}"
+    return None

@@ -6,13 +6,16 @@ import copy
 import functools
 import itertools
 import json
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import openai
 
 from .. import mock
+from ..mcp_bridge import openai_name
 from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "check_tool_definition",
@@ -115,30 +118,123 @@ def _never_raises(exercise: str, function: str) -> Callable[[Any], Any]:
     return wrap
 
 
+_WORDS = ["city", "date", "party", "names", "unit", "limit", "query", "ville", "données", "größe"]
+_DESCRIPTIONS = [
+    "Search the catalogue.",
+    "Prévisions météo pour une ville.",
+    "天気予報を返します。",
+    "Book it 🙂 (no refunds).",
+    "Multi-line:\nfirst the city, then the date.",
+]
+
+
+def _schema(rng: random.Random, depth: int = 0) -> dict[str, Any]:
+    """a JSON Schema for one value, as an MCP server writes one: types, enums, arrays, nested objects"""
+    kind = rng.choice(["string", "integer", "number", "boolean", "array"] + (["object"] * (depth < 2)))
+    schema: dict[str, Any] = {"type": kind}
+    if rng.random() < 0.3:
+        schema["title"] = rng.choice(_WORDS).title()
+    if kind == "string" and rng.random() < 0.4:
+        schema["enum"] = rng.sample(["celsius", "fahrenheit", "18:00", "19:30", "été"], rng.randint(1, 3))
+    if kind in ("integer", "number") and rng.random() < 0.4:
+        schema["minimum"] = rng.choice([0, 1, -10])
+    if kind == "array":
+        schema["items"] = _schema(rng, depth + 1)
+    if kind == "object":
+        schema.update(_object_schema(rng, depth + 1))
+    if rng.random() < 0.2 and kind == "string":
+        schema["default"] = "celsius"
+    return schema
+
+
+def _object_schema(rng: random.Random, depth: int = 0) -> dict[str, Any]:
+    names = rng.sample(_WORDS, rng.randint(0, 4))
+    schema: dict[str, Any] = {"type": "object", "properties": {name: _schema(rng, depth) for name in names}}
+    required = [name for name in names if rng.random() < 0.5]
+    if required:
+        schema["required"] = required
+    if rng.random() < 0.2:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _mcp_tool(rng: random.Random, name: str | None = None) -> dict[str, Any]:
+    """a tool as tools/list sends it: a description or none, extra MCP fields, a schema of any shape"""
+    tool: dict[str, Any] = {"name": name or rng.choice(["search", "get_user", "book-table", "forecast_v2"])}
+    if rng.random() < 0.2:
+        tool["title"] = "A title for people"
+    if rng.random() < 0.8:
+        tool["description"] = rng.choice(_DESCRIPTIONS)
+    schema = _object_schema(rng)
+    if rng.random() < 0.2:
+        schema["title"] = f"{tool['name']}Arguments"
+    tool["inputSchema"] = schema
+    if rng.random() < 0.2:
+        tool["outputSchema"] = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    if rng.random() < 0.2:
+        tool["annotations"] = {"readOnlyHint": True}
+    return tool
+
+
+def _smaller_tools(tool: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for key in ("title", "outputSchema", "annotations"):
+        if key in tool:
+            yield {k: v for k, v in tool.items() if k != key}
+    properties = tool["inputSchema"].get("properties", {})
+    for name in properties:
+        schema = copy.deepcopy(tool["inputSchema"])
+        del schema["properties"][name]
+        if name in schema.get("required", []):
+            schema["required"].remove(name)
+            if not schema["required"]:
+                del schema["required"]
+        yield {**tool, "inputSchema": schema}
+
+
+def _describe_tool(tool: dict[str, Any]) -> str:
+    return f"the MCP tool {json.dumps(tool, ensure_ascii=False)}"
+
+
 @_never_raises("10.1", "mcp_tool_to_openai")
 def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -> Verdict:
-    """Exercise 10.1: an MCP tool (tools/list) -> a Chat Completions tool definition"""
-    problems: list[str] = []
-    definitions = []
-    for mcp_tool in TOOLS:
+    """Exercise 10.1: an MCP tool (tools/list) -> a Chat Completions tool definition
+
+    Scenarios: the three TOOLS (one with a nested object, one without a description), then 60
+    generated tools: with or without a description (some unicode, some multi-line), with MCP's
+    extra fields (title, outputSchema, annotations), and input schemas of every JSON type, with
+    enums, defaults, minimums, arrays and objects nested two deep, required or not. Every
+    definition must keep the schema whole and be accepted by the strict mock.
+    """
+
+    def judge(mcp_tool: dict[str, Any]) -> str | None:
         given = copy.deepcopy(mcp_tool)
         try:
             definition = mcp_tool_to_openai(given)
-        except Exception as error:  # the learner's code: report, don't crash the notebook
+        except Exception as error:  # the learner's code
             hint = " (description is optional in MCP)" if "description" not in mcp_tool else ""
-            problems.append(f"for {mcp_tool['name']!r}{hint}: raised {type(error).__name__}: {error}")
-            continue
-        found = _definition_problems(mcp_tool, definition) + _changed(given, mcp_tool, "the tool")
-        problems += [f"for {mcp_tool['name']!r}: {problem}" for problem in found]
+            return f"your code raised {type(error).__name__}: {error}{hint}"
+        found = _readable("mcp_tool_to_openai", lambda: _definition_problems(mcp_tool, definition))
+        found += _changed(given, mcp_tool, "the tool")
         if not found:
-            definitions.append(definition)
-    if not problems:
-        problems += _refused_by_the_api(definitions)
-    return verdict(
+            found = _refused_by_the_api([definition])
+        return "; ".join(found) or None
+
+    return judge_scenarios(
         "10.1",
-        problems,
+        scenarios(copy.deepcopy(TOOLS), _mcp_tool, count=60, seed=1001),
+        judge,
+        _describe_tool,
         "every MCP tool becomes a definition the API accepts, with its schema whole.",
+        _smaller_tools,
     )
+
+
+def _readable(function: str, problems: Callable[[], list[str]]) -> list[str]:
+    """the problems found, or that what the learner's function returned could not be read"""
+    try:
+        return problems()
+    except Exception as error:  # a shape the rules did not foresee: say so, never crash
+        return [f"could not read what {function}() returned ({type(error).__name__}: {error})"]
 
 
 def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
@@ -159,7 +255,11 @@ def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]
         )
     # null is not a string: a stricter provider refuses it, e.g. Amazon Bedrock's 400
     # "tools.0.custom.description: Input should be a valid string" (campertunity/mcp-server#2)
-    if "description" not in mcp_tool and "description" in function and not isinstance(function["description"], str):
+    if (
+        "description" not in mcp_tool
+        and "description" in function
+        and not isinstance(function["description"], str)
+    ):
         problems.append(
             f"function.description is {function['description']!r}, not a string: the tool has no "
             "description, so leave the key out (mcp_tool.get('description') gives None)"
@@ -230,24 +330,78 @@ def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
 # --- Exercise 10.2 -------------------------------------------------------------------------------
 
 
+_TEXTS = [
+    "Oslo tomorrow: light rain, 9.5 °C.",
+    "Fire risk: very high.",
+    "東京: 晴れ",
+    "no forecast for 'Paris'",
+    "ok 🙂",
+]
+
+
+def _mcp_result(rng: random.Random) -> dict[str, Any]:
+    """a tools/call result: 0 to 3 text blocks, structuredContent or not, isError true, false or absent"""
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": rng.choice(_TEXTS)} for _ in range(rng.randint(0, 3))]
+    }
+    if rng.random() < 0.4:
+        structured = {
+            key: rng.choice([9.5, "light rain", 0, True, None, ["a", "b"], {"deep": "é"}])
+            for key in rng.sample(_WORDS, rng.randint(1, 4))
+        }
+        result["structuredContent"] = structured
+        if rng.random() < 0.5:
+            result["content"] = [{"type": "text", "text": json.dumps(structured, indent=2)}]
+    error = rng.choice([None, False, True])
+    if error is not None:
+        result["isError"] = error
+    if error and "structuredContent" in result and rng.random() < 0.5:
+        del result["structuredContent"]
+    return result
+
+
+def _smaller_results(result: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    if "isError" in result and not result["isError"]:
+        yield {k: v for k, v in result.items() if k != "isError"}
+    for fewer in smaller_lists(result["content"]):
+        yield {**result, "content": fewer}
+    if "structuredContent" in result and len(result["structuredContent"]) > 1:
+        for key in result["structuredContent"]:
+            yield {
+                **result,
+                "structuredContent": {k: v for k, v in result["structuredContent"].items() if k != key},
+            }
+
+
+def _describe_result(result: dict[str, Any]) -> str:
+    return f"the MCP result {json.dumps(result, ensure_ascii=False)}"
+
+
 @_never_raises("10.2", "mcp_result_to_message")
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
-    """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call"""
-    problems: list[str] = []
-    for number, (case, result) in enumerate(_RESULTS.items(), start=1):
-        call_id = f"call_mcp_{number}"
+    """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call
+
+    Scenarios: the four readable results, then 100 generated: 0 to 3 text blocks (some unicode),
+    structuredContent of every JSON type or none (with or without its JSON as a text block), and
+    isError true, false or absent. Judged by what every right message has: the call's id, the
+    structured content as JSON when there is some, else every text block on its own line, and
+    'ERROR: ' in front exactly when the result is an error.
+    """
+
+    def judge(result: dict[str, Any]) -> str | None:
         given = copy.deepcopy(result)
-        try:
-            message = mcp_result_to_message(call_id, given)
-        except Exception as error:  # the learner's code: report, don't crash the notebook
-            problems.append(f"for the {case} result: raised {type(error).__name__}: {error}")
-            continue
-        found = _message_problems(call_id, result, message) + _changed(given, result, "the result")
-        problems += [f"for the {case} result: {p}" for p in found]
-    return verdict(
+        message = mcp_result_to_message("call_mcp_1", given)
+        found = _readable("mcp_result_to_message", lambda: _message_problems("call_mcp_1", result, message))
+        found += _changed(given, result, "the result")
+        return "; ".join(found) or None
+
+    return judge_scenarios(
         "10.2",
-        problems,
+        scenarios(list(copy.deepcopy(_RESULTS).values()), _mcp_result, count=100, seed=1002),
+        judge,
+        _describe_result,
         "structured content, text blocks and errors all reach the model as a tool message.",
+        _smaller_results,
     )
 
 
@@ -273,19 +427,19 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
         )
     if not result.get("isError") and content.startswith("ERROR"):
         problems.append("only a result with isError: true is an error; this one is a success")
-    if structured is not None:
+    if structured is not None and not _holds_json(content, structured):
         missing = [key for key, value in structured.items() if not _mentions(content, key, value)]
         if missing:
             problems.append(
                 f"the structuredContent's {', '.join(map(repr, missing))} did not reach the model: "
                 "send structuredContent (as JSON) when the result has it"
             )
-        elif not _holds_json(content, structured):
+        else:
             problems.append(
                 f"the structuredContent reached the model, but not as JSON ({_short(content)}): "
                 "send json.dumps(result['structuredContent']), which any program (and the model) can read back"
             )
-    else:
+    elif structured is None:
         lost = [text for text in texts if text not in content]
         together = [f"{a!r} and {b!r}" for a, b in itertools.pairwise(texts) if a + b in content]
         if lost:
@@ -374,24 +528,75 @@ ROUTES = {
 }
 
 
+_SERVER_NAMES = ["weather", "marine", "files", "git-hub", "calendar"]
+_TOOL_NAMES = ["forecast", "search", "files.read", "get-user", "list_events", "read"]
+
+
+def _servers(rng: random.Random) -> dict[str, list[dict[str, Any]]]:
+    """1 to 4 servers of 1 to 3 tools; the same tool name on several servers; names with '.' and '-'"""
+    servers = {}
+    for server in rng.sample(_SERVER_NAMES, rng.randint(1, 4)):
+        names = rng.sample(_TOOL_NAMES, rng.randint(1, 3))
+        servers[server] = [_mcp_tool(rng, name) for name in names]
+    return servers
+
+
+def _smaller_servers(servers: dict[str, list[dict[str, Any]]]) -> Iterator[dict[str, list[dict[str, Any]]]]:
+    for server in servers:
+        if len(servers) > 1:
+            yield {name: tools for name, tools in servers.items() if name != server}
+    for server, tools in servers.items():
+        for fewer in smaller_lists(tools):
+            if fewer:
+                yield {**servers, server: fewer}
+
+
+def _describe_servers(servers: dict[str, list[dict[str, Any]]]) -> str:
+    listed = "; ".join(
+        f"{server}: {', '.join(t['name'] for t in tools)}" for server, tools in servers.items()
+    )
+    return f"the servers {{{listed}}}"
+
+
 @_never_raises("10.3", "prefix_tools")
 def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
-    """Exercise 10.3: every server's tools under server__name, and the way back to the server's name"""
-    given = copy.deepcopy(_SERVERS)
-    try:
+    """Exercise 10.3: every server's tools under server__name, and the way back to the server's name
+
+    Scenarios: three servers whose tools clash and include 'files.read', then 60 generated sets of
+    1 to 4 servers (names with '-'), 1 to 3 tools each, drawn from names that clash between
+    servers or hold '.' or '-'. Every definition set is sent to the strict mock.
+    """
+
+    def judge(servers: dict[str, list[dict[str, Any]]]) -> str | None:
+        given = copy.deepcopy(servers)
         outcome = prefix_tools(given)
-    except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("10.3", [f"prefix_tools() raised {type(error).__name__}: {error}"], "")
+        found = _readable("prefix_tools", lambda: _prefix_problems(servers, outcome))
+        return "; ".join(found + _changed(given, servers, "the servers' tool lists")) or None
+
+    return judge_scenarios(
+        "10.3",
+        scenarios([copy.deepcopy(_SERVERS)], _servers, count=60, seed=1003),
+        judge,
+        _describe_servers,
+        "every tool has a name the API accepts and no other server can take, and a way back.",
+        _smaller_servers,
+    )
+
+
+def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> list[str]:
+    routes = {
+        openai_name(t["name"], server): (server, t["name"])
+        for server, tools in servers.items()
+        for t in tools
+    }
     if not (isinstance(outcome, tuple) and len(outcome) == 2):
-        return verdict("10.3", [f"return a pair (definitions, route), not {_short(outcome)}"], "")
+        return [f"return a pair (definitions, route), not {_short(outcome)}"]
     definitions, route = outcome
     if not isinstance(definitions, list) or not all(isinstance(d, dict) for d in definitions):
-        return verdict(
-            "10.3", [f"definitions should be a list of tool definitions, not {_short(definitions)}"], ""
-        )
+        return [f"definitions should be a list of tool definitions, not {_short(definitions)}"]
     names = [(d.get("function") or {}).get("name") for d in definitions]
     problems, unprefixed = [], []
-    for name, (server, tool_name) in ROUTES.items():
+    for name, (server, tool_name) in routes.items():
         if name in names:
             continue
         bare = {tool_name, tool_name.replace(".", "_")}
@@ -416,29 +621,24 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
     if len(names) != len(set(names)):
         problems.append(f"two definitions have the same name: {names}")
     if not isinstance(route, dict):
-        return verdict("10.3", [*problems, f"route should be a dict, not {_short(route)}"], "")
-    for name, target in ROUTES.items():
+        return [*problems, f"route should be a dict, not {_short(route)}"]
+    for name, target in routes.items():
         if name in names and tuple(route.get(name) or ()) != target:
             problems.append(
                 f"route[{name!r}] should be {target}, not {route.get(name)!r}: the server only knows "
                 f"its tool as {target[1]!r}, so the call must go back under that name"
             )
     by_name = {(d.get("function") or {}).get("name"): d.get("function") or {} for d in definitions}
-    for name, (server, tool_name) in ROUTES.items():
-        source = next(t for t in _SERVERS[server] if t["name"] == tool_name)
+    for name, (server, tool_name) in routes.items():
+        source = next(t for t in servers[server] if t["name"] == tool_name)
         function = by_name.get(name)
         if function is not None and function.get("parameters") != source["inputSchema"]:
             problems.append(f"{name!r} should keep {server}'s inputSchema as its parameters")
-        if function is not None and function.get("description") != source["description"]:
+        if function is not None and function.get("description") != source.get("description"):
             problems.append(
-                f"{name!r} should keep its description {source['description']!r}: the prefix tells the "
+                f"{name!r} should keep its description {source.get('description')!r}: the prefix tells the "
                 f"model which server a tool comes from, the description still tells it when to call the tool"
             )
-    problems += _changed(given, _SERVERS, "the servers' tool lists")
     if not problems:
         problems += _refused_by_the_api(definitions)
-    return verdict(
-        "10.3",
-        problems,
-        "every tool has a name the API accepts and no other server can take, and a way back.",
-    )
+    return problems

@@ -2,217 +2,462 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import mock
 from ..dispatch import ToolRegistry
-from ..evaluation import add, divide, multiply, subtract, wilson
+from ..evaluation import add, divide, final_number, multiply, numbers_in, subtract, tool_sequence, wilson
+from ..guardrails import Approval, Limits, LoopDetector, VerifyBeforeDone
 from ..loop import AgentRun, run_agent
-from . import Verdict, verdict
+from . import Verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_grade_answer", "check_grade_calls", "check_wilson_interval"]
 
 
-def _run(*replies: Any, task: str, max_turns: int = 10) -> AgentRun:
+def _run(*replies: Any, task: str, max_turns: int = 10, guardrails: tuple[Any, ...] = ()) -> AgentRun:
     tools = ToolRegistry([add, subtract, multiply, divide])
-    return run_agent(mock.client(mock.Script(*replies)), task, tools, max_turns=max_turns)
+    return run_agent(
+        mock.client(mock.Script(*replies)), task, tools, max_turns=max_turns, guardrails=guardrails
+    )
 
 
-def _judge(
-    exercise: str, grade: Callable[..., Any], cases: list[tuple[str, tuple[Any, ...], bool, str]]
-) -> list[str]:
-    """run the learner's grader on each case: (situation, arguments, should pass, what it missed)"""
-    for situation, arguments, should_pass, missed in cases:
-        try:
-            result = grade(*arguments)
-        except Exception as error:  # the learner's code: report, don't crash the notebook
-            return [f"with {situation}, your grader raised {type(error).__name__}: {error}"]
-        if result is not None and not (isinstance(result, str) and result.strip()):
-            return [f"return None for a pass, or a sentence saying what is wrong; with {situation} you returned {result!r:.80}"]
-        if should_pass and result is not None:
-            return [f"with {situation}, your grader failed the run ({result!r:.100}), but it is right{missed}"]
-        if not should_pass and result is None:
-            return [f"with {situation}, your grader passed the run: {missed}"]
-    return []
+def _verdict_problem(result: Any, expected: str | None, if_passed: str, if_failed: str) -> str | None:
+    """compare a grader's verdict with the reference's: None passes, a sentence fails"""
+    if result is not None and not (isinstance(result, str) and result.strip()):
+        return f"return None for a pass, or a sentence saying what is wrong; you returned {result!r:.80}"
+    if expected is None and result is not None:
+        return f"your grader failed it ({result!r:.100}), but it is right{if_failed}"
+    if expected is not None and result is None:
+        return f"your grader passed it, but {expected}{if_passed}"
+    return None
+
+
+# --- Exercise 11.1 --------------------------------------------------------------------------
+
+# how a run ends: answered, or stopped by the loop's cap or a guardrail, each with its note as run.answer
+STOPS = (
+    "answered",
+    "max_turns",
+    "limit_turns",
+    "limit_tools",
+    "max_tokens",
+    "loop",
+    "approval",
+    "not_verified",
+)
+
+Answer = tuple[
+    str, str, float, int
+]  # how the run ends, the model's answer text, the expected number, a limit
+
+
+def _answer_run(case: Answer) -> AgentRun:
+    """the run, a copy each time: a grader may change what it is given"""
+    stop, text, _, limit = case
+    if stop != "answered":
+        return copy.deepcopy(_stopped_run(stop, limit))
+    run = copy.deepcopy(_answered_run())
+    run.messages[-1]["content"] = run.answer = text
+    return run
+
+
+@functools.cache
+def _answered_run() -> AgentRun:
+    """a run that answered: its last message and run.answer are then set to each scenario's text"""
+    return _run(mock.call("add", a=1, b=2), "3", task="What is the result?")
+
+
+@functools.cache
+def _stopped_run(stop: str, limit: int) -> AgentRun:
+    """a real run that ended without an answer, its note in run.answer"""
+    task, text = "What is the result?", "The answer is 6."
+    step = mock.call("add", a=1, b=limit)
+    if stop == "max_turns":
+        return _run(*[step] * limit, task=task, max_turns=limit)
+    if stop == "limit_turns":
+        return _run(*[step] * (limit + 1), task=task, guardrails=(Limits(max_turns=limit),))
+    if stop == "limit_tools":
+        return _run(
+            mock.calls(*[step] * (limit + 1)), text, task=task, guardrails=(Limits(max_tool_calls=limit),)
+        )
+    if stop == "max_tokens":
+        return _run(*[step] * 4, text, task=task, guardrails=(Limits(max_tokens=limit * 10),))
+    if stop == "loop":
+        return _run(*[step] * 5, text, task=task, guardrails=(LoopDetector(max_repeats=2),))
+    if stop == "approval":
+        return _run(step, text, task=task, guardrails=(Approval(lambda call: None),))
+    report = f"{limit} failed, 0 passed"  # not_verified: the check keeps failing
+    return _run(
+        *[text] * 5, task=task, guardrails=(VerifyBeforeDone(lambda: (False, report), max_rejections=1),)
+    )
+
+
+_EXPECTED = [6, 2, -4, 0, 12, 1048576, 5 + 8 / 12, 0.1 + 0.2, 2.5, -0.75, 100]
+
+
+def _written(value: float, rng: random.Random) -> str:
+    """the same number as a model might write it"""
+    if float(value).is_integer():
+        return rng.choice([str(int(value)), f"{value:.1f}", str(int(value))])
+    return rng.choice([repr(value), f"{value:.15g}", repr(value)])
+
+
+def _answer_case(rng: random.Random) -> Answer:
+    """a right answer written several ways, or a tempting wrong one, or a run that stopped"""
+    stop = rng.choice([*["answered"] * 6, *STOPS[1:]])
+    expected = rng.choice(_EXPECTED)
+    right = _written(expected, rng)
+    wrong = rng.choice(
+        [
+            f"{right}1",  # '61' holds the text '6'
+            f"1{right}" if expected >= 0 else f"{right}0",
+            _written(expected + 1, rng),
+            _written(expected + 0.004, rng),
+            _written(-expected, rng) if expected else "1",
+        ]
+    )
+    text = rng.choice(
+        [
+            f"The answer is {right}.",
+            f"{right}",
+            f"Not {wrong}: the result is {right}",
+            f"x = {right}; so the answer is {right}.",
+            f"The answer is {wrong}.",
+            f"{right} was my first guess, but it is {wrong}.",
+            "I could not work it out.",
+            f"Résultat : {right} 🙂",
+        ]
+    )
+    limit = rng.randint(1, 4)
+    case = (stop, text, expected, limit)
+    if stop != "answered":  # the tempting case: the note's last number is the expected one
+        numbers = numbers_in(_answer_run(case).answer or "")
+        case = (stop, text, numbers[-1] if numbers and rng.random() < 0.8 else expected, limit)
+    return case
+
+
+def _describe_answer(case: Answer) -> str:
+    stop, text, expected, limit = case
+    if stop == "answered":
+        return f"a run that answered {text!r}, expected {expected!r}"
+    run = _answer_run(case)
+    return f"a run stopped with stop_reason {run.stop_reason!r} (run.answer {run.answer!r:.90}), expected {expected!r}"
 
 
 def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) -> Verdict:
-    """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is expected"""
-    stopped = _run(*[mock.call("add", a=1, b=2)] * 3, task="What is 1 + 2?", max_turns=3)
-    cases = [
-        ("'4 + 2 = 6' for 4 + 2", (_run("4 + 2 = 6", task="What is 4 + 2?"), 6), True, ""),
-        (
-            "'4 + 2 = 16' for 4 + 2",
-            (_run("4 + 2 = 16", task="What is 4 + 2?"), 6),
-            False,
-            "'16' is not 6. Compare whole numbers, not text: '6' in '16' is True",
-        ),
-        (
-            "'4 - 2 = 3' for 4 - 2",
-            (_run("4 - 2 = 3", task="What is 4 - 2?"), 2),
-            False,
-            "the 2 is in the question, the result is 3. Judge the last number of the answer, "
-            "not any number in it",
-        ),
-        (
-            "a run stopped by max_turns=3 for 1 + 2",
-            (stopped, 3),
-            False,
-            f"it never answered; its 'answer' is the loop's note ({(stopped.answer or '')[:40]!r}...), "
-            "whose last number happens to be 3. Check run.stop_reason == 'answered' first",
-        ),
-        (
-            "'The answer is 6.0.' for 4 + 2",
-            (_run("The answer is 6.0.", task="What is 4 + 2?"), 6),
-            True,
-            ": 6.0 is 6. Read the numbers as floats (a regular expression such as r'-?\\d+(?:\\.\\d+)?' "
-            "finds them), and compare with math.isclose",
-        ),
-        (
-            "'5 + 8/12 = 5.666666666666667' for 5 + 8/12",
-            (_run("5 + 8/12 = 5.666666666666667", task="What is 5 + 8/12?"), 5 + 8 / 12),
-            True,
-            ": compare floats with math.isclose, not ==, and not their text",
-        ),
-        (
-            "'0.1 + 0.2 = 0.3' for 0.1 + 0.2",
-            (_run("0.1 + 0.2 = 0.3", task="What is 0.1 + 0.2?"), 0.1 + 0.2),
-            True,
-            ": 0.1 + 0.2 is 0.30000000000000004 as a float, and 0.3 == 0.1 + 0.2 is False. "
-            "Compare with math.isclose, not ==",
-        ),
-        (
-            "'2 - 6 = -4' for 2 - 6",
-            (_run("2 - 6 = -4", task="What is 2 - 6?"), -4),
-            True,
-            ": the answer is -4, not 4. Read the minus sign with the number (r'-?\\d+(?:\\.\\d+)?')",
-        ),
-        (
-            "'4 + 2 = 6.004' for 4 + 2",
-            (_run("4 + 2 = 6.004", task="What is 4 + 2?"), 6),
-            False,
-            "6.004 is not 6. Rounding, or a tolerance such as abs(a - b) < 0.01, passes near misses; "
-            "math.isclose(a, b) with its default tolerance does not",
-        ),
-        (
-            "'I could not work it out.' for 4 + 2",
-            (_run("I could not work it out.", task="What is 4 + 2?"), 6),
-            False,
-            "the answer has no number at all",
-        ),
+    """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is expected
+
+    Scenarios: ten readable runs, then 100 generated ones: answers that write the expected number
+    as an int, a float or its full repr, after other numbers or among words and unicode; tempting
+    wrong ones (the number inside a longer one, off by one or by 0.004, the sign flipped, right
+    then corrected to wrong, no number); and runs stopped by max_turns or a guardrail (a limit, the
+    loop detector, an approval, verify-before-done) whose note ends with the expected number.
+    """
+    fixed: list[Answer] = [
+        ("answered", "4 + 2 = 6", 6, 1),
+        ("answered", "4 + 2 = 16", 6, 1),
+        ("answered", "4 - 2 = 3", 2, 1),
+        ("max_turns", "", 3, 3),
+        ("answered", "The answer is 6.0.", 6, 1),
+        ("answered", "5 + 8/12 = 5.666666666666667", 5 + 8 / 12, 1),
+        ("answered", "0.1 + 0.2 = 0.3", 0.1 + 0.2, 1),
+        ("answered", "2 - 6 = -4", -4, 1),
+        ("answered", "4 + 2 = 6.004", 6, 1),
+        ("answered", "I could not work it out.", 6, 1),
     ]
-    problems = _judge("11.1", grade_answer, cases)
-    return verdict("11.1", problems, "you judge the last number of a real answer, as a number.")
+
+    def judge(case: Answer) -> str | None:
+        run = _answer_run(case)
+        expected = final_number(case[2])(run)
+        return _verdict_problem(grade_answer(run, case[2]), expected, *_answer_hints(case, run))
+
+    return judge_scenarios(
+        "11.1",
+        scenarios(fixed, _answer_case, count=100, seed=1101),
+        judge,
+        _describe_answer,
+        "you judge the last number of a real answer, as a number.",
+    )
+
+
+def _answer_hints(case: Answer, run: AgentRun) -> tuple[str, str]:
+    """what to add when a grader passes this wrong run, and when it fails this right one"""
+    _, text, expected, _ = case
+    if run.stop_reason != "answered":
+        return " (run.answer holds the loop's note, not an answer: check run.stop_reason first)", ""
+    numbers = numbers_in(text)
+    if not numbers:
+        if_passed = " (the answer has no number at all)"
+    elif any(math.isclose(n, expected, rel_tol=1e-9, abs_tol=1e-9) for n in numbers[:-1]):
+        if_passed = " (judge the last number of the answer, not any number in it)"
+    elif abs(numbers[-1] - expected) < 0.01:
+        if_passed = (
+            " (a near miss: rounding, or a tolerance such as abs(a - b) < 0.01, passes it; math.isclose with "
+            "its default tolerance does not)"
+        )
+    elif f"{expected:g}" in text or str(expected) in text:
+        if_passed = " (compare whole numbers, not text: '6' in '16' is True)"
+    elif math.isclose(numbers[-1], -expected):
+        if_passed = " (read the minus sign with the number)"
+    else:
+        if_passed = ""
+    if expected < 0:
+        if_failed = " (read the minus sign with the number, as in r'-?\\d+(?:\\.\\d+)?')"
+    elif not float(expected).is_integer():
+        if_failed = " (compare floats with math.isclose, not with == or as text)"
+    else:
+        if_failed = " (read the whole last number as a float, and compare with math.isclose: 6.0 is 6)"
+    return if_passed, if_failed
+
+
+# --- Exercise 11.2 --------------------------------------------------------------------------
+
+Calls = tuple[
+    tuple[str, int], ...
+]  # the model's tool-call turns: each a tuple of tool names called in parallel
+Trajectory = tuple[
+    tuple[tuple[str, ...], ...], tuple[str, ...], int
+]  # the turns, the expected names, max_calls
+
+_TOOLS = ("add", "subtract", "multiply", "divide")
+
+
+def _trajectory_run(case: Trajectory) -> AgentRun:
+    """the run's messages as the loop writes them: each turn's calls, their results, then the answer"""
+    turns, _, _ = case
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is it?"}]
+    for number, turn in enumerate(turns):
+        calls = [
+            {
+                "id": f"call_{number}_{k}",
+                "type": "function",
+                "function": {"name": name, "arguments": '{"a": 8, "b": 2}'},
+            }
+            for k, name in enumerate(turn)
+        ]
+        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+        messages += [
+            {"role": "tool", "tool_call_id": call["id"], "content": str(_RESULTS[call["function"]["name"]])}
+            for call in calls
+        ]
+    messages.append({"role": "assistant", "content": "done"})
+    run = AgentRun(
+        task="What is it?", messages=messages, tools=ToolRegistry([add, subtract, multiply, divide])
+    )
+    run.model_calls, run.answer, run.stop_reason = len(turns) + 1, "done", "answered"
+    run.tool_calls_made = sum(len(turn) for turn in turns)
+    return run
+
+
+_RESULTS = {"add": 10, "subtract": 6, "multiply": 16, "divide": 4.0}
+
+
+def _trajectory(rng: random.Random) -> Trajectory:
+    """0 to 5 turns of 1 to 3 parallel calls; expected names in order, out of order, repeated or missing;
+    max_calls at the count, one under it, or above"""
+    turns = tuple(
+        tuple(rng.choice(_TOOLS) for _ in range(rng.choice([1, 1, 2, 3])))
+        for _ in range(rng.choice([0, 1, 2, 3, 4, 5]))
+    )
+    names = [name for turn in turns for name in turn]
+    kind = rng.random()
+    if names and kind < 0.5:  # a subsequence of the calls: right if within max_calls
+        expected = [name for name in names if rng.random() < 0.6] or names[:1]
+    elif names and kind < 0.7:  # the same names, another order
+        expected = rng.sample(names, len(names))
+    elif names and kind < 0.85:  # a name once more than it was called
+        expected = [*names, rng.choice(names)]
+    else:
+        expected = [rng.choice(_TOOLS) for _ in range(rng.randint(1, 3))]
+    max_calls = max(1, len(names) + rng.choice([-1, 0, 0, 1, 3]))
+    return turns, tuple(expected), max_calls
+
+
+def _smaller_trajectories(case: Trajectory) -> Iterator[Trajectory]:
+    turns, expected, max_calls = case
+    for fewer in smaller_lists(turns):
+        yield tuple(fewer), expected, max_calls
+    for index, turn in enumerate(turns):
+        for fewer_calls in smaller_lists(turn):
+            if fewer_calls:
+                yield (*turns[:index], tuple(fewer_calls), *turns[index + 1 :]), expected, max_calls
+    for fewer in smaller_lists(expected):
+        if fewer:
+            yield turns, tuple(fewer), max_calls
+    for smaller in smaller_ints(max_calls, floor=1):
+        yield turns, expected, smaller
+
+
+def _describe_trajectory(case: Trajectory) -> str:
+    turns, expected, max_calls = case
+    said = (
+        "; then ".join(" and ".join(turn) if len(turn) > 1 else turn[0] for turn in turns) or "no tool at all"
+    )
+    return f"a run that called {said}, expected {list(expected)}, max_calls={max_calls}"
 
 
 def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | None]) -> Verdict:
     """Exercise 11.2: grade_calls(run, expected, max_calls) -> None when the expected tools were
-    called in that order and there were at most max_calls tool calls"""
-    task = "What is 5 + 8/12?"
-    expected = ["divide", "add"]
-    divide_call, add_call = mock.call("divide", a=8, b=12), mock.call("add", a=5, b=0.6666666666666666)
-    cases = [
-        ("divide, then add, then the answer", (_run(divide_call, add_call, "5.67", task=task), expected, 3), True, ""),
-        (
-            "add, then divide",
-            (_run(add_call, divide_call, "5.67", task=task), expected, 3),
-            False,
-            "the order is wrong (add used the result of 8/12 before it was computed). Comparing sets ignores order",
-        ),
-        (
-            "divide three times, then add (max_calls=3)",
-            (_run(divide_call, divide_call, divide_call, add_call, "5.67", task=task), expected, 3),
-            False,
-            "4 tool calls is more than max_calls=3. Count every call, repeats included",
-        ),
-        (
-            "divide and add asked together in one message",
-            (_run([divide_call, add_call], "5.67", task=task), expected, 3),
-            True,
-            ": parallel calls sit in one assistant message's tool_calls; take every call of every "
-            "assistant message, not one per message",
-        ),
-        (
-            "divide and add together, then divide and add together again (max_calls=3)",
-            (_run([divide_call, add_call], [divide_call, add_call], "5.67", task=task), expected, 3),
-            False,
-            "4 tool calls is more than max_calls=3, though they came in 2 assistant messages. "
-            "Count the calls, not the messages",
-        ),
-        (
-            "divide, a wrong multiply, then add",
-            (_run(divide_call, mock.call("multiply", a=5, b=1), add_call, "5.67", task=task), expected, 3),
-            True,
-            ": other calls may come between the expected ones, as long as the expected ones come in "
-            "order and the total is within max_calls",
-        ),
-        (
-            "divide only, then an answer",
-            (_run(divide_call, "5.67", task=task), expected, 3),
-            False,
-            "add was never called. Every expected tool must appear",
-        ),
-        (
-            "add, divide, add",
-            (_run(add_call, divide_call, add_call, "5.67", task=task), ["add", "divide", "add"], 3),
-            True,
-            ": the same tool may be expected twice; match the expected names one after the other",
-        ),
-        (
-            "add, divide, for expected add, divide, add",
-            (_run(add_call, divide_call, "5.67", task=task), ["add", "divide", "add"], 3),
-            False,
-            "add was expected twice and called once. Match the expected names one after the other, "
-            "each against a later call",
-        ),
+    called in that order and there were at most max_calls tool calls
+
+    Scenarios: nine readable runs, then 120 generated ones: 0 to 5 turns of 1 to 3 parallel calls,
+    with expected names that are the calls in order with others between, in another order, one
+    more than called, or unrelated, and max_calls at the number of calls, one under it, or above.
+    """
+    divide_add = ("divide",), ("add",)
+    fixed: list[Trajectory] = [
+        (divide_add, ("divide", "add"), 3),
+        ((("add",), ("divide",)), ("divide", "add"), 3),
+        ((("divide",),) * 3 + (("add",),), ("divide", "add"), 3),
+        ((("divide", "add"),), ("divide", "add"), 3),
+        ((("divide", "add"), ("divide", "add")), ("divide", "add"), 3),
+        ((("divide",), ("multiply",), ("add",)), ("divide", "add"), 3),
+        ((("divide",),), ("divide", "add"), 3),
+        ((("add",), ("divide",), ("add",)), ("add", "divide", "add"), 3),
+        ((("add",), ("divide",)), ("add", "divide", "add"), 3),
     ]
-    problems = _judge("11.2", grade_calls, cases)
-    return verdict("11.2", problems, "which tools, in what order, and how many calls: all judged.")
+
+    def judge(case: Trajectory) -> str | None:
+        run = _trajectory_run(case)
+        _, expected, max_calls = case
+        wanted = tool_sequence(list(expected), max_calls)(run)
+        if_passed, if_failed = _calls_hints(case)
+        result = grade_calls(run, list(expected), max_calls)
+        calls = sum(len(turn) for turn in case[0])
+        if wanted is None and result is not None and calls == max_calls:
+            if grade_calls(_trajectory_run(case), list(expected), max_calls + 1) is None:  # the limit was the fault
+                if_failed = f" ({calls} calls is within max_calls={max_calls}: at most, not fewer than)"
+        return _verdict_problem(result, wanted, if_passed, if_failed)
+
+    return judge_scenarios(
+        "11.2",
+        scenarios(fixed, _trajectory, count=120, seed=1102),
+        judge,
+        _describe_trajectory,
+        "which tools, in what order, and how many calls: all judged.",
+        _smaller_trajectories,
+    )
+
+
+def _calls_hints(case: Trajectory) -> tuple[str, str]:
+    """what to add when a grader passes this wrong run, and when it fails this right one"""
+    turns, expected, max_calls = case
+    names = [name for turn in turns for name in turn]
+    if len(names) > max_calls:
+        if_passed = (
+            f" ({len(names)} call{'s' * (len(names) != 1)} in {len(turns)} message(s) is more than "
+            f"max_calls={max_calls}: "
+            "count every call, repeats included)"
+        )
+    elif all(names.count(name) >= expected.count(name) for name in expected):
+        if_passed = " (the order counts: comparing sets, or looking each name up, ignores it)"
+    elif set(expected) <= set(names):
+        if_passed = " (a name expected twice must be called twice)"
+    else:
+        if_passed = ""
+    if any(len(turn) > 1 for turn in turns):
+        if_failed = " (parallel calls sit in one assistant message's tool_calls: take every one)"
+    elif len(names) > len(expected):
+        if_failed = " (other calls may come between the expected ones)"
+    else:
+        if_failed = ""
+    return if_passed, if_failed
+
+
+# --- Exercise 11.3 --------------------------------------------------------------------------
+
+Interval = tuple[int, int, float | None]  # passed, n, z (None: the default)
+
+
+def _interval_case(rng: random.Random) -> Interval:
+    """n from 1 to 1,000; passed at 0, n, or between; z the default or 1.645, 1.96, 2.576"""
+    n = rng.choice([1, 2, rng.randint(3, 20), rng.randint(21, 1000)])
+    passed = rng.choice([0, n, rng.randint(0, n), rng.randint(0, n)])
+    return passed, n, rng.choice([None, None, 1.645, 1.96, 2.576])
+
+
+def _smaller_intervals(case: Interval) -> Iterator[Interval]:
+    passed, n, z = case
+    if z is not None:
+        yield passed, n, None
+    for smaller in smaller_ints(n, floor=1):
+        yield min(passed, smaller), smaller, z
+    for smaller in smaller_ints(passed):
+        yield smaller, n, z
+
+
+def _call(case: Interval) -> str:
+    passed, n, z = case
+    return f"wilson_interval({passed}, {n}{'' if z is None else f', z={z}'})"
 
 
 def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -> Verdict:
-    """Exercise 11.3: the Wilson score interval of passed/n, as (low, high)"""
-    problems: list[str] = []
-    cases = [(0, 10, None), (10, 10, None), (8, 10, None), (3, 7, None), (1, 1, None), (40, 50, None), (8, 10, 2.576)]
-    for passed, n, z in cases:
+    """Exercise 11.3: the Wilson score interval of passed/n, as (low, high)
+
+    Scenarios: seven readable ones (0, n and some passes; z=2.576), then 150 generated: n from 1 to
+    1,000, passed at 0, at n or between, z the default or given.
+    """
+    fixed: list[Interval] = [
+        (0, 10, None),
+        (10, 10, None),
+        (8, 10, None),
+        (3, 7, None),
+        (1, 1, None),
+        (40, 50, None),
+        (8, 10, 2.576),
+    ]
+
+    def judge(case: Interval) -> str | None:
+        passed, n, z = case
         expected = wilson(passed, n) if z is None else wilson(passed, n, z)
-        call = f"wilson_interval({passed}, {n}{'' if z is None else f', z={z}'})"
+        got = wilson_interval(passed, n) if z is None else wilson_interval(passed, n, z=z)
         try:
-            got = wilson_interval(passed, n) if z is None else wilson_interval(passed, n, z=z)
             low, high = (float(v) for v in got)
-        except Exception as error:
-            problems.append(f"{call} should return (low, high); it gave {type(error).__name__}: {error}")
-            break
+        except (TypeError, ValueError):
+            return f"return (low, high), two numbers; you returned {got!r:.80}"
+        return _interval_problem(case, (low, high), expected)
 
-        def same(pair: tuple[float, float], low: float = low, high: float = high) -> bool:
-            return math.isclose(low, pair[0], abs_tol=1e-6) and math.isclose(high, pair[1], abs_tol=1e-6)
+    return judge_scenarios(
+        "11.3",
+        scenarios(fixed, _interval_case, count=150, seed=1103),
+        judge,
+        _call,
+        "an interval that stays honest at 0 and at n passes.",
+        _smaller_intervals,
+    )
 
-        if same(expected):
-            continue
-        if same(expected[::-1]):
-            problems.append(f"{call} gave {low:.3f}-{high:.3f}: return (low, high), the smaller first")
-            break
-        if z is not None and same(wilson(passed, n)):
-            problems.append(
-                f"{call} gave {low:.3f}-{high:.3f}, the interval for z=1.96: use the z you are given "
-                f"(z=2.576 is a 99% interval, {expected[0]:.3f}-{expected[1]:.3f})"
-            )
-            break
-        z = 1.96 if z is None else z
-        p = passed / n
-        wald = p - z * math.sqrt(p * (1 - p) / n), p + z * math.sqrt(p * (1 - p) / n)
-        clipped = max(0.0, wald[0]), min(1.0, wald[1])
-        if same(wald) or same(clipped):
-            problems.append(
-                f"for {passed} of {n} you gave {low:.3f}-{high:.3f}: that is the textbook p ± z·sqrt(p(1-p)/n) "
-                "(Wald) interval, which shrinks to nothing at 0 or n passes. Use Wilson's centre and half-width"
-            )
-        else:
-            problems.append(
-                f"for {passed} of {n} you gave {low:.3f}-{high:.3f}; Wilson's interval is "
-                f"{expected[0]:.3f}-{expected[1]:.3f}. Check the centre (p + z²/2n) / (1 + z²/n)"
-            )
-        break
-    return verdict("11.3", problems, "an interval that stays honest at 0 and at n passes.")
+
+def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[float, float]) -> str | None:
+    passed, n, given_z = case
+    low, high = got
+
+    def same(pair: tuple[float, float]) -> bool:
+        return math.isclose(low, pair[0], abs_tol=1e-6) and math.isclose(high, pair[1], abs_tol=1e-6)
+
+    if same(expected):
+        return None
+    if same(expected[::-1]):
+        return f"you gave {low:.3f}-{high:.3f}: return (low, high), the smaller first"
+    if given_z is not None and same(wilson(passed, n)):
+        return (
+            f"you gave {low:.3f}-{high:.3f}, the interval for z=1.96: use the z you are given "
+            f"({expected[0]:.3f}-{expected[1]:.3f} for z={given_z})"
+        )
+    z = 1.96 if given_z is None else given_z
+    p = passed / n
+    wald = p - z * math.sqrt(p * (1 - p) / n), p + z * math.sqrt(p * (1 - p) / n)
+    if same(wald) or same((max(0.0, wald[0]), min(1.0, wald[1]))):
+        return (
+            f"you gave {low:.3f}-{high:.3f}: that is the textbook p ± z·sqrt(p(1-p)/n) (Wald) interval, "
+            "which shrinks to nothing at 0 or n passes. Use Wilson's centre and half-width"
+        )
+    return (
+        f"you gave {low:.3f}-{high:.3f}; Wilson's interval is {expected[0]:.3f}-{expected[1]:.3f}. "
+        "Check the centre (p + z²/2n) / (1 + z²/n)"
+    )
