@@ -158,7 +158,7 @@ EXPLORER_SYSTEM = (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class Child:
     """one subagent that ran: its label, how deep it was, its turns on the wire, and how it ended"""
 
@@ -167,6 +167,10 @@ class Child:
     turns: Trace  # its model calls, in the shared trace of the client
     run: AgentRun | None  # None when it failed before its run could end
     observation: str  # what the parent read
+
+    def __repr__(self) -> str:
+        ended = self.run.stop_reason if self.run is not None else "failed"
+        return f"Child({self.label!r}, depth={self.depth}, {len(self.turns)} model calls, {ended})"
 
 
 class Delegate:

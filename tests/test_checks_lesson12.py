@@ -272,7 +272,7 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
         (changed(max_turns=10), "its own max_turns"),  # the child's budget is not the one asked for
         (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),
         (changed(tools=lambda tools: tools[:1]), "it should be offered exactly"),
-        (changed(client=with_a_new_client), "no child's model call went through the client"),
+        (changed(client=with_a_new_client), "no child's model call reached the client"),
         (shares_the_parents_messages(), "a child starts fresh"),
     ],
 )

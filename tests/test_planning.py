@@ -201,3 +201,10 @@ def test_two_delegations_in_one_reply_run_two_fresh_children(users):
     first, second = explorer.children
     assert len(second.turns[0].messages) == 2 and first.observation == second.observation
     assert turn_labels(run, explorer) == ["parent", *["explorer 1"] * 7, *["explorer 2"] * 7, "parent"]
+
+
+def test_a_child_shows_as_one_short_line(users):
+    client = mock.client(Delegator("fails"))
+    explorer = Delegate(client, users.tools("list_dir", "read_file"))
+    run_agent(client, USERS_TASK, [explorer.tool])
+    assert repr(explorer.children) == "[Child('explorer 1', depth=1, 3 model calls, failed)]"

@@ -227,8 +227,8 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
     children = [t for t in expected.turns if t[0] == "child"]
     your_children = [t for t in yours.turns if t[0] == "child"]
     if children and not your_children:
-        return ("no child's model call went through the client you were given: run the child with that "
-                "client, so its calls (and tokens) are recorded with the parent's")
+        return ("no child's model call reached the client you were given: run the child with run_agent on "
+                "that client, so its calls (and tokens) are recorded with the parent's")
     if len(your_children) != len(children):
         return (f"the children made {len(your_children)} model calls in all; the reference's made "
                 f"{len(children)}: each child has its own max_turns, and no more than max_depth run inside one another")
