@@ -1,5 +1,8 @@
 """The plan tool and its reminder; delegate: a fresh child agent, its tools, its budget, its depth, its tokens."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from agent_core import mock
@@ -20,6 +23,7 @@ from agent_core.planning import (
     turns_of,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 STEPS = [
     ("list the files", mock.call("list_dir", path=".")),
     ("read the list of roles", mock.call("read_file", path="app/roles.py")),
@@ -208,3 +212,18 @@ def test_a_child_shows_as_one_short_line(users):
     explorer = Delegate(client, users.tools("list_dir", "read_file"))
     run_agent(client, USERS_TASK, [explorer.tool])
     assert repr(explorer.children) == "[Child('explorer 1', depth=1, 3 model calls, failed)]"
+
+
+def test_the_lesson_shows_the_agents_sdks_own_definitions_of_an_agent_as_tool_and_a_handoff():
+    agents = pytest.importorskip("agents")
+    from agents.models.chatcmpl_converter import Converter
+
+    lesson = json.loads((ROOT / "lessons" / "12_planning_and_subagents.ipynb").read_text(encoding="utf-8"))
+    shown = next("".join(c["source"]) for c in lesson["cells"] if "transfer_to_explorer" in "".join(c["source"]))
+    block = shown.split("```json\n", 1)[1].split("```", 1)[0]
+    explorer = agents.Agent(name="explorer", instructions=EXPLORER_SYSTEM)
+    as_tool = explorer.as_tool(tool_name="explorer", tool_description="Explore the project; answer in two lines.")
+    assert [json.loads(line) for line in block.splitlines()] == [
+        Converter.tool_to_openai(as_tool),
+        Converter.convert_handoff_tool(agents.handoff(explorer)),
+    ]
