@@ -107,7 +107,7 @@ DELEGATE_FIXED = [
     DelegationCase(child=("delegate", "answer"), recursion=True),
     DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True),
 ]
-DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + 20
+DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + 15
 
 
 def _delegation(rng: random.Random) -> DelegationCase:
@@ -260,7 +260,7 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
 def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
     """Exercise 12.2: make_delegate(client, tools, *, system, max_turns, guardrails, max_depth) -> a delegate tool
 
-    Runs 7 fixed cases, then 20 generated ones (one or two delegations in one reply; children that
+    Runs 7 fixed cases, then 15 generated ones (one or two delegations in one reply; children that
     read, write, delegate again, then answer, loop or fail; tool subsets; max_turns 1-4; max_depth
     1-2; an inherited read-only guard; the delegate given to its own children), beside
     agent_core.planning.Delegate, and compares the children's requests, their number of model
@@ -272,7 +272,7 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
         return verdict("12.2", [f"make_delegate(...) raised {type(error).__name__}: {error}"], "")
     if not callable(probe) or getattr(probe, "__name__", getattr(probe, "name", "")) != "delegate":
         return verdict("12.2", ["make_delegate should return the inner function, named delegate"], "")
-    cases = scenarios(DELEGATE_FIXED, _delegation, count=20, seed=1202)
+    cases = scenarios(DELEGATE_FIXED, _delegation, count=15, seed=1202)
     return judge_scenarios(
         "12.2", cases, lambda case: _compare(case, make_delegate), _describe_delegation,
         "fresh children with their own tools and turns, the parent's guards, bounded depth, clear failures.",
