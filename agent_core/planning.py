@@ -180,6 +180,8 @@ class Delegate:
     The child calls the model through the same client, so its turns are recorded in the same
     trace, and the parent's run.trace (and token ledger) counts them. `max_depth` bounds how many
     children of this Delegate may run inside one another, if a child is given this tool too.
+    The parent's dispatcher times the whole child run like any tool (30 s by default): for a real
+    model, give the parent's registry a longer timeout, ToolRegistry([delegate.tool], timeout=300).
     """
 
     def __init__(
