@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -27,13 +28,16 @@ class TraceViewer(widgets.VBox):
     notebook is trusted; untrusted, JupyterLab shows the text/html below instead).
     """
 
-    def __init__(self, trace: Any):
+    def __init__(self, trace: Any, labels: Sequence[str] | None = None):
         found = trace if isinstance(trace, Trace) else getattr(trace, "trace", None)
         if not isinstance(found, Trace):
             raise TypeError(f"expected a Trace or a recorded client, got {type(trace).__name__}")
         if not len(found):
             raise ValueError("this trace has no turns yet: call the model first, then step through")
+        if labels is not None and len(labels) != len(found):
+            raise ValueError(f"give one label per turn: {len(labels)} labels for {len(found)} turns")
         self.trace = found
+        self.labels = list(labels) if labels is not None else None  # which agent made each turn (lesson 12)
         self.turn_buttons = widgets.ToggleButtons(
             options=[(str(position + 1), position) for position in range(len(found))],
             description="turn",
@@ -80,12 +84,15 @@ class TraceViewer(widgets.VBox):
 
     def _tooltip(self, index: int) -> str:
         turn = self.trace[index]
+        who = f" ({self.labels[index]})" if self.labels is not None else ""
         if turn.error is not None or turn.status >= 400:
-            return f"turn {index + 1}: HTTP {turn.status}, refused"
-        return f"turn {index + 1}: finish_reason {turn.finish_reason or 'unknown'}"
+            return f"turn {index + 1}{who}: HTTP {turn.status}, refused"
+        return f"turn {index + 1}{who}: finish_reason {turn.finish_reason or 'unknown'}"
 
     def _header(self, index: int) -> str:
         turn, parts = self.trace[index], [f"Turn {index + 1} of {len(self.trace)}"]
+        if self.labels is not None:
+            parts.append(html.escape(self.labels[index]))
         if turn.error is not None or turn.status >= 400:
             red = render.COLORS["error"][0]
             parts.append(f'<span style="color:{red}">HTTP {turn.status}: refused</span>')
@@ -113,6 +120,8 @@ class TraceViewer(widgets.VBox):
                 bar = "refused" if turn.error is not None else "no usage reported"
             style = "font-weight:bold;background:rgba(127,127,127,0.15)" if position == index else ""
             numbers = [position + 1, prompt, completion, usage.get("total_tokens", 0)]
+            if self.labels is not None:
+                numbers[0] = f"{position + 1} {html.escape(self.labels[position])}"
             cells = "".join(_td(n) for n in numbers) + _td(bar, align="left")
             rows.append(f'<tr style="{style}">{cells}</tr>')
         head = "".join(_td(f"<b>{name}</b>") for name in ("turn", "prompt", "completion", "total"))
@@ -144,9 +153,10 @@ def _td(content: Any, align: str = "right") -> str:
     return f'<td style="padding:1px 8px;text-align:{align}">{content}</td>'
 
 
-def step_through(trace: Any) -> TraceViewer:
-    """a TraceViewer over a Trace (or over the trace of a recorded client)"""
-    return TraceViewer(trace)
+def step_through(trace: Any, labels: Sequence[str] | None = None) -> TraceViewer:
+    """a TraceViewer over a Trace (or over the trace of a recorded client); labels: which agent
+    made each turn, shown beside its number"""
+    return TraceViewer(trace, labels)
 
 
 class ApprovalPanel(widgets.VBox):

@@ -126,3 +126,12 @@ def test_an_empty_trace_or_a_wrong_value_is_refused_clearly():
     viewer = step_through(single)
     assert repr(viewer) == "TraceViewer: 1 turn (open in JupyterLab to step through)"
     assert [label for label, _ in viewer.turn_buttons.options] == ["1"]
+
+
+def test_labels_name_the_agent_of_each_turn_in_header_tooltip_and_token_table():
+    viewer = step_through(run_conversation().trace, labels=["parent", "explorer 1", "parent"])
+    assert "Turn 2 of 3 · explorer 1" in viewer.page_html(1)
+    assert viewer.turn_buttons.tooltips[1] == "turn 2 (explorer 1): finish_reason stop"
+    assert ">2 explorer 1</td>" in viewer.page_html(0)
+    with pytest.raises(ValueError, match="one label per turn: 2 labels for 3 turns"):
+        step_through(run_conversation().trace, labels=["parent", "parent"])

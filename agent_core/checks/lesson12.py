@@ -1,0 +1,280 @@
+"""Checks for lesson 12's exercises: the plan tool and delegate, judged beside the reference on seeded scenarios."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .. import mock
+from ..dispatch import ERROR_PREFIX
+from ..guardrails import Permissions
+from ..loop import Guardrail, run_agent
+from ..planning import Delegate, plan_update, show_plan
+from . import Verdict, verdict
+from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
+
+__all__ = ["check_plan_update", "check_delegate", "PLAN_SCENARIOS", "DELEGATE_SCENARIOS"]
+
+# --- 12.1: the plan tool ------------------------------------------------------------------------
+
+PLAN_FIXED: list[list[tuple[str, str]]] = [
+    [("add", "read the code"), ("add", "fix the bug"), ("start", "read the code"), ("done", "read the code")],
+    [("add", "read the code"), ("add", "fix the bug"), ("start", "read the code"), ("start", "fix the bug")],
+    [("add", "read the code"), ("done", "read the code")],
+    [("add", "read the code"), ("add", "read the code")],
+    [("start", "read the code")],
+    [("add", "  ")],
+    [("add", "read the code"), ("start", "read the code"), ("done", "read the code"), ("start", "read the code")],
+    [("add", "read the code"), ("remove", "read the code")],
+]
+_TEXTS = ("read the code", "fix the bug", "run the tests", "Fix the bug", "fix the bug ", "", " ", "écrire")
+_ACTIONS = ("add", "add", "start", "start", "done", "done", "remove", "complete", "ADD")
+PLAN_SCENARIOS = len(PLAN_FIXED) + 200
+
+
+def _plan_steps(rng: random.Random) -> list[tuple[str, str]]:
+    return [(rng.choice(_ACTIONS), rng.choice(_TEXTS)) for _ in range(rng.randint(1, 12))]
+
+
+def _describe_steps(steps: list[tuple[str, str]]) -> str:
+    shown = ", ".join(f"{action} {text!r}" for action, text in steps) or "no steps"
+    return f"from an empty plan: {shown}"
+
+
+def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
+    """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with "ERROR: ..."
+
+    Runs 8 fixed step lists, then 200 generated ones (1 to 12 steps; add, start and done, unknown
+    actions, repeated, empty, blank and near-duplicate texts), each from an empty plan, beside the
+    reference; after every step it compares whether the step was refused, what it returned, and the items.
+    """
+
+    def judge(steps: list[tuple[str, str]]) -> str | None:
+        expected: list[dict[str, str]] = []
+        yours: list[dict[str, str]] = []
+        for number, (action, text) in enumerate(steps, start=1):
+            reference = plan_update(expected, action, text)
+            answer = plan_update_function(yours, action, text)
+            where = f"at step {number} ({action} {text!r})"
+            if not isinstance(answer, str):
+                return f"{where} yours returned {answer!r}: return the plan as text, or a refusal"
+            refused = reference.startswith(ERROR_PREFIX)
+            if refused and not answer.startswith(ERROR_PREFIX):
+                return f"{where} the change is impossible and should be refused with 'ERROR: ...'; yours returned {answer!r}"
+            if not refused and answer.startswith(ERROR_PREFIX):
+                return f"{where} the change is allowed, but yours refused it: {answer!r}"
+            if yours != expected:
+                return f"{where} the items should be {expected!r}; yours are {yours!r}"
+            if not refused and answer != show_plan(yours):
+                return f"{where} yours returned {answer!r}; return show_plan(items), the plan the model reads"
+        return None
+
+    cases = scenarios(PLAN_FIXED, _plan_steps, count=200, seed=1201)
+    return judge_scenarios(
+        "12.1", cases, judge, _describe_steps,
+        "every change applied, every impossible one refused, one item in progress at a time.",
+        smaller_lists,
+    )
+
+
+# --- 12.2: delegate ------------------------------------------------------------------------------
+
+CHILD_SYSTEM = "You are a helper agent. Use your tools, then answer in one line."
+PARENT_TASK = "Parent task: hand the work to helpers."
+
+
+@dataclass(frozen=True)
+class DelegationCase:
+    """one parent task that delegates; what each child does; how the delegate is set up"""
+
+    subtasks: int = 1  # delegate calls in the parent's one reply
+    child: tuple[str, ...] = ("read", "answer")  # each child's replies: read, write, delegate, then answer/loop/fail
+    given: tuple[str, ...] = ("read_file",)  # the tools a child is given
+    max_turns: int = 3
+    max_depth: int = 1
+    read_only: bool = False  # the parent's Permissions(read_only=True), inherited
+    recursion: bool = False  # the child is given the delegate tool too
+
+
+DELEGATE_FIXED = [
+    DelegationCase(),
+    DelegationCase(child=("read", "read", "loop"), max_turns=2),
+    DelegationCase(child=("write", "answer"), given=("read_file",)),
+    DelegationCase(child=("read", "fail")),
+    DelegationCase(subtasks=2),
+    DelegationCase(child=("delegate", "answer"), recursion=True),
+    DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True),
+]
+DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + 15
+
+
+def _delegation(rng: random.Random) -> DelegationCase:
+    steps = tuple(rng.choice(("read", "write", "delegate")) for _ in range(rng.randint(0, 3)))
+    return DelegationCase(
+        subtasks=rng.choice((1, 1, 2)),
+        child=(*steps, rng.choice(("answer", "answer", "loop", "fail"))),
+        given=rng.choice((("read_file",), ("read_file", "write_file"), ("write_file",), ())),
+        max_turns=rng.randint(1, 4),
+        max_depth=rng.choice((1, 1, 2)),
+        read_only=rng.random() < 0.4,
+        recursion=rng.random() < 0.5,
+    )
+
+
+def _describe_delegation(case: DelegationCase) -> str:
+    said = {"read": "reads a file", "write": "writes a file", "delegate": "delegates again",
+            "answer": "answers", "loop": "keeps reading for ever", "fail": "then its model call fails (HTTP 500)"}
+    parts = [
+        "the parent delegates " + ("twice in one reply" if case.subtasks == 2 else "once"),
+        "each child " + ", ".join(said[step] for step in case.child),
+        f"given {', '.join(case.given) or 'no tools'}" + (" and the delegate tool" if case.recursion else ""),
+        f"max_turns={case.max_turns}, max_depth={case.max_depth}",
+    ]
+    if case.read_only:
+        parts.append("the parent's guardrails: Permissions(read_only=True)")
+    return "; ".join(parts)
+
+
+def _shrink_delegation(case: DelegationCase) -> Iterator[DelegationCase]:
+    if case.subtasks == 2:
+        yield replace(case, subtasks=1)
+    for steps in smaller_lists(case.child[:-1]):
+        yield replace(case, child=(*steps, case.child[-1]))
+    if case.child[-1] != "answer":
+        yield replace(case, child=(*case.child[:-1], "answer"))
+    for turns in smaller_ints(case.max_turns, floor=1):
+        yield replace(case, max_turns=turns)
+    if case.max_depth > 1:
+        yield replace(case, max_depth=1)
+    if case.read_only:
+        yield replace(case, read_only=False)
+    if case.recursion:
+        yield replace(case, recursion=False)
+
+
+def _policy(case: DelegationCase) -> Callable[[dict[str, Any]], Any]:
+    def reply(request: dict[str, Any]) -> Any:
+        messages = request["messages"]
+        task = next(str(m["content"]) for m in messages if m["role"] == "user")
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        turn = sum(m["role"] == "assistant" for m in messages[last_user:])
+        if task == PARENT_TASK:  # children's tasks start "Subtask", or "> " once per level of nesting
+            if turn == 0:
+                return mock.calls(*(mock.call("delegate", task=f"Subtask {n}: look at notes.txt.")
+                                    for n in range(1, case.subtasks + 1)))
+            return "The helpers are done."
+        step = case.child[min(turn, len(case.child) - 1)]
+        if step == "read" or step == "loop":
+            return mock.call("read_file", path="notes.txt")
+        if step == "write":
+            return mock.call("write_file", path="notes.txt", content="changed")
+        if step == "delegate" and task.count(">") < 3:  # deeper than any max_depth here: an unbounded delegate
+            return mock.call("delegate", task=f"> {task}")
+        if step == "fail":
+            raise RuntimeError("the helper's model is overloaded")
+        return f"{task.split(':')[0]} found: hello"
+
+    return reply
+
+
+@dataclass
+class _Outcome:
+    observations: list[tuple[bool, str]]  # what the parent read for each delegate call: (error?, text)
+    turns: list[tuple[str, int, tuple[str, ...], tuple[str, ...], int]]  # who, messages, roles, tools, status
+    files: dict[str, str]
+
+
+def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcome:
+    files = {"notes.txt": "hello"}
+
+    def read_file(path: str) -> str:
+        """Read a text file."""
+        return files[path]
+
+    def write_file(path: str, content: str) -> str:
+        """Write a text file."""
+        files[path] = content
+        return "written"
+
+    client = mock.client(_policy(case))
+    tools: list[Callable[..., Any]] = [{"read_file": read_file, "write_file": write_file}[n] for n in case.given]
+    guards: list[Guardrail] = [Permissions(read_only=True)] if case.read_only else []
+    delegate = make_delegate(client, tools, system=CHILD_SYSTEM, max_turns=case.max_turns,
+                             guardrails=guards, max_depth=case.max_depth)
+    if case.recursion:
+        tools.append(delegate)
+    run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
+    turns = []
+    for turn in client.trace:
+        messages = turn.messages
+        task = next((str(m["content"]) for m in messages if m["role"] == "user"), "")
+        who = "parent" if task == PARENT_TASK else "child"
+        roles = tuple(m["role"] for m in messages[:2])
+        offered = tuple(sorted(t["function"]["name"] for t in turn.request.get("tools") or []))
+        turns.append((who, len(messages), roles, offered, turn.status))
+    observations = [(o.is_error, o.content) for o in run.observations]
+    return _Outcome(observations, turns, files)
+
+
+def _reference(client: Any, tools: list[Any], **options: Any) -> Any:
+    return Delegate(client, tools, **options).tool
+
+
+def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | None:
+    expected, yours = _outcome(_reference, case), _outcome(make_delegate, case)
+    children = [t for t in expected.turns if t[0] == "child"]
+    your_children = [t for t in yours.turns if t[0] == "child"]
+    if children and not your_children:
+        return ("no child's model call reached the client you were given: run the child with run_agent on "
+                "that client, so its calls (and tokens) are recorded with the parent's")
+    if len(your_children) != len(children):
+        return (f"the children made {len(your_children)} model calls in all; the reference's made "
+                f"{len(children)}: each child has its own max_turns, and no more than max_depth run inside one another")
+    for mine, theirs in zip(your_children, children, strict=True):
+        if mine[3] != theirs[3]:
+            return (f"a child was offered the tools {list(mine[3])}; it should be offered exactly "
+                    f"{list(theirs[3])}: the tools it was given, when it starts")
+        if mine[1:3] != theirs[1:3]:
+            return (f"a child's request sent {mine[1]} messages where the reference's sent {theirs[1]}: a child "
+                    "starts fresh, with the system prompt and its sub-task only")
+    if yours.files != expected.files:
+        return "notes.txt was changed: a child must run with the parent's guardrails"
+    if len(yours.observations) != len(expected.observations):
+        return f"the parent read {len(yours.observations)} results; it should read {len(expected.observations)}"
+    for number, ((error, text), (your_error, your_text)) in enumerate(
+        zip(expected.observations, yours.observations, strict=True), start=1
+    ):
+        if not error and your_text != text:
+            return f"for delegate call {number} the parent should read the child's answer {text!r}; yours gave {your_text!r}"
+        if error and not your_error:
+            return (f"for delegate call {number} the child did not answer, but the parent read {your_text!r}: "
+                    "return a clear failure starting with 'ERROR: '")
+        if error and "max_turns" in text and "max_turns" not in your_text:
+            return (f"for delegate call {number} the child stopped at its max_turns; the parent read "
+                    f"{your_text!r}, which does not say why (name the stop_reason)")
+    return None
+
+
+def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
+    """Exercise 12.2: make_delegate(client, tools, *, system, max_turns, guardrails, max_depth) -> a delegate tool
+
+    Runs 7 fixed cases, then 15 generated ones (one or two delegations in one reply; children that
+    read, write, delegate again, then answer, loop or fail; tool subsets; max_turns 1-4; max_depth
+    1-2; an inherited read-only guard; the delegate given to its own children), beside
+    agent_core.planning.Delegate, and compares the children's requests, their number of model
+    calls, the files, and what the parent reads.
+    """
+    try:
+        probe = make_delegate(mock.client(), [], system=CHILD_SYSTEM, max_turns=1, guardrails=[], max_depth=1)
+    except Exception as error:  # the learner's code: report, don't crash the notebook
+        return verdict("12.2", [f"make_delegate(...) raised {type(error).__name__}: {error}"], "")
+    if not callable(probe) or getattr(probe, "__name__", getattr(probe, "name", "")) != "delegate":
+        return verdict("12.2", ["make_delegate should return the inner function, named delegate"], "")
+    cases = scenarios(DELEGATE_FIXED, _delegation, count=15, seed=1202)
+    return judge_scenarios(
+        "12.2", cases, lambda case: _compare(case, make_delegate), _describe_delegation,
+        "fresh children with their own tools and turns, the parent's guards, bounded depth, clear failures.",
+        _shrink_delegation,
+    )

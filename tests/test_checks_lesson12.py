@@ -1,0 +1,294 @@
+"""Lesson 12's exercise checks: right answers written differently pass, tempting wrong ones are caught."""
+
+import pytest
+
+from agent_core.checks.lesson12 import DELEGATE_SCENARIOS, PLAN_SCENARIOS, check_delegate, check_plan_update
+from agent_core.dispatch import ToolRegistry
+from agent_core.loop import run_agent
+from agent_core.planning import Delegate, plan_update, show_plan
+
+# --- 12.1: plan_update -------------------------------------------------------------------------
+
+
+def plan_by_status_table(items, action, text):
+    """right, written differently: a table of what each action needs, one refusal line"""
+    needs = {"start": "pending", "done": "in_progress"}
+    statuses = {item["text"]: item["status"] for item in items}
+    if action == "add":
+        if not text.strip() or text in statuses:
+            return "ERROR: cannot add that item"
+        items.append({"status": "pending", "text": text})  # another key order: the same dict
+        return show_plan(items)
+    if action not in needs or statuses.get(text) != needs[action]:
+        return f"ERROR: cannot {action} {text!r} now"
+    if action == "start" and "in_progress" in statuses.values():
+        return "ERROR: finish the item in progress first"
+    for item in items:
+        if item["text"] == text:
+            item["status"] = {"start": "in_progress", "done": "done"}[action]
+    return show_plan(items)
+
+
+def plan_by_copy(items, action, text):
+    """right, written differently: change a copy, then put it back only when the change is allowed"""
+    new = [dict(item) for item in items]
+    answer = plan_update(new, action, text)
+    if not answer.startswith("ERROR"):
+        items[:] = new
+    return answer
+
+
+def variant(**changes):
+    """plan_update with one rule changed, the way a learner might get it wrong"""
+
+    def attempt(items, action, text):
+        found = next((i for i in items if i["text"] == text), None)
+        busy = any(i["status"] == "in_progress" for i in items)
+        if action == "add":
+            if changes.get("strip") and not text:
+                return "ERROR: empty"
+            if not changes.get("strip") and not text.strip():
+                return "ERROR: empty"
+            if found and not changes.get("duplicates"):
+                return "ERROR: duplicate"
+            if changes.get("casefold") and any(i["text"].lower() == text.lower() for i in items):
+                return "ERROR: duplicate"
+            items.append({"text": text, "status": "pending"})
+            return show_plan(items)
+        if action not in ("start", "done") and not changes.get("any_action"):
+            return "ERROR: unknown"
+        if found is None:
+            return "ERROR: missing"
+        if action == "start":
+            if busy and not changes.get("many_in_progress"):
+                return "ERROR: busy"
+            if found["status"] == "done" and not changes.get("restart"):
+                return "ERROR: done"
+            found["status"] = "in_progress"
+        elif action == "done" or changes.get("any_action"):
+            if found["status"] == "pending" and not changes.get("done_from_pending"):
+                return "ERROR: start first"
+            found["status"] = "done"
+        return show_plan(items) if not changes.get("says_ok") else "ok"
+
+    return attempt
+
+
+def stub(items, action, text):
+    return show_plan(items)
+
+
+def forgets_to_change_in_place(items, action, text):
+    return plan_update([dict(item) for item in items], action, text)
+
+
+@pytest.mark.parametrize("right", [plan_update, plan_by_status_table, plan_by_copy])
+def test_check_plan_update_passes_right_answers_written_differently(right, capsys):
+    result = check_plan_update(right)
+    assert result and result.scenarios == PLAN_SCENARIOS
+    assert "✓ Exercise 12.1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (variant(many_in_progress=True), "should be refused"),  # several items in progress at once
+        (variant(done_from_pending=True), "should be refused"),  # done without start
+        (variant(duplicates=True), "should be refused"),  # the same item added twice
+        (variant(restart=True), "should be refused"),  # a done item started again
+        (variant(strip=True), "should be refused"),  # a blank item accepted
+        (variant(casefold=True), "is allowed, but yours refused it"),  # "Fix the bug" is not "fix the bug"
+        (variant(any_action=True), "should be refused"),  # an unknown action treated as done
+        (variant(says_ok=True), "return show_plan(items)"),  # the model never sees the plan
+        (forgets_to_change_in_place, "the items should be"),
+        (stub, "the items should be"),
+    ],
+)
+def test_check_plan_update_catches_tempting_wrong_answers(wrong, says, capsys):
+    result = check_plan_update(wrong)
+    out = capsys.readouterr().out
+    assert not result and says in out, out
+
+
+def test_check_plan_update_names_the_smallest_failing_steps(capsys):
+    check_plan_update(variant(many_in_progress=True))
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith(
+        "  - from an empty plan: add 'read the code', add 'fix the bug', start 'read the code', "
+        "start 'fix the bug': at step 4 (start 'fix the bug') the change is impossible"
+    )
+
+
+# --- 12.2: delegate ------------------------------------------------------------------------------
+
+
+def make_delegate(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+    """the solution, as the lesson's stub asks for it"""
+    running = 0
+
+    def delegate(task: str) -> str:
+        """Hand a sub-task to a helper agent that starts fresh; returns its final answer.
+
+        Args:
+            task: the sub-task, complete in itself.
+        """
+        nonlocal running
+        if running >= max_depth:
+            return f"ERROR: no deeper than max_depth={max_depth}; do it yourself."
+        running += 1
+        try:
+            child = run_agent(client, task, ToolRegistry(tools), system=system, max_turns=max_turns,
+                              guardrails=guardrails)
+        except Exception as error:
+            return f"ERROR: the helper failed: {error}"
+        finally:
+            running -= 1
+        if child.stop_reason != "answered":
+            return f"ERROR: the helper stopped ({child.stop_reason}) without an answer."
+        return child.answer
+
+    return delegate
+
+
+def make_delegate_with_the_library(client, tools, **options):
+    """right, written differently: the library's Delegate"""
+    return Delegate(client, tools, **options).tool
+
+
+class DepthCounter:
+    """right, written differently: the depth kept on an object, the child run in a helper"""
+
+    def __init__(self):
+        self.depth = 0
+
+
+def make_delegate_with_an_object(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+    counter = DepthCounter()
+
+    def run_child(task):
+        counter.depth += 1
+        try:
+            return run_agent(client, [{"role": "user", "content": task}], list(tools), system=system,
+                             max_turns=max_turns, guardrails=list(guardrails))
+        finally:
+            counter.depth -= 1
+
+    def delegate(task: str) -> str:
+        """Give a sub-task to a fresh helper agent and return what it answers.
+
+        Args:
+            task: everything the helper needs to know.
+        """
+        if counter.depth == max_depth:
+            return "ERROR: too deep"
+        try:
+            child = run_child(task)
+        except Exception as error:
+            return "ERROR: " + type(error).__name__
+        return child.answer if child.stop_reason == "answered" else f"ERROR: stopped, {child.stop_reason}"
+
+    return delegate
+
+
+def changed(**wrongs):
+    """the solution with one mistake"""
+
+    def factory(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+        running = 0
+
+        def delegate(task: str) -> str:
+            """Hand a sub-task to a helper agent.
+
+            Args:
+                task: the sub-task.
+            """
+            nonlocal running
+            if running >= max_depth and not wrongs.get("no_depth"):
+                return "ERROR: too deep"
+            running += 1
+            try:
+                child = run_agent(
+                    wrongs.get("client", lambda c: c)(client),
+                    wrongs.get("task", lambda t: t)(task),
+                    ToolRegistry(wrongs.get("tools", lambda t: t)(tools)),
+                    system=system,
+                    max_turns=wrongs.get("max_turns", max_turns),
+                    guardrails=() if wrongs.get("no_guards") else guardrails,
+                )
+            except Exception as error:
+                return f"ERROR: {error}"
+            finally:
+                running -= 1 if not wrongs.get("never_decrements") else 0
+            if child.stop_reason != "answered" and not wrongs.get("passes_the_stop_text"):
+                return f"ERROR: stopped ({child.stop_reason})"
+            return child.answer
+
+        return delegate
+
+    return factory
+
+
+def shares_the_parents_messages():
+    """a child that continues one conversation for every sub-task, instead of starting fresh"""
+    history = []
+
+    def factory(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+        def delegate(task: str) -> str:
+            """Hand a sub-task to a helper agent.
+
+            Args:
+                task: the sub-task.
+            """
+            history.append({"role": "user", "content": task})
+            child = run_agent(client, list(history), ToolRegistry(tools), system=system, max_turns=max_turns,
+                              guardrails=guardrails)
+            history[:] = [m for m in child.messages if m["role"] != "system"]
+            return child.answer if child.stop_reason == "answered" else f"ERROR: {child.stop_reason}"
+
+        return delegate
+
+    return factory
+
+
+def with_a_new_client(client):
+    from agent_core import mock  # a fresh mock: its calls are not recorded with the parent's
+
+    return mock.client(lambda request: "I looked: hello")
+
+
+@pytest.mark.parametrize("right", [make_delegate, make_delegate_with_the_library, make_delegate_with_an_object])
+def test_check_delegate_passes_right_answers_written_differently(right, capsys):
+    result = check_delegate(right)
+    assert result and result.scenarios == DELEGATE_SCENARIOS, capsys.readouterr().out
+    assert "✓ Exercise 12.2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (changed(no_depth=True), "no more than max_depth"),  # a child may delegate without bound
+        (changed(never_decrements=True), "no more than max_depth"),  # the second delegation is refused
+        (changed(no_guards=True), "notes.txt was changed"),  # the child ignores the parent's guards
+        (changed(max_turns=10), "its own max_turns"),  # the child's budget is not the one asked for
+        (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),
+        (changed(tools=lambda tools: tools[:1]), "it should be offered exactly"),
+        (changed(client=with_a_new_client), "no child's model call reached the client"),
+        (shares_the_parents_messages(), "a child starts fresh"),
+    ],
+)
+def test_check_delegate_catches_tempting_wrong_answers(wrong, says, capsys):
+    result = check_delegate(wrong)
+    out = capsys.readouterr().out
+    assert not result and says in out, out
+
+
+def test_check_delegate_refuses_a_factory_that_does_not_return_the_tool(capsys):
+    assert not check_delegate(lambda client, tools, **options: None)
+    assert "named delegate" in capsys.readouterr().out
+
+
+def test_the_checks_run_the_same_scenarios_every_time(capsys):
+    first = check_plan_update(variant(many_in_progress=True)).problems
+    assert first == check_plan_update(variant(many_in_progress=True)).problems
+    again = check_delegate(changed(no_depth=True)).problems
+    assert again == check_delegate(changed(no_depth=True)).problems
