@@ -12,6 +12,7 @@ from typing import Any
 
 import openai
 
+from ._guard_checks import escape_for_terminal, times_asked
 from .calls import parse_arguments
 from .dispatch import ERROR_PREFIX
 from .loop import AgentRun, Guardrail, StopRun, run_agent
@@ -156,26 +157,11 @@ class LoopDetector(Guardrail):
     @staticmethod
     def times_asked(run: AgentRun, call: dict[str, Any]) -> int:
         """how many times this run's messages ask for this exact call, up to and including it"""
-        key = _call_key(call)
-        times = 0
-        for message in run.messages:
-            for earlier in message.get("tool_calls") or []:
-                times += _call_key(earlier) == key
-                if earlier["id"] == call["id"]:
-                    return times
-        return times
+        return times_asked(run.messages, call)  # arguments compared as JSON values; ids not trusted
 
 
 def _times(count: int) -> str:
     return {1: "once", 2: "twice"}.get(count, f"{count} times")
-
-
-def _call_key(call: dict[str, Any]) -> tuple[str, str]:
-    """name + arguments, with the arguments' key order and spacing made irrelevant"""
-    arguments = _arguments(call)
-    if arguments is None:  # broken JSON: compare the text as it is
-        return call["function"]["name"], str(call["function"].get("arguments"))
-    return call["function"]["name"], json.dumps(arguments, sort_keys=True)
 
 
 # --- permissions --------------------------------------------------------------------------------
@@ -308,7 +294,7 @@ class TerminalApproval:
         self.input, self.print = input, print
 
     def __call__(self, call: dict[str, Any]) -> Decision:
-        self.print(f"The agent wants to run: {describe_call(call)}")
+        self.print(f"The agent wants to run: {escape_for_terminal(describe_call(call))}")
         try:
             answer = self.input("Approve? [y/N, or type why not] ").strip()
         except EOFError:  # no terminal to ask (input closed)
