@@ -9,7 +9,7 @@ from typing import Any
 
 from .calls import parse_arguments
 
-__all__ = ["describe_call", "call_arguments", "call_key", "times_text", "takes_an_argument"]
+__all__ = ["describe_call", "call_arguments", "times_text", "takes_an_argument"]
 
 
 def describe_call(call: dict[str, Any]) -> str:
@@ -33,12 +33,6 @@ def times_text(count: int) -> str:
     return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
-def call_key(call: dict[str, Any]) -> tuple[str, str]:
-    """name + arguments, with the arguments' key order and spacing made irrelevant"""
-    arguments = call_arguments(call)
-    if arguments is None:  # broken JSON: compare the text as it is
-        return call["function"]["name"], str(call["function"].get("arguments"))
-    return call["function"]["name"], json.dumps(arguments, sort_keys=True)
 
 
 def takes_an_argument(function: Callable[..., Any]) -> bool:

@@ -378,10 +378,15 @@ class Attempt:
     input_tokens: int
     output_tokens: int
     cost: float
+    error: str | None = None
+    """what went wrong when the attempt itself broke (a model, tool, guardrail or check raised); it failed"""
 
     @property
     def cause(self) -> str:
-        """where a failure comes from: the first misbehaviour, or "none" when the model did nothing wrong"""
+        """where a failure comes from: "error" when the attempt broke, else the first misbehaviour,
+        or "none" when the model did nothing wrong"""
+        if self.error is not None:
+            return "error"
         return self.faults[0] if self.faults else "none"
 
 
@@ -427,7 +432,7 @@ class Report:
             passed, n = self.pass_rate(task)
             low, high = wilson(passed, n)
             lines.append(
-                f"{task or 'all':<12} {passed:>3}/{n:<3} {passed / n:>5.0%} {f'{low:.0%} - {high:.0%}':>13} "
+                f"{task or 'all':<12} {passed:>3}/{n:<3} {_rate(passed, n):>5} {f'{low:.0%} - {high:.0%}':>13} "
                 f"{_mean(a.model_calls for a in attempts):>6.1f} {_mean(a.tool_calls_made for a in attempts):>6.1f} "
                 f"{_mean(a.input_tokens + a.output_tokens for a in attempts):>7,.0f} "
                 f"${_mean(a.cost for a in attempts):>7.4f}"
@@ -437,6 +442,10 @@ class Report:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _rate(passed: int, n: int) -> str:
+    return f"{passed / n:.0%}" if n else "-"
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -460,7 +469,13 @@ def evaluate(
     progress: called after each task's attempts; None picks RichProgress in a terminal and
     TextProgress elsewhere (a notebook), False shows nothing.
     """
-    seeds = list(seeds)
+    tasks, seeds = list(tasks), list(seeds)
+    if not tasks or not seeds:
+        raise ValueError(
+            f"evaluate() needs at least one task and one seed, got {len(tasks)} tasks and {len(seeds)} "
+            "seeds: nothing would run, and a pass rate of nothing is not a number. Pass e.g. "
+            "task_suite() and range(10)."
+        )
     label = label or f"guardrails {'on' if guardrails else 'off'}, {len(tasks)} tasks x {len(seeds)} seeds"
     show = progress if callable(progress) else None
     if progress is None:
@@ -477,26 +492,49 @@ def evaluate(
 
 
 def _attempt(task: Task, seed: int, noise: Noise, guardrails: bool, max_turns: int, prices: Prices) -> Attempt:
-    setup = task.setup()
-    model = Noisy(task.model(), seed, noise)
-    run = run_agent(
-        mock.client(model), task.prompt, setup.tools,
-        guardrails=setup.guardrails if guardrails else [], max_turns=max_turns,
-    )
-    problems = tuple(p for p in (_grade(grader, run) for grader in setup.graders) if p)
-    ledger = token_ledger(run)
-    return Attempt(
-        task=task.name, seed=seed, passed=not problems, problems=problems, faults=tuple(model.faults),
-        stop_reason=run.stop_reason or "", model_calls=run.model_calls, tool_calls_made=run.tool_calls_made,
-        input_tokens=ledger.total_input, output_tokens=ledger.total_output, cost=run_cost(ledger, prices),
-    )
+    """one graded attempt; whatever raises inside it (the task's setup, its model, a tool, a
+    guardrail, a check) fails this attempt with the error, and the evaluation goes on"""
+    model, stage = None, "setting up the task"
+    try:
+        setup = task.setup()
+        stage = "making the model"
+        model = Noisy(task.model(), seed, noise)
+        stage = "the run"
+        run = run_agent(
+            mock.client(model), task.prompt, setup.tools,
+            guardrails=setup.guardrails if guardrails else [], max_turns=max_turns,
+        )
+        stage = "grading"
+        problems = tuple(str(p) for p in (_grade(grader, run) for grader in setup.graders) if p)
+        ledger = token_ledger(run)
+        return Attempt(
+            task=task.name, seed=seed, passed=not problems, problems=problems, faults=tuple(model.faults),
+            stop_reason=run.stop_reason or "", model_calls=run.model_calls, tool_calls_made=run.tool_calls_made,
+            input_tokens=ledger.total_input, output_tokens=ledger.total_output, cost=run_cost(ledger, prices),
+        )
+    except Exception as error:
+        error_text = f"{stage} raised {type(error).__name__}: {_one_line(error)}"
+        return Attempt(
+            task=task.name, seed=seed, passed=False, problems=(error_text,),
+            faults=tuple(model.faults) if model else (), stop_reason="error", model_calls=0, tool_calls_made=0,
+            input_tokens=0, output_tokens=0, cost=0.0, error=error_text,
+        )
 
 
 def _grade(grader: Grader, run: AgentRun) -> str | None:
     try:
         return grader(run)
     except Exception as error:  # a broken grader fails the attempt, with the reason, instead of the evaluation
-        return f"the grader raised {type(error).__name__}: {error}"
+        return f"the grader raised {type(error).__name__}: {_one_line(error)}"
+
+
+def _one_line(error: BaseException) -> str:
+    """an exception's message on one line, cut at 300 characters; a message that cannot be shown says so"""
+    try:
+        text = " ".join(str(error).split()) or "(no message)"
+    except Exception:
+        return "(its message cannot be shown)"
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 # --- showing the results ----------------------------------------------------------------------
@@ -505,12 +543,12 @@ def _grade(grader: Grader, run: AgentRun) -> str | None:
 def compare(reports: Mapping[str, Report] | Sequence[Report]) -> str:
     """pass rate (with its interval), mean calls, tokens and cost per attempt, and the causes of
     failures, one column per report"""
-    reports = list(reports.values()) if isinstance(reports, Mapping) else list(reports)
+    reports = _some(reports, "compare")
     width = max(14, *(len(r.label) for r in reports))
     rows: list[tuple[str, list[str]]] = []
     for name, figure in (
         ("passed", lambda r: "{}/{}".format(*r.pass_rate())),
-        ("pass rate, 95% interval", lambda r: f"{r.pass_rate()[0] / r.pass_rate()[1]:.0%} ({_interval(r)})"),
+        ("pass rate, 95% interval", lambda r: f"{_rate(*r.pass_rate())} ({_interval(r)})"),
         ("model calls per attempt", lambda r: f"{_mean(a.model_calls for a in r.attempts):.1f}"),
         ("tokens per attempt", lambda r: f"{_mean(a.input_tokens + a.output_tokens for a in r.attempts):,.0f}"),
         ("cost per attempt", lambda r: f"${_mean(a.cost for a in r.attempts):.4f}"),
@@ -525,6 +563,14 @@ def compare(reports: Mapping[str, Report] | Sequence[Report]) -> str:
     return "\n".join(lines)
 
 
+def _some(reports: Mapping[str, Report] | Sequence[Report], what: str) -> list[Report]:
+    """the reports as a list; a clear error when there are none"""
+    reports = list(reports.values()) if isinstance(reports, Mapping) else list(reports)
+    if not reports:
+        raise ValueError(f"{what}() needs at least one Report, got none: pass the reports evaluate() returned")
+    return reports
+
+
 def _interval(report: Report) -> str:
     low, high = wilson(*report.pass_rate())
     return f"{low:.0%}-{high:.0%}"
@@ -537,7 +583,7 @@ def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str
     """
     import matplotlib.pyplot as plt
 
-    reports = list(reports.values()) if isinstance(reports, Mapping) else list(reports)
+    reports = _some(reports, "plot_pass_rates")
     tasks = list(dict.fromkeys(t for r in reports for t in r.tasks()))
     figure, axes = plt.subplots(figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)

@@ -10,7 +10,8 @@ from typing import Any
 
 import openai
 
-from ._call_text import call_arguments, call_key, describe_call, takes_an_argument, times_text
+from ._call_text import call_arguments, describe_call, takes_an_argument, times_text
+from ._guard_checks import escape_for_terminal, times_asked
 from .loop import AgentRun, Guardrail, StopRun, run_agent
 
 __all__ = [
@@ -131,14 +132,7 @@ class LoopDetector(Guardrail):
     @staticmethod
     def times_asked(run: AgentRun, call: dict[str, Any]) -> int:
         """how many times this run's messages ask for this exact call, up to and including it"""
-        key = call_key(call)
-        times = 0
-        for message in run.messages:
-            for earlier in message.get("tool_calls") or []:
-                times += call_key(earlier) == key
-                if earlier["id"] == call["id"]:
-                    return times
-        return times
+        return times_asked(run.messages, call)  # arguments compared as JSON values; ids not trusted
 
 
 # --- permissions --------------------------------------------------------------------------------
@@ -264,7 +258,7 @@ class TerminalApproval:
         self.input, self.print = input, print
 
     def __call__(self, call: dict[str, Any]) -> Decision:
-        self.print(f"The agent wants to run: {describe_call(call)}")
+        self.print(f"The agent wants to run: {escape_for_terminal(describe_call(call))}")
         try:
             answer = self.input("Approve? [y/N, or type why not] ").strip()
         except EOFError:  # no terminal to ask (input closed)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
+import os
 import queue
 import re
+import signal
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +21,17 @@ from typing import Any
 import anyio
 import anyio.from_thread
 import mcp_types
+import referencing
+import regex
 from mcp import Client, Implementation, MCPError, StdioServerParameters, stdio_client
 from mcp.client._memory import InMemoryTransport  # the SDK's in-process transport (a private module)
+
+from ._guard_checks import readonly_from_annotations
+from ._jsonschema import Draft202012Validator, ValidationError, relevance  # before jsonschema: see there
+
+# isort: split
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import extend
 
 from .dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
 from .schema import TOOL_NAME_PATTERN, Tool
@@ -27,6 +40,7 @@ __all__ = [
     "MCPConnection",
     "MCPServerError",
     "MCPToolError",
+    "ServerTool",
     "WireMessage",
     "connect",
     "connect_stdio",
@@ -36,11 +50,13 @@ __all__ = [
     "result_text",
     "openai_name",
     "DEFAULT_MCP_CALL_TIMEOUT",
+    "MAX_PAGES",
     "WEATHER_SERVER",
 ]
 
 DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool call
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
+MAX_PAGES = 100  # pages of tools/list read at most: a server that always says "more" is stopped there
 WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
 CLIENT_INFO = Implementation(name="agent-core", version="0.1.0")  # fixed, so the wire is the same everywhere
 
@@ -148,20 +164,25 @@ class WireMessage:
 class _RecordingTransport:
     """wraps a transport; appends every message that goes through it to `wire`"""
 
-    def __init__(self, inner: Any, wire: list[WireMessage]):
-        self.inner, self.wire = inner, wire
+    def __init__(self, inner: Any, wire: list[WireMessage], unreadable: list[str]):
+        self.inner, self.wire, self.unreadable = inner, wire, unreadable
+        self.pid: int | None = None  # the server's process, when there is one
 
     async def __aenter__(self) -> tuple[Any, Any]:
         read, write = await self.inner.__aenter__()
-        return _RecordingRead(read, self.wire), _RecordingWrite(write, self.wire)
+        # the SDK keeps the process it started to itself; its stdio_client holds it as `process`
+        frame = getattr(getattr(self.inner, "gen", None), "ag_frame", None)
+        process = frame.f_locals.get("process") if frame is not None else None
+        self.pid = getattr(process, "pid", None)
+        return _RecordingRead(read, self.wire, self.unreadable), _RecordingWrite(write, self.wire)
 
     async def __aexit__(self, *exc_info: Any) -> Any:
         return await self.inner.__aexit__(*exc_info)
 
 
 class _RecordingRead:
-    def __init__(self, stream: Any, wire: list[WireMessage]):
-        self.stream, self.wire = stream, wire
+    def __init__(self, stream: Any, wire: list[WireMessage], unreadable: list[str]):
+        self.stream, self.wire, self.unreadable = stream, wire, unreadable
 
     @property
     def last_context(self) -> Any:  # the SDK reads the sender's context from the stream it was given
@@ -171,6 +192,8 @@ class _RecordingRead:
         item = await self.stream.receive()
         if hasattr(item, "message"):
             self.wire.append(WireMessage("<-", _json(item.message)))
+        elif isinstance(item, Exception):  # a line that is not a JSON-RPC message; the SDK skips it
+            self.unreadable.append(_unreadable_line(item))
         return item
 
     def __aiter__(self) -> _RecordingRead:
@@ -225,11 +248,13 @@ class MCPConnection:
         self.timeout = timeout  # seconds for one tool call; then it is cancelled
         self.wire: list[WireMessage] = []
         self.stopped: str | None = None  # why the connection ended, once it has
+        self.unreadable: list[str] = []  # lines from the server that were not JSON-RPC messages
         self._errlog = errlog
         # mode="legacy": the initialize handshake every MCP server understands; cache=None: every
         # request goes over the wire
+        self._transport = _RecordingTransport(transport, self.wire, self.unreadable)
         client = Client(
-            _RecordingTransport(transport, self.wire),
+            self._transport,
             mode="legacy",
             client_info=CLIENT_INFO,
             read_timeout_seconds=max(timeout, STARTUP_TIMEOUT),
@@ -241,7 +266,8 @@ class MCPConnection:
             self._client = self._client_context.__enter__()
         except BaseException as error:
             portal.call(portal.stop, True)
-            reason = f"{_reason(error)}{self._last_words()}"
+            self._stop_process_group()
+            reason = f"{_reason(error)}{self._unreadable_words()}{self._last_words()}"
             if errlog is not None:
                 errlog.close()
             raise MCPServerError(
@@ -255,13 +281,23 @@ class MCPConnection:
 
     def list_tools(self) -> list[dict[str, Any]]:
         """every tool the server offers (tools/list, page by page), as JSON"""
-        tools, cursor = [], None
-        while True:
+        tools, cursor, seen = [], None, set()
+        for _ in range(MAX_PAGES):
             page = self._request("tools/list", self._client.list_tools, cursor=cursor)
             tools += [_json(tool) for tool in page.tools]
             cursor = page.next_cursor
             if not cursor:
                 return tools
+            if cursor in seen:
+                raise MCPServerError(
+                    f"the MCP server {self.name!r} sent the tools/list cursor {_short(cursor)} twice, "
+                    "so its list of tools would never end; it was not read."
+                )
+            seen.add(cursor)
+        raise MCPServerError(
+            f"the MCP server {self.name!r} still had more tools after {MAX_PAGES} pages of tools/list "
+            f"({len(tools)} tools so far), so the list was not read to its end and none were taken."
+        )
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """one tools/call; the result as JSON. Raises MCPServerError if no result came back"""
@@ -275,11 +311,19 @@ class MCPConnection:
             raise MCPServerError(
                 f"the MCP server {self.name!r} is not connected any more ({self.stopped}). Carry on without its tools."
             )
+        unreadable_before = len(self.unreadable)
         try:
             return self._portal.call(lambda: method(*args, **kwargs))
         except MCPError as error:
             if error.error.code == mcp_types.REQUEST_TIMEOUT:
                 waited = kwargs.get("read_timeout_seconds") or max(self.timeout, STARTUP_TIMEOUT)
+                if len(self.unreadable) > unreadable_before:  # it answered, but not in JSON-RPC
+                    raise MCPServerError(
+                        f"the MCP server {self.name!r} sent no reply to {what} that could be read within "
+                        f"{waited:g} s: it wrote {_lines(len(self.unreadable) - unreadable_before)} that "
+                        f"{'is' if len(self.unreadable) - unreadable_before == 1 else 'are'} not JSON-RPC, "
+                        f"the last: {self.unreadable[-1]}. The request was cancelled; try another approach."
+                    ) from None
                 raise MCPServerError(
                     f"the MCP server {self.name!r} did not answer {what} within {waited:g} s, "
                     "so the request was cancelled. Try again later, or another approach."
@@ -293,6 +337,15 @@ class MCPConnection:
             raise MCPServerError(
                 f"the MCP server {self.name!r} refused {what}: {error.error.message} (JSON-RPC error {error.error.code})"
             ) from None
+        except Exception as error:  # a reply that is JSON-RPC but not the result MCP defines
+            raise MCPServerError(
+                f"the MCP server {self.name!r} answered {what} with a reply that is not a valid MCP "
+                f"result: {_short(_reason(error), 300)}. Try another approach."
+            ) from None
+
+    def _unreadable_words(self) -> str:
+        """the last line the server wrote to stdout that was not JSON-RPC, if there was one"""
+        return f". It wrote on stdout what is not JSON-RPC: {self.unreadable[-1]}" if self.unreadable else ""
 
     def _last_words(self) -> str:
         """the last line the server wrote to stderr, if it wrote any"""
@@ -314,9 +367,26 @@ class MCPConnection:
         finally:
             self._portal.call(self._portal.stop, True)
             self._portal = None
+            self._stop_process_group()
             self.stopped = "the connection was closed"
             if self._errlog is not None:
                 self._errlog.close()
+
+    def _stop_process_group(self) -> None:
+        """kill whatever the server process started and left running
+
+        The SDK starts a server in a process group of its own, and kills the group only when the
+        server itself does not exit (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#shutdown);
+        a server that exits at once leaves its children running. Windows: the SDK's job object
+        ends them all. A child that started a session of its own has left the group: not reached.
+        """
+        pid = self._transport.pid
+        if pid is None or sys.platform == "win32":
+            return
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the server was the group's leader: its pid is the group's id
+        except (ProcessLookupError, PermissionError):
+            pass  # nothing left in the group
 
     def __enter__(self) -> MCPConnection:
         return self
@@ -370,6 +440,47 @@ def connect_stdio(
 # --- the server's tools in the dispatcher ------------------------------------------------------
 
 
+class ServerTool(Tool):
+    """a tool an MCP server offers: the model reads the server's schema, whole
+
+    The dispatcher checks only each argument's name, JSON type and enum before the call (fast, and
+    what the lesson 03 messages explain); the whole schema is checked inside the call, under the
+    call's time limit, with references resolved only inside the schema (never fetched) and
+    patterns matched by `regex`, which can stop. A server chooses its schema: a pattern that
+    takes minutes, or a reference to any address, must not hold up or steer the agent.
+    """
+
+    def __init__(self, connection: MCPConnection, mcp_tool: dict[str, Any], name: str, schema: dict[str, Any]):
+        self.server_schema = schema
+        self.connection, self.mcp_name = connection, mcp_tool["name"]
+        self.annotations = mcp_tool.get("annotations") or {}
+        super().__init__(
+            _calls_server(connection, mcp_tool["name"], name, schema),
+            name=name,
+            # a Tool needs a description; MCP's is optional
+            description=mcp_tool.get("description")
+            or mcp_tool.get("title")
+            or f"the tool {mcp_tool['name']!r} of {connection.name}",
+            parameters=_outline(schema),
+        )
+        self.writes = _writes(mcp_tool)
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        definition = super().definition
+        definition["function"]["parameters"] = copy.deepcopy(self.server_schema)
+        return definition
+
+
+def _writes(mcp_tool: dict[str, Any]) -> bool:
+    """whether Permissions(read_only=True) refuses the tool: unless its annotations say it only reads
+
+    The one place where MCP's annotations become the registry's idea of a writing tool; the name
+    the tool gets (a prefix) plays no part.
+    """
+    return not readonly_from_annotations(mcp_tool.get("annotations"))
+
+
 def add_server_tools(
     registry: ToolRegistry,
     connection: MCPConnection,
@@ -380,45 +491,216 @@ def add_server_tools(
     """register the server's tools (or `only` those named) in the registry; returns the new Tools
 
     prefix: call them `prefix__name`, so two servers' tools of the same name can both be added.
-    A name already in the registry is refused (ValueError), never silently replaced.
+    A name already in the registry is refused (ValueError), never silently replaced; so is a tool
+    whose schema cannot be used. Either way nothing is added.
     """
     wanted = None if only is None else set(only)
-    added = []
+    chosen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
     for mcp_tool in connection.list_tools():
-        if wanted is not None and mcp_tool["name"] not in wanted:
+        own_name = mcp_tool.get("name")
+        if wanted is not None and own_name not in wanted:
             continue
-        definition = to_openai_tool(mcp_tool, name=openai_name(mcp_tool["name"], prefix))["function"]
-        if not TOOL_NAME_PATTERN.match(definition["name"]):
-            raise ValueError(f"the MCP tool name {mcp_tool['name']!r} cannot be made into a tool name")
-        if definition["name"] in registry:
+        name = openai_name(own_name, prefix) if isinstance(own_name, str) else ""
+        if not TOOL_NAME_PATTERN.match(name):
+            raise ValueError(f"the MCP tool name {own_name!r} cannot be made into a tool name")
+        if name in chosen:
             raise ValueError(
-                f"a tool named {definition['name']!r} is already registered, so the MCP server "
+                f"the MCP server {connection.name!r} offers the tools {chosen[name][0]['name']!r} and "
+                f"{own_name!r}, which both become {name!r} (a tool name has only letters, digits, '_' "
+                "and '-', at most 64 of them); leave one of them out (only=...)"
+            )
+        if name in registry:
+            raise ValueError(
+                f"a tool named {name!r} is already registered, so the MCP server "
                 f"{connection.name!r} cannot add its own; add this server's tools with a prefix "
                 f"(prefix={connection.name!r}) or leave one of them out (only=...)"
             )
-        function = _calls_server(connection, mcp_tool["name"])
-        added.append(
-            registry.add(
-                Tool(
-                    function,
-                    name=definition["name"],
-                    # a Tool needs a description; MCP's is optional
-                    description=definition.get("description")
-                    or mcp_tool.get("title")
-                    or f"the tool {mcp_tool['name']!r} of {connection.name}",
-                    parameters=definition["parameters"],
-                ),
-                # the connection's own timeout cancels the request; the registry's would only stop waiting
-                timeout=connection.timeout + 5,
+        chosen[name] = (mcp_tool, _usable_schema(connection, mcp_tool))
+    # the connection's own timeout cancels the request; the registry's would only stop waiting
+    return [
+        registry.add(ServerTool(connection, mcp_tool, name, schema), timeout=connection.timeout + 5)
+        for name, (mcp_tool, schema) in chosen.items()
+    ]
+
+
+def _usable_schema(connection: MCPConnection, mcp_tool: dict[str, Any]) -> dict[str, Any]:
+    """the tool's inputSchema, when it is a JSON Schema this process can check on its own; else ValueError"""
+    schema = mcp_tool.get("inputSchema") or {"type": "object", "properties": {}}
+    refused = f"the MCP server {connection.name!r} offers {mcp_tool['name']!r} with an input schema that "
+    leave_out = "; leave it out (only=...) or fix the server"
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        raise ValueError(f"{refused}does not describe a JSON object of arguments{leave_out}")
+    try:
+        Draft202012Validator.check_schema(schema)
+        references = list(_references(schema))
+        patterns = list(_patterns(schema))
+    except RecursionError:
+        raise ValueError(f"{refused}is nested too deeply to read{leave_out}") from None
+    except SchemaError as error:  # the schema breaks JSON Schema's own rules
+        where = "/".join(str(part) for part in error.absolute_path) or "the top"
+        raise ValueError(f"{refused}is not valid JSON Schema (at {where}: {_short(error.message, 200)}){leave_out}") from None
+    for reference in references:
+        if not reference.startswith("#"):
+            raise ValueError(
+                f"{refused}refers to {_short(reference)}, outside the schema; a schema is never "
+                f"fetched from the network{leave_out}"
             )
-        )
-    return added
+    for pattern in patterns:
+        try:
+            regex.compile(pattern)
+        except (regex.error, TypeError) as error:
+            raise ValueError(f"{refused}has the pattern {_short(pattern)}, which regex cannot read ({error}){leave_out}") from None
+    return schema
 
 
-def _calls_server(connection: MCPConnection, tool_name: str) -> Any:
-    """a function that calls the tool on the server (by its MCP name) and returns its text"""
+_VALUES = ("const", "enum", "default", "examples")  # keywords whose values are data, not schemas
+
+
+def _references(schema: Any) -> Iterable[str]:
+    """every $ref and $dynamicRef in a schema"""
+    if isinstance(schema, list):
+        for item in schema:
+            yield from _references(item)
+    elif isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                yield value
+            elif key not in _VALUES:
+                yield from _references(value)
+
+
+def _patterns(schema: Any) -> Iterable[str]:
+    """every regular expression in a schema: pattern values and patternProperties keys"""
+    if isinstance(schema, list):
+        for item in schema:
+            yield from _patterns(item)
+    elif isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            elif key == "patternProperties" and isinstance(value, dict):
+                yield from value
+                yield from _patterns(list(value.values()))
+            elif key not in _VALUES:
+                yield from _patterns(value)
+
+
+def _outline(schema: dict[str, Any]) -> dict[str, Any]:
+    """what the dispatcher checks before the call: the arguments' names, and each one's JSON type
+    and enum when the schema gives them plainly; the whole schema is checked in the call"""
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    outline: dict[str, Any] = {"type": "object", "properties": {}}
+    for name, property_schema in properties.items():
+        kept = {}
+        if isinstance(property_schema, dict):
+            kept = {key: property_schema[key] for key in ("type", "enum") if key in property_schema}
+        outline["properties"][name] = kept
+    required = schema.get("required")
+    if isinstance(required, list) and all(name in properties for name in required):
+        outline["required"] = required
+    if schema.get("additionalProperties", True) is not False or "patternProperties" in schema:
+        outline["additionalProperties"] = True  # the server may accept more: its schema decides
+    return outline
+
+
+def _safe_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _safe_pattern_properties(validator: Any, patterns: dict[str, Any], instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _safe_additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+    extras = [key for key in instance if key not in properties and not any(_search(p, key) for p in patterns)]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        yield ValidationError(f"unexpected {', '.join(repr(extra) for extra in extras)} (not a parameter)")
+
+
+_deadline = threading.local()  # when the check of the current call must end, per worker thread
+
+
+def _search(pattern: str, text: str) -> bool:
+    left = getattr(_deadline, "at", time.monotonic() + DEFAULT_MCP_CALL_TIMEOUT) - time.monotonic()
+    # concurrent: the match lets go of the GIL, so the dispatcher keeps its own time limit too
+    return regex.search(pattern, text, timeout=max(left, 0.001), concurrent=True) is not None
+
+
+# the same validator with every regular expression matched by `regex`, which stops at a timeout
+_ServerSchemaValidator = extend(
+    Draft202012Validator,
+    {
+        "pattern": _safe_pattern,
+        "patternProperties": _safe_pattern_properties,
+        "additionalProperties": _safe_additional_properties,
+    },
+)
+
+
+def _refuse_to_fetch(uri: str) -> Any:
+    raise LookupError(f"{uri} is outside the schema, and a schema is never fetched")
+
+
+_NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)
+
+
+def _argument_problems(schema: dict[str, Any], arguments: dict[str, Any], seconds: float) -> list[str]:
+    """what is wrong with the arguments under the server's whole schema; raises ToolFailure when
+    the schema itself cannot be applied (in time, or at all)"""
+    _deadline.at = time.monotonic() + seconds
+    try:
+        validator = _ServerSchemaValidator(schema, registry=_NOTHING_TO_FETCH)
+        errors = sorted(validator.iter_errors(arguments), key=relevance, reverse=True)
+    except TimeoutError:
+        raise ToolFailure(
+            f"checking the arguments against the server's schema took more than {seconds:g} s (one of "
+            "its patterns is too slow for them), so the call was not sent. Try shorter arguments, or another approach."
+        ) from None
+    except RecursionError:
+        raise ToolFailure(
+            "the server's schema for this tool refers to itself without end, so the arguments cannot be "
+            "checked and the call was not sent. The tool cannot be used; try another approach."
+        ) from None
+    except Exception as error:  # a reference to nothing, or one outside the schema
+        raise ToolFailure(
+            f"the server's schema for this tool cannot be applied ({_short(_reason(error), 200)}), so the "
+            "call was not sent. The tool cannot be used; try another approach."
+        ) from None
+    finally:
+        del _deadline.at
+    return list(dict.fromkeys(_explain(error) for error in errors))
+
+
+def _explain(error: ValidationError) -> str:
+    where = "/".join(str(part) for part in error.absolute_path)
+    message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+    return f"{repr(where) if where else 'the arguments'}: {message}"
+
+
+def _calls_server(connection: MCPConnection, tool_name: str, name: str, schema: dict[str, Any]) -> Any:
+    """a function that checks the arguments against the server's schema, calls the tool on the
+    server (by its MCP name) and returns its text"""
 
     def call(**arguments: Any) -> str:
+        problems = _argument_problems(schema, arguments, connection.timeout)
+        if problems:
+            raise ToolFailure(
+                f"the arguments for {name!r} do not match its parameters:\n"
+                + "\n".join(f"- {problem}" for problem in problems)
+                + f"\nCall {name!r} again with corrected arguments; the server was not called."
+            )
         text, failed = result_text(connection.call_tool(tool_name, arguments))
         if failed:
             raise MCPToolError(text)
@@ -432,3 +714,33 @@ def _reason(error: BaseException) -> str:
     while len(getattr(error, "exceptions", ())) == 1:  # an exception group around one error
         error = error.exceptions[0]
     return " ".join(str(error).split()) or type(error).__name__
+
+
+def _short(text: Any, limit: int = 120) -> str:
+    text = text if isinstance(text, str) else repr(text)
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text) - limit:,} more characters)"
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"
+
+
+def _unreadable_line(error: Exception) -> str:
+    """the line the server wrote that could not be read, shortened; the parser's error holds it"""
+    errors = getattr(error, "errors", None)
+    try:
+        line = errors()[0]["input"] if callable(errors) else None
+    except Exception:
+        line = None
+    return _short(line if line is not None else _reason(error))
+
+
+class _QuietParseErrors(logging.Filter):
+    """the SDK logs a traceback for each stdout line that is not JSON-RPC; the connection keeps the
+    lines in `unreadable` instead, and says so when a request gets no readable reply"""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to parse JSONRPC message")
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_QuietParseErrors())

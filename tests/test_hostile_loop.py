@@ -65,7 +65,7 @@ def test_a_file_name_that_is_not_utf8_does_not_crash_the_next_model_call(tmp_pat
     run = run_agent(client, "List the files.", ToolRegistry(Workspace(root).tools("list_dir")))
     assert run.stop_reason == "answered" and run.answer == "There are 5 files."
     listing = run.messages[-2]["content"]
-    assert "caf\\udce9.txt  (5 bytes)" in listing  # the byte the name had, as an escape the model can read
+    assert '"caf\\udce9.txt"  (5 bytes)' in listing  # the byte the name had, as an escape the model can read
     sent = run.trace[1].request["messages"][-1]["content"]
     assert sent == listing
     saved = tmp_path / "run.json"

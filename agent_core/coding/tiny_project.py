@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,10 @@ class TinyProject:
     """a practice project kept in a dict: file tools for the model, and its tests run in a subprocess
 
     The tests run with real pytest in the sandbox of lesson 07: a fresh temporary folder, a clean
-    environment, a time limit.
+    environment, a time limit. Paths stay inside the project, as the Workspace of lesson 07 keeps
+    them: absolute paths and '..' above the project are refused, './a/../b.py' is 'b.py'. The files
+    live in a dict, so there is no symbolic link to follow; each test run writes them into a new
+    empty folder. The tests themselves are code, run as you (see coding/SANDBOX.md).
     """
 
     def __init__(self, name: str = "discount"):
@@ -51,6 +56,9 @@ class TinyProject:
         Args:
             path: File path in the project, e.g. "discount.py".
         """
+        path, problem = _project_path(path)
+        if problem:
+            return problem
         if path not in self.files:
             return self._missing(path)
         return self.files[path]
@@ -62,6 +70,15 @@ class TinyProject:
             path: File path in the project, e.g. "discount.py".
             content: The complete new text of the file.
         """
+        path, problem = _project_path(path)
+        if problem:
+            return problem
+        if not isinstance(content, str):
+            return f"{ERROR_PREFIX}content must be a string (the whole file), not {type(content).__name__}"
+        clash = next((f for f in self.files if f.startswith(path + "/") or path.startswith(f + "/")), None)
+        if clash is not None:
+            folder, file = (path, clash) if clash.startswith(path + "/") else (clash, path)
+            return f"{ERROR_PREFIX}{folder!r} is a file, so {file!r} cannot be inside it; choose another path."
         existed = path in self.files
         self.files[path] = content
         return f"{'wrote' if existed else 'created'} {path} ({len(content.splitlines())} lines)"
@@ -72,6 +89,9 @@ class TinyProject:
         Args:
             path: File path in the project, e.g. "notes.txt".
         """
+        path, problem = _project_path(path)
+        if problem:
+            return problem
         if path not in self.files:
             return self._missing(path)
         del self.files[path]
@@ -79,6 +99,10 @@ class TinyProject:
 
     def run_tests(self) -> str:
         """Run the project's tests. The report lists each test as PASSED or FAILED."""
+        for path in self.files:  # the dict is public: a notebook may have put any key in it
+            clean, problem = _project_path(path)
+            if problem or clean != path:
+                return problem or f"{ERROR_PREFIX}the project holds the path {path!r}; write it as {clean!r}."
         with tempfile.TemporaryDirectory(prefix="tiny-project-") as folder:
             root = Path(folder)
             for path, text in self.files.items():
@@ -93,3 +117,20 @@ class TinyProject:
 
     def __repr__(self) -> str:
         return f"TinyProject({self.name!r}: {', '.join(sorted(self.files))})"
+
+
+def _project_path(path: object) -> tuple[str, str | None]:
+    """(the path as the project keeps it, None), or ("", the ERROR observation saying why not)"""
+    if not isinstance(path, str) or not path.strip():
+        return "", f"{ERROR_PREFIX}path must be a file path in the project, like 'discount.py'; got {path!r}"
+    if "\0" in path:
+        return "", f"{ERROR_PREFIX}path contains a NUL character; give a plain path like 'discount.py'"
+    posix = path.replace("\\", "/")
+    if posix.startswith("/") or re.match(r"[A-Za-z]:", posix):
+        return "", f"{ERROR_PREFIX}{path!r} is an absolute path; paths are relative to the project, like 'discount.py'"
+    clean = posixpath.normpath(posix)
+    if clean == ".." or clean.startswith("../"):
+        return "", f"{ERROR_PREFIX}{path!r} is outside the project: '..' cannot go above it"
+    if clean == ".":
+        return "", f"{ERROR_PREFIX}{path!r} is the project itself, not a file in it; give a file path like 'discount.py'"
+    return clean, None

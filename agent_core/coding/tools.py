@@ -7,6 +7,7 @@ import fnmatch
 import functools
 import os
 import re
+import stat
 import subprocess
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import Any
 import regex
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
-from agent_core.coding.workspace import copy_project, diff, snapshot, unsafe_path, walk_files
+from agent_core.coding.workspace import copy_project, diff, show_name, snapshot, unsafe_path, walk_files
 from agent_core.dispatch import ERROR_PREFIX
 from agent_core.schema import Tool
 
@@ -53,6 +54,7 @@ def _observation(method: Callable[..., str]) -> Callable[..., str]:
     @functools.wraps(method)
     def tool(self: Workspace, *args: Any, **kwargs: Any) -> str:
         try:
+            self._check_root()
             return method(self, *args, **kwargs)
         except ToolError as error:
             return f"{ERROR_PREFIX}{error}"
@@ -76,6 +78,8 @@ class Workspace:
             raise NotADirectoryError(f"a workspace needs an existing directory, not {root}")
         self.limits = limits or ToolLimits()
         self.sandbox = sandbox or SandboxLimits()
+        info = self.root.stat()
+        self._root_id = (info.st_dev, info.st_ino)  # the folder itself, whatever its name leads to later
         self.start = snapshot(self.root)  # what diff() compares against
         self.files_read: set[str] = set()  # paths read_file has shown to the model
         self.files_written: set[str] = set()  # paths changed by write_file or edit_file
@@ -105,7 +109,27 @@ class Workspace:
 
     def diff(self) -> str:
         """the full unified diff of every change since this workspace was opened ("" if none)"""
+        try:
+            self._check_root()
+        except ToolError as error:
+            raise RuntimeError(f"no diff: {error}") from None
         return diff(self.start, self.root)
+
+    def _check_root(self) -> None:
+        """ToolError unless the workspace folder is still the folder it was, not a symlink in its place
+
+        root was resolved once; a command can later move the folder away and put a symlink (or
+        another folder) under its name, and every path below it would then lead elsewhere.
+        """
+        try:
+            info = os.lstat(self.root)
+        except OSError:
+            info = None
+        if info is None or stat.S_ISLNK(info.st_mode) or (info.st_dev, info.st_ino) != self._root_id:
+            raise ToolError(
+                "the workspace folder was removed or replaced (by a symbolic link or another folder) "
+                "since the tools were given it, so no tool can use it any more. Say so in your answer"
+            )
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -190,7 +214,8 @@ class Workspace:
                     total += 1
                     files_with_matches.add(name)
                     if len(shown) < self.limits.max_matches:
-                        shown.append(f"{name}:{number}: {self._clip(line)}")
+                        # a name holding a newline or ':' is quoted: it cannot pass for another match
+                        shown.append(f"{show_name(name)}:{number}: {self._clip(line)}")
         if total == 0:
             report = [f"no matches for {pattern!r} in {_plural(len(files), 'file')}"]
         else:
@@ -203,7 +228,7 @@ class Workspace:
                 "use a more specific pattern or a file_glob]"
             )
         if skipped:
-            names = ", ".join(skipped[:3]) + (", ..." if len(skipped) > 3 else "")
+            names = ", ".join(map(show_name, skipped[:3])) + (", ..." if len(skipped) > 3 else "")
             report.append(
                 f"(skipped {_plural(len(skipped), 'file')}: binary, not UTF-8 "
                 f"or too large: {names})"
@@ -296,7 +321,7 @@ class Workspace:
         files = walk_files(folder)
         listed = files[: self.limits.max_listed]
         report = [f"{_plural(len(files), 'file')} under {prefix or './'}"]
-        report += [f"{prefix}{name}  ({_plural(p.stat().st_size, 'byte')})" for name, p in listed]
+        report += [f"{show_name(prefix + name)}  ({_plural(p.stat().st_size, 'byte')})" for name, p in listed]
         if len(files) > len(listed):
             report.append(
                 f"[... {len(files) - len(listed)} more files not shown; list a subfolder]"

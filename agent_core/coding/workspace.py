@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,8 @@ __all__ = [
     "project_files",
     "walk_files",
     "unsafe_path",
+    "Link",
+    "show_name",
 ]
 
 SKIPPED_DIRS = {"__pycache__", "node_modules"}
@@ -90,7 +93,7 @@ def _has_link_outside(root: Path, file: Path) -> bool:
     if not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1:
         return False
     names_inside = 0
-    for folder, _, files in os.walk(root):  # every folder, hidden ones too; symlinks are not followed
+    for folder, _, files, _ in _walk(root, skip_hidden=False):  # symlinks are not followed
         for name in files:
             try:
                 other = os.lstat(os.path.join(folder, name))
@@ -138,6 +141,37 @@ def _copy_tree(source: Traversable, dest: Path) -> None:
             (dest / item.name).write_bytes(item.read_bytes())
 
 
+def _walk(root: Path, skip_hidden: bool = True) -> Iterator[tuple[str, list[str], list[str], list[str]]]:
+    """(folder, its folders, its other files, its symlinks) for root and every folder under it
+
+    Like os.walk, but with a list instead of recursion, so a tree thousands of folders deep is
+    walked too, and symlinks in a list of their own, never followed. A folder that cannot be
+    listed (no permission, a path longer than the system allows) is passed over, as os.walk does.
+    """
+    pending = [os.fspath(root)]
+    while pending:
+        folder = pending.pop()
+        dirs, files, links = [], [], []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_symlink():
+                            links.append(entry.name)
+                        elif entry.is_dir(follow_symlinks=False):
+                            dirs.append(entry.name)
+                        else:
+                            files.append(entry.name)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+        if skip_hidden:
+            dirs = [d for d in dirs if not _is_skipped_dir(d)]
+        yield folder, dirs, files, links
+        pending += [os.path.join(folder, d) for d in reversed(sorted(dirs))]
+
+
 def walk_files(root: Path) -> list[tuple[str, Path]]:
     """(relative posix path, path) of every regular file under root, sorted by path
 
@@ -145,18 +179,54 @@ def walk_files(root: Path) -> list[tuple[str, Path]]:
     and hard links to files with a name outside root (see unsafe_path).
     """
     found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not _is_skipped_dir(d)]
+    for folder, _, files, _ in _walk(root):
         for name in files:
             path = Path(folder, name)
-            if path.is_file() and not path.is_symlink() and not _has_link_outside(root, path):
+            try:
+                regular = path.is_file() and not _has_link_outside(root, path)
+            except OSError:  # e.g. a path longer than the system allows
+                continue
+            if regular:
                 found.append((path.relative_to(root).as_posix(), path))
     return sorted(found)
 
 
+class Link(bytes):
+    """a symbolic link in a snapshot: its target, as bytes; never equal to a file with that text"""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Link) and bytes(self) == bytes(other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = bytes.__hash__
+
+    def __repr__(self) -> str:
+        return f"Link({os.fsdecode(bytes(self))!r})"
+
+
 def snapshot(root: Path | str) -> dict[str, bytes]:
-    """every file under root as {relative path: bytes}, sorted by path: what diff() compares"""
-    return {name: path.read_bytes() for name, path in walk_files(Path(root))}
+    """every file under root as {relative path: bytes}, sorted by path: what diff() compares
+
+    A symbolic link is there too, as a Link holding its target: the tools never follow one,
+    but Python, pytest and your editor do, so a link the agent made must show in the diff.
+    """
+    root = Path(root)
+    files: dict[str, bytes] = {}
+    for name, path in walk_files(root):
+        try:
+            files[name] = path.read_bytes()
+        except OSError:  # it went away, or cannot be read: not part of the snapshot
+            continue
+    for folder, _, _, links in _walk(root):
+        for name in links:
+            path = Path(folder, name)
+            try:
+                files[path.relative_to(root).as_posix()] = Link(os.fsencode(os.readlink(path)))
+            except OSError:
+                continue
+    return dict(sorted(files.items()))
 
 
 def project_files(name: str) -> dict[str, bytes]:
@@ -184,19 +254,42 @@ def diff(before: Path | str | Mapping[str, bytes], after: Path | str | Mapping[s
     parts: list[str] = []
     for name in sorted(old.keys() | new.keys()):
         a, b = old.get(name), new.get(name)
-        if a == b:
+        if a == b and type(a) is type(b):
+            continue
+        if isinstance(a, Link) or isinstance(b, Link):
+            parts.append(f"Symbolic link {show_name(name)}: {_kind(a)} -> {_kind(b)}\n")
             continue
         if b"\0" in (a or b"") or b"\0" in (b or b""):
-            parts.append(f"Binary file {name} differs\n")
+            parts.append(f"Binary file {show_name(name)} differs\n")
             continue
         lines = difflib.unified_diff(
             _lines(a),
             _lines(b),
-            fromfile=f"a/{name}" if a is not None else "/dev/null",
-            tofile=f"b/{name}" if b is not None else "/dev/null",
+            fromfile=show_name(f"a/{name}") if a is not None else "/dev/null",
+            tofile=show_name(f"b/{name}") if b is not None else "/dev/null",
         )
         parts.extend(_end_line(line) for line in lines)
     return "".join(parts)
+
+
+def _kind(data: bytes | None) -> str:
+    if data is None:
+        return "(none)"
+    if isinstance(data, Link):
+        return f"link to {show_name(os.fsdecode(bytes(data)))}"
+    return f"a file of {len(data):,} bytes"
+
+
+def show_name(name: str) -> str:
+    """a file name as tools show it: as it is, or quoted with escapes when it holds a character
+    that could pass for the next line or the next field (newline, ':', invisible ones), as git's
+    core.quotePath quotes names"""
+    if name.isprintable() and not any(char in name for char in ':"\\'):
+        return name
+    escaped = "".join(
+        char if char.isprintable() and char not in '"\\' else json.dumps(char)[1:-1] for char in name
+    )
+    return f'"{escaped}"'
 
 
 def _lines(data: bytes | None) -> list[str]:
