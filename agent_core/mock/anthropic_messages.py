@@ -9,8 +9,6 @@ from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
 from .caching import PromptCache
-from .model import answer
-from .policy import Policy
 from .protocol import ProtocolError
 from .tokens import count_request
 from .wire import Response, error_response, json_response, pieces
@@ -20,8 +18,9 @@ __all__ = [
     "check_api_key",
     "check_messages_request",
     "to_chat_request",
-    "respond_messages",
-    "respond_count_tokens",
+    "MessagesEndpoint",
+    "CountTokensEndpoint",
+    "anthropic_error_response",
     "message_events",
 ]
 
@@ -121,60 +120,61 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
     return request
 
 
-def respond_messages(
-    policy: Policy, body: bytes, *, check_protocol: bool = True, cache: PromptCache | None = None
-) -> Response:
-    """status, headers and body bytes for one POST /v1/messages, answered by `policy`
+class MessagesEndpoint:
+    """POST /v1/messages: Anthropic's Messages API, read as a Chat Completions request for the policy"""
 
-    cache: the model's PromptCache; with it, a request with cache_control breakpoints gets
-    cache_creation_input_tokens and cache_read_input_tokens in its usage.
-    """
-    try:
-        request = json.loads(body or b"null")
-    except ValueError:
-        request = None
-    try:
-        if check_protocol:
+    calls_model = True
+
+    def __init__(self, cache: PromptCache | None = None, *, check_protocol: bool = True):
+        # with a cache, a request with cache_control breakpoints gets cache_creation_input_tokens
+        # and cache_read_input_tokens in its usage
+        self.cache = cache
+        self.check_protocol = check_protocol
+
+    def read(self, request: Any) -> dict[str, Any]:
+        if self.check_protocol:
             check_messages_request(request)
-        chat_request = to_chat_request(request)
-    except AnthropicError as error:
-        return error_response(error)
-    except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
-        return json_response(400, AnthropicError(f"The mock could not read this request: {error}").body())
-    try:
-        completion = answer(policy, chat_request)
-    except ProtocolError as error:  # a refusal, or a policy bug (500): in Anthropic's error shape
-        kind = "api_error" if error.status >= 500 else "invalid_request_error"
-        return json_response(error.status, AnthropicError(error.message, hint=error.hint, status=error.status,
-                                                  type=kind).body())
-    message = _anthropic_message(completion)
-    cached = cache.anthropic_usage(request, message["usage"]["input_tokens"]) if cache is not None else None
-    if cached:  # the real API always reports both fields; the mock only when cache_control was used
-        message["usage"].update(cached)
-    if request.get("stream"):
-        return 200, {"content-type": "text/event-stream"}, message_events(message)
-    return json_response(200, message)
+        return to_chat_request(request)
+
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+        """the Message, as JSON or as a stream"""
+        message = _anthropic_message(completion)
+        cached = self.cache.anthropic_usage(request, message["usage"]["input_tokens"]) if self.cache else None
+        if cached:  # the real API always reports both fields; the mock only when cache_control was used
+            message["usage"].update(cached)
+        if request.get("stream"):
+            return 200, {"content-type": "text/event-stream"}, message_events(message)
+        return json_response(200, message)
+
+    def refuse(self, error: ProtocolError) -> Response:
+        """any refusal, a policy's failure (500) included, in Anthropic's error shape"""
+        return anthropic_error_response(error)
 
 
-def respond_count_tokens(body: bytes, *, check_protocol: bool = True) -> Response:
+class CountTokensEndpoint(MessagesEndpoint):
     """POST /v1/messages/count_tokens: {"input_tokens": N}, what the request would cost as input
 
     Checked like a message request, except that max_tokens is not needed (the endpoint takes the
     same fields as POST /v1/messages without it); counted as the mock counts every prompt.
     """
-    try:
-        request = json.loads(body or b"null")
-    except ValueError:
-        request = None
-    try:
-        if check_protocol:
+
+    calls_model = False
+
+    def read(self, request: Any) -> dict[str, Any]:
+        if self.check_protocol:
             check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
-        chat_request = to_chat_request(request)
-    except AnthropicError as error:
-        return error_response(error)
-    except (TypeError, KeyError, AttributeError, ValueError) as error:
-        return json_response(400, AnthropicError(f"The mock could not read this request: {error}").body())
-    return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
+        return to_chat_request(request)
+
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: None) -> Response:
+        return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
+
+
+def anthropic_error_response(error: ProtocolError) -> Response:
+    """a ProtocolError as Anthropic's JSON error: a server failure is an api_error"""
+    if not isinstance(error, AnthropicError):
+        kind = "api_error" if error.status >= 500 else "invalid_request_error"
+        error = AnthropicError(error.message, hint=error.hint, status=error.status, type=kind)
+    return error_response(error)
 
 
 def _anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:

@@ -1,11 +1,11 @@
-"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 09)."""
+"""OpenAI's Responses API in the mock: POST /v1/responses, read as and answered by Chat Completions (lesson 09)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
@@ -13,7 +13,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsBa
 from ..formats import from_responses, tool_from_responses
 from ..schema import json_type
 from .protocol import ProtocolError
-from .wire import Response, error_response, pieces
+from .wire import Response, error_response, json_response, pieces
 
 __all__ = [
     "ResponsesEndpoint",
@@ -29,43 +29,41 @@ ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
 class ResponsesEndpoint:
     """POST /v1/responses for one MockModel; `stored` keeps each stored response's conversation
 
-    A request is checked by this API's rules, translated into a Chat Completions request and answered
-    by the MockModel's chat path (its checks, its policy); the chat.completion is translated back.
+    A request is checked by this API's rules and translated into a Chat Completions request, which
+    then passes the chat endpoint's checks too; the policy's chat.completion is translated back.
     """
 
-    def __init__(self, chat: Callable[[str, str, bytes], Response], *, check_protocol: bool = True):
-        self.chat = chat  # answers a Chat Completions request: the MockModel's own respond()
+    calls_model = True
+
+    def __init__(self, chat: Any, *, check_protocol: bool = True):
+        self.chat = chat  # the model's Chat Completions endpoint (model.ChatCompletions): its checks and cache
         self.check_protocol = check_protocol
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
 
-    def respond(self, method: str, path: str, body: bytes) -> Response:
-        """status, headers and body bytes for one request to /v1/responses"""
-        if method != "POST":
-            return error_response(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
-        try:
-            request = json.loads(body or b"null")
-        except ValueError:
-            request = None
-        try:
-            if self.check_protocol:
-                _check_responses_request(request, self.stored)
-            history = self.stored.get(request.get("previous_response_id") or "", [])
-            items = history + _input_items(request.get("input"))
-            chat_request = to_chat_request(request, items)
-        except ProtocolError as error:
-            return error_response(error)
-        except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
-            return error_response(ProtocolError(f"The mock could not read this request: {error}"))
-        status, headers, content = self.chat("POST", "/v1/chat/completions", json.dumps(chat_request).encode())
-        if status != 200:  # the chat path refused it: the same error body, in this API's names
-            return status, headers, _in_responses_terms(content)
-        response = _build_response(request, json.loads(content))
+    def read(self, request: Any) -> dict[str, Any]:
+        """the Chat Completions request for this Responses request and the conversation it continues"""
+        if self.check_protocol:
+            _check_responses_request(request, self.stored)
+        return self.chat.read(to_chat_request(request, self._conversation(request)))
+
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+        """the Response object (stored unless store is false), as JSON or as a stream"""
+        self.chat.count_cached_tokens(chat_request, completion)
+        response = _build_response(request, completion)
         if request.get("store", True):
-            self.stored[response["id"]] = items + response["output"]
+            self.stored[response["id"]] = self._conversation(request) + response["output"]
         if request.get("stream"):
             return 200, {"content-type": "text/event-stream"}, response_events(response)
-        return 200, {"content-type": "application/json"}, json.dumps(response, ensure_ascii=False).encode()
+        return json_response(200, response)
+
+    def refuse(self, error: ProtocolError) -> Response:
+        """the error in OpenAI's shape, with the chat checks' field names as a Responses request spells them"""
+        return error_response(_in_responses_terms(error))
+
+    def _conversation(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        """the stored items of the response it continues, then its own input items"""
+        return self.stored.get(request.get("previous_response_id") or "", []) + _input_items(request.get("input"))
 
 
 def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) -> None:
@@ -391,15 +389,12 @@ _FIELD_NAMES = [
 ]
 
 
-def _in_responses_terms(content: bytes) -> bytes:
-    """a chat path error body with its field names as a Responses request spells them"""
-    body = json.loads(content)
-    error = body.get("error") or {}
-    for key in ("message", "param"):
-        if isinstance(error.get(key), str):
+def _in_responses_terms(error: ProtocolError) -> ProtocolError:
+    """the same error, with the field names of a Chat Completions request as a Responses request spells them"""
+    texts = {"message": error.message, "param": error.param, "hint": error.hint}
+    for key, value in texts.items():
+        if isinstance(value, str):
             for pattern, name in _FIELD_NAMES:
-                error[key] = pattern.sub(name, error[key])
-    return json.dumps(body, ensure_ascii=False).encode()
-
-
-
+                value = pattern.sub(name, value)
+            texts[key] = value
+    return replace(error, **texts)
