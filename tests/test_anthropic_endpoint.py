@@ -350,3 +350,81 @@ def test_both_apis_spend_the_same_rate_limit():
             chat_client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
         with sdk(limited) as client, pytest.raises(anthropic.RateLimitError):
             ask(client, [{"role": "user", "content": "4+2"}])
+
+
+# --- message threads (beta message-threads-2026-08-12), as the SDK's tool runner uses them by default ---
+
+
+def beta_tools():
+    def make(name):
+        @anthropic.beta_tool(name=name, description=f"{name.capitalize()} two numbers.")
+        def operation(a: float, b: float) -> str:
+            return str(OPERATIONS[name](a, b))
+
+        return operation
+
+    return [make(name) for name in ("add", "subtract", "multiply", "divide")]
+
+
+def test_the_sdk_tool_runner_finishes_a_calculator_task_in_a_thread():
+    with serve(mock.Calculator()) as server, sdk(server) as client:
+        runner = client.beta.messages.tool_runner(
+            model="mock-model", max_tokens=500, tools=beta_tools(),
+            messages=[{"role": "user", "content": "What is (2 + 3) * 4?"}],
+        )
+        replies = list(runner)
+    assert [r.stop_reason for r in replies] == ["tool_use", "tool_use", "end_turn"]
+    assert "20" in replies[-1].content[0].text
+
+
+def thread_turn(client, messages, thread, **options):
+    return client.beta.messages.create(
+        model="mock-model", max_tokens=256, messages=messages, thread=thread,
+        betas=["message-threads-2026-08-12"], **options,
+    )
+
+
+def test_a_thread_continues_with_only_the_new_turn():
+    with serve(mock.Calculator()) as server, sdk(server) as client:
+        first = thread_turn(client, [{"role": "user", "content": "What is 2 + 3?"}], {"type": "create"}, tools=TOOLS)
+        results = tool_results(first)
+        second = thread_turn(client, [results], {"type": "continue", "previous_message_id": first.id})
+        assert second.stop_reason == "end_turn"
+        assert "5" in second.content[0].text
+        with pytest.raises(anthropic.BadRequestError) as again:  # each message is continued once
+            thread_turn(client, [results], {"type": "continue", "previous_message_id": first.id})
+    assert again.value.error_code == "thread_already_continued"
+
+
+def test_an_unknown_thread_is_the_404_the_sdk_starts_a_new_thread_on():
+    with serve(mock.Calculator()) as server, sdk(server) as client, pytest.raises(anthropic.NotFoundError) as error:
+        thread_turn(client, [{"role": "user", "content": "hi"}], {"type": "continue", "previous_message_id": "msg_x"})
+    assert error.value.error_code == "thread_not_found"
+    assert error.value.body["error"]["message"].startswith("No usable Thread state was found for `previous_message_id`.")
+
+
+@pytest.mark.parametrize(
+    ("thread", "options", "expected"),
+    [
+        ({"type": "resume"}, {}, "thread: Input tag 'resume' found using 'type' does not match"),
+        ({"type": "continue"}, {}, "thread.previous_message_id: Field required"),
+        ({"type": "continue", "previous_message_id": 7}, {}, "thread.previous_message_id: Input should be a valid string"),
+    ],
+)
+def test_a_malformed_thread_is_refused_naming_the_field(thread, options, expected):
+    with serve(mock.Calculator()) as server, sdk(server) as client, pytest.raises(anthropic.BadRequestError) as error:
+        thread_turn(client, [{"role": "user", "content": "hi"}], thread, **options)
+    assert error.value.body["error"]["message"].startswith(expected)
+
+
+def test_a_thread_needs_the_beta_header_and_a_continue_takes_no_tools():
+    with serve(mock.Calculator()) as server, sdk(server) as client:
+        with pytest.raises(anthropic.BadRequestError, match="thread: Extra inputs are not permitted"):
+            client.messages.create(
+                model="mock-model", max_tokens=50, messages=[{"role": "user", "content": "hi"}],
+                extra_body={"thread": {"type": "create"}},
+            )
+        first = thread_turn(client, [{"role": "user", "content": "hi"}], {"type": "create"})
+        with pytest.raises(anthropic.BadRequestError, match="tools: cannot be set when continuing a thread"):
+            thread_turn(client, [{"role": "user", "content": "more"}],
+                        {"type": "continue", "previous_message_id": first.id}, tools=TOOLS)

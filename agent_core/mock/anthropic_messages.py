@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
@@ -25,16 +27,26 @@ __all__ = [
 ]
 
 ROLES = ("user", "assistant", "system")
+THREADS_BETA = "message-threads-2026-08-12"  # the anthropic-beta value of message threads (the SDK's MESSAGE_THREADS_BETA)
 TRANSLATED_BLOCKS = ("text", "tool_use", "tool_result", "thinking", "redacted_thinking")
 
 
+@dataclass
 class AnthropicError(ProtocolError):
-    """a request the Anthropic API would refuse: the same fields as ProtocolError, Anthropic's body shape"""
+    """a request the Anthropic API would refuse: the same fields as ProtocolError, Anthropic's body shape
+
+    details: the error's `details` object, whose `error_code` the SDK reads (anthropic/_exceptions.py).
+    """
+
+    details: dict[str, Any] | None = None
 
     def body(self) -> dict[str, Any]:
         """the JSON error body, shaped like Anthropic's; the learner's hint follows the real text"""
         message = f"{self.message}\n(agent_core mock hint: {self.hint})" if self.hint else self.message
-        return {"type": "error", "error": {"type": self.type, "message": message}}
+        error: dict[str, Any] = {"type": self.type, "message": message}
+        if self.details is not None:
+            error["details"] = self.details
+        return {"type": "error", "error": error}
 
 
 def check_api_key(expected: str | None, given: str | None) -> None:
@@ -52,8 +64,14 @@ def check_api_key(expected: str | None, given: str | None) -> None:
     )
 
 
-def check_messages_request(body: Any) -> None:
-    """raise AnthropicError for the first Messages API rule the request body breaks"""
+def check_messages_request(
+    body: Any, threads: Mapping[str, Thread] | None = None, headers: Mapping[str, str] | None = None
+) -> None:
+    """raise AnthropicError for the first Messages API rule the request body breaks
+
+    threads: the message threads a `continue` may name (None: this endpoint takes no `thread`).
+    headers: the request's headers, whose anthropic-beta must name the threads beta for `thread`.
+    """
     if not isinstance(body, dict):
         raise AnthropicError(
             "The request body is not a JSON object.",
@@ -76,7 +94,70 @@ def check_messages_request(body: Any) -> None:
         )
     for i, message in enumerate(messages):
         _check_message_shape(i, message)
+    if body.get("thread") is not None:
+        _check_thread(body, threads, headers or {})
+        if body["thread"]["type"] == "continue":
+            return  # the tool results answer the thread's last message: checked once the thread is joined
     _check_tool_results(_combine_turns(messages))
+
+
+def _check_thread(body: dict[str, Any], threads: Mapping[str, Thread] | None, headers: Mapping[str, str]) -> None:
+    """the message-threads beta, as the SDK's types define it (types/beta/beta_message_thread_param.py)"""
+    betas = [beta.strip() for beta in (headers.get("anthropic-beta") or "").split(",")]
+    if threads is None or THREADS_BETA not in betas:
+        # Anthropic's words for a field the request may not have (pydantic's "Extra inputs are not permitted")
+        raise AnthropicError(
+            "thread: Extra inputs are not permitted",
+            hint=f"`thread` is a beta: send the header anthropic-beta: {THREADS_BETA} (the SDK's "
+            "client.beta.messages does), and only to POST /v1/messages."
+            if threads is not None
+            else "POST /v1/messages/count_tokens takes no `thread`: count the whole conversation.",
+        )
+    thread = body["thread"]
+    kind = thread.get("type") if isinstance(thread, dict) else None
+    if kind not in ("create", "continue"):
+        raise AnthropicError(
+            f"thread: Input tag '{kind}' found using 'type' does not match any of the expected tags: "
+            "'create', 'continue'",
+            hint="thread is {'type': 'create'} or {'type': 'continue', 'previous_message_id': 'msg_...'}.",
+        )
+    if kind == "create":
+        return
+    previous = thread.get("previous_message_id")
+    if not isinstance(previous, str):
+        raise AnthropicError(
+            "thread.previous_message_id: Field required"
+            if previous is None
+            else "thread.previous_message_id: Input should be a valid string",
+            hint="Continue from the id of the last message of the thread (message.id).",
+        )
+    if previous not in threads:
+        # the SDK's own words for ThreadNotFoundError (types/thread_not_found_error.py): a 404 whose
+        # details.error_code the SDK's threads read to start a new thread (lib/threads/_thread_state.py)
+        raise AnthropicError(
+            "No usable Thread state was found for `previous_message_id`.",
+            hint=f"{previous!r} is not a message this mock made in a thread; replay the full conversation "
+            "with thread {'type': 'create'}.",
+            status=404,
+            type="not_found_error",
+            details={"error_code": "thread_not_found"},
+        )
+    if threads[previous].continued:
+        # ThreadAlreadyContinuedError, a 400 (types/thread_already_continued_error.py)
+        raise AnthropicError(
+            "The response that `previous_message_id` names has already been continued, and each response can "
+            "be continued only once. Continue from the Thread's most recent response `id`.",
+            hint="Continue from the id of the newest message of the thread.",
+            details={"error_code": "thread_already_continued"},
+        )
+    for field in ("system", "tools"):
+        # "Request fields the server takes from the thread on a `continue` and rejects if the request
+        # repeats them" (CREATE_ONLY_FIELDS in the SDK's lib/threads/_thread_state.py); the words are the mock's
+        if body.get(field) is not None:
+            raise AnthropicError(
+                f"{field}: cannot be set when continuing a thread; it is taken from the thread",
+                hint=f"Send {field} with thread {{'type': 'create'}} only.",
+            )
 
 
 def _combine_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -121,7 +202,11 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
 
 
 class MessagesEndpoint:
-    """POST /v1/messages: Anthropic's Messages API, read as a Chat Completions request for the policy"""
+    """POST /v1/messages: Anthropic's Messages API, read as a Chat Completions request for the policy
+
+    `threads` holds the conversations of the message-threads beta: message id -> what a request
+    that continues from that message builds on (its system prompt, tools and every message so far).
+    """
 
     calls_model = True
 
@@ -130,18 +215,26 @@ class MessagesEndpoint:
         # and cache_read_input_tokens in its usage
         self.cache = cache
         self.check_protocol = check_protocol
+        self.threads: dict[str, Thread] = {}
 
-    def read(self, request: Any) -> dict[str, Any]:
+    def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """the Chat Completions request; a thread's `continue` is first completed, in place, from the thread"""
         if self.check_protocol:
-            check_messages_request(request)
+            check_messages_request(request, self.threads, headers or {})
+        if isinstance(request, dict) and request.get("thread"):
+            self._complete_from_thread(request)
+            if self.check_protocol:
+                _check_tool_results(_combine_turns(request["messages"]))
         return to_chat_request(request)
 
     def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
-        """the Message, as JSON or as a stream"""
+        """the Message, as JSON or as a stream; in a thread, the conversation is kept under its id"""
         message = _anthropic_message(completion)
         cached = self.cache.anthropic_usage(request, message["usage"]["input_tokens"]) if self.cache else None
         if cached:  # the real API always reports both fields; the mock only when cache_control was used
             message["usage"].update(cached)
+        if request.get("thread"):
+            self._keep_thread(request, message)
         if request.get("stream"):
             return 200, {"content-type": "text/event-stream"}, message_events(message)
         return json_response(200, message)
@@ -149,6 +242,37 @@ class MessagesEndpoint:
     def refuse(self, error: ProtocolError) -> Response:
         """any refusal, a policy's failure (500) included, in Anthropic's error shape"""
         return anthropic_error_response(error)
+
+    def _complete_from_thread(self, request: dict[str, Any]) -> None:
+        """a `continue` request gets the thread's system prompt, tools and messages before its own"""
+        thread = request["thread"]
+        if thread.get("type") != "continue":
+            return
+        previous = self.threads[thread["previous_message_id"]]
+        previous.continued = True
+        for field in ("system", "tools"):
+            if previous.request.get(field) is not None:
+                request[field] = previous.request[field]
+        request["messages"] = previous.request["messages"] + list(request["messages"])
+
+    def _keep_thread(self, request: dict[str, Any], message: dict[str, Any]) -> None:
+        reply = {"role": "assistant", "content": [_as_param(block) for block in message["content"]]}
+        kept = {field: request[field] for field in ("system", "tools") if request.get(field) is not None}
+        self.threads[message["id"]] = Thread({**kept, "messages": [*request["messages"], reply]})
+
+
+@dataclass
+class Thread:
+    """one message of a thread: the conversation up to and including it, and whether a request continued it"""
+
+    request: dict[str, Any]  # system, tools and messages, as a request that continues it builds on
+    continued: bool = False
+
+
+def _as_param(block: dict[str, Any]) -> dict[str, Any]:
+    """a content block of a reply as a request sends it back"""
+    fields = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input")}.get(block["type"])
+    return {key: block[key] for key in fields} if fields else dict(block)
 
 
 class CountTokensEndpoint(MessagesEndpoint):
@@ -160,9 +284,10 @@ class CountTokensEndpoint(MessagesEndpoint):
 
     calls_model = False
 
-    def read(self, request: Any) -> dict[str, Any]:
+    def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         if self.check_protocol:
-            check_messages_request({**request, "max_tokens": 1} if isinstance(request, dict) else request)
+            given = {**request, "max_tokens": 1} if isinstance(request, dict) else request
+            check_messages_request(given, None, headers or {})
         return to_chat_request(request)
 
     def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: None) -> Response:

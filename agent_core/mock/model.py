@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx2
@@ -69,10 +69,10 @@ class MockModel:
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
-        status, headers, content = self.respond(request.method, request.url.path, request.read())
+        status, headers, content = self.respond(request.method, request.url.path, request.read(), request.headers)
         return httpx2.Response(status, headers=headers, content=content)
 
-    def respond(self, method: str, path: str, body: bytes) -> Response:
+    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
         """status, headers and body bytes for one request; shared by the in-process and HTTP server"""
         path = path.split("?", 1)[0].rstrip("/")
         endpoint = next((e for suffix, e in self.endpoints.items() if path.endswith(suffix)), None)
@@ -86,7 +86,7 @@ class MockModel:
             request = None
         try:
             try:
-                chat_request = endpoint.read(request)  # the API's own checks, then its request as Chat Completions
+                chat_request = endpoint.read(request, headers or {})  # the API's checks; its request as Chat Completions
             except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
                 raise ProtocolError(f"The mock could not read this request: {error}") from error
             completion = answer(self.policy, chat_request) if endpoint.calls_model else None
@@ -120,7 +120,7 @@ class ChatCompletions:
         self.check_protocol = check_protocol
         self.reject_unknown_fields = reject_unknown_fields
 
-    def read(self, request: Any) -> dict[str, Any]:
+    def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """the request itself, once it passes the real API's checks"""
         if self.check_protocol:
             check_request(request)

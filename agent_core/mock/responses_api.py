@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -41,7 +42,7 @@ class ResponsesEndpoint:
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
 
-    def read(self, request: Any) -> dict[str, Any]:
+    def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """the Chat Completions request for this Responses request and the conversation it continues"""
         if self.check_protocol:
             _check_responses_request(request, self.stored)

@@ -47,7 +47,7 @@ POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calcula
 class Responder(Protocol):
     """anything that answers one HTTP request: MockModel, or a Replay of a cassette"""
 
-    def respond(self, method: str, path: str, body: bytes) -> Response: ...
+    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response: ...
 
 
 class ServerStartError(OSError):
@@ -188,7 +188,7 @@ class MockServer:
                     return self._too_many_requests(model, wait, anthropic)
         except ProtocolError as error:
             return anthropic_error_response(error) if anthropic else error_response(error)
-        return self.model.respond(method, path, body)  # the policy decides one request at a time
+        return self.model.respond(method, path, body, headers)  # the policy decides one request at a time
 
     def _check_key(self, authorization: str | None) -> None:
         if self.api_key is None:

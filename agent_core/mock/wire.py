@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 __all__ = ["Response", "Endpoint", "json_response", "error_response", "is_anthropic", "model_card", "pieces", "CREATED"]
@@ -17,7 +18,7 @@ class Endpoint(Protocol):
 
     calls_model: bool  # False for an endpoint that answers without the model (count_tokens)
 
-    def read(self, request: Any) -> dict[str, Any]:
+    def read(self, request: Any, headers: Mapping[str, str]) -> dict[str, Any]:
         """the request checked by this API's rules, as the Chat Completions request a policy reads"""
         ...
 
