@@ -4,6 +4,7 @@ import json
 from contextlib import contextmanager
 
 import anthropic
+import pydantic
 import pytest
 
 from agent_core import mock
@@ -428,3 +429,48 @@ def test_a_thread_needs_the_beta_header_and_a_continue_takes_no_tools():
         with pytest.raises(anthropic.BadRequestError, match="tools: cannot be set when continuing a thread"):
             thread_turn(client, [{"role": "user", "content": "more"}],
                         {"type": "continue", "previous_message_id": first.id}, tools=TOOLS)
+
+
+# --- structured outputs: output_config.format, as messages.parse sends it ---
+
+
+class Result(pydantic.BaseModel):
+    expression: str
+    answer: float
+
+
+@pytest.mark.parametrize("beta", [False, True])
+def test_messages_parse_finishes_a_calculator_task_with_a_json_answer(beta):
+    messages = [{"role": "user", "content": "What is (2 + 3) * 4?"}]
+    with serve(mock.Calculator()) as server, sdk(server) as client:
+        parse = client.beta.messages.parse if beta else client.messages.parse
+        for _ in range(4):
+            reply = parse(model="mock-model", max_tokens=500, messages=messages, tools=TOOLS, output_format=Result)
+            if reply.stop_reason != "tool_use":
+                break
+            messages += [
+                {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
+                tool_results(reply),
+            ]
+    assert reply.stop_reason == "end_turn"
+    assert reply.parsed_output.answer == 20
+    assert json.loads(reply.content[0].text) == reply.parsed_output.model_dump()
+
+
+@pytest.mark.parametrize(
+    ("output_config", "expected"),
+    [
+        ("json", "output_config: Input should be a valid dictionary"),
+        ({"format": "json"}, "output_config.format: Input should be a valid dictionary"),
+        ({"format": {"type": "json_object"}}, "output_config.format.type: Input should be 'json_schema'"),
+        ({"format": {"type": "json_schema"}}, "output_config.format.schema: Field required"),
+        ({"format": {"type": "json_schema", "schema": []}}, "output_config.format.schema: Input should be a valid dictionary"),
+    ],
+)
+def test_a_malformed_output_config_is_refused_naming_the_field(server, output_config, expected):
+    with sdk(server) as client, pytest.raises(anthropic.BadRequestError) as error:
+        client.messages.create(
+            model="mock-model", max_tokens=50, messages=[{"role": "user", "content": "hi"}],
+            extra_body={"output_config": output_config},
+        )
+    assert error.value.body["error"]["message"].startswith(expected)

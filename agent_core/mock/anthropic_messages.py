@@ -94,11 +94,40 @@ def check_messages_request(
         )
     for i, message in enumerate(messages):
         _check_message_shape(i, message)
+    _check_output_config(body.get("output_config"))
     if body.get("thread") is not None:
         _check_thread(body, threads, headers or {})
         if body["thread"]["type"] == "continue":
             return  # the tool results answer the thread's last message: checked once the thread is joined
     _check_tool_results(_combine_turns(messages))
+
+
+def _check_output_config(config: Any) -> None:
+    """output_config.format is {"type": "json_schema", "schema": {...}} (the SDK's JSONOutputFormatParam)"""
+    if config is None:
+        return
+    if not isinstance(config, dict):
+        raise AnthropicError("output_config: Input should be a valid dictionary", hint="output_config is an object.")
+    output_format = config.get("format")
+    if output_format is None:
+        return
+    if not isinstance(output_format, dict):
+        raise AnthropicError(
+            "output_config.format: Input should be a valid dictionary",
+            hint="output_config.format is {'type': 'json_schema', 'schema': {...}}.",
+        )
+    if output_format.get("type") != "json_schema":
+        raise AnthropicError(
+            "output_config.format.type: Input should be 'json_schema'",
+            hint="Structured outputs take a JSON schema: {'type': 'json_schema', 'schema': {...}}.",
+        )
+    if not isinstance(output_format.get("schema"), dict):
+        raise AnthropicError(
+            "output_config.format.schema: Field required"
+            if output_format.get("schema") is None
+            else "output_config.format.schema: Input should be a valid dictionary",
+            hint="schema is a JSON schema object, e.g. {'type': 'object', 'properties': {...}}.",
+        )
 
 
 def _check_thread(body: dict[str, Any], threads: Mapping[str, Thread] | None, headers: Mapping[str, str]) -> None:
@@ -196,6 +225,12 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
         )
         if choice.get("disable_parallel_tool_use"):
             request["parallel_tool_calls"] = False
+    output_format = (body.get("output_config") or {}).get("format")
+    if output_format:  # structured outputs: the reply is one text block of JSON that matches the schema
+        request["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "output_format", "schema": output_format["schema"]},
+        }
     if body.get("max_tokens"):
         request["max_tokens"] = body["max_tokens"]
     return request
