@@ -398,3 +398,35 @@ def test_a_field_of_the_wrong_type_is_named():
         "Invalid type for 'input': expected a string or an array of input items, but got a number instead."
     )
     assert (body["param"], body["code"]) == ("input", "invalid_type")
+
+
+def run_with_references(client, question, max_calls=6, store=True):
+    """the loop as the Vercel AI SDK runs it: earlier outputs go back as item_reference items, by id"""
+    items = [{"role": "user", "content": question}]
+    responses = []
+    while len(responses) < max_calls:
+        response = client.responses.create(model="mock-model", input=items, tools=TOOLS, store=store)
+        responses.append(response)
+        items += [{"type": "item_reference", "id": item.id} for item in response.output] + outputs_for(response)
+        if not outputs_for(response):
+            break
+    return responses, items
+
+
+def test_a_conversation_of_item_references_finishes_a_calculator_task_over_http():
+    with serve(mock.Calculator()) as server, openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client:
+        responses, items = run_with_references(client, "What is (2 + 3) * 4?")
+    assert [r.status for r in responses] == ["completed"] * 3
+    assert "20" in responses[-1].output_text
+    assert sum(item.get("type") == "item_reference" for item in items) == 3  # two calls and the answer
+
+
+def test_an_item_of_a_response_made_with_store_false_is_not_found():
+    client = mock.client(mock.Calculator())
+    with pytest.raises(openai.NotFoundError) as error:
+        run_with_references(client, "What is (2 + 3) * 4?", store=False)
+    body = error.value.body
+    assert body["message"].startswith("Item with id 'fc_")
+    assert "Items are not persisted when `store` is set to false." in body["message"]
+    assert body["param"] == "input"
+    assert len(client.trace) == 2  # the first response was made; the second request named its call

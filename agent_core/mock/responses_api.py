@@ -24,7 +24,7 @@ __all__ = [
 
 # every top-level field a create request may carry, as the SDK defines them (plus `stream`)
 PARAMETERS = frozenset(ResponseCreateParamsBase.__annotations__) | {"stream"}
-ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
+ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
 
 
 class ResponsesEndpoint:
@@ -41,19 +41,21 @@ class ResponsesEndpoint:
         self.check_protocol = check_protocol
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
+        self.items: dict[str, dict[str, Any]] = {}  # item id -> an output item of a stored response
 
     def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """the Chat Completions request for this Responses request and the conversation it continues"""
         if self.check_protocol:
-            _check_responses_request(request, self.stored)
+            _check_responses_request(request, self.stored, self.items)
         return self.chat.read(to_chat_request(request, self._conversation(request)))
 
     def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
         """the Response object (stored unless store is false), as JSON or as a stream"""
         self.chat.count_cached_tokens(chat_request, completion)
         response = _build_response(request, completion)
-        if request.get("store", True):
+        if request.get("store", True):  # with store false, neither the response nor its items can be named later
             self.stored[response["id"]] = self._conversation(request) + response["output"]
+            self.items.update((item["id"], item) for item in response["output"])
         if request.get("stream"):
             return 200, {"content-type": "text/event-stream"}, response_events(response)
         return json_response(200, response)
@@ -63,11 +65,18 @@ class ResponsesEndpoint:
         return error_response(_in_responses_terms(error))
 
     def _conversation(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        """the stored items of the response it continues, then its own input items"""
-        return self.stored.get(request.get("previous_response_id") or "", []) + _input_items(request.get("input"))
+        """the stored items of the response it continues, then its own input items, references resolved"""
+        items = [self.items[item["id"]] if _is_reference(item) else item for item in _input_items(request.get("input"))]
+        return self.stored.get(request.get("previous_response_id") or "", []) + items
 
 
-def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) -> None:
+def _is_reference(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == "item_reference"
+
+
+def _check_responses_request(
+    body: Any, stored: dict[str, list[dict[str, Any]]], stored_items: dict[str, dict[str, Any]]
+) -> None:
     """raise ProtocolError for the first Responses API rule the request body breaks"""
     if not isinstance(body, dict):
         raise ProtocolError(
@@ -135,7 +144,18 @@ def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]])
                 code="invalid_value",
                 hint="Messages, function calls and function call outputs are what an agent loop sends.",
             )
+        if kind == "item_reference" and item.get("id") not in stored_items:
+            # 404, as pasted in can1357/oh-my-pi#41 (there for a reasoning item, rs_...)
+            raise ProtocolError(
+                f"Item with id '{item.get('id')}' not found. Items are not persisted when `store` is set to "
+                "false. Try again with `store` set to true, or remove this item from your input.",
+                param="input",
+                status=404,
+                hint="An item_reference names an output item (msg_..., fc_...) of a response this mock stored; "
+                "a response made with store=false keeps nothing, so send its items in full instead.",
+            )
     _check_tools(body.get("tools"))
+    items = [stored_items[item["id"]] if _is_reference(item) else item for item in items]
     conversation = stored.get(previous or "", []) + items
     _check_calls_answered(conversation)
     _check_json_mentioned(body, conversation)
