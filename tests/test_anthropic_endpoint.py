@@ -4,6 +4,7 @@ import json
 from contextlib import contextmanager
 
 import anthropic
+import httpx2
 import pydantic
 import pytest
 
@@ -474,3 +475,76 @@ def test_a_malformed_output_config_is_refused_naming_the_field(server, output_co
             extra_body={"output_config": output_config},
         )
     assert error.value.body["error"]["message"].startswith(expected)
+
+
+# --- every field the mock reads: a wrong type and an out-of-range value get Anthropic's 400, naming the field ---
+
+HI = [{"role": "user", "content": "hi"}]
+CALLED = [
+    {"role": "user", "content": "2 + 3?"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}]},
+]
+
+
+def answered(result):
+    return [*CALLED, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", **result}]}]
+
+
+BAD_FIELDS = [  # (the fields changed, the start of the API's message)
+    ({"model": 5}, "model: Input should be a valid string"),
+    ({"max_tokens": "5"}, "max_tokens: Input should be a valid integer"),
+    ({"max_tokens": 2.5}, "max_tokens: Input should be a valid integer"),
+    ({"max_tokens": 0}, "max_tokens: Input should be greater than or equal to 1"),
+    ({"max_tokens": -1}, "max_tokens: Input should be greater than or equal to 1"),
+    ({"messages": {"role": "user"}}, "messages: Input should be a valid list"),
+    ({"messages": []}, "messages: at least one message is required"),
+    ({"messages": [{"role": "tool", "content": "5"}]}, "messages.0.role: Input should be 'user', 'assistant'"),
+    ({"messages": [{"role": "user", "content": 5}]}, "messages.0.content: Input should be a valid list"),
+    ({"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
+     "messages.0.content.0.text.text: Input should be a valid string"),
+    ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": 1, "name": "add", "input": {}}]}]},
+     "messages.0.content.0.tool_use.id: Input should be a valid string"),
+    ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "add", "input": "{}"}]}]},
+     "messages.0.content.0.tool_use.input: Input should be a valid dictionary"),
+    ({"messages": answered({"content": 5})}, "messages.2.content.0.tool_result.content: Input should be a valid string or a valid list"),
+    ({"messages": answered({"content": "5", "is_error": "no"})},
+     "messages.2.content.0.tool_result.is_error: Input should be a valid boolean"),
+    ({"messages": answered({"tool_use_id": 7, "content": "5"})},
+     "messages.2.content.0.tool_result.tool_use_id: Input should be a valid string"),
+    ({"system": 5}, "system: Input should be a valid string or a valid list"),
+    ({"stream": "yes"}, "stream: Input should be a valid boolean"),
+    ({"temperature": "hot"}, "temperature: Input should be a valid number"),
+    ({"temperature": 1.5}, "temperature: Input should be less than or equal to 1"),
+    ({"temperature": -0.1}, "temperature: Input should be greater than or equal to 0"),
+    ({"top_p": True}, "top_p: Input should be a valid number"),
+    ({"top_p": 2}, "top_p: Input should be less than or equal to 1"),
+    ({"top_k": 0.5}, "top_k: Input should be a valid integer"),
+    ({"top_k": -1}, "top_k: Input should be greater than or equal to 0"),
+    ({"stop_sequences": "STOP"}, "stop_sequences: Input should be a valid list"),
+    ({"metadata": []}, "metadata: Input should be a valid dictionary"),
+    ({"tools": {"name": "add"}}, "tools: Input should be a valid list"),
+    ({"tools": [{**TOOLS[0], "name": 5}]}, "tools.0.custom.name: Input should be a valid string"),
+    ({"tools": [{**TOOLS[0], "name": "math.add"}]}, "tools.0.custom.name: String should match pattern"),
+    ({"tools": [{**TOOLS[0], "name": "a" * 129}]}, "tools.0.custom.name: String should match pattern"),
+    ({"tools": [{**TOOLS[0], "description": ["Add"]}]}, "tools.0.custom.description: Input should be a valid string"),
+    ({"tools": [{**TOOLS[0], "input_schema": "object"}]}, "tools.0.custom.input_schema: Input should be a valid dictionary"),
+    ({"tools": TOOLS, "tool_choice": "any"}, "tool_choice: Input should be a valid dictionary"),
+    ({"tools": TOOLS, "tool_choice": {"type": "sometimes"}}, "tool_choice: Input tag 'sometimes' found"),
+    ({"tools": TOOLS, "tool_choice": {"type": "tool", "name": 5}}, "tool_choice.name: Input should be a valid string"),
+    ({"tools": TOOLS, "tool_choice": {"type": "tool", "name": "power"}}, "tool_choice.name: the tool 'power'"),
+    ({"tools": TOOLS, "tool_choice": {"type": "auto", "disable_parallel_tool_use": "yes"}},
+     "tool_choice.disable_parallel_tool_use: Input should be a valid boolean"),
+]
+
+
+@pytest.mark.parametrize(("fields", "expected"), BAD_FIELDS)
+def test_a_bad_field_is_refused_with_anthropic_400_naming_it(server, fields, expected):
+    body = {"model": "mock-model", "max_tokens": 50, "messages": HI, **fields}
+    response = httpx2.post(server.url + "/v1/messages", json=body)
+    assert response.status_code == 400
+    error = response.json()
+    assert error["type"] == "error" and error["error"]["type"] == "invalid_request_error"
+    assert error["error"]["message"].startswith(expected)
+    if "max_tokens" not in fields and "stream" not in fields:  # count_tokens takes the same fields, bar these two
+        counted = httpx2.post(server.url + "/v1/messages/count_tokens", json={k: v for k, v in body.items() if k != "max_tokens"})
+        assert (counted.status_code, counted.json()["error"]["message"]) == (400, error["error"]["message"])

@@ -5,13 +5,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
+from ..schema import json_type
 from .caching import PromptCache
-from .protocol import ProtocolError
+from .protocol import Field, ProtocolError, is_kind
 from .tokens import count_request
 from .wire import Response, error_response, json_response, pieces
 
@@ -28,6 +30,33 @@ __all__ = [
 
 ROLES = ("user", "assistant", "system")
 THREADS_BETA = "message-threads-2026-08-12"  # the anthropic-beta value of message threads (the SDK's MESSAGE_THREADS_BETA)
+# the fields the mock reads, with the types and ranges the API's request schema gives them
+# (anthropic/types/message_create_params.py); checked before anything else reads them
+FIELDS = {
+    "model": Field(("string",)),
+    "max_tokens": Field(("integer",), lowest=1),
+    "messages": Field(("array",)),
+    "system": Field(("string", "array")),
+    "stream": Field(("boolean",)),
+    "temperature": Field(("number",), lowest=0, highest=1),
+    "top_p": Field(("number",), lowest=0, highest=1),
+    "top_k": Field(("integer",), lowest=0),
+    "stop_sequences": Field(("array",)),
+    "metadata": Field(("object",)),
+    "tools": Field(("array",)),
+    "tool_choice": Field(("object",)),
+}
+TOOL_FIELDS = {"name": Field(("string",)), "description": Field(("string",)), "input_schema": Field(("object",))}
+BLOCK_FIELDS = {
+    "text": {"text": Field(("string",))},
+    "tool_use": {"id": Field(("string",)), "name": Field(("string",)), "input": Field(("object",))},
+    "tool_result": {"tool_use_id": Field(("string",)), "content": Field(("string", "array")),
+                    "is_error": Field(("boolean",))},
+}
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+# pydantic's words for a value of the wrong kind, which Anthropic's 400s use ("max_tokens: Input should be ...")
+KIND_WORDS = {"string": "a valid string", "integer": "a valid integer", "number": "a valid number",
+              "boolean": "a valid boolean", "object": "a valid dictionary", "array": "a valid list"}
 TRANSLATED_BLOCKS = ("text", "tool_use", "tool_result", "thinking", "redacted_thinking")
 
 
@@ -84,6 +113,7 @@ def check_messages_request(
                 hint="The Messages API needs model, max_tokens and messages in every request "
                 "(max_tokens has no default, unlike Chat Completions).",
             )
+    check_fields(body, FIELDS)
     _check_tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), body.get("tools"))
     messages = body["messages"]
@@ -100,6 +130,28 @@ def check_messages_request(
         if body["thread"]["type"] == "continue":
             return  # the tool results answer the thread's last message: checked once the thread is joined
     _check_tool_results(_combine_turns(messages))
+
+
+def check_fields(body: dict[str, Any], fields: Mapping[str, Field], at: str = "") -> None:
+    """each field present holds its kind, within its range; the error names the field as pydantic does"""
+    for name, field in fields.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        where = f"{at}{name}"
+        if not any(is_kind(value, kind) for kind in field.kinds):
+            raise AnthropicError(
+                f"{where}: Input should be {' or '.join(KIND_WORDS[kind] for kind in field.kinds)}",
+                hint=f"{where} is {' or '.join(field.kinds)}, not {json_type(value)}.",
+            )
+        if field.out_of_range(value):
+            bound = ("greater than or equal to", field.lowest) if value < field.lowest else (
+                "less than or equal to", field.highest)
+            raise AnthropicError(
+                f"{where}: Input should be {bound[0]} {bound[1]:g}",
+                hint=f"{where} goes from {field.lowest:g} to "
+                f"{'any size' if field.highest is None else f'{field.highest:g}'}.",
+            )
 
 
 def _check_output_config(config: Any) -> None:
@@ -393,6 +445,13 @@ def _check_tools(tools: Any) -> None:
                     "flat, and `input_schema` where Chat Completions says `parameters` "
                     "(formats.tool_to_anthropic converts one).",
                 )
+        check_fields(tool, TOOL_FIELDS, f"tools.{i}.custom.")
+        if not TOOL_NAME.match(tool["name"]):
+            # as pasted in home-assistant/core#147760 and netclaw-dev/netclaw#1134
+            raise AnthropicError(
+                f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'",
+                hint="A tool name is 1 to 128 letters, digits, '_' or '-': no dots, spaces or slashes.",
+            )
 
 
 def _check_tool_choice(choice: Any, tools: Any) -> None:
@@ -410,6 +469,7 @@ def _check_tool_choice(choice: Any, tools: Any) -> None:
             hint="tool_choice is {'type': 'auto'}, {'type': 'any'}, {'type': 'none'} or "
             "{'type': 'tool', 'name': ...}.",
         )
+    check_fields(choice, {"name": Field(("string",)), "disable_parallel_tool_use": Field(("boolean",))}, "tool_choice.")
     names = [t.get("name") for t in tools or [] if isinstance(t, dict)]
     if kind == "tool" and choice.get("name") not in names:
         raise AnthropicError(
@@ -440,6 +500,7 @@ def _check_message_shape(i: int, message: Any) -> None:
                 f"messages.{i}.content.{j}: the mock does not handle {kind!r} blocks",
                 hint=f"The mock reads {', '.join(TRANSLATED_BLOCKS[:3])} blocks; describe other content in text.",
             )
+        check_fields(block, BLOCK_FIELDS.get(kind, {}), f"messages.{i}.content.{j}.{kind}.")
 
 
 def _check_tool_results(turns: list[dict[str, Any]]) -> None:

@@ -23,6 +23,7 @@ __all__ = ["MockModel", "ChatCompletions", "Echo", "DEFAULT_MODEL", "to_event_st
 SYSTEM_FINGERPRINT = "fp_mock0001"
 DEFAULT_MODEL = "mock-model"  # the model name lessons and run_agent use by default
 MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
+MAX_DEPTH = 100  # arrays and objects nested deeper get a 400: the mock's own limit, below Python's recursion limit
 
 
 class Echo(Policy):
@@ -82,9 +83,14 @@ class MockModel:
             return endpoint.refuse(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
         try:
             request = json.loads(body or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays in arrays deeper than Python can follow
             request = None
         try:
+            if len(body) > 2 * MAX_DEPTH and _depth(request) > MAX_DEPTH:
+                raise ProtocolError(
+                    f"The request body is nested more than {MAX_DEPTH} levels deep.",
+                    hint="The mock refuses JSON nested this deep before reading it; real requests are shallow.",
+                )
             try:
                 chat_request = endpoint.read(request, headers or {})  # the API's checks; its request as Chat Completions
             except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
@@ -144,6 +150,18 @@ class ChatCompletions:
         cached = self.cache.cached_tokens(chat_request["messages"], chat_request.get("tools"))
         if cached:  # the real API always sends prompt_tokens_details; the mock only when something was cached
             completion["usage"]["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+
+
+def _depth(value: Any) -> int:
+    """how deep arrays and objects nest in a JSON value (counted without recursion)"""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is not None:
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def answer(policy: Policy, request: dict[str, Any]) -> dict[str, Any]:

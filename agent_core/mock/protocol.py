@@ -14,6 +14,8 @@ from ..schema import json_type
 
 __all__ = [
     "ProtocolError",
+    "Field",
+    "is_kind",
     "check_request",
     "check_no_extra_fields",
     "REQUEST_ARGUMENTS",
@@ -45,6 +47,31 @@ RANGES: dict[str, tuple[str, float, float | None]] = {
     "max_completion_tokens": ("integer", 1, None),
 }
 RESPONSE_FORMATS = ("text", "json_object", "json_schema")
+
+
+@dataclass(frozen=True)
+class Field:
+    """what a request field may hold: its JSON kinds, and for a number its bounds"""
+
+    kinds: tuple[str, ...]  # "string", "integer", "number", "boolean", "object", "array"
+    lowest: float | None = None
+    highest: float | None = None
+    choices: tuple[str, ...] = ()  # for a string: the values it may take
+
+    def out_of_range(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return bool(self.choices) and value not in self.choices
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        return (self.lowest is not None and value < self.lowest) or (self.highest is not None and value > self.highest)
+
+
+def is_kind(value: Any, kind: str) -> bool:
+    """whether a JSON value is of a kind: a boolean is not a number, 2.0 is not an integer"""
+    if kind in ("integer", "number"):
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return numeric and (kind == "number" or isinstance(value, int))
+    return isinstance(value, {"string": str, "boolean": bool, "object": dict, "array": list}[kind])
 
 
 @dataclass

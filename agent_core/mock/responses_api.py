@@ -13,7 +13,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsBa
 
 from ..formats import from_responses, tool_from_responses
 from ..schema import json_type
-from .protocol import ProtocolError
+from .protocol import Field, ProtocolError, is_kind
 from .wire import Response, error_response, json_response, pieces
 
 __all__ = [
@@ -24,6 +24,42 @@ __all__ = [
 
 # every top-level field a create request may carry, as the SDK defines them (plus `stream`)
 PARAMETERS = frozenset(ResponseCreateParamsBase.__annotations__) | {"stream"}
+# the fields the mock reads, with the types and ranges of the API reference (the SDK's
+# response_create_params.py documents the ranges of temperature, top_p and top_logprobs; the minimum
+# of max_output_tokens, 16, is the API's 400 "Expected a value >= 16")
+FIELDS = {
+    "model": Field(("string",)),
+    "input": Field(("string", "array")),
+    "instructions": Field(("string",)),
+    "tools": Field(("array",)),
+    "tool_choice": Field(("string", "object"), choices=("none", "auto", "required")),
+    "parallel_tool_calls": Field(("boolean",)),
+    "previous_response_id": Field(("string",)),
+    "store": Field(("boolean",)),
+    "stream": Field(("boolean",)),
+    "max_output_tokens": Field(("integer",), lowest=16),
+    "max_tool_calls": Field(("integer",)),
+    "temperature": Field(("number",), lowest=0, highest=2),
+    "top_p": Field(("number",), lowest=0, highest=1),
+    "top_logprobs": Field(("integer",), lowest=0, highest=20),
+    "truncation": Field(("string",), choices=("auto", "disabled")),
+    "text": Field(("object",)),
+    "user": Field(("string",)),
+    "metadata": Field(("object",)),
+}
+ITEM_FIELDS = {
+    "message": {"role": Field(("string",), choices=("user", "assistant", "system", "developer")),
+                "content": Field(("string", "array"))},
+    "function_call": {"call_id": Field(("string",)), "name": Field(("string",)), "arguments": Field(("string",))},
+    "function_call_output": {"call_id": Field(("string",)), "output": Field(("string", "array"))},
+    "item_reference": {"id": Field(("string",))},
+}
+TOOL_FIELDS = {"name": Field(("string",)), "description": Field(("string",)), "parameters": Field(("object",)),
+               "strict": Field(("boolean",))}
+# how OpenAI's 400s name a JSON kind: "expected an integer, but got a string instead"
+KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a decimal", "boolean": "a boolean",
+              "object": "an object", "array": "an array"}
+EXPECTED = {"input": "a string or an array of input items"}
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
 
 
@@ -103,19 +139,7 @@ def _check_responses_request(
             code="missing_required_parameter",
             hint="Pass model=... to responses.create(); the mock accepts any name.",
         )
-    for name, expected, kinds in (
-        ("input", "a string or an array of input items", (str, list)),
-        ("tools", "an array", (list,)),
-        ("previous_response_id", "a string", (str,)),
-    ):
-        if body.get(name) is not None and not isinstance(body[name], kinds):
-            # the chat path's wording for a field of the wrong type (mock/protocol.py), for these fields
-            raise ProtocolError(
-                f"Invalid type for '{name}': expected {expected}, but got {json_type(body[name])} instead.",
-                param=name,
-                code="invalid_type",
-                hint=f"{name} is {expected}.",
-            )
+    check_fields(body, FIELDS)
     previous = body.get("previous_response_id")
     if previous is not None and previous not in stored:
         # 400, param previous_response_id, code previous_response_not_found (bigduu/Bamboo-agent#513),
@@ -144,6 +168,7 @@ def _check_responses_request(
                 code="invalid_value",
                 hint="Messages, function calls and function call outputs are what an agent loop sends.",
             )
+        check_fields(item, ITEM_FIELDS.get(kind, {}), f"input[{i}].")
         if kind == "item_reference" and item.get("id") not in stored_items:
             # 404, as pasted in can1357/oh-my-pi#41 (there for a reasoning item, rs_...)
             raise ProtocolError(
@@ -159,6 +184,44 @@ def _check_responses_request(
     conversation = stored.get(previous or "", []) + items
     _check_calls_answered(conversation)
     _check_json_mentioned(body, conversation)
+
+
+def check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") -> None:
+    """each field present holds its kind, within its range, in the words of OpenAI's 400s (as mock/protocol.py)"""
+    for name, field in fields.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        where = f"{at}{name}"
+        if not any(is_kind(value, kind) for kind in field.kinds):
+            expected = EXPECTED.get(where) or " or ".join(KIND_WORDS[kind] for kind in field.kinds)
+            raise ProtocolError(
+                f"Invalid type for '{where}': expected {expected}, but got {json_type(value)} instead.",
+                param=where,
+                code="invalid_type",
+                hint=f"{where} is {expected}.",
+            )
+        if not field.out_of_range(value):
+            continue
+        if isinstance(value, str):
+            # "Invalid value: 'tool'. Supported values are: 'system', 'assistant', ..." (the chat path's words)
+            choices = [f"'{choice}'" for choice in field.choices]
+            raise ProtocolError(
+                f"Invalid value: '{value}'. Supported values are: {', '.join(choices[:-1])} and {choices[-1]}.",
+                param=where,
+                code="invalid_value",
+                hint=f"{where} is one of {', '.join(choices)}.",
+            )
+        kind = "integer" if is_kind(value, "integer") else "decimal"
+        below = field.lowest is not None and value < field.lowest
+        bound = f">= {field.lowest:g}" if below else f"<= {field.highest:g}"
+        raise ProtocolError(
+            f"Invalid '{where}': {kind} {'below minimum' if below else 'above maximum'} value. "
+            f"Expected a value {bound}, but got {value:g} instead.",
+            param=where,
+            code=f"{kind}_{'below_min' if below else 'above_max'}_value",
+            hint=f"{where} must be {bound}.",
+        )
 
 
 def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -318,6 +381,7 @@ def _check_tools(tools: Any) -> None:
                 hint="A Responses tool is flat: {'type': 'function', 'name': ..., 'parameters': {...}} "
                 "(formats.tool_to_responses converts a Chat Completions one).",
             )
+        check_fields(tool, TOOL_FIELDS, f"tools[{i}].")
 
 
 def _check_calls_answered(items: list[dict[str, Any]]) -> None:

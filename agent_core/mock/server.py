@@ -350,15 +350,13 @@ class _Handler(BaseHTTPRequestHandler):
             status, headers, content = self.server.mock.answer(self.command, self.path, self.headers, body)
         except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
             self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
-            status, headers, content = json_response(
-                500,
-                ProtocolError(
-                    f"The mock server failed: {type(error).__name__}: {error}",
-                    status=500,
-                    type="server_error",
-                    hint="This is the mock, not your request.",
-                ).body(),
+            failure = ProtocolError(
+                f"The mock server failed: {type(error).__name__}: {error}",
+                status=500,
+                type="server_error",
+                hint="This is the mock, not your request.",
             )
+            status, headers, content = anthropic_error_response(failure) if self._is_anthropic() else error_response(failure)
         self._send(status, headers, content)
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = do_GET
