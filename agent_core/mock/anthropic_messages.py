@@ -13,7 +13,7 @@ from typing import Any
 from ..formats import completion_to_anthropic, from_anthropic, tool_from_anthropic
 from ..schema import json_type
 from .caching import PromptCache
-from .protocol import Field, ProtocolError, is_kind
+from .protocol import Field, ProtocolError, is_kind, schema_problem
 from .tokens import count_request
 from .wire import Response, error_response, json_response, pieces
 
@@ -179,6 +179,12 @@ def _check_output_config(config: Any) -> None:
             if output_format.get("schema") is None
             else "output_config.format.schema: Input should be a valid dictionary",
             hint="schema is a JSON schema object, e.g. {'type': 'object', 'properties': {...}}.",
+        )
+    problem = schema_problem(output_format["schema"])
+    if problem is not None:  # the words are the mock's: the API's text for a schema it cannot use is not public
+        raise AnthropicError(
+            f"output_config.format.schema: not a valid JSON Schema: {problem}",
+            hint="Check the schema against JSON Schema draft 2020-12, e.g. with jsonschema's check_schema().",
         )
 
 
@@ -446,6 +452,14 @@ def _check_tools(tools: Any) -> None:
                     "(formats.tool_to_anthropic converts one).",
                 )
         check_fields(tool, TOOL_FIELDS, f"tools.{i}.custom.")
+        if schema_problem(tool["input_schema"]):
+            # as pasted in anthropics/claude-code#63673
+            raise AnthropicError(
+                f"tools.{i}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+                "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
+                "https://docs.claude.com/en/docs/tool-use.",
+                hint=f"What is wrong: {schema_problem(tool['input_schema'])}.",
+            )
         if not TOOL_NAME.match(tool["name"]):
             # as pasted in home-assistant/core#147760 and netclaw-dev/netclaw#1134
             raise AnthropicError(

@@ -16,6 +16,7 @@ __all__ = [
     "ProtocolError",
     "Field",
     "is_kind",
+    "schema_problem",
     "check_request",
     "check_no_extra_fields",
     "REQUEST_ARGUMENTS",
@@ -64,6 +65,37 @@ class Field:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
         return (self.lowest is not None and value < self.lowest) or (self.highest is not None and value > self.highest)
+
+
+SCHEMA_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+# keyword -> the kind of JSON value a JSON Schema gives it (draft 2020-12): the keywords the mock reads
+SCHEMA_KEYWORDS = {"properties": "object", "required": "array", "enum": "array", "anyOf": "array", "oneOf": "array",
+                   "allOf": "array", "$defs": "object", "definitions": "object", "description": "string"}
+
+
+def schema_problem(schema: Any) -> str | None:
+    """what makes a JSON Schema invalid, in the parts the mock reads; None if nothing (no recursion)"""
+    stack = [(schema, "schema")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return f"{where} is not of type 'object', 'boolean'"
+        for keyword, kind in SCHEMA_KEYWORDS.items():
+            if keyword in node and not is_kind(node[keyword], kind):
+                return f"{where}.{keyword} is not of type '{kind}'"
+        types = node.get("type", [])
+        for name in types if isinstance(types, list) else [types]:
+            if not isinstance(name, str) or name not in SCHEMA_TYPES:
+                return f"{where}.type {name!r} is not one of {list(SCHEMA_TYPES)}"
+        stack.extend((child, f"{where}.properties.{key}") for key, child in (node.get("properties") or {}).items())
+        stack.extend((child, f"{where}.$defs.{key}") for key, child in (node.get("$defs") or {}).items())
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            stack.extend((child, f"{where}.{keyword}[{i}]") for i, child in enumerate(node.get(keyword) or []))
+        if "items" in node:
+            stack.append((node["items"], f"{where}.items"))
+    return None
 
 
 def is_kind(value: Any, kind: str) -> bool:
@@ -205,6 +237,14 @@ def _check_tools(tools: Any) -> list[str]:
                 param=f"{where}.function.parameters",
                 code="invalid_function_parameters",
                 hint="parameters must be a JSON Schema object: {'type': 'object', 'properties': {...}}.",
+            )
+        problem = schema_problem(parameters) if parameters is not None else None
+        if problem:  # the form of the API's other schema errors, with what is wrong
+            raise ProtocolError(
+                f"Invalid schema for function '{name}': {problem}.",
+                param=f"{where}.function.parameters",
+                code="invalid_function_parameters",
+                hint="parameters must be a JSON Schema (draft 2020-12): properties an object, required an array...",
             )
         if function.get("strict") is True and isinstance(parameters, dict):
             _check_strict_schema(parameters, name, f"{where}.function.parameters")

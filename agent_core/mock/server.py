@@ -597,7 +597,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 def _model_of(body: bytes) -> str | None:
     try:
         request = json.loads(body or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the model's checks say so
         return None
     model = request.get("model") if isinstance(request, dict) else None
     return model if isinstance(model, str) else None
