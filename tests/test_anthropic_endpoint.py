@@ -548,3 +548,16 @@ def test_a_bad_field_is_refused_with_anthropic_400_naming_it(server, fields, exp
     if "max_tokens" not in fields and "stream" not in fields:  # count_tokens takes the same fields, bar these two
         counted = httpx2.post(server.url + "/v1/messages/count_tokens", json={k: v for k, v in body.items() if k != "max_tokens"})
         assert (counted.status_code, counted.json()["error"]["message"]) == (400, error["error"]["message"])
+
+
+def test_tool_blocks_are_accepted_without_tools_as_the_api_has_since_2025(server):
+    with sdk(server) as client:
+        first = ask(client, [{"role": "user", "content": "What is 2 + 3?"}])
+        messages = [
+            {"role": "user", "content": "What is 2 + 3?"},
+            {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
+            tool_results(first),
+        ]
+        final = client.messages.create(model="mock-model", max_tokens=100, messages=messages)  # no tools
+    assert final.stop_reason == "end_turn"
+    assert "5" in final.content[0].text

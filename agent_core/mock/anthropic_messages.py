@@ -114,6 +114,9 @@ def check_messages_request(
                 "(max_tokens has no default, unlike Chat Completions).",
             )
     check_fields(body, FIELDS)
+    # tool_use and tool_result blocks need no `tools` since February 2025 (the API's release notes of
+    # February 27th, 2025, as a maintainer points out in anthropics/anthropic-sdk-python#849; until then:
+    # "Requests which include tool_use or tool_result blocks must define tools.", #494): none is asked for here
     _check_tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), body.get("tools"))
     messages = body["messages"]
