@@ -132,7 +132,8 @@ def check_request(body: Any) -> None:
         raise ProtocolError(
             "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
             "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-            "sent was not valid JSON.",
+            "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
+            "through our help center at help.openai.com.)",  # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
             hint="Send a JSON object with at least 'model' and 'messages'.",
         )
     if not body.get("model"):
