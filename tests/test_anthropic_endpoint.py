@@ -561,3 +561,12 @@ def test_tool_blocks_are_accepted_without_tools_as_the_api_has_since_2025(server
         final = client.messages.create(model="mock-model", max_tokens=100, messages=messages)  # no tools
     assert final.stop_reason == "end_turn"
     assert "5" in final.content[0].text
+
+
+def test_usage_always_reports_the_cache_fields_as_the_api_does(server):
+    with sdk(server) as client:
+        message = client.messages.create(model="mock-model", max_tokens=50, messages=HI)
+        with client.messages.stream(model="mock-model", max_tokens=50, messages=HI) as stream:
+            streamed = stream.get_final_message()
+    for usage in (message.usage, streamed.usage):
+        assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (0, 0)

@@ -326,8 +326,10 @@ class MessagesEndpoint:
     def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
         """the Message, as JSON or as a stream; in a thread, the conversation is kept under its id"""
         message = _anthropic_message(completion)
+        # the real API always reports both cache fields, zeros when nothing was cached or written
+        message["usage"].update({"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
         cached = self.cache.anthropic_usage(request, message["usage"]["input_tokens"]) if self.cache else None
-        if cached:  # the real API always reports both fields; the mock only when cache_control was used
+        if cached:
             message["usage"].update(cached)
         if request.get("thread"):
             self._keep_thread(request, message)
@@ -413,7 +415,7 @@ def _anthropic_message(completion: dict[str, Any]) -> dict[str, Any]:
 def message_events(message: dict[str, Any]) -> bytes:
     """the server-sent events the Messages API streams for this message, one `event:` + `data:` pair each"""
     start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
-    start["usage"] = {"input_tokens": message["usage"]["input_tokens"], "output_tokens": 1}
+    start["usage"] = {**message["usage"], "output_tokens": 1}
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
