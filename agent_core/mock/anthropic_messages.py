@@ -23,6 +23,7 @@ __all__ = [
     "check_messages_request",
     "to_chat_request",
     "MessagesEndpoint",
+    "Thread",
     "CountTokensEndpoint",
     "anthropic_error_response",
     "message_events",
@@ -113,7 +114,7 @@ def check_messages_request(
                 hint="The Messages API needs model, max_tokens and messages in every request "
                 "(max_tokens has no default, unlike Chat Completions).",
             )
-    check_fields(body, FIELDS)
+    _check_fields(body, FIELDS)
     # tool_use and tool_result blocks need no `tools` since February 2025 (the API's release notes of
     # February 27th, 2025, as a maintainer points out in anthropics/anthropic-sdk-python#849; until then:
     # "Requests which include tool_use or tool_result blocks must define tools.", #494): none is asked for here
@@ -135,7 +136,7 @@ def check_messages_request(
     _check_tool_results(_combine_turns(messages))
 
 
-def check_fields(body: dict[str, Any], fields: Mapping[str, Field], at: str = "") -> None:
+def _check_fields(body: dict[str, Any], fields: Mapping[str, Field], at: str = "") -> None:
     """each field present holds its kind, within its range; the error names the field as pydantic does"""
     for name, field in fields.items():
         value = body.get(name)
@@ -456,7 +457,7 @@ def _check_tools(tools: Any) -> None:
                     "flat, and `input_schema` where Chat Completions says `parameters` "
                     "(formats.tool_to_anthropic converts one).",
                 )
-        check_fields(tool, TOOL_FIELDS, f"tools.{i}.custom.")
+        _check_fields(tool, TOOL_FIELDS, f"tools.{i}.custom.")
         if schema_problem(tool["input_schema"]):
             # as pasted in anthropics/claude-code#63673
             raise AnthropicError(
@@ -488,7 +489,7 @@ def _check_tool_choice(choice: Any, tools: Any) -> None:
             hint="tool_choice is {'type': 'auto'}, {'type': 'any'}, {'type': 'none'} or "
             "{'type': 'tool', 'name': ...}.",
         )
-    check_fields(choice, {"name": Field(("string",)), "disable_parallel_tool_use": Field(("boolean",))}, "tool_choice.")
+    _check_fields(choice, {"name": Field(("string",)), "disable_parallel_tool_use": Field(("boolean",))}, "tool_choice.")
     names = [t.get("name") for t in tools or [] if isinstance(t, dict)]
     if kind == "tool" and choice.get("name") not in names:
         raise AnthropicError(
@@ -519,7 +520,7 @@ def _check_message_shape(i: int, message: Any) -> None:
                 f"messages.{i}.content.{j}: the mock does not handle {kind!r} blocks",
                 hint=f"The mock reads {', '.join(TRANSLATED_BLOCKS[:3])} blocks; describe other content in text.",
             )
-        check_fields(block, BLOCK_FIELDS.get(kind, {}), f"messages.{i}.content.{j}.{kind}.")
+        _check_fields(block, BLOCK_FIELDS.get(kind, {}), f"messages.{i}.content.{j}.{kind}.")
 
 
 def _check_tool_results(turns: list[dict[str, Any]]) -> None:

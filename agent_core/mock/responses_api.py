@@ -140,7 +140,7 @@ def _check_responses_request(
             code="missing_required_parameter",
             hint="Pass model=... to responses.create(); the mock accepts any name.",
         )
-    check_fields(body, FIELDS)
+    _check_fields(body, FIELDS)
     previous = body.get("previous_response_id")
     if previous is not None and previous not in stored:
         # 400, param previous_response_id, code previous_response_not_found (bigduu/Bamboo-agent#513),
@@ -169,7 +169,7 @@ def _check_responses_request(
                 code="invalid_value",
                 hint="Messages, function calls and function call outputs are what an agent loop sends.",
             )
-        check_fields(item, ITEM_FIELDS.get(kind, {}), f"input[{i}].")
+        _check_fields(item, ITEM_FIELDS.get(kind, {}), f"input[{i}].")
         if kind == "item_reference" and item.get("id") not in stored_items:
             # 404, as pasted in can1357/oh-my-pi#41 (there for a reasoning item, rs_...)
             raise ProtocolError(
@@ -187,7 +187,7 @@ def _check_responses_request(
     _check_json_mentioned(body, conversation)
 
 
-def check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") -> None:
+def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") -> None:
     """each field present holds its kind, within its range, in the words of OpenAI's 400s (as mock/protocol.py)"""
     for name, field in fields.items():
         value = body.get(name)
@@ -382,7 +382,7 @@ def _check_tools(tools: Any) -> None:
                 hint="A Responses tool is flat: {'type': 'function', 'name': ..., 'parameters': {...}} "
                 "(formats.tool_to_responses converts a Chat Completions one).",
             )
-        check_fields(tool, TOOL_FIELDS, f"tools[{i}].")
+        _check_fields(tool, TOOL_FIELDS, f"tools[{i}].")
 
 
 def _check_calls_answered(items: list[dict[str, Any]]) -> None:
