@@ -86,7 +86,7 @@ class MockModel:
         except (ValueError, RecursionError):  # RecursionError: arrays in arrays deeper than Python can follow
             request = None
         try:
-            if len(body) > 2 * MAX_DEPTH and _depth(request) > MAX_DEPTH:
+            if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(request) > MAX_DEPTH:  # counts first: fast
                 raise ProtocolError(
                     f"The request body is nested more than {MAX_DEPTH} levels deep.",
                     hint="The mock refuses JSON nested this deep before reading it; real requests are shallow.",
