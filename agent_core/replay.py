@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -118,7 +119,9 @@ class Replay:
         """start again from the first turn"""
         self.position = 0
 
-    def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    def respond(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
         """the recorded response for this request, or a 400 that shows how the request differs"""
         try:
             received = json_or_text(body)

@@ -120,7 +120,7 @@ def test_a_marked_prefix_is_written_once_then_read_and_the_three_parts_add_up():
         second = anthropic_usage(
             server, system=MARKED, messages=[{"role": "user", "content": "Something else"}]
         )
-    assert plain.cache_creation_input_tokens is None and plain.cache_read_input_tokens is None
+    assert (plain.cache_creation_input_tokens, plain.cache_read_input_tokens) == (0, 0)  # always sent, as the API does
     assert first.cache_creation_input_tokens >= 1024 and first.cache_read_input_tokens == 0
     assert first.input_tokens + first.cache_creation_input_tokens == plain.input_tokens
     assert second.cache_read_input_tokens == first.cache_creation_input_tokens

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import anthropic
+import httpx2
 import openai
 import pytest
 
@@ -278,3 +279,75 @@ def test_long_text_is_counted_exactly_and_a_long_run_of_one_letter_in_pieces():
         assert count_text(text) == len(exact(text))
     assert count_text("a" * 80_000) == len(exact("a" * 80_000)) == 10_000
     assert count_text("a" * 4_000_000) == 500_000  # 400 pieces of 10,000 letters, 1,250 tokens each
+
+
+# --- no request makes the server answer 500: valid bodies with one part replaced by junk, from a fixed seed ---
+
+FUZZ_TOOL = {"name": "add", "description": "Add.", "input_schema": {"type": "object", "properties": {"a": {"type": "number"}}}}
+VALID_BODIES = {
+    "/v1/chat/completions": {
+        "model": "m", "max_tokens": 50, "tools": [{"type": "function", "function": {**FUZZ_TOOL, "parameters": FUZZ_TOOL["input_schema"]}}],
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2 + 3?"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}},
+    },
+    "/v1/responses": {
+        "model": "m", "max_output_tokens": 50, "instructions": "Be brief.", "store": True,
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": "What is 2 + 3?"}]}],
+        "tools": [{"type": "function", "name": "add", "parameters": FUZZ_TOOL["input_schema"]}],
+        "text": {"format": {"type": "json_schema", "name": "a", "schema": {"type": "object"}}},
+    },
+    "/v1/messages": {
+        "model": "m", "max_tokens": 50, "system": [{"type": "text", "text": "Be brief."}], "tools": [FUZZ_TOOL],
+        "tool_choice": {"type": "auto"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}]}],
+    },
+    "/v1/messages/count_tokens": {
+        "model": "m", "system": "Be brief.", "tools": [FUZZ_TOOL],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}]}],
+    },
+}
+JUNK = [None, 0, -1, 1.5, 10**30, -(10**30), "", "x", "\ud800", True, [], {}, [None], {"type": "unknown"},
+        {"type": "text"}, [{"type": "tool_result"}], "a" * 10_000]
+
+
+
+def places(value, path=()):
+    """every path to a value inside a JSON value"""
+    yield path
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        yield from places(child, (*path, key))
+
+
+def replaced(value, path, new):
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = replaced(value[path[0]], path[1:], new)
+    return copy
+
+
+def malformed_bodies(seed, count):
+    rng = random.Random(seed)
+    for _ in range(count):
+        path = rng.choice(list(VALID_BODIES))
+        body = VALID_BODIES[path]
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            where = rng.choice(list(places(body)))
+            body = replaced(body, where, rng.choice(JUNK + ["DEEP"]))
+        content = json.dumps(body).encode("utf-8", "surrogatepass")
+        depth = rng.choice((50, 150, 3000))  # arrays in arrays, deeper than Python's json module can write
+        yield path, content.replace(b'"DEEP"', b"[" * depth + b"]" * depth)
+
+
+def test_no_malformed_request_makes_the_server_answer_500():
+    answers = []
+    with serve(mock.Calculator()) as server, httpx2.Client(base_url=server.url, timeout=30) as client:
+        for path, content in malformed_bodies(seed=23, count=300):
+            response = client.post(path, content=content, headers={"content-type": "application/json"})
+            answers.append((path, response.status_code))
+            assert response.status_code < 500, (path, content[:300], response.text[:300])
+            error = response.json() if response.status_code >= 400 else None
+            if error is not None:  # each API's own error shape
+                assert ("type" in error and "error" in error) if "/messages" in path else set(error) == {"error"}
+    assert {status for _, status in answers} >= {200, 400}  # both kinds of answer were reached

@@ -2,6 +2,7 @@
 
 import json
 
+import httpx2
 import openai
 import pytest
 from calculator_tools import ADD_TOOL
@@ -9,6 +10,7 @@ from openai.types.chat import ChatCompletion
 
 from agent_core import mock
 from agent_core.mock.model import CREATED, MODELS
+from agent_core.mock.server import serve
 from agent_core.tokens import count_request, count_text
 
 ADD = ADD_TOOL
@@ -114,3 +116,55 @@ def test_streamed_tool_calls_reassemble():
 
 def test_models_endpoint_lists_the_mock_model():
     assert [m.id for m in mock.client().models.list()] == list(MODELS)
+
+
+def test_the_anthropic_sdk_runs_on_the_mock_in_process():
+    client = mock.anthropic_client(mock.Calculator())
+    tools = [{"name": "add", "description": "Add two numbers.", "input_schema": ADD["function"]["parameters"]}]
+    messages = [{"role": "user", "content": "What is 2 + 3?"}]
+    first = client.messages.create(model="mock-model", max_tokens=200, messages=messages, tools=tools)
+    assert first.stop_reason == "tool_use"
+    (use,) = first.content
+    assert (use.name, use.input) == ("add", {"a": 2, "b": 3})
+    messages += [
+        {"role": "assistant", "content": [use.model_dump(include={"type", "id", "name", "input"})]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "5"}]},
+    ]
+    final = client.messages.create(model="mock-model", max_tokens=200, messages=messages, tools=tools)
+    assert final.stop_reason == "end_turn"
+    assert "5" in final.content[0].text
+    assert [turn.url for turn in client.trace] == [mock.ANTHROPIC_BASE_URL + "/v1/messages"] * 2
+    counted = client.messages.count_tokens(model="mock-model", messages=messages, tools=tools)
+    assert counted.input_tokens == client.trace[1].response["usage"]["input_tokens"]
+
+
+# one request per endpoint, each sent in process and over HTTP to fresh models
+ENDPOINT_REQUESTS = [
+    ("POST", "/v1/chat/completions", {"model": "m", "messages": HELLO, "tools": [ADD]}),
+    ("POST", "/v1/chat/completions", {"model": "m", "messages": HELLO, "stream": True}),
+    ("POST", "/v1/chat/completions", {"model": "m", "messages": []}),
+    ("POST", "/v1/responses", {"model": "m", "input": "What is 2 + 3?", "tools": [{"type": "function", **ADD["function"]}]}),
+    ("POST", "/v1/responses", {"model": "m", "input": "Hello!", "stream": True}),
+    ("POST", "/v1/responses", {"model": "m", "input": "Hello!", "max_output_tokens": 0}),
+    ("POST", "/v1/messages", {"model": "m", "max_tokens": 50, "messages": HELLO}),
+    ("POST", "/v1/messages", {"model": "m", "max_tokens": 50, "messages": HELLO, "stream": True}),
+    ("POST", "/v1/messages", {"model": "m", "messages": HELLO}),
+    ("POST", "/v1/messages/count_tokens", {"model": "m", "messages": HELLO}),
+    ("GET", "/v1/models", None),
+    ("GET", "/v1/models/some-model", None),
+    ("GET", "/v1/messages", None),
+    ("POST", "/v1/embeddings", {"model": "m", "input": "hi"}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "request_body"), ENDPOINT_REQUESTS)
+def test_every_endpoint_answers_the_same_in_process_and_over_http(method, path, request_body):
+    content = b"" if request_body is None else json.dumps(request_body).encode()
+    in_process = httpx2.Client(transport=mock.transport(mock.Calculator()), base_url=mock.ANTHROPIC_BASE_URL)
+    with serve(mock.Calculator()) as server, httpx2.Client(base_url=server.url) as over_http:
+        answers = [c.request(method, path, content=content) for c in (in_process, over_http)]
+    assert answers[0].status_code == answers[1].status_code
+    assert answers[0].headers["content-type"] == answers[1].headers["content-type"]
+    assert answers[0].content == answers[1].content
+    if path.startswith("/v1/messages") and answers[0].status_code != 200:
+        assert answers[0].json()["type"] == "error"  # Anthropic's error shape, on both paths

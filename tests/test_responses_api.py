@@ -2,6 +2,7 @@
 
 import json
 
+import httpx2
 import openai
 import pytest
 from calculator_tools import OPERATIONS
@@ -201,11 +202,11 @@ def test_no_tool_choice_without_tools_and_json_object_passes_through():
 
 def test_a_length_stop_is_an_incomplete_response():
     response = mock.client(mock.Script(mock.Reply("It was cut", finish_reason="length"))).responses.create(
-        model="mock-model", input="hi", max_output_tokens=3
+        model="mock-model", input="hi", max_output_tokens=16
     )
     assert response.status == "incomplete"
     assert response.incomplete_details.reason == "max_output_tokens"
-    assert response.output[0].status == "incomplete" and response.max_output_tokens == 3
+    assert response.output[0].status == "incomplete" and response.max_output_tokens == 16
 
 
 def test_an_unknown_previous_response_id_is_refused_with_the_real_error():
@@ -398,3 +399,97 @@ def test_a_field_of_the_wrong_type_is_named():
         "Invalid type for 'input': expected a string or an array of input items, but got a number instead."
     )
     assert (body["param"], body["code"]) == ("input", "invalid_type")
+
+
+def run_with_references(client, question, max_calls=6, store=True):
+    """the loop as the Vercel AI SDK runs it: earlier outputs go back as item_reference items, by id"""
+    items = [{"role": "user", "content": question}]
+    responses = []
+    while len(responses) < max_calls:
+        response = client.responses.create(model="mock-model", input=items, tools=TOOLS, store=store)
+        responses.append(response)
+        items += [{"type": "item_reference", "id": item.id} for item in response.output] + outputs_for(response)
+        if not outputs_for(response):
+            break
+    return responses, items
+
+
+def test_a_conversation_of_item_references_finishes_a_calculator_task_over_http():
+    with serve(mock.Calculator()) as server, openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client:
+        responses, items = run_with_references(client, "What is (2 + 3) * 4?")
+    assert [r.status for r in responses] == ["completed"] * 3
+    assert "20" in responses[-1].output_text
+    assert sum(item.get("type") == "item_reference" for item in items) == 3  # two calls and the answer
+
+
+def test_an_item_of_a_response_made_with_store_false_is_not_found():
+    client = mock.client(mock.Calculator())
+    with pytest.raises(openai.NotFoundError) as error:
+        run_with_references(client, "What is (2 + 3) * 4?", store=False)
+    body = error.value.body
+    assert body["message"].startswith("Item with id 'fc_")
+    assert "Items are not persisted when `store` is set to false." in body["message"]
+    assert body["param"] == "input"
+    assert len(client.trace) == 2  # the first response was made; the second request named its call
+
+
+# --- every field the mock reads: a wrong type and an out-of-range value get OpenAI's 400, naming the field ---
+
+CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 2, "b": 3}'}
+BAD_FIELDS = [  # (the fields changed, the param the error names, the start of its message)
+    ({"model": 5}, "model", "Invalid type for 'model': expected a string, but got a number instead."),
+    ({"input": 5}, "input", "Invalid type for 'input': expected a string or an array of input items"),
+    ({"input": [{"role": "robot", "content": "hi"}]}, "input[0].role",
+     "Invalid value: 'robot'. Supported values are: 'user', 'assistant', 'system' and 'developer'."),
+    ({"input": [{"role": "user", "content": 5}]}, "input[0].content",
+     "Invalid type for 'input[0].content': expected a string or an array, but got a number instead."),
+    ({"input": [{"type": "function_call_output", "call_id": 1, "output": "5"}]}, "input[0].call_id",
+     "Invalid type for 'input[0].call_id': expected a string"),
+    ({"input": [{"role": "user", "content": "hi"}, CALL, {"type": "function_call_output", "call_id": "call_1", "output": 5}]}, "input[2].output",
+     "Invalid type for 'input[2].output': expected a string or an array"),
+    ({"input": [{**CALL, "arguments": {"a": 2}}]}, "input[0].arguments",
+     "Invalid type for 'input[0].arguments': expected a string, but got an object instead."),
+    ({"input": [{"type": "item_reference", "id": 5}]}, "input[0].id", "Invalid type for 'input[0].id': expected a string"),
+    ({"input": [{"type": "item_reference", "id": "msg_nowhere"}]}, "input", "Item with id 'msg_nowhere' not found."),
+    ({"instructions": ["be brief"]}, "instructions", "Invalid type for 'instructions': expected a string"),
+    ({"tools": {"type": "function"}}, "tools", "Invalid type for 'tools': expected an array"),
+    ({"tools": [{**TOOLS[0], "name": 5}]}, "tools[0].name", "Invalid type for 'tools[0].name': expected a string"),
+    ({"tools": [{**TOOLS[0], "parameters": "object"}]}, "tools[0].parameters",
+     "Invalid type for 'tools[0].parameters': expected an object"),
+    ({"tools": [{**TOOLS[0], "strict": "yes"}]}, "tools[0].strict", "Invalid type for 'tools[0].strict': expected a boolean"),
+    ({"tools": TOOLS, "tool_choice": 1}, "tool_choice", "Invalid type for 'tool_choice': expected a string or an object"),
+    ({"tools": TOOLS, "tool_choice": "always"}, "tool_choice",
+     "Invalid value: 'always'. Supported values are: 'none', 'auto' and 'required'."),
+    ({"tools": TOOLS, "parallel_tool_calls": "no"}, "parallel_tool_calls",
+     "Invalid type for 'parallel_tool_calls': expected a boolean, but got a string instead."),
+    ({"previous_response_id": 5}, "previous_response_id", "Invalid type for 'previous_response_id': expected a string"),
+    ({"store": "no"}, "store", "Invalid type for 'store': expected a boolean, but got a string instead."),
+    ({"stream": "yes"}, "stream", "Invalid type for 'stream': expected a boolean, but got a string instead."),
+    ({"max_output_tokens": "100"}, "max_output_tokens", "Invalid type for 'max_output_tokens': expected an integer"),
+    ({"max_output_tokens": 15}, "max_output_tokens",
+     "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 15 instead."),
+    ({"max_tool_calls": 1.5}, "max_tool_calls", "Invalid type for 'max_tool_calls': expected an integer"),
+    ({"temperature": "warm"}, "temperature", "Invalid type for 'temperature': expected a decimal"),
+    ({"temperature": 2.5}, "temperature",
+     "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.5 instead."),
+    ({"top_p": [1]}, "top_p", "Invalid type for 'top_p': expected a decimal, but got an array instead."),
+    ({"top_p": -0.5}, "top_p", "Invalid 'top_p': decimal below minimum value. Expected a value >= 0, but got -0.5 instead."),
+    ({"top_logprobs": "3"}, "top_logprobs", "Invalid type for 'top_logprobs': expected an integer"),
+    ({"top_logprobs": 21}, "top_logprobs",
+     "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got 21 instead."),
+    ({"truncation": True}, "truncation", "Invalid type for 'truncation': expected a string, but got a boolean instead."),
+    ({"truncation": "sometimes"}, "truncation", "Invalid value: 'sometimes'. Supported values are: 'auto' and 'disabled'."),
+    ({"text": "json"}, "text", "Invalid type for 'text': expected an object"),
+    ({"user": 5}, "user", "Invalid type for 'user': expected a string"),
+    ({"metadata": ["a"]}, "metadata", "Invalid type for 'metadata': expected an object"),
+]
+
+
+@pytest.mark.parametrize(("fields", "param", "expected"), BAD_FIELDS)
+def test_a_bad_field_is_refused_with_openai_400_naming_it(server, fields, param, expected):
+    response = httpx2.post(server.base_url + "/responses", json={"model": "mock-model", "input": "hi", **fields})
+    assert response.status_code == (404 if "not found" in expected else 400)
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}  # OpenAI's error shape
+    assert (error["type"], error["param"]) == ("invalid_request_error", param)
+    assert error["message"].startswith(expected)

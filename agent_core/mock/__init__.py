@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import httpx2
 import openai
 
@@ -30,8 +32,12 @@ from .policy import (
 )
 from .protocol import ProtocolError, check_request
 
+if TYPE_CHECKING:
+    import anthropic
+
 __all__ = [
     "client",
+    "anthropic_client",
     "transport",
     "DEFAULT_MODEL",
     "BASE_URL",
@@ -64,6 +70,7 @@ __all__ = [
 ]
 
 BASE_URL = "http://mock.agent-core.invalid/v1"  # never resolved: requests stay in this process
+ANTHROPIC_BASE_URL = BASE_URL.removesuffix("/v1")  # the anthropic SDK adds /v1 itself
 
 
 def transport(
@@ -96,6 +103,32 @@ def client(
     sdk_client = openai.OpenAI(
         api_key="mock-key-not-secret",
         base_url=BASE_URL,
+        http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
+        max_retries=max_retries,
+        _strict_response_validation=True,
+    )
+    sdk_client.trace = trace
+    return sdk_client
+
+
+def anthropic_client(
+    policy: PolicyLike | None = None,
+    *,
+    check_protocol: bool = True,
+    trace: Trace | None = None,
+    max_retries: int = 0,
+) -> anthropic.Anthropic:
+    """a real anthropic.Anthropic that talks to the mock model in process; calls recorded in `client.trace`
+
+    The same mock as client(), on Anthropic's Messages API: POST /v1/messages and /v1/messages/count_tokens.
+    """
+    import anthropic  # only here: most lessons never load the anthropic SDK
+
+    trace = trace if trace is not None else Trace()
+    mock_transport = transport(policy, check_protocol=check_protocol)
+    sdk_client = anthropic.Anthropic(
+        api_key="mock-key-not-secret",
+        base_url=ANTHROPIC_BASE_URL,
         http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
         max_retries=max_retries,
         _strict_response_validation=True,

@@ -1,26 +1,29 @@
-"""The mock model's HTTP side: a request body in, a genuine Chat Completions response out (every lesson)."""
+"""The mock model's one router: every endpoint's request in, the policy's answer out in that API's terms (every lesson)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx2
 
 from .._defaults import DEFAULT_MODEL
 from ..tokens import count_reply, count_request, count_text, encoding
+from .anthropic_messages import CountTokensEndpoint, MessagesEndpoint
 from .caching import PromptCache
 from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request
 from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
-from .wire import CREATED, error_response, json_response, model_card, pieces
+from .wire import CREATED, Endpoint, Response, error_response, json_response, model_card, pieces
 
-__all__ = ["MockModel", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "CREATED", "MODELS"]
+__all__ = ["MockModel", "ChatCompletions", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "CREATED", "MODELS"]
 
 SYSTEM_FINGERPRINT = "fp_mock0001"
 MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
+MAX_DEPTH = 100  # arrays and objects nested deeper get a 400: the mock's own limit, below Python's recursion limit
 
 
 class Echo(Policy):
@@ -37,66 +40,134 @@ class Echo(Policy):
 
 
 class MockModel:
-    """answers Chat Completions requests with a policy, after the real API's protocol checks"""
+    """the mock model: every endpoint's request is answered here, in process or behind the HTTP server
 
-    def __init__(self, policy: PolicyLike | None = None, *, check_protocol: bool = True, reject_unknown_fields: bool = False):
+    One router for every endpoint: the request is read by its API's rules and translated into a
+    Chat Completions request, the policy answers that (answer() below), and the chat.completion is
+    translated back into the API's own response. Errors come back in the API's own shape.
+    """
+
+    def __init__(
+        self,
+        policy: PolicyLike | None = None,
+        *,
+        check_protocol: bool = True,
+        reject_unknown_fields: bool = False,
+        models: Sequence[str] = MODELS,
+    ):
         self.policy: Policy = as_policy(policy) if policy is not None else Echo()
         self.check_protocol = check_protocol  # the real API's protocol checks
         self.reject_unknown_fields = reject_unknown_fields  # also refuse unknown message fields, like some OpenAI-compatible servers
-        self.responses = ResponsesEndpoint(self.respond, check_protocol=check_protocol)  # POST /v1/responses, via this chat path
-        self.cache = PromptCache()  # the prefixes this model has seen: usage reports cached_tokens
+        self.models = tuple(models)  # what GET /v1/models lists
+        self.cache = PromptCache()  # the prefixes this model has seen: usage reports cached tokens
+        chat = ChatCompletions(self.cache, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
+        self.endpoints: dict[str, Endpoint] = {  # path suffix -> the API that answers it
+            "/chat/completions": chat,
+            "/responses": ResponsesEndpoint(chat, check_protocol=check_protocol),
+            "/messages": MessagesEndpoint(self.cache, check_protocol=check_protocol),
+            "/messages/count_tokens": CountTokensEndpoint(check_protocol=check_protocol),
+        }
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
-        status, headers, content = self.respond(request.method, request.url.path, request.read())
+        status, headers, content = self.respond(request.method, request.url.path, request.read(), request.headers)
         return httpx2.Response(status, headers=headers, content=content)
 
-    def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
         """status, headers and body bytes for one request; shared by the in-process and HTTP server"""
-        path = path.rstrip("/")
-        if method == "GET" and path.endswith("/models"):
-            return json_response(200, {"object": "list", "data": [model_card(m) for m in MODELS]})
-        if method == "GET" and "/models/" in path:  # any model name is accepted, so any is known
-            return json_response(200, model_card(path.rsplit("/models/", 1)[1]))
-        if path.endswith("/responses"):
-            return self.responses.respond(method, path, body)
-        if not path.endswith("/chat/completions"):
-            return error_response(
-                ProtocolError(
-                    f"Invalid URL ({method} {path})",
-                    status=404,
-                    hint="The mock serves POST /v1/chat/completions, POST /v1/responses, GET /v1/models and "
-                    "GET /v1/models/{id}; over HTTP (agent-core serve-mock) also Anthropic's POST /v1/messages "
-                    "and POST /v1/messages/count_tokens.",
-                )
-            )
+        path = path.split("?", 1)[0].rstrip("/")
+        endpoint = next((e for suffix, e in self.endpoints.items() if path.endswith(suffix)), None)
+        if endpoint is None:
+            return self._models(method, path)
         if method != "POST":
-            return error_response(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
+            return endpoint.refuse(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
         try:
             request = json.loads(body or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays in arrays deeper than Python can follow
             request = None
         try:
-            if self.check_protocol:
-                check_request(request)
-            if self.reject_unknown_fields:
-                check_no_extra_fields(request)
-            completion = answer(self.policy, request)
+            if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(request) > MAX_DEPTH:  # counts first: fast
+                raise ProtocolError(
+                    f"The request body is nested more than {MAX_DEPTH} levels deep.",
+                    hint="The mock refuses JSON nested this deep before reading it; real requests are shallow.",
+                )
+            try:
+                chat_request = endpoint.read(request, headers or {})  # the API's checks; its request as Chat Completions
+            except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
+                raise ProtocolError(f"The mock could not read this request: {error}") from error
+            completion = answer(self.policy, chat_request) if endpoint.calls_model else None
+            return endpoint.write(request, chat_request, completion)  # the answer in the API's own terms
         except ProtocolError as error:
-            return error_response(error)
-        cached = self.cache.cached_tokens(request["messages"], request.get("tools"))
-        if cached:  # the real API always sends prompt_tokens_details; the mock only when something was cached
-            completion["usage"]["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+            return endpoint.refuse(error)
+
+    def _models(self, method: str, path: str) -> Response:
+        """GET /v1/models and GET /v1/models/{id}; any other path gets a 404"""
+        if method == "GET" and path.endswith("/models"):
+            return json_response(200, {"object": "list", "data": [model_card(m) for m in self.models]})
+        if method == "GET" and "/models/" in path:  # any model name is accepted, so any is known
+            return json_response(200, model_card(path.rsplit("/models/", 1)[1]))
+        return error_response(
+            ProtocolError(
+                f"Invalid URL ({method} {path})",
+                status=404,
+                hint="The mock serves POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, "
+                "POST /v1/messages/count_tokens, GET /v1/models and GET /v1/models/{id}.",
+            )
+        )
+
+
+class ChatCompletions:
+    """POST /v1/chat/completions: the request is already the one the policy reads"""
+
+    calls_model = True
+
+    def __init__(self, cache: PromptCache, *, check_protocol: bool = True, reject_unknown_fields: bool = False):
+        self.cache = cache
+        self.check_protocol = check_protocol
+        self.reject_unknown_fields = reject_unknown_fields
+
+    def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """the request itself, once it passes the real API's checks"""
+        if self.check_protocol:
+            check_request(request)
+        if self.reject_unknown_fields:
+            check_no_extra_fields(request)
+        return request
+
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+        """the completion, with the prompt cache's count, as JSON or as a stream"""
+        self.count_cached_tokens(chat_request, completion)
         if request.get("stream"):
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
             return 200, {"content-type": "text/event-stream"}, to_event_stream(completion, include_usage)
         return json_response(200, completion)
 
+    def refuse(self, error: ProtocolError) -> Response:
+        return error_response(error)
+
+    def count_cached_tokens(self, chat_request: dict[str, Any], completion: dict[str, Any]) -> None:
+        """OpenAI's prompt caching: usage.prompt_tokens_details.cached_tokens, from this model's cache"""
+        cached = self.cache.cached_tokens(chat_request["messages"], chat_request.get("tools"))
+        if cached:  # the real API always sends prompt_tokens_details; the mock only when something was cached
+            completion["usage"]["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+
+
+def _depth(value: Any) -> int:
+    """how deep arrays and objects nest in a JSON value (counted without recursion)"""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is not None:
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
 
 def answer(policy: Policy, request: dict[str, Any]) -> dict[str, Any]:
     """the chat.completion for a checked request: the policy's reply, as the request's options allow
 
-    Every mock endpoint answers through here (Chat Completions, Anthropic Messages, Responses):
+    MockModel.respond calls it for every endpoint (Chat Completions, Responses, Anthropic Messages):
     a ProtocolError is a refusal to send back; any other failure of the policy becomes a 500.
     """
     try:
@@ -216,10 +287,3 @@ def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> 
     """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
     lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in _stream_chunks(completion, include_usage)]
     return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")
-
-
-
-
-
-
-

@@ -14,6 +14,9 @@ from ..schema import json_type
 
 __all__ = [
     "ProtocolError",
+    "Field",
+    "is_kind",
+    "schema_problem",
     "check_request",
     "check_no_extra_fields",
     "REQUEST_ARGUMENTS",
@@ -47,6 +50,62 @@ RANGES: dict[str, tuple[str, float, float | None]] = {
 RESPONSE_FORMATS = ("text", "json_object", "json_schema")
 
 
+@dataclass(frozen=True)
+class Field:
+    """what a request field may hold: its JSON kinds, and for a number its bounds"""
+
+    kinds: tuple[str, ...]  # "string", "integer", "number", "boolean", "object", "array"
+    lowest: float | None = None
+    highest: float | None = None
+    choices: tuple[str, ...] = ()  # for a string: the values it may take
+
+    def out_of_range(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return bool(self.choices) and value not in self.choices
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        return (self.lowest is not None and value < self.lowest) or (self.highest is not None and value > self.highest)
+
+
+SCHEMA_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+# keyword -> the kind of JSON value a JSON Schema gives it (draft 2020-12): the keywords the mock reads
+SCHEMA_KEYWORDS = {"properties": "object", "required": "array", "enum": "array", "anyOf": "array", "oneOf": "array",
+                   "allOf": "array", "$defs": "object", "definitions": "object", "description": "string"}
+
+
+def schema_problem(schema: Any) -> str | None:
+    """what makes a JSON Schema invalid, in the parts the mock reads; None if nothing (no recursion)"""
+    stack = [(schema, "schema")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return f"{where} is not of type 'object', 'boolean'"
+        for keyword, kind in SCHEMA_KEYWORDS.items():
+            if keyword in node and not is_kind(node[keyword], kind):
+                return f"{where}.{keyword} is not of type '{kind}'"
+        types = node.get("type", [])
+        for name in types if isinstance(types, list) else [types]:
+            if not isinstance(name, str) or name not in SCHEMA_TYPES:
+                return f"{where}.type {name!r} is not one of {list(SCHEMA_TYPES)}"
+        stack.extend((child, f"{where}.properties.{key}") for key, child in (node.get("properties") or {}).items())
+        stack.extend((child, f"{where}.$defs.{key}") for key, child in (node.get("$defs") or {}).items())
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            stack.extend((child, f"{where}.{keyword}[{i}]") for i, child in enumerate(node.get(keyword) or []))
+        if "items" in node:
+            stack.append((node["items"], f"{where}.items"))
+    return None
+
+
+def is_kind(value: Any, kind: str) -> bool:
+    """whether a JSON value is of a kind: a boolean is not a number, 2.0 is not an integer"""
+    if kind in ("integer", "number"):
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return numeric and (kind == "number" or isinstance(value, int))
+    return isinstance(value, {"string": str, "boolean": bool, "object": dict, "array": list}[kind])
+
+
 @dataclass
 class ProtocolError(Exception):
     """a request the real API would refuse: status, OpenAI error fields, and a hint for the learner"""
@@ -73,7 +132,8 @@ def check_request(body: Any) -> None:
         raise ProtocolError(
             "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
             "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-            "sent was not valid JSON.",
+            "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
+            "through our help center at help.openai.com.)",  # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
             hint="Send a JSON object with at least 'model' and 'messages'.",
         )
     if not body.get("model"):
@@ -179,6 +239,14 @@ def _check_tools(tools: Any) -> list[str]:
                 param=f"{where}.function.parameters",
                 code="invalid_function_parameters",
                 hint="parameters must be a JSON Schema object: {'type': 'object', 'properties': {...}}.",
+            )
+        problem = schema_problem(parameters) if parameters is not None else None
+        if problem:  # the form of the API's other schema errors, with what is wrong
+            raise ProtocolError(
+                f"Invalid schema for function '{name}': {problem}.",
+                param=f"{where}.function.parameters",
+                code="invalid_function_parameters",
+                hint="parameters must be a JSON Schema (draft 2020-12): properties an object, required an array...",
             )
         if function.get("strict") is True and isinstance(parameters, dict):
             _check_strict_schema(parameters, name, f"{where}.function.parameters")

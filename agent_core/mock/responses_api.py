@@ -1,19 +1,20 @@
-"""The mock model behind OpenAI's Responses API: POST /v1/responses, answered by the chat path (lesson 09)."""
+"""OpenAI's Responses API in the mock: POST /v1/responses, read as and answered by Chat Completions (lesson 09)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 from ..formats import from_responses, tool_from_responses
 from ..schema import json_type
-from .protocol import ProtocolError
-from .wire import Response, error_response, pieces
+from .protocol import Field, ProtocolError, is_kind
+from .wire import Response, error_response, json_response, pieces
 
 __all__ = [
     "ResponsesEndpoint",
@@ -23,58 +24,102 @@ __all__ = [
 
 # every top-level field a create request may carry, as the SDK defines them (plus `stream`)
 PARAMETERS = frozenset(ResponseCreateParamsBase.__annotations__) | {"stream"}
-ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
+# the fields the mock reads, with the types and ranges of the API reference (the SDK's
+# response_create_params.py documents the ranges of temperature, top_p and top_logprobs; the minimum
+# of max_output_tokens, 16, is the API's 400 "Expected a value >= 16")
+FIELDS = {
+    "model": Field(("string",)),
+    "input": Field(("string", "array")),
+    "instructions": Field(("string",)),
+    "tools": Field(("array",)),
+    "tool_choice": Field(("string", "object"), choices=("none", "auto", "required")),
+    "parallel_tool_calls": Field(("boolean",)),
+    "previous_response_id": Field(("string",)),
+    "store": Field(("boolean",)),
+    "stream": Field(("boolean",)),
+    "max_output_tokens": Field(("integer",), lowest=16),
+    "max_tool_calls": Field(("integer",)),
+    "temperature": Field(("number",), lowest=0, highest=2),
+    "top_p": Field(("number",), lowest=0, highest=1),
+    "top_logprobs": Field(("integer",), lowest=0, highest=20),
+    "truncation": Field(("string",), choices=("auto", "disabled")),
+    "text": Field(("object",)),
+    "user": Field(("string",)),
+    "metadata": Field(("object",)),
+}
+ITEM_FIELDS = {
+    "message": {"role": Field(("string",), choices=("user", "assistant", "system", "developer")),
+                "content": Field(("string", "array"))},
+    "function_call": {"call_id": Field(("string",)), "name": Field(("string",)), "arguments": Field(("string",))},
+    "function_call_output": {"call_id": Field(("string",)), "output": Field(("string", "array"))},
+    "item_reference": {"id": Field(("string",))},
+}
+TOOL_FIELDS = {"name": Field(("string",)), "description": Field(("string",)), "parameters": Field(("object",)),
+               "strict": Field(("boolean",))}
+# how OpenAI's 400s name a JSON kind: "expected an integer, but got a string instead"
+KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a decimal", "boolean": "a boolean",
+              "object": "an object", "array": "an array"}
+EXPECTED = {"input": "a string or an array of input items"}
+ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
 
 
 class ResponsesEndpoint:
     """POST /v1/responses for one MockModel; `stored` keeps each stored response's conversation
 
-    A request is checked by this API's rules, translated into a Chat Completions request and answered
-    by the MockModel's chat path (its checks, its policy); the chat.completion is translated back.
+    A request is checked by this API's rules and translated into a Chat Completions request, which
+    then passes the chat endpoint's checks too; the policy's chat.completion is translated back.
     """
 
-    def __init__(self, chat: Callable[[str, str, bytes], Response], *, check_protocol: bool = True):
-        self.chat = chat  # answers a Chat Completions request: the MockModel's own respond()
+    calls_model = True
+
+    def __init__(self, chat: Any, *, check_protocol: bool = True):
+        self.chat = chat  # the model's Chat Completions endpoint (model.ChatCompletions): its checks and cache
         self.check_protocol = check_protocol
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
+        self.items: dict[str, dict[str, Any]] = {}  # item id -> an output item of a stored response
 
-    def respond(self, method: str, path: str, body: bytes) -> Response:
-        """status, headers and body bytes for one request to /v1/responses"""
-        if method != "POST":
-            return error_response(ProtocolError(f"Invalid method for URL ({method} {path})", status=405))
-        try:
-            request = json.loads(body or b"null")
-        except ValueError:
-            request = None
-        try:
-            if self.check_protocol:
-                _check_responses_request(request, self.stored)
-            history = self.stored.get(request.get("previous_response_id") or "", [])
-            items = history + _input_items(request.get("input"))
-            chat_request = to_chat_request(request, items)
-        except ProtocolError as error:
-            return error_response(error)
-        except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
-            return error_response(ProtocolError(f"The mock could not read this request: {error}"))
-        status, headers, content = self.chat("POST", "/v1/chat/completions", json.dumps(chat_request).encode())
-        if status != 200:  # the chat path refused it: the same error body, in this API's names
-            return status, headers, _in_responses_terms(content)
-        response = _build_response(request, json.loads(content))
-        if request.get("store", True):
-            self.stored[response["id"]] = items + response["output"]
+    def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """the Chat Completions request for this Responses request and the conversation it continues"""
+        if self.check_protocol:
+            _check_responses_request(request, self.stored, self.items)
+        return self.chat.read(to_chat_request(request, self._conversation(request)))
+
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+        """the Response object (stored unless store is false), as JSON or as a stream"""
+        self.chat.count_cached_tokens(chat_request, completion)
+        response = _build_response(request, completion)
+        if request.get("store", True):  # with store false, neither the response nor its items can be named later
+            self.stored[response["id"]] = self._conversation(request) + response["output"]
+            self.items.update((item["id"], item) for item in response["output"])
         if request.get("stream"):
             return 200, {"content-type": "text/event-stream"}, response_events(response)
-        return 200, {"content-type": "application/json"}, json.dumps(response, ensure_ascii=False).encode()
+        return json_response(200, response)
+
+    def refuse(self, error: ProtocolError) -> Response:
+        """the error in OpenAI's shape, with the chat checks' field names as a Responses request spells them"""
+        return error_response(_in_responses_terms(error))
+
+    def _conversation(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        """the stored items of the response it continues, then its own input items, references resolved"""
+        items = [self.items[item["id"]] if _is_reference(item) else item for item in _input_items(request.get("input"))]
+        return self.stored.get(request.get("previous_response_id") or "", []) + items
 
 
-def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]]) -> None:
+def _is_reference(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == "item_reference"
+
+
+def _check_responses_request(
+    body: Any, stored: dict[str, list[dict[str, Any]]], stored_items: dict[str, dict[str, Any]]
+) -> None:
     """raise ProtocolError for the first Responses API rule the request body breaks"""
     if not isinstance(body, dict):
         raise ProtocolError(
             "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
             "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-            "sent was not valid JSON.",
+            "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
+            "through our help center at help.openai.com.)",  # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
             hint="Send a JSON object with at least 'model' and 'input'.",
         )
     for name in body:
@@ -95,19 +140,7 @@ def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]])
             code="missing_required_parameter",
             hint="Pass model=... to responses.create(); the mock accepts any name.",
         )
-    for name, expected, kinds in (
-        ("input", "a string or an array of input items", (str, list)),
-        ("tools", "an array", (list,)),
-        ("previous_response_id", "a string", (str,)),
-    ):
-        if body.get(name) is not None and not isinstance(body[name], kinds):
-            # the chat path's wording for a field of the wrong type (mock/protocol.py), for these fields
-            raise ProtocolError(
-                f"Invalid type for '{name}': expected {expected}, but got {json_type(body[name])} instead.",
-                param=name,
-                code="invalid_type",
-                hint=f"{name} is {expected}.",
-            )
+    _check_fields(body, FIELDS)
     previous = body.get("previous_response_id")
     if previous is not None and previous not in stored:
         # 400, param previous_response_id, code previous_response_not_found (bigduu/Bamboo-agent#513),
@@ -136,10 +169,60 @@ def _check_responses_request(body: Any, stored: dict[str, list[dict[str, Any]]])
                 code="invalid_value",
                 hint="Messages, function calls and function call outputs are what an agent loop sends.",
             )
+        _check_fields(item, ITEM_FIELDS.get(kind, {}), f"input[{i}].")
+        if kind == "item_reference" and item.get("id") not in stored_items:
+            # 404, as pasted in can1357/oh-my-pi#41 (there for a reasoning item, rs_...)
+            raise ProtocolError(
+                f"Item with id '{item.get('id')}' not found. Items are not persisted when `store` is set to "
+                "false. Try again with `store` set to true, or remove this item from your input.",
+                param="input",
+                status=404,
+                hint="An item_reference names an output item (msg_..., fc_...) of a response this mock stored; "
+                "a response made with store=false keeps nothing, so send its items in full instead.",
+            )
     _check_tools(body.get("tools"))
+    items = [stored_items[item["id"]] if _is_reference(item) else item for item in items]
     conversation = stored.get(previous or "", []) + items
     _check_calls_answered(conversation)
     _check_json_mentioned(body, conversation)
+
+
+def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") -> None:
+    """each field present holds its kind, within its range, in the words of OpenAI's 400s (as mock/protocol.py)"""
+    for name, field in fields.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        where = f"{at}{name}"
+        if not any(is_kind(value, kind) for kind in field.kinds):
+            expected = EXPECTED.get(where) or " or ".join(KIND_WORDS[kind] for kind in field.kinds)
+            raise ProtocolError(
+                f"Invalid type for '{where}': expected {expected}, but got {json_type(value)} instead.",
+                param=where,
+                code="invalid_type",
+                hint=f"{where} is {expected}.",
+            )
+        if not field.out_of_range(value):
+            continue
+        if isinstance(value, str):
+            # "Invalid value: 'tool'. Supported values are: 'system', 'assistant', ..." (the chat path's words)
+            choices = [f"'{choice}'" for choice in field.choices]
+            raise ProtocolError(
+                f"Invalid value: '{value}'. Supported values are: {', '.join(choices[:-1])} and {choices[-1]}.",
+                param=where,
+                code="invalid_value",
+                hint=f"{where} is one of {', '.join(choices)}.",
+            )
+        kind = "integer" if is_kind(value, "integer") else "decimal"
+        below = field.lowest is not None and value < field.lowest
+        bound = f">= {field.lowest:g}" if below else f"<= {field.highest:g}"
+        raise ProtocolError(
+            f"Invalid '{where}': {kind} {'below minimum' if below else 'above maximum'} value. "
+            f"Expected a value {bound}, but got {value:g} instead.",
+            param=where,
+            code=f"{kind}_{'below_min' if below else 'above_max'}_value",
+            hint=f"{where} must be {bound}.",
+        )
 
 
 def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -299,6 +382,7 @@ def _check_tools(tools: Any) -> None:
                 hint="A Responses tool is flat: {'type': 'function', 'name': ..., 'parameters': {...}} "
                 "(formats.tool_to_responses converts a Chat Completions one).",
             )
+        _check_fields(tool, TOOL_FIELDS, f"tools[{i}].")
 
 
 def _check_calls_answered(items: list[dict[str, Any]]) -> None:
@@ -391,15 +475,12 @@ _FIELD_NAMES = [
 ]
 
 
-def _in_responses_terms(content: bytes) -> bytes:
-    """a chat path error body with its field names as a Responses request spells them"""
-    body = json.loads(content)
-    error = body.get("error") or {}
-    for key in ("message", "param"):
-        if isinstance(error.get(key), str):
+def _in_responses_terms(error: ProtocolError) -> ProtocolError:
+    """the same error, with the field names of a Chat Completions request as a Responses request spells them"""
+    texts = {"message": error.message, "param": error.param, "hint": error.hint}
+    for key, value in texts.items():
+        if isinstance(value, str):
             for pattern, name in _FIELD_NAMES:
-                error[key] = pattern.sub(name, error[key])
-    return json.dumps(body, ensure_ascii=False).encode()
-
-
-
+                value = pattern.sub(name, value)
+            texts[key] = value
+    return replace(error, **texts)

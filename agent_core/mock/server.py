@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
-from .anthropic_messages import AnthropicError, check_api_key, respond_count_tokens, respond_messages
+from .anthropic_messages import AnthropicError, anthropic_error_response, check_api_key
 from .calculator import Calculator
-from .model import Echo, MockModel
+from .model import MODELS, Echo, MockModel
 from .policy import Policy, PolicyLike
 from .protocol import ProtocolError
-from .wire import Response, error_response, json_response, model_card
+from .wire import Response, error_response, is_anthropic, json_response
 
 __all__ = [
     "MockServer",
@@ -39,6 +39,7 @@ __all__ = [
 LOCALHOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_BODY_BYTES = 8 * 1024**2  # a bigger request body gets a 413 (Anthropic's real limit is 32 MB)
+MODEL_PATHS = ("/chat/completions", "/responses", "/messages")  # the requests that call the model: rate-limited
 METHODS = ("GET", "POST")  # the methods the API answers; any other gets a 405
 POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
 
@@ -46,7 +47,7 @@ POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calcula
 class Responder(Protocol):
     """anything that answers one HTTP request: MockModel, or a Replay of a cassette"""
 
-    def respond(self, method: str, path: str, body: bytes) -> Response: ...
+    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response: ...
 
 
 class ServerStartError(OSError):
@@ -89,10 +90,12 @@ class MockServer:
         log: TextIO | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
     ):
-        self.model: Responder = model if hasattr(model, "respond") else MockModel(model)
+        if not hasattr(model, "respond"):
+            model = MockModel(model, models=models or MODELS)
+        self.model: Responder = model
         self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
         self.models = tuple(models) if models else None  # when set, any other model name gets a 404
-        self.rate_limit = rate_limit  # chat requests per minute; the next one gets a 429
+        self.rate_limit = rate_limit  # model requests per minute; the next one gets a 429
         self.log = log  # where to print one line per request (None: quiet)
         self.max_body_bytes = max_body_bytes  # a bigger request body gets a 413
         self._lock = threading.Lock()  # guards the rate limit's count
@@ -158,99 +161,34 @@ class MockServer:
         return f"<MockServer {self.base_url}>"
 
     def answer(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Response:
-        """the server's own checks (key, model list, rate limit) first, then the model's answer"""
+        """what is about HTTP first (the key, the served models, the rate limit), then the model's answer"""
         path = path.split("?", 1)[0]
-        if method == "POST" and path.rstrip("/").endswith("/messages"):
-            return self._answer_messages(headers, body)
-        if method == "POST" and path.rstrip("/").endswith("/messages/count_tokens"):
-            return self._answer_messages(headers, body, count_only=True)
-        refusal = self._refuse(method, path, headers, body)
-        if refusal is not None:
-            return refusal
-        if method == "GET" and self.models and path.rstrip("/").endswith("/models"):
-            return json_response(200, {"object": "list", "data": [model_card(m) for m in self.models]})
-        if method == "GET" and self.models and "/models/" in path:
-            try:
+        anthropic = is_anthropic(path)
+        try:
+            if anthropic:
+                bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
+                check_api_key(self.api_key, headers.get("x-api-key") or bearer)
+                if not hasattr(self.model, "endpoints"):
+                    raise AnthropicError(
+                        f"Not found: {path}",
+                        hint="A replayed cassette answers the Chat Completions requests it recorded; "
+                        "serve a policy to use the Anthropic SDK.",
+                        status=404,
+                        type="not_found_error",
+                    )
+            else:
+                self._check_key(headers.get("Authorization") or headers.get("authorization"))
+            if method == "GET" and "/models/" in path:
                 self._check_model(path.rstrip("/").rsplit("/models/", 1)[1])
-            except ProtocolError as error:
-                return error_response(error)
-        return self.model.respond(method, path, body)  # the policy decides one request at a time
-
-    def _answer_messages(self, headers: Mapping[str, str], body: bytes, count_only: bool = False) -> Response:
-        """POST /v1/messages: the Anthropic Messages API, answered by the same policy (mock/anthropic_messages.py)
-
-        count_only: POST /v1/messages/count_tokens, which counts the input and calls no model.
-        """
-        policy = getattr(self.model, "policy", None)
-        wait = None  # seconds until the rate limit lets a request through again
-        try:
-            bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
-            check_api_key(self.api_key, headers.get("x-api-key") or bearer)
-            if count_only:
-                return respond_count_tokens(body, check_protocol=getattr(self.model, "check_protocol", True))
-            if policy is None:
-                raise AnthropicError(
-                    "Not found: /v1/messages",
-                    hint="A replayed cassette answers the Chat Completions requests it recorded; "
-                    "serve a policy to use the Anthropic SDK.",
-                    status=404,
-                    type="not_found_error",
-                )
-            model = _model_of(body)
-            if self.models is not None and model is not None and model not in self.models:
-                # Anthropic's 404 names only the model: {"type": "not_found_error", "message": "model: sonnet4"}
-                # (as pasted in anthropics/claude-code#5349)
-                raise AnthropicError(
-                    f"model: {model}",
-                    hint=f"This server serves: {', '.join(self.models)}.",
-                    status=404,
-                    type="not_found_error",
-                )
-            wait = self._spend_one_request()
-            if wait is not None:
-                # Anthropic's 429 text, as pasted in OpenHands/OpenHands#9259 and Trae-AI/TRAE#625
-                # (there for input tokens per minute; here the limit is on requests)
-                raise AnthropicError(
-                    "This request would exceed the rate limit for your organization (org-agent-core-mock) "
-                    f"of {self.rate_limit:,} requests per minute. For details, refer to: "
-                    "https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for "
-                    "current usage. Please reduce the prompt length or the maximum tokens requested, or "
-                    "try again later. You may also contact sales at https://www.anthropic.com/contact-sales "
-                    "to discuss your options for a rate limit increase.",
-                    hint=f"This mock server allows {self.rate_limit} requests per minute (--rate-limit).",
-                    status=429,
-                    type="rate_limit_error",
-                )
-        except AnthropicError as error:
-            status, headers, content = error_response(error)
-            if status == 429:
-                headers.update(
-                    {
-                        "retry-after": str(wait),
-                        "anthropic-ratelimit-requests-limit": str(self.rate_limit),
-                        "anthropic-ratelimit-requests-remaining": "0",
-                    }
-                )
-            return status, headers, content
-        return respond_messages(
-            policy,
-            body,
-            check_protocol=getattr(self.model, "check_protocol", True),
-            cache=getattr(self.model, "cache", None),
-        )
-
-    def _refuse(
-        self, method: str, path: str, headers: Mapping[str, str], body: bytes
-    ) -> Response | None:
-        try:
-            self._check_key(headers.get("Authorization") or headers.get("authorization"))
-            if method == "POST" and path.rstrip("/").endswith(("/chat/completions", "/responses")):
+            if method == "POST" and path.rstrip("/").endswith(MODEL_PATHS):
                 model = _model_of(body)
-                self._check_model(model)
-                return self._count_request(model)
+                self._check_model(model, anthropic)
+                wait = self._spend_one_request()
+                if wait is not None:
+                    return self._too_many_requests(model, wait, anthropic)
         except ProtocolError as error:
-            return error_response(error)
-        return None
+            return anthropic_error_response(error) if anthropic else error_response(error)
+        return self.model.respond(method, path, body, headers)  # the policy decides one request at a time
 
     def _check_key(self, authorization: str | None) -> None:
         if self.api_key is None:
@@ -275,9 +213,18 @@ class MockServer:
                 hint="Use the key this mock server was started with (--api-key).",
             )
 
-    def _check_model(self, model: str | None) -> None:
+    def _check_model(self, model: str | None, anthropic: bool = False) -> None:
         if self.models is None or model is None or model in self.models:
             return
+        if anthropic:
+            # Anthropic's 404 names only the model: {"type": "not_found_error", "message": "model: sonnet4"}
+            # (as pasted in anthropics/claude-code#5349)
+            raise AnthropicError(
+                f"model: {model}",
+                hint=f"This server serves: {', '.join(self.models)}.",
+                status=404,
+                type="not_found_error",
+            )
         raise ProtocolError(
             f"The model `{model}` does not exist or you do not have access to it.",
             status=404,
@@ -298,30 +245,43 @@ class MockServer:
                 return None
             return max(1, math.ceil(60 - (now - self._minute_started)))
 
-    def _count_request(self, model: str | None) -> Response | None:
-        """None if the request fits this minute's allowance; otherwise OpenAI's 429"""
-        wait = self._spend_one_request()
-        if wait is None:
-            return None
-        error = ProtocolError(
-            f"Rate limit reached for {model} in organization org-agent-core-mock on requests per min "
-            f"(RPM): Limit {self.rate_limit}, Used {self.rate_limit}, Requested 1. Please try again in "
-            f"{wait}s. Visit https://platform.openai.com/account/rate-limits to learn more.",
-            status=429,
-            type="requests",
-            code="rate_limit_exceeded",
-            hint=f"This mock server allows {self.rate_limit} chat requests per minute (--rate-limit).",
-        )
-        status, headers, content = json_response(429, error.body())
-        headers.update(
-            {
-                "retry-after": str(wait),
+    def _too_many_requests(self, model: str | None, wait: int, anthropic: bool) -> Response:
+        """the real API's 429, in its own words and headers"""
+        if anthropic:
+            # Anthropic's 429 text, as pasted in OpenHands/OpenHands#9259 and Trae-AI/TRAE#625
+            # (there for input tokens per minute; here the limit is on requests)
+            error = AnthropicError(
+                "This request would exceed the rate limit for your organization (org-agent-core-mock) "
+                f"of {self.rate_limit:,} requests per minute. For details, refer to: "
+                "https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for "
+                "current usage. Please reduce the prompt length or the maximum tokens requested, or "
+                "try again later. You may also contact sales at https://www.anthropic.com/contact-sales "
+                "to discuss your options for a rate limit increase.",
+                hint=f"This mock server allows {self.rate_limit} requests per minute (--rate-limit).",
+                status=429,
+                type="rate_limit_error",
+            )
+            limits = {
+                "anthropic-ratelimit-requests-limit": str(self.rate_limit),
+                "anthropic-ratelimit-requests-remaining": "0",
+            }
+        else:
+            error = ProtocolError(
+                f"Rate limit reached for {model} in organization org-agent-core-mock on requests per min "
+                f"(RPM): Limit {self.rate_limit}, Used {self.rate_limit}, Requested 1. Please try again in "
+                f"{wait}s. Visit https://platform.openai.com/account/rate-limits to learn more.",
+                status=429,
+                type="requests",
+                code="rate_limit_exceeded",
+                hint=f"This mock server allows {self.rate_limit} chat requests per minute (--rate-limit).",
+            )
+            limits = {
                 "x-ratelimit-limit-requests": str(self.rate_limit),
                 "x-ratelimit-remaining-requests": "0",
                 "x-ratelimit-reset-requests": f"{wait}s",
             }
-        )
-        return status, headers, content
+        status, headers, content = error_response(error)
+        return status, {**headers, "retry-after": str(wait), **limits}, content
 
     def _close_socket(self) -> None:
         if self._closed:
@@ -390,15 +350,13 @@ class _Handler(BaseHTTPRequestHandler):
             status, headers, content = self.server.mock.answer(self.command, self.path, self.headers, body)
         except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
             self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
-            status, headers, content = json_response(
-                500,
-                ProtocolError(
-                    f"The mock server failed: {type(error).__name__}: {error}",
-                    status=500,
-                    type="server_error",
-                    hint="This is the mock, not your request.",
-                ).body(),
+            failure = ProtocolError(
+                f"The mock server failed: {type(error).__name__}: {error}",
+                status=500,
+                type="server_error",
+                hint="This is the mock, not your request.",
             )
+            status, headers, content = anthropic_error_response(failure) if self._is_anthropic() else error_response(failure)
         self._send(status, headers, content)
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = do_GET
@@ -509,7 +467,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, {**headers, **(extra_headers or {}), "Connection": "close"}, content)
 
     def _is_anthropic(self) -> bool:
-        return getattr(self, "path", "").split("?", 1)[0].rstrip("/").endswith("/messages")
+        return is_anthropic(getattr(self, "path", "").split("?", 1)[0])
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """errors http.server finds itself (a bad request line, too many headers, an unknown method): JSON too"""
@@ -578,7 +536,9 @@ def serve(
     if hasattr(policy, "respond"):
         model = policy
     else:
-        model = MockModel(policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
+        model = MockModel(
+            policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields, models=models or MODELS
+        )
     server = MockServer(
         model, host=host, port=port, api_key=api_key, models=models, rate_limit=rate_limit, log=log
     )
@@ -602,7 +562,9 @@ def run(
         if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
             what, model = f"replaying {cassette[0]}", cassette[1]
         else:
-            model: Responder = MockModel(policy_by_name(policy), reject_unknown_fields=reject_unknown_fields)
+            model: Responder = MockModel(
+                policy_by_name(policy), reject_unknown_fields=reject_unknown_fields, models=models or MODELS
+            )
             what = f"policy {policy}"
         server = MockServer(
             model,
@@ -642,7 +604,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 def _model_of(body: bytes) -> str | None:
     try:
         request = json.loads(body or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the model's checks say so
         return None
     model = request.get("model") if isinstance(request, dict) else None
     return model if isinstance(model, str) else None
