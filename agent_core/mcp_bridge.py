@@ -462,8 +462,8 @@ class ServerTool(Tool):
             or mcp_tool.get("title")
             or f"the tool {mcp_tool['name']!r} of {connection.name}",
             parameters=_outline(schema),
+            writes=_writes(mcp_tool),
         )
-        self.writes = _writes(mcp_tool)
 
     @property
     def definition(self) -> dict[str, Any]:

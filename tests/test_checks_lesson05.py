@@ -452,7 +452,6 @@ def job_tools(outbox):
     """the lesson's four job-offer tools, sending into `outbox`"""
     import json
 
-    from agent_core.guardrails import writes
     from agent_core.schema import tool
 
     @tool
@@ -477,8 +476,7 @@ def job_tools(outbox):
         body = f"Hello, I am applying for {requirements['title']}. My CV shows {', '.join(fit['shown'])}."
         return json.dumps({"subject": f"Application: {requirements['title']}", "body": body})
 
-    @tool
-    @writes
+    @tool(writes=True)
     def send_application(to: str, subject: str, body: str) -> str:
         """Send the application email now, in the applicant's name. It cannot be taken back."""
         outbox.append(to)
@@ -504,7 +502,7 @@ def apply_for_with_approval(client, offer, decide):
 
     messages = [{"role": "system", "content": "You are a careful job-application assistant for one person."},
                 {"role": "user", "content": offer}]
-    return run_agent(client, messages, JOB_TOOLS, max_turns=7, guardrails=[Approval(decide, tools=["send_application"])])
+    return run_agent(client, messages, JOB_TOOLS, max_turns=7, guardrails=[Approval(decide, tool_names=["send_application"])])
 
 
 def stub_apply_for(client, offer, decide):

@@ -153,7 +153,7 @@ def test_a_child_inherits_the_parents_permissions_and_approval(users):
 
     client = mock.client(Delegator("overreaches"))
     explorer = Delegate(client, users.tools("list_dir", "read_file", "write_file"),
-                        guardrails=[Approval(no, tools=["write_file"])])
+                        guardrails=[Approval(no, tool_names=["write_file"])])
     run_agent(client, USERS_TASK, [explorer.tool])
     assert asked == ["write_file"] and users.diff() == ""
 
