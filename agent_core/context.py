@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
+from ._browser import PlainTable
 from .loop import AgentRun, Guardrail, StopRun
 from .mock.model import DEFAULT_MODEL
 from .mock.tokens import count_request, encoding
@@ -376,10 +377,13 @@ def plot_ledgers(ledgers: Ledger | Mapping[str, Ledger], title: str = "") -> Fig
     Fixed size and dpi. The figure is closed in pyplot, so a notebook shows it once: where
     the returned Figure is displayed (save it with figure.savefig(path) elsewhere).
     """
-    import matplotlib.pyplot as plt
-
     if isinstance(ledgers, Ledger):
         ledgers = {"run": ledgers}
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # the browser edition has no matplotlib: the same numbers, as a table
+        rows = [(label, r.call, r.prompt, r.cumulative_input) for label, ledger in ledgers.items() for r in ledger.rows]
+        return PlainTable(title, ["run", "model call", "input tokens", "cumulative input tokens"], rows)
     figure, (per_call, cumulative) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)
     for label, ledger in ledgers.items():

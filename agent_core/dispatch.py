@@ -16,6 +16,7 @@ from typing import Any, get_args, get_origin
 
 import typing_extensions
 
+from ._browser import IN_BROWSER
 from ._jsonschema import Draft202012Validator, ValidationError, relevance
 from .formats import ERROR_PREFIX  # "ERROR: ": every failed call's observation starts with it
 from .schema import Tool, json_type, split_optional
@@ -295,10 +296,13 @@ class ToolRegistry:
         # such as the `re` module) blocks this thread too. Lesson 07 runs commands in
         # subprocesses, which can be killed, and bounds grep's matching.
         outcome: list[tuple[str, Any]] = []
-        worker = threading.Thread(target=lambda: outcome.append(_run_tool(tool, kwargs)), daemon=True)
-        worker.start()
+        if IN_BROWSER:  # no threads in the browser: the tool runs here, with no time limit
+            outcome.append(_run_tool(tool, kwargs))
+        else:
+            worker = threading.Thread(target=lambda: outcome.append(_run_tool(tool, kwargs)), daemon=True)
+            worker.start()
         deadline = None if timeout is None else time.monotonic() + timeout
-        while worker.is_alive():
+        while not IN_BROWSER and worker.is_alive():
             left = WAIT_SLICE if deadline is None else min(deadline - time.monotonic(), WAIT_SLICE)
             if left <= 0:
                 raise _Failure(

@@ -99,8 +99,31 @@ def download_wheels(dest: Path) -> list[Path]:
         old.unlink()
     _run(_pip("wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dest), str(ROOT)))
     wanted = {_normal(line.split("==")[0]) for line in WHEELS_LOCK.read_text().splitlines() if "==" in line}
-    wanted.add("agent-core")
+    wanted |= {"agent-core", "rpds-py"}
+    stand_in_wheel(dest)
     return sorted(path for path in dest.glob("*.whl") if _normal(path.name.split("-")[0]) in wanted)
+
+
+def stand_in_wheel(dest: Path) -> Path:
+    """tools/lite/rpds (a pure stand-in for rpds-py, which has no WebAssembly wheel) as a wheel named
+    rpds-py, so that referencing's requirement finds it; its version says it is not the real one"""
+    import base64
+
+    name, version = "rpds_py", "0.0.0+agentcore.lite"
+    files = {f"rpds/{p.name}": p.read_bytes() for p in sorted((HERE / "rpds").glob("*.py"))}
+    info = f"{name}-{version}.dist-info"
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: rpds-py\nVersion: {version}\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tools/lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    wheel = dest / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in files.items():
+            archive.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    return wheel
 
 
 def _environment() -> dict[str, str]:
@@ -172,6 +195,7 @@ def build(out: Path = OUT) -> Path:
     kernel = {"disablePyPIFallback": True, "loadPyodideOptions": {"packages": PRELOAD}}
     config = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
         "appName": "agent-core in the browser",
+        "exposeAppInBrowser": True,  # window.jupyterapp: tests/test_lite.py runs cells through it
         "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": kernel}}}
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     contents = lite_dir / "files"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
+from .._browser import needs_local_install
 from .anthropic_messages import AnthropicError, check_api_key, respond_count_tokens, respond_messages
 from .calculator import Calculator
 from .model import Echo, MockModel
@@ -89,6 +90,7 @@ class MockServer:
         log: TextIO | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
     ):
+        needs_local_install("serve() starts an HTTP server on a network port", "06, 08 or 09")
         self.model: Responder = model if hasattr(model, "respond") else MockModel(model)
         self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
         self.models = tuple(models) if models else None  # when set, any other model name gets a 404
