@@ -8,6 +8,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -126,7 +127,9 @@ def _comparable(outputs: list[dict]) -> list[dict]:
                 continue
             merged.append({"output_type": "stream", "name": output["name"], "text": text})
         elif output["output_type"] == "error":
-            merged.append({"output_type": "error", "ename": output["ename"], "evalue": output["evalue"]})
+            # the Pyodide kernel names the class as "<class 'module.Name'>", IPython as "Name"
+            ename = re.sub(r"^<class '(?:.*\.)?(.+)'>$", r"\1", output["ename"])
+            merged.append({"output_type": "error", "ename": ename, "evalue": output["evalue"]})
         else:
             data = {k: "".join(v) if isinstance(v, list) else v for k, v in output["data"].items() if k not in UNCOMPARED}
             data = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in data.items()}
