@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     serve("--rate-limit", type=int, metavar="N", help="allow N model requests a minute (then 429)")
     serve("--reject-unknown-fields", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
+    serve("--cors", action="store_true", help="let web pages from other origins call it (the browser edition)")
     replay_parser = commands.add_parser("replay", help="print the turns recorded in a cassette")
     replay_parser.add_argument("cassette", metavar="CASSETTE", help="a trace saved by Trace.save()")
     replay_parser.add_argument("--json", action="store_true", help="print the raw cassette JSON")
@@ -113,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             rate_limit=args.rate_limit,
             reject_unknown_fields=args.reject_unknown_fields,
             quiet=args.quiet,
+            cors=args.cors,
         )
     if args.command == "replay":
         from .replay import show_cassette
