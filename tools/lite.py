@@ -219,22 +219,72 @@ def total_size(out: Path = OUT) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("build", help="build the browser edition in build/lite/")
+    build_parser = sub.add_parser("build", help="build the browser edition in build/lite/")
+    build_parser.add_argument("--out", type=Path, default=OUT, help="where (site/lite: beside the course website)")
     sub.add_parser("size", help="print what the first lesson fetches on open, and the whole edition")
     sub.add_parser("lock", help="refresh tools/lite/wheels.txt")
     args = parser.parse_args(argv)
     if args.command == "lock":
         return lock()
     if args.command == "build":
-        build()
+        build(args.out.resolve())
         return 0
     return size()
+
+
+def first_lesson_bytes(out: Path = OUT, lesson: str = "lessons/00_one_model_call.ipynb") -> int:
+    """what a fresh browser fetches to open the first lesson, up to its kernel being ready (headless Chromium)"""
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    fetched = []
+    chromium = os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    try:
+        with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+            # every response, the kernel's worker included, counted by the size of its file
+            context.on("response", lambda response: fetched.append(response.url))
+            page = context.new_page()
+            page.goto(f"{base}notebooks/index.html?path={lesson}")
+            page.wait_for_function(
+                "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+                " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+                " return k && k.status === 'idle'; }", timeout=300_000)
+            context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    total = 0
+    for url in dict.fromkeys(fetched):
+        path = out / url.removeprefix(base).split("?")[0]
+        if path.is_dir():
+            path = path / "index.html"
+        total += path.stat().st_size if path.is_file() else 0
+    return total
 
 
 def size(out: Path = OUT) -> int:
     if not (out / "jupyter-lite.json").exists():
         sys.exit("no browser edition in build/lite: run `python tools/lite.py build` first")
-    print(f"the whole edition: {total_size(out) / 1e6:.1f} MB (budget about 60 MB)")
+    print(f"the whole edition: {total_size(out) / 1e6:.1f} MB (budget about 60 MB)", flush=True)
+    try:
+        first = first_lesson_bytes(out)
+    except ImportError:
+        print("what the first lesson fetches: needs playwright and Chromium (the test extra) to measure")
+        return 0
+    print(f"what the first lesson fetches on open: {first / 1e6:.1f} MB (budget about 40 MB)")
     return 0
 
 
