@@ -48,7 +48,7 @@ def _normal(name: str) -> str:
 
 
 def _pip(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
+    return [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir", *args]  # nothing kept outside the clone
 
 
 # --- the wheels ---------------------------------------------------------------------------------
