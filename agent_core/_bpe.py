@@ -43,12 +43,17 @@ class PureEncoding:
     def __init__(self, name: str, mergeable_ranks: dict[bytes, int]) -> None:
         self.name = name
         self._ranks = mergeable_ranks
+        self._bytes = {rank: token for token, rank in mergeable_ranks.items()}
 
     def encode_ordinary(self, text: str) -> list[int]:
         tokens: list[int] = []
         for piece in _pre_tokenizer().findall(text):
             tokens += self._merge(piece.encode("utf-8"))
         return tokens
+
+    def decode(self, tokens: list[int]) -> str:
+        """the text of these tokens; a character cut in half shows as U+FFFD, as tiktoken shows it"""
+        return b"".join(self._bytes[token] for token in tokens).decode("utf-8", errors="replace")
 
     def _merge(self, piece: bytes) -> list[int]:
         ranks = self._ranks

@@ -29,6 +29,13 @@ def test_the_pure_encoding_gives_tiktokens_tokens_on_the_course_and_on_random_te
     assert different == []
 
 
+def test_decoding_gives_tiktokens_text_even_for_a_character_cut_in_half(both):
+    real, pure = both
+    tokens = real.encode_ordinary("naïve café 東京 😀 done")
+    for end in range(len(tokens) + 1):
+        assert pure.decode(tokens[:end]) == real.decode(tokens[:end])
+
+
 def test_the_last_safe_cut_is_where_the_regex_module_finds_it():
     rng = random.Random(5)
     alphabet = "ab é東 \n\t.x"

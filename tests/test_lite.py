@@ -108,16 +108,19 @@ RUN_CELL = """async (code) => {
 
 
 def open_lesson(context, edition: str, notebook: str):
-    """the lesson open in the Notebook view, its kernel started and idle"""
+    """a new tab opening the lesson in the Notebook view (its kernel starts on its own)"""
     page = context.new_page()
     page.goto(f"{edition}notebooks/index.html?path={notebook}")
+    return page
+
+
+def wait_for_kernel(page) -> None:
     page.wait_for_function(
         "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
         " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
         " return k && k.status === 'idle'; }",
         timeout=KERNEL_START,
     )
-    return page
 
 
 def _comparable(outputs: list[dict]) -> list[dict]:
@@ -160,9 +163,9 @@ def _first_difference(want: list[dict], got: list[dict]) -> str:
     return "outputs differ"
 
 
-def run_lesson(context, edition: str, notebook: str) -> list[str]:
-    """every code cell of the stored notebook run in the browser; the differences from its stored outputs"""
-    page = open_lesson(context, edition, notebook)
+def run_lesson(page, notebook: str) -> list[str]:
+    """every code cell of the stored notebook run in the lesson's tab; the differences from its stored outputs"""
+    wait_for_kernel(page)
     stored = nbformat.read(ROOT / notebook, as_version=4)
     differences = []
     for number, cell in enumerate(stored.cells):
@@ -178,9 +181,19 @@ def run_lesson(context, edition: str, notebook: str) -> list[str]:
     return differences
 
 
-@pytest.mark.parametrize("lesson", ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"])
-def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, edition, lesson):
-    context, refused = browser
-    differences = run_lesson(context, edition, f"lessons/{lesson}.ipynb")
+LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
+
+
+@pytest.fixture(scope="module")
+def lesson_tabs(browser, edition):
+    """every lesson opened at once, each in its tab: their kernels start side by side (a worker each)"""
+    context, _ = browser
+    return {lesson: open_lesson(context, edition, f"lessons/{lesson}.ipynb") for lesson in LESSONS}
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, lesson_tabs, lesson):
+    _, refused = browser
+    differences = run_lesson(lesson_tabs[lesson], f"lessons/{lesson}.ipynb")
     assert not differences, "\n".join(differences)
     assert not refused, f"requests that left 127.0.0.1: {refused}"
