@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._browser import PlainTable
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -18,10 +20,13 @@ def plot_ledgers(ledgers: Any, title: str = "") -> Figure:
     Fixed size and dpi. The figure is closed in pyplot, so a notebook shows it once: where
     the returned Figure is displayed (save it with figure.savefig(path) elsewhere).
     """
-    import matplotlib.pyplot as plt
-
     if not isinstance(ledgers, Mapping):  # one Ledger
         ledgers = {"run": ledgers}
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # the browser edition has no matplotlib: the same numbers, as a table
+        rows = [(label, r.call, r.prompt, r.cumulative_input) for label, ledger in ledgers.items() for r in ledger.rows]
+        return PlainTable(title, ["run", "model call", "input tokens", "cumulative input tokens"], rows)
     figure, (per_call, cumulative) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)
     for label, ledger in ledgers.items():

@@ -15,6 +15,7 @@ from typing import Any, get_args, get_origin
 
 import typing_extensions
 
+from ._browser import IN_BROWSER
 from ._dispatch_errors import CallFailure, ToolFailure, one_line, safe_one_line
 from .schema import Tool, split_optional
 
@@ -41,6 +42,8 @@ def run_tool(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> tu
     # such as the `re` module) blocks this thread too. Lesson 07 runs commands in
     # subprocesses, which can be killed, and bounds grep's matching.
     outcome: list[tuple[str, Any]] = []
+    if IN_BROWSER:  # no threads in the browser: the tool runs here, with no time limit
+        return _call_on_this_thread(tool, kwargs)
     worker = threading.Thread(target=lambda: outcome.append(_call_on_this_thread(tool, kwargs)), daemon=True)
     worker.start()
     deadline = None if timeout is None else time.monotonic() + timeout

@@ -196,6 +196,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     serve("--rate-limit", type=_positive, metavar="N", help="allow N model requests a minute (then 429)")
     serve("--reject-unknown-fields", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
+    serve("--cors", action="store_true", help="let web pages from other origins call it (the browser edition)")
 
     replay_parser = command(
         "replay",
@@ -273,6 +274,7 @@ def _serve_mock(args: argparse.Namespace) -> int:
         models=args.models,
         rate_limit=args.rate_limit,
         reject_unknown_fields=args.reject_unknown_fields,
+        cors=args.cors,
         quiet=args.quiet,
     )
 

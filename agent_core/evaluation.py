@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import mock
+from ._browser import PlainTable
 from .coding.tiny_project import DISCOUNT_TASK, TinyProject
 from .context import Prices, run_cost, token_ledger
 from .dispatch import ToolRegistry
@@ -581,10 +582,14 @@ def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str
 
     Fixed size and dpi, closed in pyplot (shown once where it is displayed), as plot_ledgers.
     """
-    import matplotlib.pyplot as plt
-
     reports = _some(reports, "plot_pass_rates")
     tasks = list(dict.fromkeys(t for r in reports for t in r.tasks()))
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # the browser edition has no matplotlib: the same numbers, as a table
+        rows = [(r.label, t, "{}/{}".format(*r.pass_rate(t)), "{:.0%}-{:.0%}".format(*wilson(*r.pass_rate(t))))
+                for r in reports for t in tasks]
+        return PlainTable(title, ["report", "task", "passed", "95% interval"], rows)
     figure, axes = plt.subplots(figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)
     width = 0.8 / len(reports)

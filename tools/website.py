@@ -338,6 +338,18 @@ def _menu(page: Page, all_pages: list[Page]) -> str:
     )
 
 
+NEEDS_LOCAL_INSTALL = ("07_", "08_", "10_")  # they start processes or servers, which a browser cannot
+
+
+def _in_browser(page: Page, all_pages: list[Page]) -> str:
+    """a link into the browser edition, built beside the site by `tools/lite.py build --out site/lite`"""
+    if page.source.name.startswith(NEEDS_LOCAL_INSTALL):
+        return ""
+    root = page.link(all_pages[0]).rpartition("/")[0]
+    url = f"{root + '/' if root else ''}lite/notebooks/index.html?path=lessons/{page.source.name}"
+    return f' Or <a class="in-browser" href="{url}">run it in your browser</a>, with nothing to install.'
+
+
 def _banner(page: Page, all_pages: list[Page]) -> str:
     twin = _twin(page, all_pages)
     if page.kind == "lesson":
@@ -345,7 +357,7 @@ def _banner(page: Page, all_pages: list[Page]) -> str:
         return (
             '<div class="course-banner">This page shows the notebook as it ran, outputs and all. To run '
             f'it and do the exercises, install the course (<a href="{page.link(all_pages[0])}">home '
-            f"page</a>) and open it in JupyterLab.{solved}</div>"
+            f"page</a>) and open it in JupyterLab.{solved}{_in_browser(page, all_pages)}</div>"
         )
     if page.kind == "solution":
         lesson = f' <a href="{page.link(twin)}">Back to the lesson</a>.' if twin else ""

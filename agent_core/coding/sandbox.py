@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._browser import needs_local_install
+
 try:
     import resource
 except ImportError:  # Windows has no resource limits (and no /bin/sh)
@@ -136,6 +138,7 @@ def run_sandboxed(
 
     On Windows (or with AGENT_CORE_SANDBOX=portable) the portable way runs it instead.
     """
+    needs_local_install("Running a command starts a process", "07")
     if sys.platform == "win32" or os.environ.get(PORTABLE_SWITCH) == "portable":
         return _run_portable(command, cwd, timeout, limits)
     process = subprocess.Popen(

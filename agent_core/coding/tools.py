@@ -15,12 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import regex
+try:
+    import regex
+except ImportError:  # the browser edition (no WebAssembly wheel): `re`, whose matching cannot be stopped
+    regex = None
 
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
 from agent_core.coding.workspace import copy_project, diff, show_name, snapshot, unsafe_path, walk_files
 from agent_core.dispatch import ERROR_PREFIX
 from agent_core.schema import Tool
+
+_PATTERN_ERRORS = (re.error, regex.error) if regex else (re.error,)
 
 __all__ = ["Workspace", "ToolLimits", "ToolError", "CORE_TOOLS", "ALL_TOOLS"]
 
@@ -190,8 +195,8 @@ class Workspace:
             re.compile(pattern)  # Python's own messages for a bad pattern
             # the `regex` package matches the same syntax, and can stop: the model's pattern may
             # backtrack for ever, e.g. "(a|a)+$", and `re` holds the GIL while it does
-            compiled = regex.compile(pattern)
-        except (re.error, regex.error) as error:
+            compiled = regex.compile(pattern) if regex else re.compile(pattern)
+        except _PATTERN_ERRORS as error:
             raise ToolError(
                 f"invalid regular expression {pattern!r}: {error}. Put a backslash before "
                 "special characters you mean literally, e.g. '\\(' for '('"
@@ -453,6 +458,8 @@ class Workspace:
             ) from None
 
     def _search(self, compiled: Any, line: str, deadline: float, pattern: str) -> bool:
+        if regex is None:  # `re` has no timeout: a pattern that backtracks for ever hangs the search
+            return compiled.search(line) is not None
         try:
             return compiled.search(line, timeout=max(deadline - time.monotonic(), 0.001)) is not None
         except TimeoutError:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 
+from .._browser import needs_local_install
 from .anthropic_messages import AnthropicError, anthropic_error_response, check_api_key
 from .calculator import Calculator
 from .model import MODELS, Echo, MockModel
@@ -89,7 +90,9 @@ class MockServer:
         rate_limit: int | None = None,
         log: TextIO | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
+        cors: bool = False,
     ):
+        needs_local_install("serve() starts an HTTP server on a network port", "06, 08 or 09")
         if not hasattr(model, "respond"):
             model = MockModel(model, models=models or MODELS)
         self.model: Responder = model
@@ -98,6 +101,7 @@ class MockServer:
         self.rate_limit = rate_limit  # model requests per minute; the next one gets a 429
         self.log = log  # where to print one line per request (None: quiet)
         self.max_body_bytes = max_body_bytes  # a bigger request body gets a 413
+        self.cors = cors  # answer browsers on other origins (the browser edition): CORS headers, preflights
         self._lock = threading.Lock()  # guards the rate limit's count
         self._minute_started: float | None = None
         self._used_this_minute = 0
@@ -339,6 +343,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """every method arrives here: refuse what the API does not answer, read the body, answer"""
+        if self.command == "OPTIONS" and self.server.mock.cors:  # a browser's preflight: what it may send
+            self._send(204, {}, b"")
+            return
         if self.command not in METHODS:
             path = self.path.split("?", 1)[0]
             self._refuse(405, f"Invalid method for URL ({self.command} {path})", {"Allow": ", ".join(METHODS)})
@@ -365,6 +372,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
+        if self.server.mock.cors:  # https://fetch.spec.whatwg.org/#http-cors-protocol
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Access-Control-Allow-Methods", ", ".join(METHODS))
+            # "*" would not cover Authorization: name what the browser asked for
+            self.send_header("Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", "*"))
+            self.send_header("Access-Control-Expose-Headers", "*")
+            self.send_header("Access-Control-Allow-Private-Network", "true")  # a page served elsewhere
         content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
         if content_type.startswith("text/event-stream"):
             self._send_events(content)
@@ -556,6 +570,7 @@ def run(
     rate_limit: int | None = None,
     reject_unknown_fields: bool = False,
     quiet: bool = False,
+    cors: bool = False,
 ) -> int:
     """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
     try:
@@ -574,6 +589,7 @@ def run(
             models=models,
             rate_limit=rate_limit,
             log=None if quiet else sys.stderr,
+            cors=cors,
         )
     except (OSError, ValueError, KeyError) as error:
         print(f"agent-core serve-mock: {error}", file=sys.stderr)

@@ -1,0 +1,199 @@
+"""The browser edition (tools/lite.py) in headless Chromium: lessons run cell by cell in the in-browser kernel.
+
+Needs the built edition (`python tools/lite.py build`) and Chromium; without either these tests skip,
+except in CI (CI=true), where that is a failure. Every request that leaves 127.0.0.1 is refused and fails the test.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EDITION = ROOT / "build" / "lite"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+# outputs that differ from run to run by design: a widget's model id
+UNCOMPARED = {"application/vnd.jupyter.widget-view+json"}
+# cells whose output differs in the browser by design, each said in the lesson's text
+DIFFERS_BY_DESIGN = {
+    ("lessons/03_dispatcher.ipynb", 35): "no threads: the slow tool runs to its end, with no time limit",
+    ("lessons/05_guardrails.ipynb", 25): "the same: only the run's max_seconds stops it",
+}
+KERNEL_START = 240_000  # ms: Pyodide, then the kernel's wheels, in a cold browser on a busy machine
+
+
+def _missing(reason: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the browser edition's tests must run in CI)")
+    pytest.skip(reason)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def edition():
+    """the built edition served on 127.0.0.1, as `python -m http.server` would"""
+    if not (EDITION / "jupyter-lite.json").exists():
+        _missing("no browser edition in build/lite: run `python tools/lite.py build`")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(EDITION)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(edition, tmp_path_factory):
+    """headless Chromium with an empty profile; yields it and the outside URLs it refused"""
+    executable = os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    if executable is None:
+        _missing("no Chromium found: apt-get install chromium, or set AGENT_CORE_CHROMIUM")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing('the playwright package is missing: pip install -e ".[test]"')
+    refused: list[str] = []
+
+    def only_the_edition(route) -> None:
+        if route.request.url.startswith(edition):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort()
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=executable, headless=True,
+            args=CHROMIUM_FLAGS,
+        )
+        context.route("**/*", only_the_edition)
+        yield context, refused
+        context.close()
+
+
+# runs one cell's code on the notebook's kernel and collects its outputs as nbformat dicts
+RUN_CELL = """async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const outputs = [];
+  const future = kernel.requestExecute({code, stop_on_error: false});
+  future.onIOPub = (msg) => {
+    const t = msg.header.msg_type, c = msg.content;
+    if (t === 'stream') outputs.push({output_type: 'stream', name: c.name, text: c.text});
+    else if (t === 'execute_result' || t === 'display_data') outputs.push({output_type: t, data: c.data});
+    else if (t === 'error') outputs.push({output_type: 'error', ename: c.ename, evalue: c.evalue});
+    else if (t === 'clear_output') outputs.length = 0;
+  };
+  await future.done;
+  return outputs;
+}"""
+
+
+def open_lesson(context, edition: str, notebook: str):
+    """a new tab opening the lesson in the Notebook view (its kernel starts on its own)"""
+    page = context.new_page()
+    page.goto(f"{edition}notebooks/index.html?path={notebook}")
+    return page
+
+
+def wait_for_kernel(page) -> None:
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+        " return k && k.status === 'idle'; }",
+        timeout=KERNEL_START,
+    )
+
+
+def _comparable(outputs: list[dict]) -> list[dict]:
+    """outputs as nbval compares them: streams merged by name, rich data without widget ids"""
+    merged: list[dict] = []
+    for output in outputs:
+        output = dict(output)
+        if output["output_type"] == "stream":
+            text = "".join(output["text"]) if isinstance(output["text"], list) else output["text"]
+            if not text:  # the Pyodide kernel flushes empty writes; Jupyter's kernel does not send them
+                continue
+            if merged and merged[-1].get("name") == output["name"]:
+                merged[-1]["text"] += text
+                continue
+            merged.append({"output_type": "stream", "name": output["name"], "text": text})
+        elif output["output_type"] == "error":
+            # the Pyodide kernel names the class as "<class 'module.Name'>", IPython as "Name"
+            ename = re.sub(r"^<class '(?:.*\.)?(.+)'>$", r"\1", output["ename"])
+            merged.append({"output_type": "error", "ename": ename, "evalue": output["evalue"]})
+        else:
+            data = {k: "".join(v) if isinstance(v, list) else v for k, v in output["data"].items() if k not in UNCOMPARED}
+            data = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in data.items()}
+            if not data:  # nothing but a widget's model id
+                continue
+            merged.append({"output_type": "output", "data": data})
+    return merged
+
+
+def _first_difference(want: list[dict], got: list[dict]) -> str:
+    """where the outputs first differ, briefly: the output, the field, a few characters around it"""
+    if len(want) != len(got):
+        return f"{len(want)} outputs stored, {len(got)} in the browser: stored {want!r:.600}, browser {got!r:.600}"
+    for index, (a, b) in enumerate(zip(want, got, strict=True)):
+        fields = {**a, **a.get("data", {})}, {**b, **b.get("data", {})}
+        for key in sorted(set(fields[0]) | set(fields[1])):
+            x, y = str(fields[0].get(key)), str(fields[1].get(key))
+            if x != y and key != "data":
+                at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y)))
+                return f"output {index} {key} at {at}: stored {x[max(at - 80, 0):at + 80]!r} browser {y[max(at - 80, 0):at + 80]!r}"
+    return "outputs differ"
+
+
+def run_lesson(page, notebook: str) -> list[str]:
+    """every code cell of the stored notebook run in the lesson's tab; the differences from its stored outputs"""
+    wait_for_kernel(page)
+    stored = nbformat.read(ROOT / notebook, as_version=4)
+    differences = []
+    for number, cell in enumerate(stored.cells):
+        if cell.cell_type != "code":
+            continue
+        got = _comparable(page.evaluate(RUN_CELL, cell.source))
+        if (notebook, number) in DIFFERS_BY_DESIGN:
+            continue
+        want = _comparable(cell.outputs)
+        if got != want:
+            differences.append(f"{notebook} cell {number}: {_first_difference(want, got)}")
+    page.close()
+    return differences
+
+
+LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
+
+
+@pytest.fixture(scope="module")
+def lesson_tabs(browser, edition):
+    """every lesson opened at once, each in its tab: their kernels start side by side (a worker each)"""
+    context, _ = browser
+    return {lesson: open_lesson(context, edition, f"lessons/{lesson}.ipynb") for lesson in LESSONS}
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, lesson_tabs, lesson):
+    _, refused = browser
+    differences = run_lesson(lesson_tabs[lesson], f"lessons/{lesson}.ipynb")
+    assert not differences, "\n".join(differences)
+    assert not refused, f"requests that left 127.0.0.1: {refused}"

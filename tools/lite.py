@@ -1,0 +1,292 @@
+"""The browser edition: the course in JupyterLite (JupyterLab and Python in WebAssembly), as static files.
+
+    python tools/lite.py build   # build/lite/: serve it with `python -m http.server -d build/lite`
+    python tools/lite.py size    # what the first lesson fetches on open, and the whole edition
+    python tools/lite.py lock    # refresh tools/lite/wheels.txt after changing tools/lite/requirements.in
+
+Everything comes from the registries, pinned, and nothing from a CDN: the JupyterLite app from PyPI
+(the `lite` extra of pyproject.toml, in requirements-lock.txt), the Pyodide runtime from npm
+(tools/lite/package-lock.json, installed by `npm ci`, which checks its integrity), and every wheel
+the kernel installs from PyPI (tools/lite/wheels.txt, each file checked against its hash), with the
+project's own wheel built from this tree. At run time the edition asks nothing of any other host.
+"""
+
+import argparse
+import email.parser
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = ROOT / "tools" / "lite"
+WHEELS_LOCK = HERE / "wheels.txt"
+OUT = ROOT / "build" / "lite"
+WORK = ROOT / "build" / "lite-work"  # downloads and the npm cache: inside the clone, git-ignored
+# Pyodide 314.0.6 (the version jupyterlite-pyodide-kernel 0.8.6 loads): Python 3.14, this wheel platform
+PYODIDE_PLATFORM = ["--platform", "pyemscripten_2026_0_wasm32", "--python-version", "3.14",
+                    "--implementation", "cp", "--abi", "cp314", "--abi", "abi3", "--abi", "none"]
+# what loadPyodide needs of the npm package; its own lock names wheels that live only on the CDN
+PYODIDE_FILES = ["pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"]
+# the kernel's own packages, installed before the first cell runs
+PRELOAD = ["micropip", "ipython", "comm", "jedi", "agent-core"]
+
+
+def _run(command: list[str], **kwargs) -> None:
+    print("+", " ".join(str(part) for part in command), flush=True)
+    subprocess.run(command, check=True, **kwargs)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pip(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir", *args]  # nothing kept outside the clone
+
+
+# --- the wheels ---------------------------------------------------------------------------------
+
+
+def lock() -> int:
+    """resolve tools/lite/requirements.in for Pyodide, download each wheel once, write its hash"""
+    from uv import find_uv_bin
+
+    compiled = subprocess.run(
+        [find_uv_bin(), "pip", "compile", str(HERE / "requirements.in"), "--quiet",
+         "--python-platform", "wasm32-pyodide2025", "--python-version", "3.14", "--no-python-downloads",
+         "--excludes", str(HERE / "excludes.txt"), "--no-annotate", "--no-header",
+         "--constraints", str(_constraints())],
+        check=True, capture_output=True, text=True, cwd=ROOT,
+    ).stdout
+    pins = [line.strip() for line in compiled.splitlines() if "==" in line]
+    with tempfile.TemporaryDirectory() as tmp:
+        _run(_pip("download", "--quiet", "--no-deps", "--only-binary", ":all:", *PYODIDE_PLATFORM, "-d", tmp, *pins))
+        lines = ["# The wheels of the browser edition, for Pyodide 314 (Python 3.14, WebAssembly); each file's hash.",
+                 "# Made by `python tools/lite.py lock` from tools/lite/requirements.in; read by `python tools/lite.py build`."]
+        files = {_normal(path.name.split("-")[0]): path for path in Path(tmp).glob("*.whl")}
+        for pin in pins:
+            name = _normal(pin.split("==")[0])
+            digest = hashlib.sha256(files[name].read_bytes()).hexdigest()
+            lines.append(f"{pin} --hash=sha256:{digest}")
+    WHEELS_LOCK.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{WHEELS_LOCK.relative_to(ROOT)}: {len(pins)} wheels")
+    return 0
+
+
+def _constraints() -> Path:
+    """requirements-lock.txt's versions without its hashes: the browser gets the versions laptops get"""
+    text = (ROOT / "requirements-lock.txt").read_text(encoding="utf-8")
+    pins = [line.rstrip(" \\") for line in text.splitlines() if line[:1].isalnum()]
+    path = WORK / "constraints.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(pins) + "\n", encoding="utf-8")
+    return path
+
+
+def download_wheels(dest: Path) -> list[Path]:
+    """every wheel of tools/lite/wheels.txt (pip refuses a file whose hash differs), and the project's own"""
+    dest.mkdir(parents=True, exist_ok=True)
+    _run(_pip("download", "--quiet", "--no-deps", "--only-binary", ":all:", "--require-hashes",
+              *PYODIDE_PLATFORM, "-d", str(dest), "-r", str(WHEELS_LOCK)))
+    for old in dest.glob("agent_core-*.whl"):
+        old.unlink()
+    _run(_pip("wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dest), str(ROOT)))
+    wanted = {_normal(line.split("==")[0]) for line in WHEELS_LOCK.read_text().splitlines() if "==" in line}
+    wanted |= {"agent-core", "rpds-py"}
+    stand_in_wheel(dest)
+    return sorted(path for path in dest.glob("*.whl") if _normal(path.name.split("-")[0]) in wanted)
+
+
+def stand_in_wheel(dest: Path) -> Path:
+    """tools/lite/rpds (a pure stand-in for rpds-py, which has no WebAssembly wheel) as a wheel named
+    rpds-py, so that referencing's requirement finds it; its version says it is not the real one"""
+    import base64
+
+    name, version = "rpds_py", "0.0.0+agentcore.lite"
+    files = {f"rpds/{p.name}": p.read_bytes() for p in sorted((HERE / "rpds").glob("*.py"))}
+    info = f"{name}-{version}.dist-info"
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: rpds-py\nVersion: {version}\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tools/lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    wheel = dest / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in files.items():
+            archive.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    return wheel
+
+
+def _environment() -> dict[str, str]:
+    """the marker values of Pyodide's Python, for the wheels' Requires-Dist"""
+    return {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
+            "platform_machine": "wasm32", "python_version": "3.14", "python_full_version": "3.14.2",
+            "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
+
+
+def pyodide_lock(wheels: list[Path], base: dict) -> dict:
+    """a pyodide-lock.json that lists exactly the wheels the edition carries, beside it"""
+    from packaging.requirements import Requirement
+
+    shipped = {_normal(path.name.split("-")[0]) for path in wheels}
+    packages = {}
+    for path in wheels:
+        with zipfile.ZipFile(path) as wheel:
+            info = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+            metadata = email.parser.Parser().parsestr(wheel.read(info).decode("utf-8"))
+            tops = {n.split("/")[0].removesuffix(".py") for n in wheel.namelist()
+                    if not n.split("/")[0].endswith((".dist-info", ".data")) and ("/" in n or n.endswith(".py"))}
+        depends = []
+        for line in metadata.get_all("Requires-Dist") or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate(_environment()):
+                if _normal(requirement.name) in shipped:
+                    depends.append(_normal(requirement.name))
+        name = _normal(metadata["Name"])
+        packages[name] = {
+            "name": name, "version": metadata["Version"], "file_name": path.name, "install_dir": "site",
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "package_type": "package",
+            "imports": sorted(tops), "depends": sorted(set(depends)), "unvendored_tests": False,
+        }
+    return {"info": base["info"], "packages": dict(sorted(packages.items()))}
+
+
+# --- the edition --------------------------------------------------------------------------------
+
+
+def npm_pyodide() -> Path:
+    """the pinned pyodide npm package, installed by `npm ci` (which checks package-lock.json's integrity)"""
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("tools/lite.py build needs npm (Node.js): https://nodejs.org, or `apt-get install npm`")
+    env = dict(os.environ, npm_config_cache=str(WORK / "npm-cache"), npm_config_update_notifier="false")
+    _run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, env=env)
+    return HERE / "node_modules" / "pyodide"
+
+
+def build(out: Path = OUT) -> Path:
+    """the browser edition in `out`: the app, the Pyodide runtime, its wheels, the lessons and solutions"""
+    try:
+        import jupyterlite_core  # noqa: F401
+        import jupyterlite_pyodide_kernel  # noqa: F401
+    except ImportError:
+        sys.exit('tools/lite.py build needs the lite extra: pip install -e ".[lite]" (or the lock)')
+    pyodide = npm_pyodide()
+    wheels = download_wheels(WORK / "wheels")
+    lite_dir = WORK / "lite-dir"
+    shutil.rmtree(lite_dir, ignore_errors=True)
+    static = lite_dir / "static" / "pyodide"
+    static.mkdir(parents=True)
+    for name in PYODIDE_FILES:
+        shutil.copy2(pyodide / name, static / name)
+    for wheel in wheels:
+        shutil.copy2(wheel, static / wheel.name)
+    base = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
+    (static / "pyodide-lock.json").write_text(json.dumps(pyodide_lock(wheels, base), indent=1), encoding="utf-8")
+    kernel = {"disablePyPIFallback": True, "loadPyodideOptions": {"packages": PRELOAD}}
+    config = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
+        "appName": "agent-core in the browser",
+        "exposeAppInBrowser": True,  # window.jupyterapp: tests/test_lite.py runs cells through it
+        "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": kernel}}}
+    (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    contents = lite_dir / "files"
+    for folder in ("lessons", "solutions"):
+        shutil.copytree(ROOT / folder, contents / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.rmtree(out, ignore_errors=True)
+    _run([sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite_dir),
+          "--contents", str(contents), "--output-dir", str(out), "--no-sourcemaps", "--no-unused-shared-packages"],
+         cwd=lite_dir)
+    for leftover in (".jupyterlite.doit.db",):
+        (out / leftover).unlink(missing_ok=True)
+    print(f"built {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: "
+          f"python -m http.server -d {out} then open http://127.0.0.1:8000/lab/index.html")
+    return out
+
+
+def total_size(out: Path = OUT) -> int:
+    return sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    build_parser = sub.add_parser("build", help="build the browser edition in build/lite/")
+    build_parser.add_argument("--out", type=Path, default=OUT, help="where (site/lite: beside the course website)")
+    sub.add_parser("size", help="print what the first lesson fetches on open, and the whole edition")
+    sub.add_parser("lock", help="refresh tools/lite/wheels.txt")
+    args = parser.parse_args(argv)
+    if args.command == "lock":
+        return lock()
+    if args.command == "build":
+        build(args.out.resolve())
+        return 0
+    return size()
+
+
+def first_lesson_bytes(out: Path = OUT, lesson: str = "lessons/00_one_model_call.ipynb") -> int:
+    """what a fresh browser fetches to open the first lesson, up to its kernel being ready (headless Chromium)"""
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    fetched = []
+    chromium = os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    try:
+        with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+            # every response, the kernel's worker included, counted by the size of its file
+            context.on("response", lambda response: fetched.append(response.url))
+            page = context.new_page()
+            page.goto(f"{base}notebooks/index.html?path={lesson}")
+            page.wait_for_function(
+                "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+                " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+                " return k && k.status === 'idle'; }", timeout=300_000)
+            context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    total = 0
+    for url in dict.fromkeys(fetched):
+        path = out / url.removeprefix(base).split("?")[0]
+        if path.is_dir():
+            path = path / "index.html"
+        total += path.stat().st_size if path.is_file() else 0
+    return total
+
+
+def size(out: Path = OUT) -> int:
+    if not (out / "jupyter-lite.json").exists():
+        sys.exit("no browser edition in build/lite: run `python tools/lite.py build` first")
+    print(f"the whole edition: {total_size(out) / 1e6:.1f} MB (budget about 60 MB)", flush=True)
+    try:
+        first = first_lesson_bytes(out)
+    except ImportError:
+        print("what the first lesson fetches: needs playwright and Chromium (the test extra) to measure")
+        return 0
+    print(f"what the first lesson fetches on open: {first / 1e6:.1f} MB (budget about 40 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
