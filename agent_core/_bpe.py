@@ -79,7 +79,7 @@ def _safe_cut() -> re.Pattern[str]:
 
 
 def last_safe_cut(text: str, start: int, end: int) -> int | None:
-    """the last place in text[start:end] where cl100k_base's pattern always splits (as mock/tokens.py's
+    """the last place in text[start:end] where cl100k_base's pattern always splits (as tokens.py's
     regex finds it searching backwards), or None"""
     cuts = [match.start() for match in _safe_cut().finditer(text, start, end)]
     return cuts[-1] if cuts else None

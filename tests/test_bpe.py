@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from agent_core._bpe import PureEncoding, last_safe_cut
-from agent_core.mock import tokens
+from agent_core import tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 
