@@ -41,11 +41,20 @@ def run_tool(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> tu
     # in the background until it returns on its own, and a tool that holds the GIL (C code
     # such as the `re` module) blocks this thread too. Lesson 07 runs commands in
     # subprocesses, which can be killed, and bounds grep's matching.
-    outcome: list[tuple[str, Any]] = []
+    outcome: list[tuple[str, Any] | CallFailure] = []
     if IN_BROWSER:  # no threads in the browser: the tool runs here, with no time limit
-        return _call_on_this_thread(tool, kwargs)
-    worker = threading.Thread(target=lambda: outcome.append(_call_on_this_thread(tool, kwargs)), daemon=True)
-    worker.start()
+        outcome.append(_call_on_this_thread(tool, kwargs))
+    else:
+        worker = threading.Thread(target=lambda: outcome.append(_call_on_this_thread(tool, kwargs)), daemon=True)
+        worker.start()
+        _wait(worker, tool, timeout)
+    if isinstance(outcome[0], CallFailure):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _wait(worker: threading.Thread, tool: Tool, timeout: float | None) -> None:
+    """wait for the tool's thread, at most `timeout` seconds (None: for ever)"""
     deadline = None if timeout is None else time.monotonic() + timeout
     while worker.is_alive():
         left = WAIT_SLICE if deadline is None else min(deadline - time.monotonic(), WAIT_SLICE)
@@ -57,9 +66,6 @@ def run_tool(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> tu
                 "still happen. Try a smaller request, or another approach.",
             )
         worker.join(left)
-    if isinstance(outcome[0], CallFailure):
-        raise outcome[0]
-    return outcome[0]
 
 
 def _call_on_this_thread(tool: Tool, kwargs: dict[str, Any]) -> tuple[str, Any] | CallFailure:

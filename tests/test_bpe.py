@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_core._bpe import PureEncoding, last_safe_cut
 from agent_core import tokens
+from agent_core._bpe import PureEncoding, last_safe_cut
 
 ROOT = Path(__file__).resolve().parent.parent
 
