@@ -10,7 +10,7 @@ from typing import Any
 import openai
 
 from .. import mock
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask", "check_repaired"]
@@ -79,14 +79,14 @@ def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[s
     except openai.BadRequestError as error:
         body = error.body if isinstance(error.body, dict) else {}
         first_line = str(body.get("message", error)).splitlines()[0]
-        return f"the API refused call {len(client.trace)}: {first_line}"
-    if len(client.trace) != len(questions):
+        return f"the API refused call {len(_trace_of(client))}: {first_line}"
+    if len(_trace_of(client)) != len(questions):
         return (
             f"ask() should call the model once per question; {len(questions)} questions made "
-            f"{len(client.trace)} calls"
+            f"{len(_trace_of(client))} calls"
         )
-    replies = [(turn.reply or {}).get("content") for turn in client.trace]
-    for index, turn in enumerate(client.trace):
+    replies = [(turn.reply or {}).get("content") for turn in _trace_of(client)]
+    for index, turn in enumerate(_trace_of(client)):
         expected = [*_conversation(questions[:index], replies[:index]), {"role": "user", "content": questions[index]}]
         sent = [_plain(m) for m in turn.messages]
         if sent == expected:

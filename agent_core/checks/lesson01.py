@@ -12,7 +12,7 @@ import openai
 from .. import mock
 from ..mock.chooser import DescriptionReader, score_tools, words
 from ..schema import Tool, tool_definition
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios
 
 __all__ = [
@@ -98,7 +98,7 @@ def _generated_function(rng: random.Random) -> Callable[..., Any]:
 def _describe_function(function: Callable[..., Any]) -> str:
     if function in PROBES:
         return f"for {function.__name__}()"
-    return f"for {function.__source__} with the docstring {inspect.getdoc(function)!r}"
+    return f"for {vars(function)['__source__']} with the docstring {inspect.getdoc(function)!r}"
 
 
 def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) -> Verdict:
@@ -409,7 +409,7 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
                 advice = f"say what cancel_order does, not what {wanted} does"
             problems.append(
                 f"for {question!r} the model {what}, not {wanted}. Shared words per tool: "
-                f"{_explain_choice(client.trace[-1].request)}: {advice}"
+                f"{_explain_choice(_trace_of(client)[-1].request)}: {advice}"
             )
     return verdict(
         "1.3",

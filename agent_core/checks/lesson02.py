@@ -14,7 +14,7 @@ import openai
 
 from .. import mock
 from ..schema import tool
-from . import Verdict
+from . import Verdict, _trace_of
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask_once"]
@@ -188,7 +188,7 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
     try:
         answer = ask_once(client, case.question, tools, {name: _counted(f, ran) for name, f in case.functions.items()})
     except openai.BadRequestError as error:
-        refused = f"the server refused call {len(client.trace)} (HTTP 400): {_refusal(error)}"
+        refused = f"the server refused call {len(_trace_of(client))} (HTTP 400): {_refusal(error)}"
     except NameError as error:
         if getattr(error, "name", None) in {"true", "false", "null"}:
             return [
@@ -196,7 +196,7 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
                 "true, false and null): read them with json.loads(call.function.arguments)"
             ]
         return [f"ask_once() raised NameError: {error}"]
-    trace = client.trace
+    trace = _trace_of(client)
     if not trace:
         return ["ask_once() never called the model"]
     problems = [

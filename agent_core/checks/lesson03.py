@@ -43,7 +43,7 @@ def get_forecast(city: str, days: int = 3) -> list:
     return [{"day": day + 1, "city": city, "sky": "clear"} for day in range(days)]
 
 
-FUNCTIONS = {"add": add, "divide": divide, "get_weather": get_weather, "get_forecast": get_forecast}
+FUNCTIONS: dict[str, Callable[..., Any]] = {"add": add, "divide": divide, "get_weather": get_weather, "get_forecast": get_forecast}
 
 
 def _call(number: int, name: str, arguments: str) -> dict[str, Any]:
@@ -59,8 +59,8 @@ def _names(name: str, content: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
 
 
-def _expect_text(expected: str) -> Callable[[str, bool], str | None]:
-    def judge(content: str, ran: bool) -> str | None:
+def _expect_text(expected: str) -> Callable[[str, int], str | None]:
+    def judge(content: str, ran: int) -> str | None:
         if content == expected:
             return None
         if content in (json.dumps(expected), json.dumps(expected, ensure_ascii=False)):
@@ -70,8 +70,8 @@ def _expect_text(expected: str) -> Callable[[str, bool], str | None]:
     return judge
 
 
-def _expect_json(expected: Any, why: str = "") -> Callable[[str, bool], str | None]:
-    def judge(content: str, ran: bool) -> str | None:
+def _expect_json(expected: Any, why: str = "") -> Callable[[str, int], str | None]:
+    def judge(content: str, ran: int) -> str | None:
         try:
             if json.loads(content) == expected:
                 return None
@@ -82,10 +82,10 @@ def _expect_json(expected: Any, why: str = "") -> Callable[[str, bool], str | No
     return judge
 
 
-def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callable[[str, bool], str | None]:
+def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callable[[str, int], str | None]:
     """an error whose text holds every `needed` piece, and names every `words` as a word"""
 
-    def judge(content: str, ran: bool) -> str | None:
+    def judge(content: str, ran: int) -> str | None:
         if not content.startswith("ERROR: "):
             return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
         missing = [text for text in needed if text.lower() not in content.lower()]
@@ -99,12 +99,12 @@ def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callab
 
 def _expect_refused(
     parameter: str, json_type: str, python_type: str, hint: str = "", either: str = ""
-) -> Callable[[str, bool], str | None]:
+) -> Callable[[str, int], str | None]:
     """the arguments break the function's type hints: refused before the tool runs, naming a field"""
     names = f"{either!r} or {parameter!r}" if either else repr(parameter)
     why = f"name the argument {names} and the type it should be ({python_type})"
 
-    def judge(content: str, ran: bool) -> str | None:
+    def judge(content: str, ran: int) -> str | None:
         if ran:
             return (
                 f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). "
@@ -121,11 +121,11 @@ def _expect_refused(
     return judge
 
 
-def _expect_missing(parameter: str) -> Callable[[str, bool], str | None]:
+def _expect_missing(parameter: str) -> Callable[[str, int], str | None]:
     """a required argument left out: the model's mistake, found before the call, not the tool's"""
     said = _expect_error("missing", why="say which argument is missing", words=(parameter,))
 
-    def judge(content: str, ran: bool) -> str | None:
+    def judge(content: str, ran: int) -> str | None:
         problem = said(content, ran)
         if problem is None and "TypeError" in content:
             return (
@@ -257,7 +257,8 @@ def _fits(value: Any, annotation: Any) -> bool:
     """does a JSON value suit the type hint? (JSON true is not a number)"""
     if isinstance(value, bool):
         return False
-    return isinstance(value, {int: int, float: (int, float), str: str, list: list}[annotation])
+    accepted: dict[Any, type | tuple[type, ...]] = {int: int, float: (int, float), str: str, list: list}
+    return isinstance(value, accepted[annotation])
 
 
 def _generated_call(rng: random.Random, number: int, offered: tuple[str, ...]) -> dict[str, Any]:
@@ -332,7 +333,7 @@ def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
     Each call is judged against the library's dispatcher: the same kind of answer, the tool run
     exactly when it runs there, the same result; an error names what it must.
     """
-    fixed = [(tuple(FUNCTIONS), (call,)) for call, _, _ in CASES]
+    fixed: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]] = [(tuple(FUNCTIONS), (call,)) for call, _, _ in CASES]
     fixed += [(tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)), (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),))]
     cases = scenarios(fixed, _generated, count=120, seed=3)
     return judge_scenarios(

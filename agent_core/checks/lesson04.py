@@ -16,7 +16,7 @@ from .. import mock
 from ..dispatch import ToolRegistry
 from ..loop import AgentRun, run_agent
 from ..schema import tool
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints
 
 __all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES"]
@@ -245,7 +245,7 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
     Each is compared with run_agent on the same model: the messages of every request, the number of
     model calls, the stop reason, and the answer.
     """
-    fixed = [(task, names, policy, _CALCULATOR_TURNS) for task, names, policy in (
+    fixed: list[tuple[str, tuple[str, ...], str, int]] = [(task, names, policy, _CALCULATOR_TURNS) for task, names, policy in (
         ("5 + 8/12", ("add", "divide"), "calculator"),
         ("Suma 4+2 y suma 7+8", ("add",), "calculator"),
         ("5 + 8/12", ("add", "divide"), "finish_reason stop"),
@@ -294,7 +294,7 @@ def _attempt(
                     f"max_turns model calls"
                 ],
             )
-        return client, None, [_refused(where, error, len(client.trace))]
+        return client, None, [_refused(where, error, len(_trace_of(client)))]
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return client, None, [f"{where} raised {type(error).__name__}: {error}"]
     if not (isinstance(result, (tuple, list)) and len(result) == 3):
@@ -338,7 +338,7 @@ def _check_answers(
     if problems:
         return problems
     got_answer, messages, stop_reason = result
-    trace = client.trace
+    trace = _trace_of(client)
     where = "my_run"
     if not len(trace):
         return ["my_run never called the model"]
@@ -443,7 +443,7 @@ def _check_cap(
     if problems:
         return problems
     answer, messages, stop_reason = result
-    made = len(client.trace)
+    made = len(_trace_of(client))
     if made > turns:
         problems.append(f"my_run made {made} model calls: stop after max_turns model calls")
     elif made < turns:

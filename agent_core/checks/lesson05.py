@@ -19,7 +19,7 @@ from ..mock.misbehaving import (
     skips_the_tests,
 )
 from ..schema import tool
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_max_uses", "check_ask_first", "check_apply_for", "check_tests_pass"]
@@ -323,7 +323,10 @@ def _fewer_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str]
 
 def _describe_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> str:
     kind, guarded, answers = scenario
-    tools = {"list": list, "tuple": tuple, "set": lambda g: "{" + ", ".join(map(repr, g)) + "}"}[kind](guarded)
+    shown: dict[str, Callable[[tuple[str, ...]], Any]] = {
+        "list": list, "tuple": tuple, "set": lambda g: "{" + ", ".join(map(repr, g)) + "}"
+    }
+    tools = shown[kind](guarded)
     said = [{"yes": "yes", "no": f"no ({reason!r})", "raises": "raises (the person cannot be asked)"}[answer]
             for answer, reason in answers]
     then = ", then ".join(said) + (" (the last answer repeats)" if len(said) > 1 else ", every time")
@@ -407,7 +410,7 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
-    fixed = [
+    fixed: list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = [
         ("list", ("send_application",), (("no", "a person reviews every application"),)),
         ("list", ("send_application",), (("yes", ""),)),
         ("list", ("draft_application",), (("no", "drafts wait for Ana"),)),
@@ -459,7 +462,7 @@ def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer:
     run = apply_for(client, offer, _decider(approves, asked))
     if not isinstance(run, AgentRun):
         return f"apply_for() should return the run (run_agent's AgentRun); it returned {run!r:.80}"
-    first = client.trace[0].request if len(client.trace) else {}
+    first = _trace_of(client)[0].request if len(_trace_of(client)) else {}
     messages = first.get("messages") or []
     if not (messages and messages[0].get("role") == "system" and len(str(messages[0].get("content")).split()) >= 5):
         return "the first request has no system prompt: say who the agent is and when it may apply (system=...)"

@@ -7,7 +7,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 from .. import mock
 from ..context import split_point, token_ledger
@@ -16,7 +16,7 @@ from ..loop import run_agent
 from ..mock.context_policies import LogReader, log_tools, sample_logs
 from ..tokens import count_text
 from ..trace import Trace, Turn
-from . import Verdict
+from . import Verdict, _trace_of
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_token_rows", "check_keep_lines", "check_split"]
@@ -34,9 +34,12 @@ def _sample_usages() -> tuple[tuple[Usage, ...], ...]:
     long_run = run_agent(mock.client(LogReader()), "Count 'ERROR' in api.log, auth.log, cron.log.", tools)
     short = mock.client(mock.Script("Hello."))
     short.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "Hi"}])
-    return tuple(
-        tuple((u["prompt_tokens"], u["completion_tokens"], _cached(u)) for u in (turn.usage for turn in trace))
-        for trace in (long_run.trace, short.trace)
+    return tuple(  # the mock reports usage on every call, so no turn's usage is None
+        tuple(
+            (u["prompt_tokens"], u["completion_tokens"], _cached(u))
+            for u in (cast(dict[str, Any], turn.usage) for turn in trace)
+        )
+        for trace in (long_run.trace, _trace_of(short))
     )
 
 

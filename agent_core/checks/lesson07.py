@@ -268,9 +268,9 @@ def _smaller_citing(case: Citing) -> Iterator[Citing]:
     for fewer in smaller_lists(reads):
         yield project, answer, tuple(fewer)
     sentences = re.split(r"(?<=\.) ", answer)
-    for fewer in smaller_lists(sentences):
-        if fewer:
-            yield project, " ".join(fewer), reads
+    for fewer_sentences in smaller_lists(sentences):
+        if fewer_sentences:
+            yield project, " ".join(fewer_sentences), reads
 
 
 def _describe_citing(case: Citing) -> str:
@@ -446,7 +446,7 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             judge,
             lambda case: case[0] if _is_real(case) else _describe_history(case),
             "no more 'done' without a test run after the last change.",
-            lambda case: () if _is_real(case) else (tuple(f) for f in smaller_lists(case)),
+            lambda case: iter(()) if _is_real(case) else (tuple(f) for f in smaller_lists(case)),
         )
 
 
@@ -522,6 +522,7 @@ def _should_reject(history: tuple[Step, ...]) -> bool:
 
 def _observation(number: int, step: Step) -> Observation:
     name, what, failed = step
+    arguments: dict[str, Any] | None
     if name == "run_command":
         arguments = None if what is None else {"command": what}
     elif name == "grep":

@@ -6,7 +6,7 @@ import copy
 import json
 import random
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import openai
@@ -218,6 +218,8 @@ def _smaller_runs(run: Run) -> Iterator[Run]:
     for fewer in smaller_lists(steps[:-1]):
         yield task, (*fewer, steps[-1]), refused
     for index, step in enumerate(steps[:-1]):
+        if isinstance(step, str):  # never: only the last reply is text
+            continue
         for fewer_calls in smaller_lists(step):
             if fewer_calls:
                 yield task, (*steps[:index], tuple(fewer_calls), *steps[index + 1 :]), refused
@@ -282,7 +284,7 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
 
 # --- Exercise 8.3 ---------------------------------------------------------------------------
 
-_ADD_TOOL = {
+_ADD_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "add",
@@ -449,7 +451,7 @@ def _received(body: dict[str, Any], changes: tuple[Change, ...], seed: int = 0) 
             received = copy.deepcopy(extra)
             continue
         try:
-            parent = received
+            parent: Any = received
             for key in where[:-1] if kind != "add" and kind != "reorder" else where:
                 parent = parent[key]
             if kind == "reorder":
@@ -485,7 +487,7 @@ def _smaller_pairs(pair: Pair) -> Iterator[Pair]:
         if all(not where or where[0] != key for _, where, _ in changes):
             yield {k: v for k, v in body.items() if k != key}, changes
     needed = max(
-        (where[1] + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"), default=1
+        (cast(int, where[1]) + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"), default=1
     )
     if any(where == ("messages",) for _, where, _ in changes):
         needed = len(body["messages"])
@@ -585,6 +587,7 @@ def _difference_problem(
         return f"the two requests are equal, so return None; you returned {answer!r}"
     if answer is None:
         problem = "the requests differ, but find_difference returned None"
+        assert found is not None  # expected came from it
         _, mine, theirs = found
         if mine == theirs:  # equal in Python, different in JSON
             problem += (

@@ -559,11 +559,11 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     # the readable runs pass: now generated ones, on one server whose replies change per scenario
     replies: list[Any] = []
 
-    def policy(request: dict[str, Any]) -> Any:
+    def replay(request: dict[str, Any]) -> Any:
         turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
         return replies[min(turn, len(replies) - 1)]
 
-    with serve(policy) as server:
+    with serve(replay) as server:
 
         def judge(case: Generated) -> str | None:
             steps, answer, max_turns, split = case

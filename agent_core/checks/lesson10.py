@@ -360,7 +360,7 @@ def _mcp_result(rng: random.Random) -> dict[str, Any]:
     return result
 
 
-def _smaller_results(result: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _smaller_results(result: dict[str, Any]) -> Iterator[dict[str, Any]]:
     if "isError" in result and not result["isError"]:
         yield {k: v for k, v in result.items() if k != "isError"}
     for fewer in smaller_lists(result["content"]):

@@ -233,7 +233,7 @@ def _trajectory_run(case: Trajectory) -> AgentRun:
     turns, _, _ = case
     messages: list[dict[str, Any]] = [{"role": "user", "content": "What is it?"}]
     for number, turn in enumerate(turns):
-        calls = [
+        calls: list[dict[str, Any]] = [
             {
                 "id": f"call_{number}_{k}",
                 "type": "function",
@@ -287,9 +287,9 @@ def _smaller_trajectories(case: Trajectory) -> Iterator[Trajectory]:
         for fewer_calls in smaller_lists(turn):
             if fewer_calls:
                 yield (*turns[:index], tuple(fewer_calls), *turns[index + 1 :]), expected, max_calls
-    for fewer in smaller_lists(expected):
-        if fewer:
-            yield turns, tuple(fewer), max_calls
+    for fewer_names in smaller_lists(expected):
+        if fewer_names:
+            yield turns, tuple(fewer_names), max_calls
     for smaller in smaller_ints(max_calls, floor=1):
         yield turns, expected, smaller
 

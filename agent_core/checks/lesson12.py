@@ -12,7 +12,7 @@ from ..dispatch import ERROR_PREFIX
 from ..guardrails import Permissions
 from ..loop import Guardrail, run_agent
 from ..planning import Delegate, plan_update, show_plan
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_plan_update", "check_delegate", "PLAN_SCENARIOS", "DELEGATE_SCENARIOS"]
@@ -199,7 +199,8 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         return "written"
 
     client = mock.client(_policy(case))
-    tools: list[Callable[..., Any]] = [{"read_file": read_file, "write_file": write_file}[n] for n in case.given]
+    by_name: dict[str, Callable[..., Any]] = {"read_file": read_file, "write_file": write_file}
+    tools: list[Callable[..., Any]] = [by_name[n] for n in case.given]
     guards: list[Guardrail] = [Permissions(read_only=True)] if case.read_only else []
     delegate = make_delegate(client, tools, system=CHILD_SYSTEM, max_turns=case.max_turns,
                              guardrails=guards, max_depth=case.max_depth)
@@ -207,7 +208,7 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         tools.append(delegate)
     run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
     turns = []
-    for turn in client.trace:
+    for turn in _trace_of(client):
         messages = turn.messages
         task = next((str(m["content"]) for m in messages if m["role"] == "user"), "")
         who = "parent" if task == PARENT_TASK else "child"
