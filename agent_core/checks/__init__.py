@@ -40,6 +40,7 @@ def verdict(exercise: str, problems: list[str], success: str) -> Verdict:
 
 
 def _trace_of(client: Any) -> Trace:
-    """the Trace a mock client records into: mock.client() sets `client.trace` on an openai.OpenAI, whose type has none"""
+    """the Trace a mock client records into: mock.client() sets `client.trace` on an openai.OpenAI, whose
+    type has none"""
     trace: Trace = client.trace
     return trace

@@ -421,7 +421,8 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             ),
         ),
         (
-            "a model that writes, runs `python -m pytest test_discount.py` (pytest, other words), then answers",
+            "a model that writes, runs `python -m pytest "
+            "test_discount.py` (pytest, other words), then answers",
             _replies(_WRITE, mock.call("run_command", command="python -m pytest test_discount.py"), "Done."),
         ),
         (
@@ -479,7 +480,10 @@ def _real_run_problem(
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
     if should_reject and not feedback:
-        return "it accepted the final answer: no pytest run came after the last change, so check_answer should return feedback"
+        return (
+            "it accepted the final answer: no pytest run came after the last change, so check_answer "
+            "should return feedback"
+        )
     if should_reject and "test" not in str(feedback).lower():
         return f"the feedback should tell the model to run the tests (it said {feedback!r})"
     if not should_reject and feedback:
@@ -529,7 +533,9 @@ def _observation(number: int, step: Step) -> Observation:
         arguments = {"pattern": what}
     else:
         arguments = {"path": what}
-    content = "ERROR: it did not work" if failed else ("exit code: 0\n3 passed" if name == "run_command" else "ok")
+    content = (
+        "ERROR: it did not work" if failed else ("exit code: 0\n3 passed" if name == "run_command" else "ok")
+    )
     return Observation(f"call_{number}", name, content, failed, arguments=arguments)
 
 

@@ -1,4 +1,5 @@
-"""Checks for lesson 08's exercises: choosing a backend, recording a run, finding where two requests differ."""
+"""Checks for lesson 08's exercises: choosing a backend, recording a run, finding where two requests
+differ."""
 
 from __future__ import annotations
 
@@ -158,7 +159,8 @@ def _divide(a: float, b: float) -> float:
 
 
 def _agent_run(rng: random.Random) -> Run:
-    """0 to 3 turns of 1 to 3 parallel calls (some dividing by zero), an answer, sometimes a refused request"""
+    """0 to 3 turns of 1 to 3 parallel calls (some dividing by zero), an answer, sometimes a refused
+    request"""
     steps: list[Step] = [
         tuple(
             (rng.choice(["add", "divide"]), rng.choice([1, 8, 2.5]), rng.choice([0, 3, 12]))
@@ -256,7 +258,10 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         if _SECRET in repr(calls):
             return "the API key is in what you kept: keep the bodies only, never the headers"
         if len(calls) != len(expected):
-            return f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} went through, and you kept {len(calls)}"
+            return (
+                f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} "
+                f"went through, and you kept {len(calls)}"
+            )
         for number, (mine, theirs) in enumerate(zip(calls, expected, strict=True), start=1):
             if not isinstance(mine, dict) or set(mine) != {"request", "status", "response"}:
                 return (
@@ -277,7 +282,8 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         scenarios(fixed, _agent_run, count=30, seed=822),
         judge,
         _describe_run,
-        "every call's request, status and response are kept, the key never is, and the run goes on unchanged.",
+        "every call's request, status and response are kept, the key never is, "
+        "and the run goes on unchanged.",
         _smaller_runs,
     )
 
@@ -487,7 +493,8 @@ def _smaller_pairs(pair: Pair) -> Iterator[Pair]:
         if all(not where or where[0] != key for _, where, _ in changes):
             yield {k: v for k, v in body.items() if k != key}, changes
     needed = max(
-        (cast(int, where[1]) + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"), default=1
+        (cast(int, where[1]) + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"),
+        default=1,
     )
     if any(where == ("messages",) for _, where, _ in changes):
         needed = len(body["messages"])
