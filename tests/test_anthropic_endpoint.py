@@ -324,7 +324,9 @@ def test_with_a_model_list_another_model_gets_anthropics_404():
     with serve(mock.Calculator(), models=["mock-model"]) as listed, sdk(listed) as client:
         assert ask(client, [{"role": "user", "content": "4+2"}]).stop_reason == "tool_use"
         with pytest.raises(anthropic.NotFoundError) as caught:
-            client.messages.create(model="sonnet4", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+            client.messages.create(
+                model="sonnet4", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+            )
     assert caught.value.body["error"]["type"] == "not_found_error"
     assert caught.value.body["error"]["message"].startswith("model: sonnet4\n")
     assert "This server serves: mock-model." in caught.value.body["error"]["message"]
@@ -338,7 +340,8 @@ def test_past_the_rate_limit_a_request_gets_anthropics_429_with_retry_after():
     error = caught.value
     assert error.body["error"]["type"] == "rate_limit_error"
     assert error.body["error"]["message"].startswith(
-        "This request would exceed the rate limit for your organization (org-agent-core-mock) of 1 requests per minute."
+        "This request would exceed the rate limit for your "
+        "organization (org-agent-core-mock) of 1 requests per minute."
     )
     assert 1 <= int(error.response.headers["retry-after"]) <= 60
     assert error.response.headers["anthropic-ratelimit-requests-remaining"] == "0"
@@ -349,7 +352,9 @@ def test_both_apis_spend_the_same_rate_limit():
 
     with serve(mock.Calculator(), rate_limit=1) as limited:
         with openai.OpenAI(base_url=limited.base_url, api_key="x", max_retries=0) as chat_client:
-            chat_client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
+            chat_client.chat.completions.create(
+                model="mock-model", messages=[{"role": "user", "content": "hi"}]
+            )
         with sdk(limited) as client, pytest.raises(anthropic.RateLimitError):
             ask(client, [{"role": "user", "content": "4+2"}])
 
@@ -371,7 +376,9 @@ def beta_tools():
 def test_the_sdk_tool_runner_finishes_a_calculator_task_in_a_thread():
     with serve(mock.Calculator()) as server, sdk(server) as client:
         runner = client.beta.messages.tool_runner(
-            model="mock-model", max_tokens=500, tools=beta_tools(),
+            model="mock-model",
+            max_tokens=500,
+            tools=beta_tools(),
             messages=[{"role": "user", "content": "What is (2 + 3) * 4?"}],
         )
         replies = list(runner)
@@ -381,14 +388,20 @@ def test_the_sdk_tool_runner_finishes_a_calculator_task_in_a_thread():
 
 def thread_turn(client, messages, thread, **options):
     return client.beta.messages.create(
-        model="mock-model", max_tokens=256, messages=messages, thread=thread,
-        betas=["message-threads-2026-08-12"], **options,
+        model="mock-model",
+        max_tokens=256,
+        messages=messages,
+        thread=thread,
+        betas=["message-threads-2026-08-12"],
+        **options,
     )
 
 
 def test_a_thread_continues_with_only_the_new_turn():
     with serve(mock.Calculator()) as server, sdk(server) as client:
-        first = thread_turn(client, [{"role": "user", "content": "What is 2 + 3?"}], {"type": "create"}, tools=TOOLS)
+        first = thread_turn(
+            client, [{"role": "user", "content": "What is 2 + 3?"}], {"type": "create"}, tools=TOOLS
+        )
         results = tool_results(first)
         second = thread_turn(client, [results], {"type": "continue", "previous_message_id": first.id})
         assert second.stop_reason == "end_turn"
@@ -399,10 +412,18 @@ def test_a_thread_continues_with_only_the_new_turn():
 
 
 def test_an_unknown_thread_is_the_404_the_sdk_starts_a_new_thread_on():
-    with serve(mock.Calculator()) as server, sdk(server) as client, pytest.raises(anthropic.NotFoundError) as error:
-        thread_turn(client, [{"role": "user", "content": "hi"}], {"type": "continue", "previous_message_id": "msg_x"})
+    with (
+        serve(mock.Calculator()) as server,
+        sdk(server) as client,
+        pytest.raises(anthropic.NotFoundError) as error,
+    ):
+        thread_turn(
+            client, [{"role": "user", "content": "hi"}], {"type": "continue", "previous_message_id": "msg_x"}
+        )
     assert error.value.error_code == "thread_not_found"
-    assert error.value.body["error"]["message"].startswith("No usable Thread state was found for `previous_message_id`.")
+    assert error.value.body["error"]["message"].startswith(
+        "No usable Thread state was found for `previous_message_id`."
+    )
 
 
 @pytest.mark.parametrize(
@@ -410,11 +431,19 @@ def test_an_unknown_thread_is_the_404_the_sdk_starts_a_new_thread_on():
     [
         ({"type": "resume"}, {}, "thread: Input tag 'resume' found using 'type' does not match"),
         ({"type": "continue"}, {}, "thread.previous_message_id: Field required"),
-        ({"type": "continue", "previous_message_id": 7}, {}, "thread.previous_message_id: Input should be a valid string"),
+        (
+            {"type": "continue", "previous_message_id": 7},
+            {},
+            "thread.previous_message_id: Input should be a valid string",
+        ),
     ],
 )
 def test_a_malformed_thread_is_refused_naming_the_field(thread, options, expected):
-    with serve(mock.Calculator()) as server, sdk(server) as client, pytest.raises(anthropic.BadRequestError) as error:
+    with (
+        serve(mock.Calculator()) as server,
+        sdk(server) as client,
+        pytest.raises(anthropic.BadRequestError) as error,
+    ):
         thread_turn(client, [{"role": "user", "content": "hi"}], thread, **options)
     assert error.value.body["error"]["message"].startswith(expected)
 
@@ -423,13 +452,19 @@ def test_a_thread_needs_the_beta_header_and_a_continue_takes_no_tools():
     with serve(mock.Calculator()) as server, sdk(server) as client:
         with pytest.raises(anthropic.BadRequestError, match="thread: Extra inputs are not permitted"):
             client.messages.create(
-                model="mock-model", max_tokens=50, messages=[{"role": "user", "content": "hi"}],
+                model="mock-model",
+                max_tokens=50,
+                messages=[{"role": "user", "content": "hi"}],
                 extra_body={"thread": {"type": "create"}},
             )
         first = thread_turn(client, [{"role": "user", "content": "hi"}], {"type": "create"})
         with pytest.raises(anthropic.BadRequestError, match="tools: cannot be set when continuing a thread"):
-            thread_turn(client, [{"role": "user", "content": "more"}],
-                        {"type": "continue", "previous_message_id": first.id}, tools=TOOLS)
+            thread_turn(
+                client,
+                [{"role": "user", "content": "more"}],
+                {"type": "continue", "previous_message_id": first.id},
+                tools=TOOLS,
+            )
 
 
 # --- structured outputs: output_config.format, as messages.parse sends it ---
@@ -446,7 +481,9 @@ def test_messages_parse_finishes_a_calculator_task_with_a_json_answer(beta):
     with serve(mock.Calculator()) as server, sdk(server) as client:
         parse = client.beta.messages.parse if beta else client.messages.parse
         for _ in range(4):
-            reply = parse(model="mock-model", max_tokens=500, messages=messages, tools=TOOLS, output_format=Result)
+            reply = parse(
+                model="mock-model", max_tokens=500, messages=messages, tools=TOOLS, output_format=Result
+            )
             if reply.stop_reason != "tool_use":
                 break
             messages += [
@@ -465,29 +502,41 @@ def test_messages_parse_finishes_a_calculator_task_with_a_json_answer(beta):
         ({"format": "json"}, "output_config.format: Input should be a valid dictionary"),
         ({"format": {"type": "json_object"}}, "output_config.format.type: Input should be 'json_schema'"),
         ({"format": {"type": "json_schema"}}, "output_config.format.schema: Field required"),
-        ({"format": {"type": "json_schema", "schema": []}}, "output_config.format.schema: Input should be a valid dictionary"),
+        (
+            {"format": {"type": "json_schema", "schema": []}},
+            "output_config.format.schema: Input should be a valid dictionary",
+        ),
     ],
 )
 def test_a_malformed_output_config_is_refused_naming_the_field(server, output_config, expected):
     with sdk(server) as client, pytest.raises(anthropic.BadRequestError) as error:
         client.messages.create(
-            model="mock-model", max_tokens=50, messages=[{"role": "user", "content": "hi"}],
+            model="mock-model",
+            max_tokens=50,
+            messages=[{"role": "user", "content": "hi"}],
             extra_body={"output_config": output_config},
         )
     assert error.value.body["error"]["message"].startswith(expected)
 
 
-# --- every field the mock reads: a wrong type and an out-of-range value get Anthropic's 400, naming the field ---
+# --- every field the mock reads: a wrong type and an out-of-range value get Anthropic's 400, naming the
+# field ---
 
 HI = [{"role": "user", "content": "hi"}]
 CALLED = [
     {"role": "user", "content": "2 + 3?"},
-    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}]},
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}],
+    },
 ]
 
 
 def answered(result):
-    return [*CALLED, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", **result}]}]
+    return [
+        *CALLED,
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", **result}]},
+    ]
 
 
 BAD_FIELDS = [  # (the fields changed, the start of the API's message)
@@ -498,19 +547,46 @@ BAD_FIELDS = [  # (the fields changed, the start of the API's message)
     ({"max_tokens": -1}, "max_tokens: Input should be greater than or equal to 1"),
     ({"messages": {"role": "user"}}, "messages: Input should be a valid list"),
     ({"messages": []}, "messages: at least one message is required"),
-    ({"messages": [{"role": "tool", "content": "5"}]}, "messages.0.role: Input should be 'user', 'assistant'"),
+    (
+        {"messages": [{"role": "tool", "content": "5"}]},
+        "messages.0.role: Input should be 'user', 'assistant'",
+    ),
     ({"messages": [{"role": "user", "content": 5}]}, "messages.0.content: Input should be a valid list"),
-    ({"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
-     "messages.0.content.0.text.text: Input should be a valid string"),
-    ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": 1, "name": "add", "input": {}}]}]},
-     "messages.0.content.0.tool_use.id: Input should be a valid string"),
-    ({"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "add", "input": "{}"}]}]},
-     "messages.0.content.0.tool_use.input: Input should be a valid dictionary"),
-    ({"messages": answered({"content": 5})}, "messages.2.content.0.tool_result.content: Input should be a valid string or a valid list"),
-    ({"messages": answered({"content": "5", "is_error": "no"})},
-     "messages.2.content.0.tool_result.is_error: Input should be a valid boolean"),
-    ({"messages": answered({"tool_use_id": 7, "content": "5"})},
-     "messages.2.content.0.tool_result.tool_use_id: Input should be a valid string"),
+    (
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
+        "messages.0.content.0.text.text: Input should be a valid string",
+    ),
+    (
+        {
+            "messages": [
+                {"role": "assistant", "content": [{"type": "tool_use", "id": 1, "name": "add", "input": {}}]}
+            ]
+        },
+        "messages.0.content.0.tool_use.id: Input should be a valid string",
+    ),
+    (
+        {
+            "messages": [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t", "name": "add", "input": "{}"}],
+                }
+            ]
+        },
+        "messages.0.content.0.tool_use.input: Input should be a valid dictionary",
+    ),
+    (
+        {"messages": answered({"content": 5})},
+        "messages.2.content.0.tool_result.content: Input should be a valid string or a valid list",
+    ),
+    (
+        {"messages": answered({"content": "5", "is_error": "no"})},
+        "messages.2.content.0.tool_result.is_error: Input should be a valid boolean",
+    ),
+    (
+        {"messages": answered({"tool_use_id": 7, "content": "5"})},
+        "messages.2.content.0.tool_result.tool_use_id: Input should be a valid string",
+    ),
     ({"system": 5}, "system: Input should be a valid string or a valid list"),
     ({"stream": "yes"}, "stream: Input should be a valid boolean"),
     ({"temperature": "hot"}, "temperature: Input should be a valid number"),
@@ -526,14 +602,28 @@ BAD_FIELDS = [  # (the fields changed, the start of the API's message)
     ({"tools": [{**TOOLS[0], "name": 5}]}, "tools.0.custom.name: Input should be a valid string"),
     ({"tools": [{**TOOLS[0], "name": "math.add"}]}, "tools.0.custom.name: String should match pattern"),
     ({"tools": [{**TOOLS[0], "name": "a" * 129}]}, "tools.0.custom.name: String should match pattern"),
-    ({"tools": [{**TOOLS[0], "description": ["Add"]}]}, "tools.0.custom.description: Input should be a valid string"),
-    ({"tools": [{**TOOLS[0], "input_schema": "object"}]}, "tools.0.custom.input_schema: Input should be a valid dictionary"),
+    (
+        {"tools": [{**TOOLS[0], "description": ["Add"]}]},
+        "tools.0.custom.description: Input should be a valid string",
+    ),
+    (
+        {"tools": [{**TOOLS[0], "input_schema": "object"}]},
+        "tools.0.custom.input_schema: Input should be a valid dictionary",
+    ),
     ({"tools": TOOLS, "tool_choice": "any"}, "tool_choice: Input should be a valid dictionary"),
     ({"tools": TOOLS, "tool_choice": {"type": "sometimes"}}, "tool_choice: Input tag 'sometimes' found"),
-    ({"tools": TOOLS, "tool_choice": {"type": "tool", "name": 5}}, "tool_choice.name: Input should be a valid string"),
-    ({"tools": TOOLS, "tool_choice": {"type": "tool", "name": "power"}}, "tool_choice.name: the tool 'power'"),
-    ({"tools": TOOLS, "tool_choice": {"type": "auto", "disable_parallel_tool_use": "yes"}},
-     "tool_choice.disable_parallel_tool_use: Input should be a valid boolean"),
+    (
+        {"tools": TOOLS, "tool_choice": {"type": "tool", "name": 5}},
+        "tool_choice.name: Input should be a valid string",
+    ),
+    (
+        {"tools": TOOLS, "tool_choice": {"type": "tool", "name": "power"}},
+        "tool_choice.name: the tool 'power'",
+    ),
+    (
+        {"tools": TOOLS, "tool_choice": {"type": "auto", "disable_parallel_tool_use": "yes"}},
+        "tool_choice.disable_parallel_tool_use: Input should be a valid boolean",
+    ),
 ]
 
 
@@ -545,8 +635,13 @@ def test_a_bad_field_is_refused_with_anthropic_400_naming_it(server, fields, exp
     error = response.json()
     assert error["type"] == "error" and error["error"]["type"] == "invalid_request_error"
     assert error["error"]["message"].startswith(expected)
-    if "max_tokens" not in fields and "stream" not in fields:  # count_tokens takes the same fields, bar these two
-        counted = httpx2.post(server.url + "/v1/messages/count_tokens", json={k: v for k, v in body.items() if k != "max_tokens"})
+    if (
+        "max_tokens" not in fields and "stream" not in fields
+    ):  # count_tokens takes the same fields, bar these two
+        counted = httpx2.post(
+            server.url + "/v1/messages/count_tokens",
+            json={k: v for k, v in body.items() if k != "max_tokens"},
+        )
         assert (counted.status_code, counted.json()["error"]["message"]) == (400, error["error"]["message"])
 
 

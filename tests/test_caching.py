@@ -1,4 +1,5 @@
-"""The mock reports prompt caching in usage as the real APIs do: a repeated prefix of 1,024+ tokens, in 128-token steps."""
+"""The mock reports prompt caching in usage as the real APIs do: a repeated prefix of 1,024+ tokens, in
+128-token steps."""
 
 from calculator_tools import add
 
@@ -120,7 +121,10 @@ def test_a_marked_prefix_is_written_once_then_read_and_the_three_parts_add_up():
         second = anthropic_usage(
             server, system=MARKED, messages=[{"role": "user", "content": "Something else"}]
         )
-    assert (plain.cache_creation_input_tokens, plain.cache_read_input_tokens) == (0, 0)  # always sent, as the API does
+    assert (plain.cache_creation_input_tokens, plain.cache_read_input_tokens) == (
+        0,
+        0,
+    )  # always sent, as the API does
     assert first.cache_creation_input_tokens >= 1024 and first.cache_read_input_tokens == 0
     assert first.input_tokens + first.cache_creation_input_tokens == plain.input_tokens
     assert second.cache_read_input_tokens == first.cache_creation_input_tokens

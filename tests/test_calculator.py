@@ -56,15 +56,11 @@ def run(message, tools=ALL_TOOLS, execute=python_tool, **create_args):
         create_args["tools"] = tools
     turns = []  # the tool calls of each model call that asked for tools: [(name, arguments), ...]
     for _ in range(20):
-        response = client.chat.completions.create(
-            model="mock-model", messages=messages, **create_args
-        )
+        response = client.chat.completions.create(model="mock-model", messages=messages, **create_args)
         reply = response.choices[0].message
         if not reply.tool_calls:
             return reply.content, turns, len(client.trace)
-        turns.append(
-            [(c.function.name, json.loads(c.function.arguments)) for c in reply.tool_calls]
-        )
+        turns.append([(c.function.name, json.loads(c.function.arguments)) for c in reply.tool_calls])
         messages.append(
             {
                 "role": "assistant",
@@ -286,9 +282,7 @@ def test_same_request_same_reply_and_only_the_latest_question_counts():
 # --- any expression, any tools: right value, calls = dependency depth + 1 --------------------
 
 numbers = st.one_of(st.integers(-20, 20), st.sampled_from([0.5, 2.25, -1.5, 0.1]))
-trees = st.recursive(
-    numbers, lambda inner: st.tuples(st.sampled_from("+-*/"), inner, inner), max_leaves=8
-)
+trees = st.recursive(numbers, lambda inner: st.tuples(st.sampled_from("+-*/"), inner, inner), max_leaves=8)
 operations = trees.filter(lambda tree: isinstance(tree, tuple))
 
 
@@ -335,9 +329,7 @@ def test_any_expression_gets_the_right_value_in_depth_plus_one_calls(expressions
     assert model_calls == max(depth(tree, offered) for tree in expressions) + 1
     results = [float(line.rsplit(" = ", 1)[1]) for line in answer.splitlines()]
     assert len(results) == len(expected)
-    assert all(
-        math.isclose(got, want, rel_tol=1e-12) for got, want in zip(results, expected, strict=True)
-    )
+    assert all(math.isclose(got, want, rel_tol=1e-12) for got, want in zip(results, expected, strict=True))
 
 
 def test_the_calculator_reads_calls_and_results_written_out_as_text():

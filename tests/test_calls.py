@@ -59,7 +59,9 @@ def test_assistant_message_keeps_only_what_the_request_schema_defines():
 
 
 def test_a_server_that_rejects_unknown_fields_refuses_the_sdk_object_but_accepts_the_plain_message():
-    client = mock.client(mock.Script(mock.call("divide", a=8, b=12), "done", "done"), reject_unknown_fields=True)
+    client = mock.client(
+        mock.Script(mock.call("divide", a=8, b=12), "done", "done"), reject_unknown_fields=True
+    )
     response = ask(client)
     call = response.choices[0].message.tool_calls[0]
     dumped = response.choices[0].message.model_dump()

@@ -1,4 +1,5 @@
-"""The canary's report (tools/canary.py): versions against the lock, and what broke with its first difference."""
+"""The canary's report (tools/canary.py): versions against the lock, and what broke with its first
+difference."""
 
 import subprocess
 import sys
@@ -44,7 +45,10 @@ def test_a_package_no_longer_installed_is_reported_gone():
 
 
 def test_the_newest_install_drops_ranges_but_keeps_extras_and_markers():
-    assert unpinned(Requirement("mcp[cli]>=1.2,<2; python_version >= '3.12'")) == 'mcp[cli]; python_version >= "3.12"'
+    assert (
+        unpinned(Requirement("mcp[cli]>=1.2,<2; python_version >= '3.12'"))
+        == 'mcp[cli]; python_version >= "3.12"'
+    )
 
 
 def test_a_broken_test_and_a_changed_cell_are_named_with_their_first_difference(tmp_path):
@@ -55,7 +59,9 @@ def test_a_broken_test_and_a_changed_cell_are_named_with_their_first_difference(
     notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell('print("ChatCompletion")\nprint("finish_reason: stop")')
     cell.execution_count = 1
-    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="ChatCompletionV2\nfinish_reason: stop\n")]
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="ChatCompletionV2\nfinish_reason: stop\n")
+    ]
     notebook.cells = [cell]
     nbformat.write(notebook, tmp_path / "lesson.ipynb")
     junit = tmp_path / "junit.xml"
@@ -66,7 +72,10 @@ def test_a_broken_test_and_a_changed_cell_are_named_with_their_first_difference(
     )  # fmt: skip
     counts, broken = broken_tests(junit)
     assert counts == {"tests": 3, "failures": 2, "errors": 0, "skipped": 0}
-    assert [(b.file, b.test) for b in broken] == [("test_sample.py", "test_fields"), ("lesson.ipynb", "Cell 0")]
+    assert [(b.file, b.test) for b in broken] == [
+        ("test_sample.py", "test_fields"),
+        ("lesson.ipynb", "Cell 0"),
+    ]
     assert broken[0].first_difference.startswith("AssertionError: the fields changed")
     assert broken[1].first_difference == "'stdout' differs: stored 'ChatCompletionV2', now 'ChatCompletion'"
     text = report([Change("openai", "3.57.0", "4.0.0", "<4,>=3.50")], counts, broken, "3.11.7")

@@ -1,4 +1,5 @@
-"""How a check judges: fixed then seeded scenarios, the first failure shrunk to the smallest, exceptions reported."""
+"""How a check judges: fixed then seeded scenarios, the first failure shrunk to the smallest, exceptions
+reported."""
 
 from agent_core.checks._scenarios import (
     first_failure,
@@ -34,7 +35,9 @@ def test_a_failure_is_shrunk_to_the_smallest_scenario_that_still_fails():
 
 
 def test_no_failure_when_every_scenario_agrees():
-    assert first_failure(scenarios([], _numbers, count=50, seed=3), lambda numbers: None, smaller_lists) is None
+    assert (
+        first_failure(scenarios([], _numbers, count=50, seed=3), lambda numbers: None, smaller_lists) is None
+    )
 
 
 def test_an_exception_in_the_learners_code_is_the_problem_reported_not_a_crash():
@@ -81,7 +84,9 @@ def test_the_verdict_names_the_smallest_scenario_and_counts_the_scenarios(capsys
         smaller_lists,
     )
     assert not result and result.scenarios == 2
-    assert capsys.readouterr().out == "✗ Exercise 9.9: not yet.\n  - the list [99]: a number over 50 was kept\n"
+    assert (
+        capsys.readouterr().out == "✗ Exercise 9.9: not yet.\n  - the list [99]: a number over 50 was kept\n"
+    )
 
 
 def test_shrinkers_offer_only_smaller_values():

@@ -1,4 +1,5 @@
-"""Lesson 00's exercise checks: each wrong answer is rejected with a message naming its fault; the solution passes."""
+"""Lesson 00's exercise checks: each wrong answer is rejected with a message naming its fault; the solution
+passes."""
 
 import os
 import subprocess
@@ -23,7 +24,9 @@ def ask_keeping_history(client, history, question):
 
 def ask_forgetting(client, history, question):
     """the most tempting: one call per question, no history at all"""
-    reply = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": question}])
+    reply = client.chat.completions.create(
+        model="mock-model", messages=[{"role": "user", "content": question}]
+    )
     return reply.choices[0].message.content
 
 
@@ -35,9 +38,13 @@ def ask_without_the_answers(client, history, question):
 
 def ask_answer_first(client, history, question):
     """sends the history, then records the answer before the question"""
-    reply = client.chat.completions.create(
-        model="mock-model", messages=[*history, {"role": "user", "content": question}]
-    ).choices[0].message.content
+    reply = (
+        client.chat.completions.create(
+            model="mock-model", messages=[*history, {"role": "user", "content": question}]
+        )
+        .choices[0]
+        .message.content
+    )
     history += [{"role": "assistant", "content": reply}, {"role": "user", "content": question}]
     return reply
 
@@ -45,7 +52,9 @@ def ask_answer_first(client, history, question):
 def ask_last_turn_only(client, history, question):
     """a window of the last exchange: enough for two questions, not for three"""
     history.append({"role": "user", "content": question})
-    answer = client.chat.completions.create(model="mock-model", messages=history[-3:]).choices[0].message.content
+    answer = (
+        client.chat.completions.create(model="mock-model", messages=history[-3:]).choices[0].message.content
+    )
     history.append({"role": "assistant", "content": answer})
     return answer
 
@@ -88,7 +97,9 @@ def ask_with_a_system_prompt(client, history, question):
 def ask_last_five(client, history, question):
     """a window of the last five messages: right for three questions, wrong from the fourth"""
     history.append({"role": "user", "content": question})
-    answer = client.chat.completions.create(model="mock-model", messages=history[-5:]).choices[0].message.content
+    answer = (
+        client.chat.completions.create(model="mock-model", messages=history[-5:]).choices[0].message.content
+    )
     history.append({"role": "assistant", "content": answer})
     return answer
 
@@ -112,9 +123,13 @@ def ask_with_its_own_list(client, history, question):
 
 def ask_without_keeping_the_question(client, history, question):
     """sends the question with the history but never stores it"""
-    answer = client.chat.completions.create(
-        model="mock-model", messages=[*history, {"role": "user", "content": question}]
-    ).choices[0].message.content
+    answer = (
+        client.chat.completions.create(
+            model="mock-model", messages=[*history, {"role": "user", "content": question}]
+        )
+        .choices[0]
+        .message.content
+    )
     history.append({"role": "assistant", "content": answer})
     return answer
 
@@ -130,7 +145,10 @@ WRONG_ASKS = [
     (ask_with_its_own_list, "call 1 sent 7 message(s); it should send 1"),
     (ask_without_keeping_the_question, "it has roles ['assistant']"),
     (ask_twice, "1 questions made 2 calls"),
-    (ask_returning_the_response, "should return the reply's text (message.content); it returned ChatCompletion("),
+    (
+        ask_returning_the_response,
+        "should return the reply's text (message.content); it returned ChatCompletion(",
+    ),
     (ask_sending_before_appending, "the API refused call 1: "),
     (ask_with_a_system_prompt, "call 1 sent 2 message(s); it should send 1"),
     (ask_appending_sdk_objects, "append plain dicts"),
@@ -189,8 +207,12 @@ def test_check_ask_gives_the_same_verdict_under_another_hash_seed():
     )
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed}, cwd=ROOT,
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=ROOT,
         ).stdout
         for seed in ("1", "2")
     }

@@ -19,9 +19,18 @@ from agent_core.schema import tool_definition
 JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
-def make_definition(function, *, whole_docstring=False, all_required=False, keep_newlines=False,
-                    empty_descriptions=False, no_defaults=False, int_before_bool=False, inner_only=False,
-                    one_paragraph=False):
+def make_definition(
+    function,
+    *,
+    whole_docstring=False,
+    all_required=False,
+    keep_newlines=False,
+    empty_descriptions=False,
+    no_defaults=False,
+    int_before_bool=False,
+    inner_only=False,
+    one_paragraph=False,
+):
     """the lesson's solution, with one tempting mistake switched on by name"""
     docstring = inspect.getdoc(function)
     summary, _, args_section = docstring.partition("\n\nArgs:\n")
@@ -32,8 +41,11 @@ def make_definition(function, *, whole_docstring=False, all_required=False, keep
     properties, required = {}, []
     for parameter in inspect.signature(function).parameters.values():
         if int_before_bool:
-            kind = next(v for k, v in [(str, "string"), (int, "integer"), (float, "number"), (bool, "boolean")]
-                        if issubclass(parameter.annotation, k))
+            kind = next(
+                v
+                for k, v in [(str, "string"), (int, "integer"), (float, "number"), (bool, "boolean")]
+                if issubclass(parameter.annotation, k)
+            )
         else:
             kind = JSON_TYPES[parameter.annotation]
         schema = {"type": kind}
@@ -70,8 +82,15 @@ def hard_coded(function):
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "text": {"type": "string", "description": 'Words to look for in product names, like "running shoes".'},
-                    "max_results": {"type": "integer", "description": "How many products to return at most.", "default": 5},
+                    "text": {
+                        "type": "string",
+                        "description": 'Words to look for in product names, like "running shoes".',
+                    },
+                    "max_results": {
+                        "type": "integer",
+                        "description": "How many products to return at most.",
+                        "default": 5,
+                    },
                 },
                 "required": ["text"],
             },
@@ -88,19 +107,45 @@ def args_required(function):
 @pytest.mark.parametrize(
     ("wrong", "message"),
     [
-        (with_mistake(whole_docstring=True), 'for search_catalog(): description should be "Searches the catalog by '
-                                             'product name.", yours is "Searches the catalog by product name.\\n\\nArgs:'),
-        (with_mistake(all_required=True), "for search_catalog(): property 'max_results' has no default; it should be 5"),
-        (with_mistake(keep_newlines=True), "for book_table(): description should be \"Books a table in the shop's cafe "
-                                           "for a number of guests, and returns"),
-        (with_mistake(no_defaults=True), "property 'max_results' has no default; it should be 5 (a parameter's default"),
-        (with_mistake(int_before_bool=True), "for book_table(): property 'vip' type should be \"boolean\", yours is \"integer\""),
-        (with_mistake(empty_descriptions=True), "for book_table(): property 'guests' should have no description; "
-                                                "yours is \"\" (the text after"),
-        (hard_coded, 'for book_table(): name should be "book_table", yours is "search_catalog" (function.__name__)'),
-        (with_mistake(inner_only=True), "make_definition(search_catalog) should return {'type': 'function', 'function'"),
+        (
+            with_mistake(whole_docstring=True),
+            'for search_catalog(): description should be "Searches the catalog by '
+            'product name.", yours is "Searches the catalog by product name.\\n\\nArgs:',
+        ),
+        (
+            with_mistake(all_required=True),
+            "for search_catalog(): property 'max_results' has no default; it should be 5",
+        ),
+        (
+            with_mistake(keep_newlines=True),
+            "for book_table(): description should be \"Books a table in the shop's cafe "
+            "for a number of guests, and returns",
+        ),
+        (
+            with_mistake(no_defaults=True),
+            "property 'max_results' has no default; it should be 5 (a parameter's default",
+        ),
+        (
+            with_mistake(int_before_bool=True),
+            'for book_table(): property \'vip\' type should be "boolean", yours is "integer"',
+        ),
+        (
+            with_mistake(empty_descriptions=True),
+            "for book_table(): property 'guests' should have no description; yours is \"\" (the text after",
+        ),
+        (
+            hard_coded,
+            'for book_table(): name should be "book_table", yours is "search_catalog" (function.__name__)',
+        ),
+        (
+            with_mistake(inner_only=True),
+            "make_definition(search_catalog) should return {'type': 'function', 'function'",
+        ),
         (args_required, "for ping(): your code raised ValueError"),
-        (with_mistake(one_paragraph=True), "description should be \"Sends a reminder.\\n\\nIt never sends twice in an hour.\""),
+        (
+            with_mistake(one_paragraph=True),
+            'description should be "Sends a reminder.\\n\\nIt never sends twice in an hour."',
+        ),
     ],
 )
 def test_check_make_definition_rejects_a_wrong_generator_naming_its_fault(wrong, message, capsys):
@@ -121,7 +166,9 @@ def test_check_make_definition_reports_required_parameters(capsys):
 def test_check_make_definition_says_a_tuple_of_required_names_is_not_a_list(capsys):
     def with_a_tuple(function):
         definition = tool_definition(function)
-        definition["function"]["parameters"]["required"] = tuple(definition["function"]["parameters"]["required"])
+        definition["function"]["parameters"]["required"] = tuple(
+            definition["function"]["parameters"]["required"]
+        )
         return definition
 
     assert not check_make_definition(with_a_tuple)
@@ -273,14 +320,21 @@ def test_a_clear_cancel_description_gets_picked(capsys):
 @pytest.mark.parametrize(
     ("docstring", "message"),
     [
-        ("Cancel cancel cancel an order.", "the description repeats cancel: a model reads a description once"),
-        ("Cancels an order when the customer changed their mind or ordered the wrong size.",
-         "copies words from the example requests (changed, mind, ordered, size, wrong)"),
+        (
+            "Cancel cancel cancel an order.",
+            "the description repeats cancel: a model reads a description once",
+        ),
+        (
+            "Cancels an order when the customer changed their mind or ordered the wrong size.",
+            "copies words from the example requests (changed, mind, ordered, size, wrong)",
+        ),
         ("Cancel, cancellation, order, stop, undo, refund.", "the description is a list of keywords"),
-        ("Cancels an order by its id before the warehouse packs it, refunds the payment to the original "
-         "card within five working days, emails a confirmation, restocks every item and closes any ticket "
-         "support staff opened today.",
-         "one sentence of at most 30 words, ending with a period"),
+        (
+            "Cancels an order by its id before the warehouse packs it, refunds the payment to the original "
+            "card within five working days, emails a confirmation, restocks every item and closes any ticket "
+            "support staff opened today.",
+            "one sentence of at most 30 words, ending with a period",
+        ),
         ("Cancels an order by its id", "one sentence of at most 30 words, ending with a period"),
         ("Please cancel my order.", "the description speaks as a customer (my, please)"),
         ("I want to cancel an order before it ships.", "the description speaks as a customer (i)"),
@@ -301,7 +355,9 @@ def test_a_description_that_quotes_what_customers_write_is_accepted(capsys):
     def cancel_order(order_id: str) -> str:
         return order_id
 
-    cancel_order.__doc__ = 'Cancels an order by its id before it ships, for a customer who writes "stop my purchase".'
+    cancel_order.__doc__ = (
+        'Cancels an order by its id before it ships, for a customer who writes "stop my purchase".'
+    )
     assert check_cancel_description(cancel_order)
     assert "✓ Exercise 1.3" in capsys.readouterr().out
 
@@ -314,9 +370,7 @@ def test_a_vague_cancel_description_shows_the_scores(capsys):
     assert not check_cancel_description(cancel_order)
     out = capsys.readouterr().out
     assert "the model called lookup_order, not cancel_order" in out
-    assert (
-        "lookup_order 1 (order); search_products 1 (order); find_customer 0; cancel_order 0" in out
-    )
+    assert "lookup_order 1 (order); search_products 1 (order); find_customer 0; cancel_order 0" in out
 
 
 def test_a_description_that_steals_another_request_fails(capsys):

@@ -1,4 +1,5 @@
-"""Lesson 02's exercise check: each wrong round trip is rejected with a message naming its fault; the solutions pass."""
+"""Lesson 02's exercise check: each wrong round trip is rejected with a message naming its fault; the
+solutions pass."""
 
 import json
 
@@ -19,9 +20,24 @@ def ask_once_solved(client, question, tools, functions):
     return final.choices[0].message.content
 
 
-def ask_once_by_hand(client, question, tools, functions, *, only_first=False, by_finish_reason=False,
-                     text_first=False, dump=False, as_str=False, reversed_answers=False, tools_once=False,
-                     first_id=False, positional=False, first_function=False, eval_arguments=False):
+def ask_once_by_hand(
+    client,
+    question,
+    tools,
+    functions,
+    *,
+    only_first=False,
+    by_finish_reason=False,
+    text_first=False,
+    dump=False,
+    as_str=False,
+    reversed_answers=False,
+    tools_once=False,
+    first_id=False,
+    positional=False,
+    first_function=False,
+    eval_arguments=False,
+):
     """the exercise done without agent_core, with one tempting mistake switched on by name"""
     messages = [{"role": "user", "content": question}]
     response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
@@ -38,7 +54,11 @@ def ask_once_by_hand(client, question, tools, functions, *, only_first=False, by
             "role": "assistant",
             "content": message.content,
             "tool_calls": [
-                {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.function.name, "arguments": c.function.arguments},
+                }
                 for c in message.tool_calls
             ],
         }
@@ -88,7 +108,9 @@ def ask_once_fixed_result(client, question, tools, functions):
 def ask_once_keeps_asking(client, question, tools, functions):
     """a loop before its time: calls the model until it answers, and one more time to be sure"""
     answer = ask_once_solved(client, question, tools, functions)
-    client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": question}], tools=tools)
+    client.chat.completions.create(
+        model="mock-model", messages=[{"role": "user", "content": question}], tools=tools
+    )
     return answer
 
 
@@ -115,7 +137,9 @@ def ask_once_answering_each_call_once(client, question, tools, functions):
     answers = {}
     for call in tool_calls_of(response):
         key = (call["function"]["name"], call["function"]["arguments"])
-        answers.setdefault(key, tool_message(call, functions[call["function"]["name"]](**parse_arguments(call))))
+        answers.setdefault(
+            key, tool_message(call, functions[call["function"]["name"]](**parse_arguments(call)))
+        )
     messages += answers.values()
     final = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
     return final.choices[0].message.content
@@ -139,22 +163,44 @@ def ask_once_rounding(client, question, tools, functions):
         (ask_once_remembering_results, "the model asked for add 2 times; yours ran it 1 time"),
         (ask_once_answering_each_call_once, "every call needs its own tool message"),
         (ask_once_rounding, "on '¿Cuánto es 2/12?' with the tools divide: the tool message for divide"),
-        (by_hand(only_first=True), "on 'What are 4+2 and 7+8?' with the tools divide, add: the model asked for 2 call(s) and the second "
-                                   "request answered 1: every call needs its own tool message"),
+        (
+            by_hand(only_first=True),
+            "on 'What are 4+2 and 7+8?' with the tools divide, add: the model asked for 2 call(s) and the "
+            "second request answered 1: every call needs its own tool message",
+        ),
         (by_hand(by_finish_reason=True), "said finish_reason 'stop' and carried a tool call"),
         (by_hand(text_first=True), "the model's reply had text AND a tool call"),
-        (ask_once_stub, "on 'Do I need an umbrella in Tokyo?' with the tools get_weather: ask_once() called the model once and stopped"),
+        (
+            ask_once_stub,
+            "on 'Do I need an umbrella in Tokyo?' with the tools get_weather: ask_once() called the model "
+            "once and stopped",
+        ),
         (by_hand(as_str=True), "the tool message's content is Python's str() of the result"),
-        (by_hand(dump=True), "the assistant message carries ['annotations', 'audio', 'function_call', 'refusal']"),
-        (by_hand(reversed_answers=True), "on 'What are 4+2 and 7+8?' with the tools divide, add: answer the calls in the order they came"),
+        (
+            by_hand(dump=True),
+            "the assistant message carries ['annotations', 'audio', 'function_call', 'refusal']",
+        ),
+        (
+            by_hand(reversed_answers=True),
+            "on 'What are 4+2 and 7+8?' with the tools divide, add: answer the calls in the order they came",
+        ),
         (by_hand(tools_once=True), "call 2 was sent without tools"),
         (by_hand(first_id=True), "tool message 2 has tool_call_id"),
-        (by_hand(positional=True), 'divide({"b": 12, "a": 9}) should hold that call\'s result, 0.75; it holds '
-                                   "'1.3333333333333333' (run the function the call names, with its arguments by name"),
-        (by_hand(first_function=True), 'add({"a": 4, "b": 2}) should hold that call\'s result, 6; it holds \'2.0\''),
+        (
+            by_hand(positional=True),
+            'divide({"b": 12, "a": 9}) should hold that call\'s result, 0.75; it holds '
+            "'1.3333333333333333' (run the function the call names, with its arguments by name",
+        ),
+        (
+            by_hand(first_function=True),
+            'add({"a": 4, "b": 2}) should hold that call\'s result, 6; it holds \'2.0\'',
+        ),
         (by_hand(eval_arguments=True), "name 'false' is not defined. The arguments are JSON, not Python"),
         (ask_once_hard_coded, "return the final answer's text ('No umbrella: clear and 27°C in Tokyo.')"),
-        (ask_once_fixed_result, 'should hold that call\'s result, {"city": "Tokyo", "sky": "clear", "celsius": 27}'),
+        (
+            ask_once_fixed_result,
+            'should hold that call\'s result, {"city": "Tokyo", "sky": "clear", "celsius": 27}',
+        ),
         (ask_once_keeps_asking, "ask_once() called the model 3 times; one round trip is 2 calls"),
     ],
 )
@@ -171,12 +217,19 @@ def ask_once_dumping_the_calls(client, question, tools, functions):
     message = response.choices[0].message
     calls = [call.model_dump() for call in message.tool_calls]
     results = [
-        {"content": json.dumps(functions[c["function"]["name"]](**json.loads(c["function"]["arguments"])),
-                               ensure_ascii=False),
-         "tool_call_id": c["id"], "role": "tool"}
+        {
+            "content": json.dumps(
+                functions[c["function"]["name"]](**json.loads(c["function"]["arguments"])), ensure_ascii=False
+            ),
+            "tool_call_id": c["id"],
+            "role": "tool",
+        }
         for c in calls
     ]
-    messages = [{"content": question, "role": "user"}, {"tool_calls": calls, "role": "assistant", "content": message.content}]
+    messages = [
+        {"content": question, "role": "user"},
+        {"tool_calls": calls, "role": "assistant", "content": message.content},
+    ]
     final = client.chat.completions.create(model="mock-model", tools=tools, messages=messages + results)
     return final.choices[0].message.content
 

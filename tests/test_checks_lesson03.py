@@ -160,7 +160,8 @@ def test_check_safe_dispatch_passes_the_library_s_dispatcher(capsys):
 
 
 def dispatch_by_type_table(functions, call):
-    """a right answer written differently: a table of accepted Python types, signature.bind for what is missing"""
+    """a right answer written differently: a table of accepted Python types, signature.bind for what is
+    missing"""
     accepted = {int: (int,), float: (int, float), str: (str,), list: (list,)}
     name, raw = call["function"]["name"], call["function"]["arguments"]
     reply = {"tool_call_id": call["id"], "role": "tool"}
@@ -230,13 +231,19 @@ def refuses_only_strings_for_numbers(functions, call):
 @pytest.mark.parametrize(
     ("wrong", "explanations"),
     [
-        (true_is_a_float, ['the call divide({"a": false, "b": 2}): the tool ran with arguments its type hints forbid '
-                           "(JSON true and false are not numbers"]),
+        (
+            true_is_a_float,
+            [
+                'the call divide({"a": false, "b": 2}): the tool ran with arguments its type hints forbid '
+                "(JSON true and false are not numbers"
+            ],
+        ),
         (
             no_validation,
             [
                 'add({"a": 4, "b": "2"}): the tool ran with arguments its type hints forbid',
-                "refuse the call with an error that should name the argument 'b' and the type it should be (int)",
+                "refuse the call with an error that should name "
+                "the argument 'b' and the type it should be (int)",
             ],
         ),
         (tiny_dispatch, ["a string result goes back as it is, not as JSON"]),
@@ -313,7 +320,9 @@ def test_check_honest_tool_wants_every_spelling_of_monday_and_the_limit(capsys):
 def test_check_honest_tool_accepts_rules_written_differently(capsys):
     def by_weekday_number(day: str, people: int) -> str:
         """Book a table: closed on the first day of the week, at most 8 people."""
-        if ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].index(day.lower()) == 0:
+        if ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].index(
+            day.lower()
+        ) == 0:
             raise ValueError("Closed on Monday. Pick any other day.")
         if not people <= 8:
             raise ValueError("Tables hold 8 people at most; split the group.")
@@ -360,9 +369,18 @@ def one_message_for_both(day: str, people: int) -> str:
         (_booking(lambda day, people: people >= 8), "a table for 8 on 'Tuesday': it should be booked"),
         (_booking(lambda day, people: people > 9), "a table for 9 on 'Friday': it was accepted"),
         (one_message_for_both, "a table for 9 on 'Friday': the error talks about Monday"),
-        (_booking(lambda day, people: people > 8 or day != "Friday"), "a table for 1 on 'Tuesday': it should be booked"),
-        (_booking(lambda day, people: people > 8 and day != "Sunday"), "a table for 9 on 'Sunday': it was accepted"),
-        (_booking(lambda day, people: people > 8 and day.istitle()), "a table for 9 on 'wednesday': it was accepted"),
+        (
+            _booking(lambda day, people: people > 8 or day != "Friday"),
+            "a table for 1 on 'Tuesday': it should be booked",
+        ),
+        (
+            _booking(lambda day, people: people > 8 and day != "Sunday"),
+            "a table for 9 on 'Sunday': it was accepted",
+        ),
+        (
+            _booking(lambda day, people: people > 8 and day.istitle()),
+            "a table for 9 on 'wednesday': it was accepted",
+        ),
     ],
 )
 def test_check_honest_tool_rejects_a_wrong_limit_or_a_shared_message(wrong, message, capsys):
@@ -375,7 +393,10 @@ def test_a_dispatcher_that_requires_every_parameter_is_named(capsys):
 
     def every_parameter_required(functions, call):
         message = safe_dispatch(functions, call)
-        if call["function"]["arguments"] == '{"city": "Paris"}' and call["function"]["name"] == "get_forecast":
+        if (
+            call["function"]["arguments"] == '{"city": "Paris"}'
+            and call["function"]["name"] == "get_forecast"
+        ):
             message["content"] = "ERROR: wrong arguments for get_forecast: 'days' is missing."
         return message
 

@@ -117,8 +117,8 @@ def test_a_right_loop_passes(capsys):
 def test_the_stub_is_told_to_keep_going(capsys):
     assert not check_my_run(stub)
     assert (
-        "for '5 + 8/12' with add, divide and max_turns=3: my_run stopped after 1 model call(s) while the model "
-        "was still asking for tools"
+        "for '5 + 8/12' with add, divide and max_turns=3: my_run stopped after 1 model call(s) while the "
+        "model was still asking for tools"
     ) in capsys.readouterr().out
 
 
@@ -130,7 +130,10 @@ def test_the_stub_is_told_to_keep_going(capsys):
             "model call 2 was sent without tools. The model only knows the tools of the request",
         ),
         (dict(cap=False), "max_turns=1: my_run kept calling the model"),
-        (dict(turns_short=1), "max_turns=1: my_run gave up after 0 model call(s): max_turns=1 allows 1 model calls"),
+        (
+            dict(turns_short=1),
+            "max_turns=1: my_run gave up after 0 model call(s): max_turns=1 allows 1 model calls",
+        ),
         (dict(turns_short=-1), "max_turns=1: my_run made 2 model calls: stop after max_turns model calls"),
         (
             dict(stop_when="finish_reason"),
@@ -205,8 +208,8 @@ def test_a_cap_on_tool_calls_instead_of_model_calls_is_named(capsys):
 
     assert not check_my_run(counts_tool_calls)
     assert (
-        "gave up after 1 model call(s): max_turns=2 allows 2 model calls (count model calls, not loop steps or tool calls)"
-        in (capsys.readouterr().out)
+        "gave up after 1 model call(s): max_turns=2 allows 2 model calls (count model calls, not loop steps "
+        "or tool calls)" in (capsys.readouterr().out)
     )
 
 
@@ -298,9 +301,11 @@ def appends_sdk_objects(client, task, registry, max_turns=10):
     """the seed article's loop: the SDK's message object goes into the history as it is"""
     messages = [{"role": "user", "content": task}]
     for _ in range(max_turns):
-        message = client.chat.completions.create(
-            model="mock-model", messages=messages, tools=registry.definitions
-        ).choices[0].message
+        message = (
+            client.chat.completions.create(model="mock-model", messages=messages, tools=registry.definitions)
+            .choices[0]
+            .message
+        )
         messages.append(message)
         if not message.tool_calls:
             return message.content, messages, "answered"
@@ -327,9 +332,9 @@ def runs_each_distinct_call_once(client, task, registry, max_turns=10):
     """answers two identical calls with one result, reusing the first tool message for both ids"""
     messages = [{"role": "user", "content": task}]
     for _ in range(max_turns):
-        message = assistant_message(client.chat.completions.create(
-            model="mock-model", messages=messages, tools=registry.definitions
-        ))
+        message = assistant_message(
+            client.chat.completions.create(model="mock-model", messages=messages, tools=registry.definitions)
+        )
         messages.append(message)
         if not tool_calls_of(message):
             return message["content"], messages, "answered"
@@ -359,12 +364,23 @@ def loop_with_for_and_dicts_typed_otherwise(client, task, registry, max_turns=10
     """a right loop written differently: for/else, the reply dict typed with its keys in another order"""
     messages = [{"content": task, "role": "user"}]
     for _ in range(max_turns):
-        reply = client.chat.completions.create(model="mock-model", tools=registry.definitions, messages=messages)
+        reply = client.chat.completions.create(
+            model="mock-model", tools=registry.definitions, messages=messages
+        )
         message = reply.choices[0].message
-        calls = [{"type": "function", "id": c.id, "function": {"arguments": c.function.arguments, "name": c.function.name}}
-                 for c in message.tool_calls or []]
-        messages.append({"tool_calls": calls, "content": message.content, "role": "assistant"} if calls
-                        else {"content": message.content, "role": "assistant"})
+        calls = [
+            {
+                "type": "function",
+                "id": c.id,
+                "function": {"arguments": c.function.arguments, "name": c.function.name},
+            }
+            for c in message.tool_calls or []
+        ]
+        messages.append(
+            {"tool_calls": calls, "content": message.content, "role": "assistant"}
+            if calls
+            else {"content": message.content, "role": "assistant"}
+        )
         if not calls:
             break
         messages.extend(registry.dispatch(call) for call in calls)

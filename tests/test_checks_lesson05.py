@@ -99,7 +99,12 @@ class CountsEarlierReplies(MaxUses):
     def before_tool(self, run, call):
         if call["function"]["name"] != self.name:
             return None
-        earlier = [c for m in run.messages[:-1] for c in m.get("tool_calls") or [] if c["function"]["name"] == self.name]
+        earlier = [
+            c
+            for m in run.messages[:-1]
+            for c in m.get("tool_calls") or []
+            if c["function"]["name"] == self.name
+        ]
         return f"{self.name} may not run again" if len(earlier) >= self.limit else None
 
 
@@ -142,20 +147,48 @@ def test_check_max_uses_passes_the_solution(capsys):
     [
         (
             Stub,
-            "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: yours let add run 4 times, the reference 1 time",
+            "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: yours "
+            "let add run 4 times, the reference 1 time",
         ),
         (
             CountsForEver,
-            "the same guard used for a second run: yours let add run 0 times, the reference 1 time (in the second run)",
+            "the same guard used for a second run: yours let add "
+            "run 0 times, the reference 1 time (in the second run)",
         ),
         (Stops, "the run ended with stop_reason 'max_uses'; the reference's ended with 'answered'"),
-        (Vague, "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: the refusal should name the tool ('add')"),
-        (SaysAdd, "MaxUses('divide', 1) with a model that divides for ever and listens when refused: the refusal should name the tool ('divide')"),
-        (LessonsNumbers, "MaxUses('divide', 1) with a model that divides for ever and listens when refused: yours let divide run 4 times"),
-        (RefusesEverything, "MaxUses('divide', 1) with a model that counts for ever with add: yours let add run 0 times, the reference 4 times"),
-        (RefusesAtOnce, "MaxUses('add', 1) with the calculator on '5 + 8/12': yours let add run 0 times, the reference 1 time"),
-        (CountsEarlierReplies, "(parallel calls in one reply): yours let add run 1 time, the reference 2 times"),
-        (CountsInItself, "the same guard used for a second run: yours let add run 0 times, the reference 1 time"),
+        (
+            Vague,
+            "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: the "
+            "refusal should name the tool ('add')",
+        ),
+        (
+            SaysAdd,
+            "MaxUses('divide', 1) with a model that divides for ever and listens when refused: the refusal "
+            "should name the tool ('divide')",
+        ),
+        (
+            LessonsNumbers,
+            "MaxUses('divide', 1) with a model that divides for ever and listens when refused: yours let "
+            "divide run 4 times",
+        ),
+        (
+            RefusesEverything,
+            "MaxUses('divide', 1) with a model that counts for ever with add: yours let add run 0 times, the "
+            "reference 4 times",
+        ),
+        (
+            RefusesAtOnce,
+            "MaxUses('add', 1) with the calculator on '5 + 8/12': "
+            "yours let add run 0 times, the reference 1 time",
+        ),
+        (
+            CountsEarlierReplies,
+            "(parallel calls in one reply): yours let add run 1 time, the reference 2 times",
+        ),
+        (
+            CountsInItself,
+            "the same guard used for a second run: yours let add run 0 times, the reference 1 time",
+        ),
         (NotAGuard, "MaxUses should be a subclass of Guardrail"),
         (lambda name: None, "MaxUses('add', 3) raised TypeError"),
     ],
@@ -208,7 +241,8 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
         ),
         (
             lambda project: lambda: (project.run_tests().startswith("exit code: 0"), project.run_tests()),
-            "with the failing test edited so that it passes, tests_pass() said ok=True; it should say ok=False",
+            "with the failing test edited so that it passes, "
+            "tests_pass() said ok=True; it should say ok=False",
         ),
         (
             lambda project: lambda: (True, ""),
@@ -219,12 +253,15 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
             "with the code fixed, the tests untouched, tests_pass() said ok=False",
         ),
         (
-            lambda project: lambda: (  # names the test files it knows, by hand
-                project.run_tests().startswith("exit code: 0")
-                and not {"test_discount.py", "test_extra.py"} & set(project.changed()),
-                f"test_discount.py was changed.\n{project.run_tests()}",
+            lambda project: (
+                lambda: (  # names the test files it knows, by hand
+                    project.run_tests().startswith("exit code: 0")
+                    and not {"test_discount.py", "test_extra.py"} & set(project.changed()),
+                    f"test_discount.py was changed.\n{project.run_tests()}",
+                )
             ),
-            "with the code fixed and test_rounding.py added, tests_pass() said ok=True; it should say ok=False",
+            "with the code fixed and test_rounding.py added, "
+            "tests_pass() said ok=True; it should say ok=False",
         ),
         (lambda project: lambda: (False, ""), "the report is empty"),
         (lambda project: lambda: None, "should return a pair (ok, report)"),
@@ -401,21 +438,36 @@ def test_check_ask_first_passes_the_solution(capsys):
 @pytest.mark.parametrize(
     "attempt, problem",
     [
-        (FailsOpen, "decide answering raises (the person cannot be asked), every time: decide raised on send_application, and yours let send_application run"),
+        (
+            FailsOpen,
+            "decide answering raises (the person cannot be asked), every time: decide raised on "
+            "send_application, and yours let send_application run",
+        ),
         (AsksAfterwards, "yours let send_application run, though the person did not approve it"),
         (Stub2, "decide was asked about []; it should be asked about ['send_application']"),
         (RefusesWithoutReason, "the refusal of send_application should carry the person's reason"),
         (StopsOnDenial, "the run ended with stop_reason 'denied'; the reference's with 'answered'"),
         (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),
-        (AsksOnlyAboutTheFirst, "AskFirst(decide, ['match_cv', 'send_application']) on the job-offer agent, decide answering yes, every time: decide was asked about ['match_cv']"),
+        (
+            AsksOnlyAboutTheFirst,
+            "AskFirst(decide, ['match_cv', 'send_application']) on the job-offer agent, decide answering "
+            "yes, every time: decide was asked about ['match_cv']",
+        ),
         (DecidesOnce, "AskFirst(decide, ['match_cv', 'send_application'])"),
-        (HardCodesSend, "decide was asked about ['send_application']; it should be asked about ['draft_application']"),
+        (
+            HardCodesSend,
+            "decide was asked about ['send_application']; it should be asked about ['draft_application']",
+        ),
         (RefusesAlways, "yours did not let send_application run, though the person approved it"),
         (
             RefusesWhenThereIsAReason,
-            "decide answering yes, every time: yours did not let send_application run, though the person approved it",
+            "decide answering yes, every time: yours did not let "
+            "send_application run, though the person approved it",
         ),
-        (ReturnsTheDecision, "your code raised AttributeError: 'Decision' object has no attribute 'startswith'"),
+        (
+            ReturnsTheDecision,
+            "your code raised AttributeError: 'Decision' object has no attribute 'startswith'",
+        ),
         (
             HardCodesReason,
             "the refusal of draft_application should carry the person's reason ('drafts wait for Ana')",
@@ -457,11 +509,19 @@ def job_tools(outbox):
     @tool
     def analyse_offer(text: str) -> str:
         """Read a job offer and list its requirements: title, contact, must-haves, nice-to-haves."""
-        lines = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in text.splitlines()) if v}
+        lines = {
+            k.strip().lower(): v.strip()
+            for k, _, v in (line.partition(":") for line in text.splitlines())
+            if v
+        }
         if "must" not in lines or "contact" not in lines:
             raise ValueError("the offer needs a 'Must:' line and a 'Contact:' line; paste the whole offer")
-        must, nice = ([i.strip().lower() for i in lines.get(k, "").split(",") if i.strip()] for k in ("must", "nice"))
-        return json.dumps({"title": lines.get("title", ""), "contact": lines["contact"], "must": must, "nice": nice})
+        must, nice = (
+            [i.strip().lower() for i in lines.get(k, "").split(",") if i.strip()] for k in ("must", "nice")
+        )
+        return json.dumps(
+            {"title": lines.get("title", ""), "contact": lines["contact"], "must": must, "nice": nice}
+        )
 
     @tool
     def match_cv(requirements: dict) -> str:
@@ -492,17 +552,32 @@ SYSTEM = "You help a person apply for jobs. Apply only when every must-have is m
 
 def apply_for(client, offer, decide):
     """the solution"""
-    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6,
-                     guardrails=[AskFirst(decide, ["send_application"])])
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system=SYSTEM,
+        max_turns=6,
+        guardrails=[AskFirst(decide, ["send_application"])],
+    )
 
 
 def apply_for_with_approval(client, offer, decide):
-    """right, written differently: the library's Approval, the system prompt as a message, the chain's cap plus two"""
+    """right, written differently: the library's Approval, the system prompt as a message, the chain's cap
+    plus two"""
     from agent_core.guardrails import Approval
 
-    messages = [{"role": "system", "content": "You are a careful job-application assistant for one person."},
-                {"role": "user", "content": offer}]
-    return run_agent(client, messages, JOB_TOOLS, max_turns=7, guardrails=[Approval(decide, tool_names=["send_application"])])
+    messages = [
+        {"role": "system", "content": "You are a careful job-application assistant for one person."},
+        {"role": "user", "content": offer},
+    ]
+    return run_agent(
+        client,
+        messages,
+        JOB_TOOLS,
+        max_turns=7,
+        guardrails=[Approval(decide, tool_names=["send_application"])],
+    )
 
 
 def stub_apply_for(client, offer, decide):
@@ -514,21 +589,42 @@ def without_approval(client, offer, decide):
 
 
 def too_few_turns(client, offer, decide):
-    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=4, guardrails=[AskFirst(decide, ["send_application"])])
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system=SYSTEM,
+        max_turns=4,
+        guardrails=[AskFirst(decide, ["send_application"])],
+    )
 
 
 def default_turns(client, offer, decide):
-    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, guardrails=[AskFirst(decide, ["send_application"])])
+    return run_agent(
+        client, offer, JOB_TOOLS, system=SYSTEM, guardrails=[AskFirst(decide, ["send_application"])]
+    )
 
 
 def guards_the_draft(client, offer, decide):
-    return run_agent(client, offer, JOB_TOOLS, system=SYSTEM, max_turns=6,
-                     guardrails=[AskFirst(decide, ["draft_application"])])
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system=SYSTEM,
+        max_turns=6,
+        guardrails=[AskFirst(decide, ["draft_application"])],
+    )
 
 
 def three_tools_only(client, offer, decide):
-    return run_agent(client, offer, JOB_TOOLS[:3], system=SYSTEM, max_turns=6,
-                     guardrails=[AskFirst(decide, ["send_application"])])
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS[:3],
+        system=SYSTEM,
+        max_turns=6,
+        guardrails=[AskFirst(decide, ["send_application"])],
+    )
 
 
 def returns_the_answer(client, offer, decide):
@@ -545,8 +641,15 @@ def test_check_apply_for_passes_right_agents_written_differently(right, capsys):
     ("wrong", "problem"),
     [
         (stub_apply_for, "the first request has no system prompt"),
-        (without_approval, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv', 'draft_application', 'send_application']"),
-        (too_few_turns, "the run ended with stop_reason 'max_turns'; the reference's with 'answered': the chain takes 5"),
+        (
+            without_approval,
+            "with a person who says no: these tools ran: ['analyse_offer', 'match_cv', 'draft_application', "
+            "'send_application']",
+        ),
+        (
+            too_few_turns,
+            "the run ended with stop_reason 'max_turns'; the reference's with 'answered': the chain takes 5",
+        ),
         (default_turns, "the run made 10 model calls before it stopped"),
         (guards_the_draft, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv']"),
         (three_tools_only, "offer it the four tools of job_tools"),

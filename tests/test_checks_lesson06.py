@@ -164,7 +164,9 @@ def head_then_tail(text, max_tokens):
 def cuts_at_the_budget(text, max_tokens):
     if count_text(text) < max_tokens:
         return text
-    return keep_lines(text, max_tokens - 1) if count_text(text) == max_tokens else keep_lines(text, max_tokens)
+    return (
+        keep_lines(text, max_tokens - 1) if count_text(text) == max_tokens else keep_lines(text, max_tokens)
+    )
 
 
 def with_marker(marker):

@@ -1,4 +1,5 @@
-"""Lesson 07's exercise checks: each accepts the solution and rejects a catalogue of tempting wrong answers."""
+"""Lesson 07's exercise checks: each accepts the solution and rejects a catalogue of tempting wrong
+answers."""
 
 import os
 import re
@@ -175,10 +176,19 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
 @pytest.mark.parametrize(
     "wrong, message",
     [
-        (naive, "read_file('../secret.txt') ('..' climbs out of the project): it read a file outside the project"),
+        (
+            naive,
+            "read_file('../secret.txt') ('..' climbs out of the project): it read a file outside the project",
+        ),
         (string_prefix, "read_file('../project-private/key.txt') (the folder next door"),
-        (textual_check, "read_file('app/../main.py') (a path whose '..' stays inside the project): it should return"),
-        (raises_on_missing, "read_file('rules.py') (a file that does not exist): it raised FileNotFoundError"),
+        (
+            textual_check,
+            "read_file('app/../main.py') (a path whose '..' stays inside the project): it should return",
+        ),
+        (
+            raises_on_missing,
+            "read_file('rules.py') (a file that does not exist): it raised FileNotFoundError",
+        ),
         (one_message_for_all, "saying the path is outside the project, not 'ERROR: cannot read that file'"),
         (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
         (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
@@ -198,7 +208,10 @@ def test_read_file_rejects_paths_that_leave_through_a_symlink(tmp_path, capsys):
     assert "read_file('notes.txt') (a symbolic link" in capsys.readouterr().out
     assert not check_read_file(last_part_not_a_link)
     out = capsys.readouterr().out
-    assert "read_file('shared/key.txt') (a file inside a linked folder" in out and "it read a file outside" in out
+    assert (
+        "read_file('shared/key.txt') (a file inside a linked folder" in out
+        and "it read a file outside" in out
+    )
     assert "notes.txt" not in out
 
 
@@ -295,7 +308,8 @@ def first_line_not_shown(answer, observations):
 
 
 def unread_by_walking_the_words(answer, observations):
-    """right, written differently: the lines shown kept per file as ranges, the citations found word by word"""
+    """right, written differently: the lines shown kept per file as ranges, the citations found word by
+    word"""
     ranges = {}
     for observation in observations:
         header = SHOWN.match(observation.content)
@@ -320,11 +334,25 @@ def test_unread_citations_accepts_right_answers_however_written(right, capsys):
 @pytest.mark.parametrize(
     "wrong, message",
     [
-        (file_was_read, "after a test run, then read_file('discount.py', 1, 5): it should return ['line 10 of discount.py'], not []"),
-        (path_mentioned_anywhere, "after a test run only: it should return ['line 8 of discount.py'], not []"),
+        (
+            file_was_read,
+            "after a test run, then read_file('discount.py', 1, 5): it should return ['line 10 of "
+            "discount.py'], not []",
+        ),
+        (
+            path_mentioned_anywhere,
+            "after a test run only: it should return ['line 8 of discount.py'], not []",
+        ),
         (case_sensitive, "it should return ['Line 10 of discount.py'], not []"),
-        (line_numbers_only, "then read_file('test_discount.py'): it should return ['line 10 of discount.py'], not []"),
-        (first_citation_only, "it should return ['Line 4 of discount.py', 'line 10 of discount.py'], not ['Line 4 of discount.py']"),
+        (
+            line_numbers_only,
+            "then read_file('test_discount.py'): it should return ['line 10 of discount.py'], not []",
+        ),
+        (
+            first_citation_only,
+            "it should return ['Line 4 of discount.py', 'line "
+            "10 of discount.py'], not ['Line 4 of discount.py']",
+        ),
         (greedy_path, "it should return ['line 8 of discount.py'], not ['line 8 of discount.py:']"),
         (
             lambda answer, observations: sorted(set(unread_citations(answer, observations))),
@@ -333,7 +361,8 @@ def test_unread_citations_accepts_right_answers_however_written(right, capsys):
         ),
         (
             lambda answer, observations: list(set(unread_citations(answer, observations))),
-            "it should return ['line 9 of discount.py', 'line 12 of discount.py', 'line 3 of discount.py'], not",
+            "it should return ['line 9 of discount.py', 'line "
+            "12 of discount.py', 'line 3 of discount.py'], not",
         ),
         (
             last_line_not_shown,
@@ -422,7 +451,9 @@ class FirstChangeOnly(Guardrail):
     def check_answer(self, run, answer):
         names = [o.name for o in run.observations]
         first_change = min((names.index(n) for n in ("write_file", "edit_file") if n in names), default=-1)
-        tests = [i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")]
+        tests = [
+            i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")
+        ]
         return "Run the tests." if first_change > max(tests, default=-1) else None
 
 
@@ -430,8 +461,13 @@ class WriteFileOnly(TestsAfterLastChange):
     """forgets edit_file"""
 
     def check_answer(self, run, answer):
-        last_write = max((i for i, o in enumerate(run.observations) if o.name == "write_file" and not o.is_error), default=-1)
-        tests = [i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")]
+        last_write = max(
+            (i for i, o in enumerate(run.observations) if o.name == "write_file" and not o.is_error),
+            default=-1,
+        )
+        tests = [
+            i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")
+        ]
         return "Run the tests." if last_write > max(tests, default=-1) else None
 
 
@@ -439,8 +475,12 @@ class ErrorsCountAsChanges(Guardrail):
     """a refused write counts as a change"""
 
     def check_answer(self, run, answer):
-        last_change = max((i for i, o in enumerate(run.observations) if o.name in ("write_file", "edit_file")), default=-1)
-        tests = [i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")]
+        last_change = max(
+            (i for i, o in enumerate(run.observations) if o.name in ("write_file", "edit_file")), default=-1
+        )
+        tests = [
+            i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")
+        ]
         return "Run the tests." if last_change > max(tests, default=-1) else None
 
 
@@ -462,7 +502,10 @@ class ExactTestCommand(Guardrail):
         for position, observation in enumerate(run.observations):
             if observation.name in ("write_file", "edit_file") and not observation.is_error:
                 last_change = position
-            if observation.name == "run_command" and (observation.arguments or {}).get("command") == "python -m pytest -q":
+            if (
+                observation.name == "run_command"
+                and (observation.arguments or {}).get("command") == "python -m pytest -q"
+            ):
                 last_test_run = position
         return "Run the tests." if last_change > last_test_run else None
 
@@ -512,7 +555,9 @@ def test_tests_after_change_judges_generated_histories_without_pytest(capsys):
     result = check_tests_after_change(OnlyTheCommonCases)
     out = capsys.readouterr().out
     assert not result and result.scenarios == 211
-    assert "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
+    assert (
+        "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
+    )
 
 
 def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
@@ -523,12 +568,32 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
 @pytest.mark.parametrize(
     "wrong, message",
     [
-        (PytestAnywhere, "a model that runs the tests, then writes, then says done: it accepted the final answer"),
-        (AnyCommandCounts, "a model that writes, runs `ls` (a command, not the tests), then says done: it accepted the final answer"),
-        (FirstChangeOnly, "a model that writes, tests, writes again, then says done: it accepted the final answer"),
-        (WriteFileOnly, "a model that changes a file with edit_file, then says done: it accepted the final answer"),
-        (ErrorsCountAsChanges, "a model whose only write was refused (ERROR: outside the workspace), then answers: it rejected the answer"),
-        (LastMustBeTests, "a model that writes, runs the tests, reads a file, then answers: it rejected the answer"),
+        (
+            PytestAnywhere,
+            "a model that runs the tests, then writes, then says done: it accepted the final answer",
+        ),
+        (
+            AnyCommandCounts,
+            "a model that writes, runs `ls` (a command, not the "
+            "tests), then says done: it accepted the final answer",
+        ),
+        (
+            FirstChangeOnly,
+            "a model that writes, tests, writes again, then says done: it accepted the final answer",
+        ),
+        (
+            WriteFileOnly,
+            "a model that changes a file with edit_file, then says done: it accepted the final answer",
+        ),
+        (
+            ErrorsCountAsChanges,
+            "a model whose only write was refused (ERROR: outside "
+            "the workspace), then answers: it rejected the answer",
+        ),
+        (
+            LastMustBeTests,
+            "a model that writes, runs the tests, reads a file, then answers: it rejected the answer",
+        ),
         (ExactTestCommand, "then answers: it rejected the answer"),
         (
             ArgumentsAlwaysThere,
@@ -536,7 +601,11 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
             "(an observation's arguments is None when the model's arguments did not parse)",
         ),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
-        (AcceptEverything, "the comment deleter (reads, writes, says done, never runs the tests): it accepted the final answer"),
+        (
+            AcceptEverything,
+            "the comment deleter (reads, writes, says done, "
+            "never runs the tests): it accepted the final answer",
+        ),
         (Broken, "your guardrail raised KeyError"),
     ],
 )

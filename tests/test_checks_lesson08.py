@@ -1,4 +1,5 @@
-"""Lesson 08's exercise checks pass the solutions and say what is wrong otherwise; the shipped cassette is reproducible.
+"""Lesson 08's exercise checks pass the solutions and say what is wrong otherwise; the shipped cassette is
+reproducible.
 
 Run this file as a script to write the illustrative cassette again:
     python tests/test_checks_lesson08.py

@@ -141,7 +141,12 @@ def results_split(client, task, tools, functions, max_turns=6):
         for block in response.content:
             if block.type == "tool_use":
                 output, failed = answered(functions, block)
-                result = {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
+                result = {
+                    "type": "tool_result",
+                    "tool_use_id": block.id,
+                    "content": output,
+                    "is_error": failed,
+                }
                 messages.append({"role": "user", "content": [result]})
     raise RuntimeError("no answer")
 
@@ -158,7 +163,9 @@ def calls_only(client, task, tools, functions, max_turns=6, keep=("tool_use",)):
         for block in response.content:
             if block.type == "tool_use":
                 output, failed = answered(functions, block)
-                results.append({"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed})
+                results.append(
+                    {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
+                )
         messages.append({"role": "user", "content": results})
     raise RuntimeError("no answer")
 
@@ -168,7 +175,17 @@ def text_only(client, task, tools, functions, max_turns=6):
 
 
 def loop(
-    client, task, tools, functions, max_turns=6, *, turns=None, stop=None, answer=None, tools_after=True, read=None
+    client,
+    task,
+    tools,
+    functions,
+    max_turns=6,
+    *,
+    turns=None,
+    stop=None,
+    answer=None,
+    tools_after=True,
+    read=None,
 ):
     """the reference loop with one rule swapped out (the keyword arguments)"""
     messages = [{"role": "user", "content": task}]
@@ -180,7 +197,9 @@ def loop(
         messages.append({"role": "assistant", "content": response.content})
         if (stop or (lambda r: r.stop_reason != "tool_use"))(response):
             return (read or (lambda r: "".join(b.text for b in r.content if b.type == "text")))(response)
-        results = [r for b in response.content if b.type == "tool_use" for r in (answer or default)(functions, b)]
+        results = [
+            r for b in response.content if b.type == "tool_use" for r in (answer or default)(functions, b)
+        ]
         messages.append({"role": "user", "content": results})
     raise RuntimeError("no answer")
 
@@ -201,7 +220,9 @@ def skip_failures(functions, block):
 
 
 def uncaught(functions, block):
-    return [{"type": "tool_result", "tool_use_id": block.id, "content": str(functions[block.name](**block.input))}]
+    return [
+        {"type": "tool_result", "tool_use_id": block.id, "content": str(functions[block.name](**block.input))}
+    ]
 
 
 def no_cap(client, task, tools, functions, max_turns=6):
@@ -211,8 +232,14 @@ def no_cap(client, task, tools, functions, max_turns=6):
         messages.append({"role": "assistant", "content": response.content})
         if response.stop_reason != "tool_use":
             return "".join(b.text for b in response.content if b.type == "text")
-        messages.append({"role": "user", "content": [r for b in response.content if b.type == "tool_use"
-                                                      for r in default(functions, b)]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    r for b in response.content if b.type == "tool_use" for r in default(functions, b)
+                ],
+            }
+        )
 
 
 def caps_tool_calls(client, task, tools, functions, max_turns=6):
@@ -284,8 +311,10 @@ WRONG_LOOPS = {
     "a hard-coded answer": (hard_coded, "return the text of the last reply"),
     "only the first text block returned": (
         lambda *a, **k: loop(*a, **k, read=lambda r: next(b.text for b in r.content if b.type == "text")),
-        "a final answer in two text blocks: return the text of the last reply (every text block of it, joined), "
-        "'8/12 is about 0.667. 1/0 cannot be computed: division by zero.'; yours returned '8/12 is about 0.667. '",
+        "a final answer in two text blocks: return the text "
+        "of the last reply (every text block of it, joined), "
+        "'8/12 is about 0.667. 1/0 cannot be computed: division "
+        "by zero.'; yours returned '8/12 is about 0.667. '",
     ),
 }
 
@@ -325,7 +354,9 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
         """right on every readable run (one turn of calls at most), wrong when a later turn's call fails"""
         messages = [{"role": "user", "content": task}]
         for turn in range(max_turns):
-            response = client.messages.create(model="mock-model", max_tokens=1024, tools=tools, messages=messages)
+            response = client.messages.create(
+                model="mock-model", max_tokens=1024, tools=tools, messages=messages
+            )
             messages.append({"role": "assistant", "content": response.content})
             if response.stop_reason != "tool_use":
                 return "".join(block.text for block in response.content if block.type == "text")
@@ -337,7 +368,12 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
                     except Exception as error:
                         output, failed = f"{type(error).__name__}: {error}", turn == 0
                     results.append(
-                        {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": block.id,
+                            "content": output,
+                            "is_error": failed,
+                        }
                     )
             messages.append({"role": "user", "content": results})
         raise RuntimeError(f"no final answer after {max_turns} model calls")
@@ -348,4 +384,7 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
     )
     out = capsys.readouterr().out.split("✗")
     assert not first and first.scenarios == second.scenarios == 37 and out[1] == out[2]
-    assert "a model that asks" in out[1] and "failed, but its tool_result does not say 'is_error': True" in out[1]
+    assert (
+        "a model that asks" in out[1]
+        and "failed, but its tool_result does not say 'is_error': True" in out[1]
+    )

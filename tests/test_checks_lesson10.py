@@ -1,4 +1,5 @@
-"""Lesson 10's exercise checks: they accept the solutions and reject tempting wrong answers, naming the fault."""
+"""Lesson 10's exercise checks: they accept the solutions and reject tempting wrong answers, naming the
+fault."""
 
 import json
 import re
@@ -101,7 +102,10 @@ CATALOGUE_9_1 = [  # most tempting first
         definition_keeps_input_schema,
         "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters",
     ),
-    (definition_assumes_description, "your code raised KeyError: 'description' (description is optional in MCP)"),
+    (
+        definition_assumes_description,
+        "your code raised KeyError: 'description' (description is optional in MCP)",
+    ),
     (definition_null_description, "function.description is None, not a string"),
     (definition_popping_the_schema, "your function changed the tool it was given"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
@@ -125,9 +129,7 @@ def test_check_tool_definition_finds_a_lost_nested_required(capsys):
         return definition
 
     assert not check_tool_definition(nested_required_lost)
-    assert (
-        "parameters.properties.party lost 'required' (['size'])" in capsys.readouterr().out
-    )
+    assert "parameters.properties.party lost 'required' (['size'])" in capsys.readouterr().out
 
 
 def test_check_tool_definition_never_raises(capsys):
@@ -369,7 +371,11 @@ def test_the_checks_never_raise_on_return_values_they_cannot_read(capsys):
     assert not check_tool_definition(lambda t: {"type": "function", "function": {**t, "parameters": 5}})
     assert not check_prefix_tools(
         lambda servers: (
-            [{"function": {"name": openai_name(t["name"], s)}} for s, tools in servers.items() for t in tools],
+            [
+                {"function": {"name": openai_name(t["name"], s)}}
+                for s, tools in servers.items()
+                for t in tools
+            ],
             {openai_name(t["name"], s): 5 for s, tools in servers.items() for t in tools},
         )
     )

@@ -140,7 +140,9 @@ WRONG_ANSWER_GRADERS = [  # the most tempting first
 ]
 
 
-@pytest.mark.parametrize("grader", [grade_answer, grade_answer_with_library_numbers, grade_answer_from_the_end])
+@pytest.mark.parametrize(
+    "grader", [grade_answer, grade_answer_with_library_numbers, grade_answer_from_the_end]
+)
 def test_check_grade_answer_passes_right_answers_however_written(grader, capsys):
     assert check_grade_answer(grader)
     assert "✓ Exercise 11.1" in capsys.readouterr().out
@@ -177,7 +179,12 @@ def test_check_grade_answer_is_deterministic_and_counts_its_scenarios(capsys):
 
 
 def names_of(run):
-    return [c["function"]["name"] for m in run.messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    return [
+        c["function"]["name"]
+        for m in run.messages
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+    ]
 
 
 def grade_calls(run, expected, max_calls):
@@ -227,7 +234,11 @@ def exactly(run, expected, max_calls):
 def membership(run, expected, max_calls):
     names = names_of(run)
     ordered = [n for n in names if n in expected]
-    return None if len(names) <= max_calls and list(dict.fromkeys(ordered)) == list(dict.fromkeys(expected)) else "no"
+    return (
+        None
+        if len(names) <= max_calls and list(dict.fromkeys(ordered)) == list(dict.fromkeys(expected))
+        else "no"
+    )
 
 
 def grade_calls_by_position(run, expected, max_calls):
@@ -299,13 +310,19 @@ def test_the_runs_11_2_builds_are_the_runs_the_loop_writes():
     turns = (("divide", "add"), ("multiply",))
     built = _trajectory_run((turns, ("divide",), 3))
     replies = [mock.calls(*(mock.call(name, a=8, b=2) for name in turn)) for turn in turns]
-    looped = run_agent(mock.client(mock.Script(*replies, "done")), "What is it?", [add, subtract, multiply, divide])
+    looped = run_agent(
+        mock.client(mock.Script(*replies, "done")), "What is it?", [add, subtract, multiply, divide]
+    )
 
     def without_ids(messages):
         return json.loads(re.sub(r'"(call_[^"]*)"', '"id"', json.dumps(messages)))
 
     assert without_ids(built.messages) == without_ids(looped.messages)
-    assert (built.answer, built.stop_reason, built.model_calls) == (looped.answer, looped.stop_reason, looped.model_calls)
+    assert (built.answer, built.stop_reason, built.model_calls) == (
+        looped.answer,
+        looped.stop_reason,
+        looped.model_calls,
+    )
 
 
 def test_check_grade_calls_is_deterministic_and_counts_its_scenarios(capsys):

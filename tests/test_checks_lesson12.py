@@ -137,8 +137,9 @@ def make_delegate(client, tools, *, system, max_turns, guardrails=(), max_depth=
             return f"ERROR: no deeper than max_depth={max_depth}; do it yourself."
         running += 1
         try:
-            child = run_agent(client, task, ToolRegistry(tools), system=system, max_turns=max_turns,
-                              guardrails=guardrails)
+            child = run_agent(
+                client, task, ToolRegistry(tools), system=system, max_turns=max_turns, guardrails=guardrails
+            )
         except Exception as error:
             return f"ERROR: the helper failed: {error}"
         finally:
@@ -168,8 +169,14 @@ def make_delegate_with_an_object(client, tools, *, system, max_turns, guardrails
     def run_child(task):
         counter.depth += 1
         try:
-            return run_agent(client, [{"role": "user", "content": task}], list(tools), system=system,
-                             max_turns=max_turns, guardrails=list(guardrails))
+            return run_agent(
+                client,
+                [{"role": "user", "content": task}],
+                list(tools),
+                system=system,
+                max_turns=max_turns,
+                guardrails=list(guardrails),
+            )
         finally:
             counter.depth -= 1
 
@@ -240,8 +247,14 @@ def shares_the_parents_messages():
                 task: the sub-task.
             """
             history.append({"role": "user", "content": task})
-            child = run_agent(client, list(history), ToolRegistry(tools), system=system, max_turns=max_turns,
-                              guardrails=guardrails)
+            child = run_agent(
+                client,
+                list(history),
+                ToolRegistry(tools),
+                system=system,
+                max_turns=max_turns,
+                guardrails=guardrails,
+            )
             history[:] = [m for m in child.messages if m["role"] != "system"]
             return child.answer if child.stop_reason == "answered" else f"ERROR: {child.stop_reason}"
 
@@ -256,7 +269,9 @@ def with_a_new_client(client):
     return mock.client(lambda request: "I looked: hello")
 
 
-@pytest.mark.parametrize("right", [make_delegate, make_delegate_with_the_library, make_delegate_with_an_object])
+@pytest.mark.parametrize(
+    "right", [make_delegate, make_delegate_with_the_library, make_delegate_with_an_object]
+)
 def test_check_delegate_passes_right_answers_written_differently(right, capsys):
     result = check_delegate(right)
     assert result and result.scenarios == DELEGATE_SCENARIOS, capsys.readouterr().out

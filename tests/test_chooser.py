@@ -218,6 +218,4 @@ def test_parallel_results_are_each_quoted_in_order():
         {"role": "tool", "tool_call_id": "call_2", "content": "Delivered."},
     ]
     reply = DescriptionReader()({"model": "m", "messages": messages, "tools": shop(FIXED)})
-    assert reply.content == (
-        "The find_customer tool says: Ada\nThe lookup_order tool says: Delivered."
-    )
+    assert reply.content == ("The find_customer tool says: Ada\nThe lookup_order tool says: Delivered.")

@@ -17,9 +17,7 @@ def run(policy, answer_call, task="What is 4 + 2?", max_calls=5):
     tools = ToolRegistry([add]).definitions
     messages = [{"role": "user", "content": task}]
     for _ in range(max_calls):
-        response = client.chat.completions.create(
-            model="mock-model", messages=messages, tools=tools
-        )
+        response = client.chat.completions.create(model="mock-model", messages=messages, tools=tools)
         messages.append(assistant_message(response))
         calls = tool_calls_of(response)
         if not calls:
@@ -54,9 +52,7 @@ def registry_answer(call):
     ],
 )
 def test_each_mistake_is_fixed_from_the_registry_observation(mistake, first_try):
-    policy = Clumsy(
-        mock.call("add", a=4, b=2), mistake, wrong_name="sum", answer="4 + 2 = {result}"
-    )
+    policy = Clumsy(mock.call("add", a=4, b=2), mistake, wrong_name="sum", answer="4 + 2 = {result}")
     trace, messages = run(policy, registry_answer)
     assert asked(trace) == [first_try, ("add", '{"a": 4, "b": 2}')]
     assert messages[2]["content"].startswith("ERROR: ")

@@ -144,9 +144,7 @@ def test_read_file_bad_range_is_an_error_observation(discount, start, end, messa
 
 def test_read_file_missing_file_suggests_the_closest_path(users_api):
     observation = users_api.read_file("app/role.py")
-    assert observation.startswith(
-        "ERROR: 'app/role.py' does not exist. Did you mean 'app/roles.py'"
-    )
+    assert observation.startswith("ERROR: 'app/role.py' does not exist. Did you mean 'app/roles.py'")
     assert "list_dir or grep" in observation
 
 
@@ -246,18 +244,13 @@ def test_write_file_keeps_the_content_byte_for_byte(discount):
 
 def test_write_file_rejects_non_text_content(discount):
     assert (
-        discount.write_file("a.py", None)
-        == "ERROR: content must be a string (the whole file), not NoneType"
+        discount.write_file("a.py", None) == "ERROR: content must be a string (the whole file), not NoneType"
     )
-    assert (
-        discount.write_file(".", "x") == "ERROR: '.' is a folder; give the path of a file inside it"
-    )
+    assert discount.write_file(".", "x") == "ERROR: '.' is a folder; give the path of a file inside it"
 
 
 def test_edit_file_replaces_a_unique_snippet_and_keeps_the_rest(discount):
-    observation = discount.edit_file(
-        "discount.py", "total > DISCOUNT_FROM", "total >= DISCOUNT_FROM"
-    )
+    observation = discount.edit_file("discount.py", "total > DISCOUNT_FROM", "total >= DISCOUNT_FROM")
     assert observation == "edited discount.py at line 10: replaced 1 line with 1 line"
     source = (discount.root / "discount.py").read_text()
     assert "if is_member and total >= DISCOUNT_FROM:" in source
@@ -300,10 +293,7 @@ def test_list_dir_on_a_file_points_to_read_file(users_api):
 def test_discount_tests_have_exactly_one_failure(discount):
     observation = discount.run_command("python -m pytest -q")
     assert observation.startswith("exit code: 1\n")
-    assert (
-        "FAILED test_discount.py::test_discount_starts_at_exactly_100 - assert 100 == 90"
-        in observation
-    )
+    assert "FAILED test_discount.py::test_discount_starts_at_exactly_100 - assert 100 == 90" in observation
     assert "1 failed, 3 passed" in observation
 
 
@@ -332,13 +322,11 @@ def test_users_api_missing_comma_slip_then_fix(users_api):
         "--- a/app/roles.py\n"
         "+++ b/app/roles.py\n"
         "@@ -2,6 +2,7 @@\n"
-        " \n"
-        " ROLES = [\n"
+        " \n ROLES = [\n"
         '     "admin",\n'
         '+    "editor",\n'
         '     "viewer",\n'
-        " ]\n"
-        " \n"
+        " ]\n \n"
     )
 
 
@@ -349,9 +337,7 @@ def test_run_command_reports_exit_code_and_combined_output_in_order(discount):
 
 
 def test_run_command_uses_this_python_and_the_workspace_as_home(discount):
-    observation = discount.run_command(
-        'python -c "import sys; print(sys.executable)"; echo "$HOME"; pwd'
-    )
+    observation = discount.run_command('python -c "import sys; print(sys.executable)"; echo "$HOME"; pwd')
     assert observation == f"exit code: 0\n{sys.executable}\n.\n.\n"  # the workspace path reads "."
 
 
@@ -363,9 +349,7 @@ def test_run_command_reports_a_signal(discount):
 @pytest.mark.parametrize("timeout", [0, -1, 121, "5", True, float("nan")])
 def test_run_command_bad_timeout_is_an_error_observation(discount, timeout):
     observation = discount.run_command("true", timeout=timeout)
-    assert observation.startswith(
-        "ERROR: timeout must be a number of seconds above 0 and at most 120"
-    )
+    assert observation.startswith("ERROR: timeout must be a number of seconds above 0 and at most 120")
 
 
 def test_run_command_empty_command_is_an_error_observation(discount):

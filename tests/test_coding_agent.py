@@ -83,7 +83,9 @@ def test_fresh_workspaces_are_separate_folders(tmp_path):
 
 def test_careful_agent_fixes_users_api_and_no_guard_objects(tmp_path):
     result = run_coding_agent(
-        Workspace.from_project("users_api", tmp_path), mock.client(make_policy("careful", "users_api")), guarded=True
+        Workspace.from_project("users_api", tmp_path),
+        mock.client(make_policy("careful", "users_api")),
+        guarded=True,
     )
     assert result.run.stop_reason == "answered" and result.run.model_calls == 11
     assert result.caught == {}

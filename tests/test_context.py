@@ -112,7 +112,8 @@ def test_the_ledger_accepts_a_trace_a_run_or_a_client_and_skips_refused_calls(fi
 def test_the_ledger_table_shows_each_call_and_the_totals(five):
     table = str(token_ledger(five))
     assert table.splitlines()[0].split() == [
-        "call", "messages", "prompt", "completion", "re-sent", "cached", "cumulative", "in", "cumulative", "out"
+        "call", "messages", "prompt", "completion", "re-sent", "cached",
+        "cumulative", "in", "cumulative", "out",
     ]  # fmt: skip
     assert len(table.splitlines()) == 1 + 5 + 1
     assert "(2.45x)" in table.splitlines()[-1]

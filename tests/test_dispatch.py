@@ -108,9 +108,7 @@ def test_empty_arguments_mean_no_arguments():
 def test_results_are_serialised_as_json_unless_they_are_text(registry):
     content = registry.dispatch(call("weather", '{"city": "Málaga"}'))["content"]
     assert content == '{"city": "Málaga", "unit": "celsius", "days": null, "sky": "soleado ☀"}'
-    shipped = registry.dispatch(
-        call("ship", '{"address": {"street": "Larios 1", "city": "Málaga"}}')
-    )
+    shipped = registry.dispatch(call("ship", '{"address": {"street": "Larios 1", "city": "Málaga"}}'))
     assert json.loads(shipped["content"]) == {"street": "Larios 1", "city": "Málaga"}
     assert to_text("plain text") == "plain text"
     assert to_text(None) == "null"
@@ -126,9 +124,9 @@ def test_enum_and_pydantic_parameters_arrive_as_python_objects(registry):
     )
     assert isinstance(observation.value, Address)
     assert observation.value.city == "Málaga"
-    assert registry.run(call("weather", '{"city": "Oslo", "unit": "fahrenheit"}')).value[
-        "unit"
-    ] is (Unit.FAHRENHEIT)
+    assert registry.run(call("weather", '{"city": "Oslo", "unit": "fahrenheit"}')).value["unit"] is (
+        Unit.FAHRENHEIT
+    )
 
 
 def test_null_for_a_defaulted_parameter_means_use_the_default():
@@ -172,9 +170,7 @@ def test_unknown_tool_lists_the_known_ones(registry):
 
 def test_unknown_tool_in_an_empty_registry_says_to_answer_without_tools():
     content = ToolRegistry().dispatch(call("add", "{}"))["content"]
-    assert content == (
-        "ERROR: there is no tool named 'add'; no tools are available, so answer without one."
-    )
+    assert content == ("ERROR: there is no tool named 'add'; no tools are available, so answer without one.")
 
 
 def test_invalid_json_says_where_and_shows_the_text(registry):
@@ -221,9 +217,7 @@ def test_enum_and_nested_violations_give_the_path(registry):
 
 
 def test_a_rule_only_the_python_type_knows_is_still_an_observation(registry):
-    observation = registry.run(
-        call("ship", '{"address": {"street": "Main 1", "city": "Atlantis"}}')
-    )
+    observation = registry.run(call("ship", '{"address": {"street": "Main 1", "city": "Atlantis"}}'))
     assert observation.is_error and observation.error_type == "invalid_arguments"
     assert "no deliveries to Atlantis" in observation.content
     assert "\n" not in observation.content
@@ -270,7 +264,9 @@ def test_a_tool_that_runs_too_long_is_reported_at_its_own_timeout(slow_tool):
     registry = ToolRegistry()
     registry.add(slow_tool, timeout=0.2)
     observation = registry.run(call("slow", "{}"))
-    assert observation.error_type == "timeout"  # the tool waits 60 s: had the dispatcher waited, it would have "finally"
+    assert (
+        observation.error_type == "timeout"
+    )  # the tool waits 60 s: had the dispatcher waited, it would have "finally"
     assert observation.content == (
         "ERROR: the tool 'slow' did not finish within 0.2 seconds. The dispatcher stopped "
         "waiting but cannot stop it: it may still be running, and what it does may still "

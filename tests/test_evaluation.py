@@ -216,7 +216,9 @@ def test_rich_progress_shows_the_bar_in_a_terminal():
 
 
 def test_the_plot_is_the_same_picture_every_time():
-    reports = [evaluate(task_suite()[:2], range(3), NOISE, label=label, progress=False) for label in ("a", "b")]
+    reports = [
+        evaluate(task_suite()[:2], range(3), NOISE, label=label, progress=False) for label in ("a", "b")
+    ]
     pictures = []
     for _ in range(2):
         figure = plot_pass_rates(reports, title="pass rates")
@@ -241,6 +243,8 @@ def test_the_discount_task_reports_what_its_tests_really_say():
 
 def test_noisy_leaves_broken_arguments_as_they_are():
     broken = mock.Script(mock.call("add", '{"a": 1'), "done")
-    run = run_agent(mock.client(Noisy(broken, 0, Noise(bad_arguments=1.0))), "What is 1 + 2?", ToolRegistry(TOOLS))
+    run = run_agent(
+        mock.client(Noisy(broken, 0, Noise(bad_arguments=1.0))), "What is 1 + 2?", ToolRegistry(TOOLS)
+    )
     assert run.stop_reason == "answered"
     assert run.observations[0].is_error

@@ -114,14 +114,13 @@ WITH_ERROR = [
 
 USERS_PY = (
     "def list_users(role: str | None = None):\n"
-    "    users = db.query(User)\n"
-    "    if role:\n"
+    "    users = db.query(User)\n "
+    "   if role:\n"
     '        users = users.filter(User.role == role.upper())  # "Admin" -> "ADMIN"\n'
     "\treturn [u.to_dict() for u in users]\n"
 )
 PYTEST_RED = (
-    "F.\n"
-    "=================================== FAILURES ===================================\n"
+    "F.\n=================================== FAILURES ===================================\n"
     "___________________________ test_filter_by_role ________________________________\n"
     "E       assert 500 == 200\n"
     "1 failed, 1 passed in 0.12s\n"
@@ -144,9 +143,7 @@ CODING = [
     {
         "role": "assistant",
         "content": None,
-        "tool_calls": [
-            call("call_w1", "write_file", path="app/routes/users.py", content="é\n\tfixed\n")
-        ],
+        "tool_calls": [call("call_w1", "write_file", path="app/routes/users.py", content="é\n\tfixed\n")],
     },
     {"role": "tool", "tool_call_id": "call_w1", "content": "wrote 2 lines to app/routes/users.py"},
     {
@@ -214,9 +211,7 @@ def test_ollama_round_trip_is_lossless_except_call_ids(name):
 @pytest.mark.parametrize("name", CONVERSATIONS)
 def test_round_trips_through_every_format_leave_the_conversation_alone(name):
     messages = CONVERSATIONS[name]
-    via_all = from_ollama(
-        to_ollama(from_anthropic(to_anthropic(from_responses(to_responses(messages)))))
-    )
+    via_all = from_ollama(to_ollama(from_anthropic(to_anthropic(from_responses(to_responses(messages))))))
     assert via_all == renumbered_ids(messages)
 
 
@@ -361,9 +356,7 @@ def test_the_sdk_types_check_rejects_a_tool_key_the_sdk_does_not_declare():
 
 
 def test_responses_errors_keep_their_prefix_in_the_output():
-    outputs = [
-        i for i in to_responses(WITH_ERROR)["input"] if i.get("type") == "function_call_output"
-    ]
+    outputs = [i for i in to_responses(WITH_ERROR)["input"] if i.get("type") == "function_call_output"]
     assert outputs[0]["output"].startswith(ERROR_PREFIX)
 
 
@@ -440,9 +433,7 @@ def test_anthropic_calls_are_tool_use_blocks_with_object_input():
     turn = to_anthropic(CALCULATOR)["messages"][1]
     assert turn == {
         "role": "assistant",
-        "content": [
-            {"type": "tool_use", "id": "call_1", "name": "divide", "input": {"a": 8, "b": 12}}
-        ],
+        "content": [{"type": "tool_use", "id": "call_1", "name": "divide", "input": {"a": 8, "b": 12}}],
     }
 
 
@@ -776,9 +767,7 @@ def test_completion_to_anthropic_with_parallel_calls():
 
 
 def test_completion_to_anthropic_final_text_ends_the_turn():
-    response = completion_to_anthropic(
-        ChatCompletion.model_validate(chat_completion(CALCULATOR[-1], "stop"))
-    )
+    response = completion_to_anthropic(ChatCompletion.model_validate(chat_completion(CALCULATOR[-1], "stop")))
     assert response["content"] == [{"type": "text", "text": "5 + 8/12 = 5.666666666666667"}]
     assert response["stop_reason"] == "end_turn"
 
@@ -820,6 +809,4 @@ def test_completion_to_ollama_has_object_arguments_and_stop():
         "prompt_eval_count": 120,
         "eval_count": 18,
     }
-    assert (
-        completion_to_ollama(chat_completion(CALCULATOR[-1], "length"))["done_reason"] == "length"
-    )
+    assert completion_to_ollama(chat_completion(CALCULATOR[-1], "length"))["done_reason"] == "length"

@@ -1,4 +1,5 @@
-"""Agent frameworks a learner meets next, unchanged, against serve-mock over 127.0.0.1: each finishes a calculator task.
+"""Agent frameworks a learner meets next, unchanged, against serve-mock over 127.0.0.1: each finishes a
+calculator task.
 
 They are optional (pip install -e ".[frameworks]"); a test whose framework is missing is skipped
 and says which extra to install.

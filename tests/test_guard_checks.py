@@ -1,4 +1,5 @@
-"""Tests for agent_core._guard_checks: calls compared as values, MCP annotations, terminal-safe text (lesson 05)."""
+"""Tests for agent_core._guard_checks: calls compared as values, MCP annotations, terminal-safe text (lesson
+05)."""
 
 import json
 

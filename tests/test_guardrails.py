@@ -215,7 +215,8 @@ def test_a_denied_tool_is_refused_and_the_run_goes_on():
     )
     assert run.stop_reason == "answered" and "README.md" in project.files
     assert run.observations[0].content == (
-        "ERROR: the tool 'delete_file' is not allowed in this run. Do the task without it, or say that you cannot."
+        "ERROR: the tool 'delete_file' is not allowed in this "
+        "run. Do the task without it, or say that you cannot."
     )
     assert run.observations[1].content.startswith("# discount")
 

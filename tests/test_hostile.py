@@ -154,22 +154,16 @@ def test_malformed_paths_are_errors(workspace, path):
 
 def test_huge_file_is_refused(workspace):
     (workspace.root / "huge.log").write_text("line of log\n" * 30_000)  # 360,000 bytes
-    assert_error(
-        workspace.read_file("huge.log"), "huge.log is 360,000 bytes, over the 200,000-byte limit"
-    )
+    assert_error(workspace.read_file("huge.log"), "huge.log is 360,000 bytes, over the 200,000-byte limit")
     assert_error(workspace.edit_file("huge.log", "line", "row"), "over the 200,000-byte limit")
-    assert "(skipped 1 file: binary, not UTF-8 or too large: huge.log)" in workspace.grep(
-        "line of log"
-    )
+    assert "(skipped 1 file: binary, not UTF-8 or too large: huge.log)" in workspace.grep("line of log")
     assert_error(workspace.write_file("copy.log", "x" * 300_000), "content is 300,000 bytes")
     assert not (workspace.root / "copy.log").exists()
 
 
 def test_binary_file_is_refused(workspace):
     (workspace.root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
-    assert_error(
-        workspace.read_file("image.png"), "image.png is a binary file (it contains NUL bytes)"
-    )
+    assert_error(workspace.read_file("image.png"), "image.png is a binary file (it contains NUL bytes)")
 
 
 def test_non_utf8_file_is_refused(workspace):
@@ -202,7 +196,9 @@ def test_endless_command_is_killed_at_the_timeout(workspace, command):
     started = time.monotonic()
     observation = workspace.run_command(command, timeout=1)
     assert observation == "timed out after 1s; process group killed\n(no output)"
-    assert time.monotonic() - started < 30  # generous for a loaded machine; unkilled, it runs 60 s or for ever
+    assert (
+        time.monotonic() - started < 30
+    )  # generous for a loaded machine; unkilled, it runs 60 s or for ever
 
 
 def test_output_before_a_timeout_is_kept(workspace):
@@ -306,13 +302,17 @@ def test_the_command_runs_under_the_limits(make_workspace):
 def test_cpu_limit_kills_a_busy_process(make_workspace):
     workspace = make_workspace(SandboxLimits(cpu_seconds=1))
     observation = workspace.run_command("exec python -c 'while True: pass'", timeout=20)
-    assert observation == "exit code: -9 (killed by SIGKILL)\n(no output)"  # the limit's kill, not the timeout
+    assert (
+        observation == "exit code: -9 (killed by SIGKILL)\n(no output)"
+    )  # the limit's kill, not the timeout
 
 
 @on_linux
 def test_a_process_that_escapes_its_group_does_not_block_the_call(workspace):
     # setsid leaves the process group, so the sandbox cannot kill it (SANDBOX.md); it only
     # stops waiting for it. Keep its life short (10 s): nothing will clean it up.
-    observation = workspace.run_command("setsid sh -c 'sleep 10; echo > ended.txt' & echo started", timeout=30)
+    observation = workspace.run_command(
+        "setsid sh -c 'sleep 10; echo > ended.txt' & echo started", timeout=30
+    )
     assert observation == "exit code: 0\nstarted\n"
     assert not (workspace.root / "ended.txt").exists()  # the call returned while it still ran

@@ -1,4 +1,5 @@
-"""Broken cassettes: `agent-core replay` and `serve-mock --cassette` say what is wrong in one line and exit 2."""
+"""Broken cassettes: `agent-core replay` and `serve-mock --cassette` say what is wrong in one line and exit
+2."""
 
 import copy
 import json

@@ -67,7 +67,9 @@ def test_the_users_ctrl_c_still_stops_the_wait(timeout):
 
     ctrl_c = threading.Timer(0.2, signal.raise_signal, [signal.SIGINT])
     ctrl_c.start()
-    with pytest.raises(KeyboardInterrupt):  # the tool's own KeyboardInterrupt is an observation; the user's is not
+    with pytest.raises(
+        KeyboardInterrupt
+    ):  # the tool's own KeyboardInterrupt is an observation; the user's is not
         ToolRegistry([slow], timeout=timeout).run(call("slow", "{}"))
     assert not finished.is_set()  # the wait ended while the tool still ran
     release.set()
@@ -194,12 +196,16 @@ def test_an_async_tool_is_awaited_not_reported_as_a_coroutine(timeout):
 def test_an_async_tool_that_raises_is_an_error():
     observation = ToolRegistry([fetch_broken]).run(call("fetch_broken", '{"item": "tea"}'))
     assert observation.is_error
-    assert observation.content.startswith("ERROR: the tool 'fetch_broken' raised LookupError: no price for tea.")
+    assert observation.content.startswith(
+        "ERROR: the tool 'fetch_broken' raised LookupError: no price for tea."
+    )
 
 
 def test_an_async_tool_is_bounded_by_the_timeout():
     observation = ToolRegistry([fetch_slowly], timeout=0.2).run(call("fetch_slowly", '{"item": "tea"}'))
-    assert observation.error_type == "timeout"  # had the dispatcher waited for the tool, it would have its price
+    assert (
+        observation.error_type == "timeout"
+    )  # had the dispatcher waited for the tool, it would have its price
 
 
 def test_an_async_tool_runs_inside_a_running_event_loop():

@@ -1,4 +1,5 @@
-"""An evaluation whose pieces break: a model, a tool, a guardrail, a check, a setup or a grader raises in one attempt; lists that are empty."""
+"""An evaluation whose pieces break: a model, a tool, a guardrail, a check, a setup or a grader raises in one
+attempt; lists that are empty."""
 
 import pytest
 
@@ -60,7 +61,10 @@ def test_a_model_that_raises_fails_its_attempt_and_keeps_the_others():
     ]  # fmt: skip
     broken = report.attempts[1]
     assert broken.stop_reason == "error" and broken.cause == "error"
-    assert broken.error.startswith("the run raised InternalServerError") and "the model's server fell over" in broken.error
+    assert (
+        broken.error.startswith("the run raised InternalServerError")
+        and "the model's server fell over" in broken.error
+    )
     assert broken.problems == (broken.error,)
     assert report.failures() == {"error": 1}
     assert "5/6" in report.table() and "error" in compare([report])
@@ -93,7 +97,9 @@ def test_a_check_that_raises_fails_its_attempt():
         raise ZeroDivisionError("division by zero in the check")
 
     report = evaluated(task_with(guardrails=[VerifyBeforeDone(check)]), seeds=[0, 1], guardrails=True)
-    assert [a.error for a in report.attempts] == ["the run raised ZeroDivisionError: division by zero in the check"] * 2
+    assert [a.error for a in report.attempts] == [
+        "the run raised ZeroDivisionError: division by zero in the check"
+    ] * 2
 
 
 def test_a_setup_or_model_factory_that_raises_fails_its_attempt():
@@ -117,13 +123,17 @@ def test_a_grader_that_raises_or_answers_oddly_fails_only_its_attempt():
     def odd(run):
         return 42  # a grader should return None or a string
 
-    report = evaluated(task_with(name="broken", graders=[broken]), task_with(name="odd", graders=[odd]), seeds=[0])
+    report = evaluated(
+        task_with(name="broken", graders=[broken]), task_with(name="odd", graders=[odd]), seeds=[0]
+    )
     assert report.attempts[0].problems == ("the grader raised ValueError: grader bug with two lines",)
     assert report.attempts[1].problems == ("42",)
     assert report.pass_rate() == (0, 2)
 
 
-@pytest.mark.parametrize(("tasks", "seeds", "counts"), [([], range(3), "0 tasks and 3 seeds"), ([GOOD], [], "1 tasks and 0 seeds")])
+@pytest.mark.parametrize(
+    ("tasks", "seeds", "counts"), [([], range(3), "0 tasks and 3 seeds"), ([GOOD], [], "1 tasks and 0 seeds")]
+)
 def test_empty_task_or_seed_lists_give_a_clear_message(tasks, seeds, counts):
     with pytest.raises(ValueError, match=f"at least one task and one seed, got {counts}"):
         evaluate(tasks, seeds, Noise(), progress=False)

@@ -1,4 +1,5 @@
-"""Guardrails against a model or server that games them: renamed writing tools, repeats spelled differently under one id, text that hides from the person approving."""
+"""Guardrails against a model or server that games them: renamed writing tools, repeats spelled differently
+under one id, text that hides from the person approving."""
 
 import json
 
@@ -27,8 +28,11 @@ class SameIds(httpx2.BaseTransport):
         for choice in body.get("choices", []):
             for tool_call in choice["message"].get("tool_calls") or []:
                 tool_call["id"] = "call_same"
-        return httpx2.Response(response.status_code, headers={"content-type": "application/json"},
-                               content=json.dumps(body).encode())
+        return httpx2.Response(
+            response.status_code,
+            headers={"content-type": "application/json"},
+            content=json.dumps(body).encode(),
+        )
 
 
 def client_over(transport):
@@ -104,7 +108,10 @@ def test_a_writing_mcp_tool_is_refused_read_only_under_any_prefix():
         registry = ToolRegistry()
         add_server_tools(registry, files, prefix="files")
         policy = mock.Script(
-            [mock.call("files__write_file", path="notes.txt", content="x"), mock.call("files__read_file", path="a.txt")],
+            [
+                mock.call("files__write_file", path="notes.txt", content="x"),
+                mock.call("files__read_file", path="a.txt"),
+            ],
             "Done.",
         )
         run = run_agent(mock.client(policy), "Tidy up.", registry, guardrails=[Permissions(read_only=True)])

@@ -31,8 +31,9 @@ class EditedReplies(httpx2.BaseTransport):
         response = self.inner.handle_request(request)
         body = json.loads(response.read())
         text = json.dumps(self.edit(body))  # ensure_ascii: a surrogate travels as its "\ud800" escape
-        return httpx2.Response(response.status_code, headers={"content-type": "application/json"},
-                               content=text.encode("ascii"))
+        return httpx2.Response(
+            response.status_code, headers={"content-type": "application/json"}, content=text.encode("ascii")
+        )
 
 
 def client_with(transport):
@@ -133,8 +134,10 @@ def test_arguments_that_are_not_a_string_do_not_crash_the_run(arguments):
     if isinstance(arguments, dict):  # some servers send the object itself: it is used
         assert result == "3"
     elif arguments is None:  # no arguments at all: the missing ones are named
-        assert result.startswith("ERROR: the arguments for 'add' do not match its parameters:\n"
-                                 "- 'a': missing (required), 'b': missing (required)")
+        assert result.startswith(
+            "ERROR: the arguments for 'add' do not match its parameters:\n"
+            "- 'a': missing (required), 'b': missing (required)"
+        )
     else:
         assert result.startswith("ERROR: the arguments for 'add' must be a JSON object")
 
@@ -168,13 +171,22 @@ class Counting(httpx2.BaseTransport):
 def test_run_agent_records_through_the_callers_own_transport():
     counting = Counting(mock.transport(mock.Calculator()))
     caller = openai.OpenAI(
-        api_key="sk-test", base_url=mock.BASE_URL, http_client=httpx2.Client(transport=counting), max_retries=0
+        api_key="sk-test",
+        base_url=mock.BASE_URL,
+        http_client=httpx2.Client(transport=counting),
+        max_retries=0,
     )
     run = run_agent(caller, "4 + 2", ToolRegistry([add]))
     assert run.answer == "4 + 2 = 6"
-    assert counting.seen == ["/v1/chat/completions"] * 2 == [t.url.removeprefix("http://mock.agent-core.invalid") for t in run.trace]
+    assert (
+        counting.seen
+        == ["/v1/chat/completions"] * 2
+        == [t.url.removeprefix("http://mock.agent-core.invalid") for t in run.trace]
+    )
     assert len(run.trace) == 2 and run.trace[0].request["messages"][0]["content"] == "4 + 2"
-    assert run_agent(caller, "4 + 2", ToolRegistry([add])).answer == "4 + 2 = 6"  # the caller's client still works
+    assert (
+        run_agent(caller, "4 + 2", ToolRegistry([add])).answer == "4 + 2 = 6"
+    )  # the caller's client still works
 
 
 class MockBehindAProxy(http.server.BaseHTTPRequestHandler):
@@ -185,7 +197,9 @@ class MockBehindAProxy(http.server.BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 (the name http.server calls)
         MockBehindAProxy.seen.append(self.path)  # a proxy receives the absolute URL
         body = self.rfile.read(int(self.headers["Content-Length"]))
-        request = httpx2.Request("POST", self.path, content=body, headers={"content-type": "application/json"})
+        request = httpx2.Request(
+            "POST", self.path, content=body, headers={"content-type": "application/json"}
+        )
         answer = mock.transport(mock.Calculator()).handle_request(request)
         content = answer.read()
         self.send_response(answer.status_code)
@@ -207,7 +221,9 @@ def test_run_agent_keeps_the_proxy_the_environment_sets(monkeypatch):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.server_address[1]}")
         MockBehindAProxy.seen = []
-        with openai.OpenAI(api_key="sk-test", base_url="http://model.example.invalid/v1", max_retries=0) as caller:
+        with openai.OpenAI(
+            api_key="sk-test", base_url="http://model.example.invalid/v1", max_retries=0
+        ) as caller:
             run = run_agent(caller, "4 + 2", ToolRegistry([add]))
         assert run.answer == "4 + 2 = 6"
         assert MockBehindAProxy.seen == ["http://model.example.invalid/v1/chat/completions"] * 2

@@ -1,4 +1,5 @@
-"""A hostile MCP server: endless pages, schemas that point at the network or never end, replies that are not JSON-RPC, children left behind."""
+"""A hostile MCP server: endless pages, schemas that point at the network or never end, replies that are not
+JSON-RPC, children left behind."""
 
 import http.server
 import json
@@ -17,7 +18,7 @@ from agent_core.mcp_bridge import MAX_PAGES, MCPServerError, add_server_tools, c
 
 # A server that speaks JSON-RPC over stdio by hand, so it can send what no SDK server would.
 # Its behaviour comes from a JSON file: the tools it lists, what it answers, what it prints.
-SERVER = r'''
+SERVER = r"""
 import json, subprocess, sys, time
 config = json.load(open(sys.argv[1]))
 if config.get("child_pidfile"):
@@ -55,7 +56,7 @@ for line in sys.stdin:
     else:
         reply["error"] = {"code": -32601, "message": "no such method"}
     send(reply)
-'''
+"""
 
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
 
@@ -84,7 +85,11 @@ def hostile(tmp_path):
 
 
 def call(name, **arguments):
-    return {"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
 
 
 # --- pages -----------------------------------------------------------------------------------
@@ -182,7 +187,10 @@ def test_a_schema_with_a_remote_id_but_local_references_works_without_fetching(h
 @pytest.mark.parametrize(
     ("schema", "words"),
     [
-        ({"type": "object", "properties": {"text": {"type": "strnig"}}}, "not valid JSON Schema (at properties/text/type"),
+        (
+            {"type": "object", "properties": {"text": {"type": "strnig"}}},
+            "not valid JSON Schema (at properties/text/type",
+        ),
         ({"type": "object", "properties": {"text": {"pattern": "("}}}, "not valid JSON Schema"),
         ({"type": "object", "properties": {"text": {"minLength": -1}}}, "not valid JSON Schema"),
     ],
@@ -200,7 +208,9 @@ def test_a_schema_with_invalid_keywords_is_refused_clearly_at_registration(hosti
 
 
 def test_a_schema_for_something_other_than_an_object_fails_the_listing_clearly(hostile):
-    with pytest.raises(MCPServerError, match="answered tools/list with a reply that is not a valid MCP result"):
+    with pytest.raises(
+        MCPServerError, match="answered tools/list with a reply that is not a valid MCP result"
+    ):
         add_server_tools(ToolRegistry(), hostile([tool(schema={"type": "array"})]))
 
 
@@ -238,7 +248,9 @@ def test_a_catastrophic_pattern_is_stopped_within_the_call_timeout(hostile):
 def test_nested_arguments_are_checked_against_the_whole_schema_before_the_call(hostile):
     schema = {
         "type": "object",
-        "properties": {"booking": {"type": "object", "properties": {"seats": {"type": "integer", "minimum": 1}}}},
+        "properties": {
+            "booking": {"type": "object", "properties": {"seats": {"type": "integer", "minimum": 1}}}
+        },
         "required": ["booking"],
     }
     registry = ToolRegistry()
@@ -277,7 +289,9 @@ def test_a_reply_that_is_not_json_rpc_is_reported_as_that(hostile, capfd):
     registry = ToolRegistry()
     add_server_tools(registry, hostile([tool()], timeout=1.0, raw_reply="OK, echoed it!"))
     content = registry.dispatch(call("echo", text="hi"))["content"]
-    assert content.startswith("ERROR: the MCP server 'hostile' sent no reply to tools/call 'echo' that could be read")
+    assert content.startswith(
+        "ERROR: the MCP server 'hostile' sent no reply to tools/call 'echo' that could be read"
+    )
     assert "1 line that is not JSON-RPC, the last: 'OK, echoed it!'" in content
     assert "did not answer" not in content
     assert "Traceback" not in capfd.readouterr().err

@@ -47,9 +47,15 @@ def test_a_planted_fsmonitor_never_reaches_git(workspace, tmp_path):
     git(workspace, "init", "-q")
     marker = tmp_path / "fsmonitor-ran"
     config = (workspace.root / ".git" / "config").read_text()
-    assert_refused(workspace.write_file(".git/config", config + FSMONITOR.format(marker=marker)), "version-control")
-    assert_refused(workspace.edit_file(".git/config", "[core]", FSMONITOR.format(marker=marker)), "version-control")
-    assert_refused(workspace.write_file(".git/hooks/pre-commit", f"#!/bin/sh\ntouch {marker}\n"), "version-control")
+    assert_refused(
+        workspace.write_file(".git/config", config + FSMONITOR.format(marker=marker)), "version-control"
+    )
+    assert_refused(
+        workspace.edit_file(".git/config", "[core]", FSMONITOR.format(marker=marker)), "version-control"
+    )
+    assert_refused(
+        workspace.write_file(".git/hooks/pre-commit", f"#!/bin/sh\ntouch {marker}\n"), "version-control"
+    )
     git(workspace, "status")
     assert not marker.exists(), "git ran a command the agent planted"
     assert (workspace.root / ".git" / "config").read_text() == config
@@ -90,7 +96,12 @@ def test_a_symlink_to_the_git_folder_does_not_open_it(workspace):
 
 @pytest.mark.parametrize(
     "path",
-    [".github/workflows/ci.yml", ".vscode/tasks.json", ".husky/pre-commit", "__pycache__/discount.cpython-311.pyc"],
+    [
+        ".github/workflows/ci.yml",
+        ".vscode/tasks.json",
+        ".husky/pre-commit",
+        "__pycache__/discount.cpython-311.pyc",
+    ],
 )
 def test_writes_into_hidden_folders_and_caches_are_refused(workspace, path):
     assert_refused(workspace.write_file(path, "x"), "hidden or cache folder")
@@ -128,11 +139,27 @@ def test_a_hard_link_between_two_files_inside_is_fine(workspace):
 
 
 def test_the_command_environment_is_the_documented_list_and_holds_no_key(workspace, monkeypatch):
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AGENT_CORE_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "AGENT_CORE_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "GITHUB_TOKEN",
+    ):
         monkeypatch.setenv(name, "sk-test-secret")
     environment = sandbox_env(workspace.root)
-    expected = {"PATH", "HOME", "LANG", "LC_ALL", "TERM", "NO_COLOR", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
-                "PYTHONUNBUFFERED", "PYTEST_DISABLE_PLUGIN_AUTOLOAD"}
+    expected = {
+        "PATH",
+        "HOME",
+        "LANG",
+        "LC_ALL",
+        "TERM",
+        "NO_COLOR",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONHASHSEED",
+        "PYTHONUNBUFFERED",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+    }
     if sys.platform == "win32":
         expected |= {"SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE", "PYTHONUTF8"}
     assert set(environment) == expected
@@ -153,8 +180,13 @@ def test_a_key_exported_before_launch_is_readable_from_the_parent_s_proc_environ
     )
     root = copy_project("discount", tmp_path)
     environment = {**os.environ, "OPENAI_API_KEY": "sk-exported-before-launch"}
-    done = subprocess.run([sys.executable, "-c", program, str(root)], env=environment,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(root)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "OPENAI_API_KEY=sk-exported-before-launch" in done.stdout, done.stdout + done.stderr
 
 
@@ -164,8 +196,12 @@ def test_the_shell_can_plant_a_hook_and_the_advised_git_flags_keep_it_from_runni
     marker = tmp_path / "fsmonitor-ran"
     planted = workspace.run_command(f"git config core.fsmonitor 'touch {marker}'")
     assert planted.startswith("exit code: 0"), planted
-    subprocess.run(["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status"],
-                   cwd=workspace.root, capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status"],
+        cwd=workspace.root,
+        capture_output=True,
+        timeout=60,
+    )
     assert not marker.exists()
     git(workspace, "status")
     assert marker.exists(), "without the flags, git runs what the command planted"

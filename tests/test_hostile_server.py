@@ -81,7 +81,9 @@ def test_100_clients_that_connect_before_the_server_accepts_all_get_in_and_are_a
         while pending and time.monotonic() < deadline:
             _, writable, _ = select.select([], list(pending), [], 0.1)
             pending -= {sock for sock in writable if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0}
-        assert len(pending) == 0, f"{len(pending)} of 100 connections were not taken while the server was busy"
+        assert len(pending) == 0, (
+            f"{len(pending)} of 100 connections were not taken while the server was busy"
+        )
         server.start()
         for sock in sockets:
             sock.setblocking(True)
@@ -129,7 +131,9 @@ def test_a_body_over_the_limit_gets_openai_s_413_through_the_sdk():
                 client.chat.completions.create(
                     model="mock-model", messages=[{"role": "user", "content": "x " * 60_000}]
                 )
-            fine = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "ok"}])
+            fine = client.chat.completions.create(
+                model="mock-model", messages=[{"role": "user", "content": "ok"}]
+            )
     assert refused.value.status_code == 413
     assert "Request Entity Too Large" in refused.value.message
     assert "up to 100,000 bytes" in refused.value.message
@@ -199,7 +203,9 @@ def test_broken_framing_gets_a_json_error_and_the_connection_closes(headers, bod
 @pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
 def test_a_method_the_api_does_not_answer_gets_a_json_405(method):
     with serve() as server:
-        status, headers, body = raw_request(server, request_bytes(method, CHAT, {"Content-Length": "0"}), method)
+        status, headers, body = raw_request(
+            server, request_bytes(method, CHAT, {"Content-Length": "0"}), method
+        )
     assert status == 405
     assert headers["Allow"] == "GET, POST"
     assert error_message(body) == f"Invalid method for URL ({method} {CHAT})"
@@ -225,7 +231,9 @@ def test_a_lone_surrogate_escape_in_the_body_is_answered():
     # the SDK cannot send one (it encodes strictly), but curl or another language can
     body = b'{"model": "mock-model", "messages": [{"role": "user", "content": "half a pair: \\ud800"}]}'
     with serve() as server:
-        status, _, answer = raw_request(server, request_bytes("POST", CHAT, {"Content-Length": str(len(body))}, body))
+        status, _, answer = raw_request(
+            server, request_bytes("POST", CHAT, {"Content-Length": str(len(body))}, body)
+        )
     assert status == 200
     completion = json.loads(answer)
     assert "half a pair: \\ud800" in completion["choices"][0]["message"]["content"]  # Echo shows repr()
@@ -235,7 +243,11 @@ def test_a_lone_surrogate_escape_in_the_body_is_answered():
 @pytest.mark.parametrize(
     ("path", "extra", "said"),
     [
-        (CHAT, {"messages": [{"role": "user", "content": "hi"}]}, "Unrecognized request argument supplied: \ud800x"),
+        (
+            CHAT,
+            {"messages": [{"role": "user", "content": "hi"}]},
+            "Unrecognized request argument supplied: \ud800x",
+        ),
         ("/v1/responses", {"input": "hi"}, "Unknown parameter: '\ud800x'"),
     ],
 )
@@ -243,7 +255,9 @@ def test_an_unknown_field_named_with_a_lone_surrogate_gets_a_400_on_every_endpoi
     # the error names the field, so the answer carries the lone surrogate back, as its JSON escape
     body = json.dumps({"model": "mock-model", **extra, "\ud800x": 1}).encode()
     with serve() as server:
-        status, _, answer = raw_request(server, request_bytes("POST", path, {"Content-Length": str(len(body))}, body))
+        status, _, answer = raw_request(
+            server, request_bytes("POST", path, {"Content-Length": str(len(body))}, body)
+        )
     assert status == 400
     assert said in json.loads(answer)["error"]["message"]
 
@@ -271,7 +285,25 @@ def test_the_in_process_client_answers_with_a_lone_surrogate_too():
 def test_long_text_is_counted_exactly_and_a_long_run_of_one_letter_in_pieces():
     exact = encoding().encode_ordinary
     rng = random.Random(11)
-    pieces = ["word", " Word", "  ", "\n", "\n\n", "\t", "42", "1234", ".", ",\n", "'s", "-", "é", "日本", "\r\n", " \n", "__"]
+    pieces = [
+        "word",
+        " Word",
+        "  ",
+        "\n",
+        "\n\n",
+        "\t",
+        "42",
+        "1234",
+        ".",
+        ",\n",
+        "'s",
+        "-",
+        "é",
+        "日本",
+        "\r\n",
+        " \n",
+        "__",
+    ]
     texts = [Path(__file__).read_text() * 8, json.dumps({"log": ["GET /x 200"] * 3000})]
     texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(6_000, 12_000))) for _ in range(20)]
     for text in texts:
@@ -281,34 +313,72 @@ def test_long_text_is_counted_exactly_and_a_long_run_of_one_letter_in_pieces():
     assert count_text("a" * 4_000_000) == 500_000  # 400 pieces of 10,000 letters, 1,250 tokens each
 
 
-# --- no request makes the server answer 500: valid bodies with one part replaced by junk, from a fixed seed ---
+# --- no request makes the server answer 500: valid bodies with one part replaced by junk, from a fixed seed
+# ---
 
-FUZZ_TOOL = {"name": "add", "description": "Add.", "input_schema": {"type": "object", "properties": {"a": {"type": "number"}}}}
+FUZZ_TOOL = {
+    "name": "add",
+    "description": "Add.",
+    "input_schema": {"type": "object", "properties": {"a": {"type": "number"}}},
+}
 VALID_BODIES = {
     "/v1/chat/completions": {
-        "model": "m", "max_tokens": 50, "tools": [{"type": "function", "function": {**FUZZ_TOOL, "parameters": FUZZ_TOOL["input_schema"]}}],
-        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2 + 3?"}],
-        "response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}},
+        "model": "m",
+        "max_tokens": 50,
+        "tools": [{"type": "function", "function": {**FUZZ_TOOL, "parameters": FUZZ_TOOL["input_schema"]}}],
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "What is 2 + 3?"},
+        ],
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "a", "schema": {"type": "object"}},
+        },
     },
     "/v1/responses": {
-        "model": "m", "max_output_tokens": 50, "instructions": "Be brief.", "store": True,
+        "model": "m",
+        "max_output_tokens": 50,
+        "instructions": "Be brief.",
+        "store": True,
         "input": [{"role": "user", "content": [{"type": "input_text", "text": "What is 2 + 3?"}]}],
         "tools": [{"type": "function", "name": "add", "parameters": FUZZ_TOOL["input_schema"]}],
         "text": {"format": {"type": "json_schema", "name": "a", "schema": {"type": "object"}}},
     },
     "/v1/messages": {
-        "model": "m", "max_tokens": 50, "system": [{"type": "text", "text": "Be brief."}], "tools": [FUZZ_TOOL],
-        "tool_choice": {"type": "auto"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
+        "model": "m",
+        "max_tokens": 50,
+        "system": [{"type": "text", "text": "Be brief."}],
+        "tools": [FUZZ_TOOL],
+        "tool_choice": {"type": "auto"},
+        "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
         "messages": [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}]}],
     },
     "/v1/messages/count_tokens": {
-        "model": "m", "system": "Be brief.", "tools": [FUZZ_TOOL],
+        "model": "m",
+        "system": "Be brief.",
+        "tools": [FUZZ_TOOL],
         "messages": [{"role": "user", "content": [{"type": "text", "text": "What is 2 + 3?"}]}],
     },
 }
-JUNK = [None, 0, -1, 1.5, 10**30, -(10**30), "", "x", "\ud800", True, [], {}, [None], {"type": "unknown"},
-        {"type": "text"}, [{"type": "tool_result"}], "a" * 10_000]
-
+JUNK = [
+    None,
+    0,
+    -1,
+    1.5,
+    10**30,
+    -(10**30),
+    "",
+    "x",
+    "\ud800",
+    True,
+    [],
+    {},
+    [None],
+    {"type": "unknown"},
+    {"type": "text"},
+    [{"type": "tool_result"}],
+    "a" * 10_000,
+]
 
 
 def places(value, path=()):
@@ -349,5 +419,7 @@ def test_no_malformed_request_makes_the_server_answer_500():
             assert response.status_code < 500, (path, content[:300], response.text[:300])
             error = response.json() if response.status_code >= 400 else None
             if error is not None:  # each API's own error shape
-                assert ("type" in error and "error" in error) if "/messages" in path else set(error) == {"error"}
+                assert (
+                    ("type" in error and "error" in error) if "/messages" in path else set(error) == {"error"}
+                )
     assert {status for _, status in answers} >= {200, 400}  # both kinds of answer were reached

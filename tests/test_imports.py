@@ -29,7 +29,9 @@ def imported(name: str, path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
             targets |= {base} | {f"{base}.{alias.name}" for alias in node.names}
     found = set()
     for target in targets:
@@ -81,7 +83,9 @@ def test_no_part_of_agent_core_imports_itself_round_a_cycle():
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         part = part_of(name)
-        graph.setdefault(part, set()).update(part_of(m) for m in imported(name, path, set(known)) if part_of(m) != part)
+        graph.setdefault(part, set()).update(
+            part_of(m) for m in imported(name, path, set(known)) if part_of(m) != part
+        )
     assert {"agent_core.mock", "agent_core.coding", "agent_core.loop"} <= set(graph)
     assert find_cycle(graph) == [], "import cycle: " + " -> ".join(find_cycle(graph))
 
@@ -95,13 +99,21 @@ def test_the_mock_alone_does_not_load_the_rest_of_the_course():
     # every notebook starts with `from agent_core import mock`; in a fresh kernel each of these
     # would cost a few tenths of a second
     code = (
-        "import sys\n"
-        "from agent_core import mock\n"
+        "import sys\nfrom agent_core import mock\n"
         "mock.client().chat.completions.create(model='m', messages=[{'role': 'user', 'content': 'hi'}])\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    heavy = ["jsonschema", "rich", "ipywidgets", "agent_core.coding", "agent_core.guardrails", "agent_core.loop"]
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    heavy = [
+        "jsonschema",
+        "rich",
+        "ipywidgets",
+        "agent_core.coding",
+        "agent_core.guardrails",
+        "agent_core.loop",
+    ]
     assert [name for name in heavy if name in loaded] == []
     assert "agent_core.mock" in loaded
 
@@ -126,13 +138,14 @@ def test_the_validator_loads_no_format_library_and_still_validates():
     # them; rfc3987_syntax alone builds a grammar for about a second); the dispatcher never checks
     # formats, so agent_core._jsonschema keeps them out, and puts them back for later imports
     code = (
-        "import sys\n"
-        "from agent_core._jsonschema import Draft202012Validator, FORMAT_LIBRARIES\n"
+        "import sys\nfrom agent_core._jsonschema import Draft202012Validator, FORMAT_LIBRARIES\n"
         "schema = {'type': 'object', 'properties': {'when': {'type': 'string', 'format': 'date'}}}\n"
         "errors = list(Draft202012Validator(schema).iter_errors({'when': 3}))\n"
         "print(len(errors), ' '.join(name for name in FORMAT_LIBRARIES if name in sys.modules) or '-')\n"
         "import idna\n"  # hidden only while jsonschema loaded: importable again now
         "print(idna.__name__)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["1", "-", "idna"]

@@ -1,4 +1,5 @@
-"""A figure the prose states about an output is the output's: each is read from the stored outputs, which nbval
+"""A figure the prose states about an output is the output's: each is read from the stored outputs, which
+nbval
 checks against a fresh run, and compared with the sentence that states it (lessons 06 and 11)."""
 
 import json

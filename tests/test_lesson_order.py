@@ -1,4 +1,5 @@
-"""Modules read in lesson order: a piece imports only its own or earlier lessons' modules, never the fake model."""
+"""Modules read in lesson order: a piece imports only its own or earlier lessons' modules, never the fake
+model."""
 
 import ast
 import re
@@ -89,6 +90,8 @@ def test_no_piece_of_lessons_00_to_07_imports_the_mock():
 
 def test_the_import_reader_sees_relative_absolute_and_package_imports():
     assert "agent_core.trace" in imports_at_module_level("loop.py")  # from .trace import ...
-    assert "agent_core.dispatch" in imports_at_module_level("coding/agent.py")  # from agent_core.dispatch import
+    assert "agent_core.dispatch" in imports_at_module_level(
+        "coding/agent.py"
+    )  # from agent_core.dispatch import
     assert "agent_core.mock" in imports_at_module_level("evaluation.py")  # from . import mock
     assert "agent_core.coding.tiny_project" in imports_at_module_level("evaluation.py")

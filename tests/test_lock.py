@@ -56,12 +56,18 @@ def pyproject() -> dict:
 
 def test_every_requirement_of_pyproject_is_locked_at_a_version_it_allows():
     problems = out_of_step(pyproject(), LOCK.read_text(encoding="utf-8"))
-    assert not problems, "requirements-lock.txt is out of step: " + "; ".join(problems) + f". To fix: {REFRESH}."
+    assert not problems, (
+        "requirements-lock.txt is out of step: " + "; ".join(problems) + f". To fix: {REFRESH}."
+    )
 
 
 def test_a_dependency_added_without_refreshing_the_lock_is_named():
     project = pyproject()
-    project["project"]["dependencies"] = [*project["project"]["dependencies"], "not-a-course-dependency>=1", "rich>=99"]
+    project["project"]["dependencies"] = [
+        *project["project"]["dependencies"],
+        "not-a-course-dependency>=1",
+        "rich>=99",
+    ]
     problems = out_of_step(project, LOCK.read_text(encoding="utf-8"))
     assert problems[0] == "not-a-course-dependency>=1 is required but not locked"
     assert re.fullmatch(r"rich>=99 is required but rich==[\w.]+ is locked", problems[1])
@@ -73,9 +79,13 @@ def test_nothing_is_locked_for_a_requirement_pyproject_no_longer_has():
     direct = {name for name, named in pins.items() if any(pin.from_pyproject for pin in named)}
     assert direct, "no locked package says it comes from pyproject.toml: has uv changed its annotations?"
     stale = sorted(direct - required)
-    assert not stale, f"locked because pyproject.toml required them, which it no longer does: {stale}. {REFRESH}."
+    assert not stale, (
+        f"locked because pyproject.toml required them, which it no longer does: {stale}. {REFRESH}."
+    )
 
 
 def test_every_locked_package_is_pinned_with_its_hashes():
     unhashed = sorted(pin.name for pin in read_lock(LOCK.read_text(encoding="utf-8")) if pin.hashes == 0)
-    assert not unhashed, f"locked without hashes, so pip --require-hashes refuses them: {unhashed}. {REFRESH}."
+    assert not unhashed, (
+        f"locked without hashes, so pip --require-hashes refuses them: {unhashed}. {REFRESH}."
+    )

@@ -62,8 +62,11 @@ def test_model_mistakes_become_observations_and_the_loop_goes_on():
 
 
 def test_a_conversation_continues_after_the_system_prompt():
-    conversation = [{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "ok"},
-                    {"role": "user", "content": "hello"}]
+    conversation = [
+        {"role": "user", "content": "earlier"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "hello"},
+    ]
     run = run_agent(mock.client(mock.Script("hi")), conversation, [], system="Be brief.")
     assert [m["role"] for m in run.trace[0].messages] == ["system", "user", "assistant", "user"]
     assert run.task == "hello" and run.answer == "hi"
@@ -92,7 +95,9 @@ class RejectFirstAnswer(Guardrail):
 
 
 def test_a_guardrail_can_refuse_a_tool_call():
-    run = run_agent(mock.client(mock.Script(mock.call("add", a=1, b=2), "ok")), "1+2", [add], guardrails=[Deny()])
+    run = run_agent(
+        mock.client(mock.Script(mock.call("add", a=1, b=2), "ok")), "1+2", [add], guardrails=[Deny()]
+    )
     assert run.messages[2]["content"] == "ERROR: refused by policy"
     assert run.observations[0].error_type == "refused"
 

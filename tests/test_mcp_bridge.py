@@ -1,4 +1,5 @@
-"""Tests for agent_core.mcp_bridge: an MCP server's tools in the dispatcher, against real servers (lesson 10)."""
+"""Tests for agent_core.mcp_bridge: an MCP server's tools in the dispatcher, against real servers (lesson
+10)."""
 
 import json
 import subprocess
@@ -269,14 +270,13 @@ def test_a_stdio_server_does_not_inherit_the_clients_api_keys(tmp_path, monkeypa
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-servers")
     script = tmp_path / "env_server.py"
     script.write_text(
-        "import os\n"
-        "from mcp.server.mcpserver import MCPServer\n"
+        "import os\nfrom mcp.server.mcpserver import MCPServer\n"
         "server = MCPServer('env', log_level='CRITICAL')\n"
         "@server.tool(structured_output=False)\n"
         "def key() -> str:\n"
         "    '''The OpenAI key this server sees.'''\n"
-        "    return os.environ.get('OPENAI_API_KEY', 'none')\n"
-        "server.run()\n"
+        "    return os.environ.get('OPENAI_API_KEY', "
+        "'none')\nserver.run()\n"
     )
     with connect_stdio(script) as connection:
         assert result_text(connection.call_tool("key", {})) == ("none", False)
@@ -295,5 +295,7 @@ def test_a_program_that_forgets_to_close_its_connection_still_exits():
 def test_a_closed_connection_says_so():
     connection = connect(make_server())
     connection.close()
-    with pytest.raises(MCPServerError, match="'weather' is not connected any more \\(the connection was closed\\)"):
+    with pytest.raises(
+        MCPServerError, match="'weather' is not connected any more \\(the connection was closed\\)"
+    ):
         connection.list_tools()

@@ -63,7 +63,11 @@ def test_script_replies_in_order_with_parallel_tool_calls():
     assert [json.loads(c.function.arguments) for c in calls] == [{"a": 4, "b": 2}, {"a": 7, "b": 8}]
     assert all(c.id.startswith("call_") for c in calls) and calls[0].id != calls[1].id
     history = HELLO + [
-        {"role": "assistant", "content": None, "tool_calls": [c.model_dump(exclude_none=True) for c in calls]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [c.model_dump(exclude_none=True) for c in calls],
+        },
         {"role": "tool", "tool_call_id": calls[0].id, "content": "6"},
         {"role": "tool", "tool_call_id": calls[1].id, "content": "15"},
     ]
@@ -120,7 +124,9 @@ def test_models_endpoint_lists_the_mock_model():
 
 def test_the_anthropic_sdk_runs_on_the_mock_in_process():
     client = mock.anthropic_client(mock.Calculator())
-    tools = [{"name": "add", "description": "Add two numbers.", "input_schema": ADD["function"]["parameters"]}]
+    tools = [
+        {"name": "add", "description": "Add two numbers.", "input_schema": ADD["function"]["parameters"]}
+    ]
     messages = [{"role": "user", "content": "What is 2 + 3?"}]
     first = client.messages.create(model="mock-model", max_tokens=200, messages=messages, tools=tools)
     assert first.stop_reason == "tool_use"
@@ -143,7 +149,11 @@ ENDPOINT_REQUESTS = [
     ("POST", "/v1/chat/completions", {"model": "m", "messages": HELLO, "tools": [ADD]}),
     ("POST", "/v1/chat/completions", {"model": "m", "messages": HELLO, "stream": True}),
     ("POST", "/v1/chat/completions", {"model": "m", "messages": []}),
-    ("POST", "/v1/responses", {"model": "m", "input": "What is 2 + 3?", "tools": [{"type": "function", **ADD["function"]}]}),
+    (
+        "POST",
+        "/v1/responses",
+        {"model": "m", "input": "What is 2 + 3?", "tools": [{"type": "function", **ADD["function"]}]},
+    ),
     ("POST", "/v1/responses", {"model": "m", "input": "Hello!", "stream": True}),
     ("POST", "/v1/responses", {"model": "m", "input": "Hello!", "max_output_tokens": 0}),
     ("POST", "/v1/messages", {"model": "m", "max_tokens": 50, "messages": HELLO}),

@@ -1,4 +1,5 @@
-"""How tools/notebooks.py stores widgets: the step-through's saved state kept, with ids that are the same on every run."""
+"""How tools/notebooks.py stores widgets: the step-through's saved state kept, with ids that are the same on
+every run."""
 
 import copy
 import json
@@ -25,7 +26,9 @@ def executed_notebook() -> nbformat.NotebookNode:
     cells = []
     for shown in (step_through(client), ApprovalPanel()):
         cell = nbformat.v4.new_code_cell("shown")
-        cell.outputs = [nbformat.v4.new_output("execute_result", data=shown._repr_mimebundle_(), execution_count=1)]
+        cell.outputs = [
+            nbformat.v4.new_output("execute_result", data=shown._repr_mimebundle_(), execution_count=1)
+        ]
         cells.append(cell)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["widgets"] = {notebooks.WIDGET_STATE: widgets.Widget.get_manager_state(drop_defaults=False)}

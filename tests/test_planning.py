@@ -1,4 +1,5 @@
-"""The plan tool and its reminder; delegate: a fresh child agent, its tools, its budget, its depth, its tokens."""
+"""The plan tool and its reminder; delegate: a fresh child agent, its tools, its budget, its depth, its
+tokens."""
 
 import json
 from pathlib import Path
@@ -64,7 +65,9 @@ def test_an_impossible_update_is_refused_with_a_reason_and_changes_nothing(actio
 
 def test_a_refusal_reaches_the_model_as_an_error_observation():
     plan = Plan()
-    run = run_agent(mock.client(mock.Script(mock.call("update_plan", action="done", item="x"), "ok")), "go", [plan.tool])
+    run = run_agent(
+        mock.client(mock.Script(mock.call("update_plan", action="done", item="x"), "ok")), "go", [plan.tool]
+    )
     assert run.observations[0].is_error and "no item 'x'" in run.observations[0].content
     assert show_plan([]) == "The plan is empty." == str(plan)
 
@@ -72,8 +75,12 @@ def test_a_refusal_reaches_the_model_as_an_error_observation():
 def test_a_planner_keeps_its_plan_and_the_reminder_stays_quiet(users):
     plan = Plan()
     reminder = PlanReminder(plan)
-    run = run_agent(mock.client(Planner(STEPS)), "Explore.", [plan.tool, *users.tools("list_dir", "read_file")],
-                    guardrails=[reminder])
+    run = run_agent(
+        mock.client(Planner(STEPS)),
+        "Explore.",
+        [plan.tool, *users.tools("list_dir", "read_file")],
+        guardrails=[reminder],
+    )
     assert run.stop_reason == "answered" and reminder.reminders == 0
     assert [item["status"] for item in plan.items] == ["done", "done"]
     assert run.answer.splitlines()[1].startswith("read the list of roles: app/roles.py (lines 1-17")
@@ -90,9 +97,12 @@ def test_a_stale_plan_is_shown_back_and_an_answer_with_open_items_is_turned_back
     assert run.stop_reason == "answered" and not plan.open_items
 
     forgetful = Plan()
-    unreminded = run_agent(mock.client(Planner(STEPS, forgets=True)), "Explore.",
-                           [forgetful.tool, *users.tools("list_dir", "read_file")],
-                           guardrails=[PlanReminder(forgetful, stale_after=9)])
+    unreminded = run_agent(
+        mock.client(Planner(STEPS, forgets=True)),
+        "Explore.",
+        [forgetful.tool, *users.tools("list_dir", "read_file")],
+        guardrails=[PlanReminder(forgetful, stale_after=9)],
+    )
     feedback = [m["content"] for m in unreminded.messages[1:] if m["role"] == "user"]
     assert len(feedback) == 1 and feedback[0].startswith("Your plan still has open items")
     assert unreminded.stop_reason == "answered" and not forgetful.open_items
@@ -107,7 +117,10 @@ def test_a_child_starts_fresh_with_only_its_tools_and_the_parent_reads_its_two_l
     child = explorer.children[0]
     first = child.turns[0].request
     assert [m["role"] for m in first["messages"]] == ["system", "user"]
-    assert first["messages"] == [{"role": "system", "content": EXPLORER_SYSTEM}, {"role": "user", "content": EXPLORE_TASK}]
+    assert first["messages"] == [
+        {"role": "system", "content": EXPLORER_SYSTEM},
+        {"role": "user", "content": EXPLORE_TASK},
+    ]
     assert sorted(t["function"]["name"] for t in first["tools"]) == ["list_dir", "read_file"]
     assert len(run.answer.splitlines()) == 2 and run.answer == child.run.answer
     assert "ROLES lists only admin, viewer" in run.answer
@@ -152,14 +165,18 @@ def test_a_child_inherits_the_parents_permissions_and_approval(users):
         return Decision(False, "read only today")
 
     client = mock.client(Delegator("overreaches"))
-    explorer = Delegate(client, users.tools("list_dir", "read_file", "write_file"),
-                        guardrails=[Approval(no, tool_names=["write_file"])])
+    explorer = Delegate(
+        client,
+        users.tools("list_dir", "read_file", "write_file"),
+        guardrails=[Approval(no, tool_names=["write_file"])],
+    )
     run_agent(client, USERS_TASK, [explorer.tool])
     assert asked == ["write_file"] and users.diff() == ""
 
     client = mock.client(Delegator("overreaches"))
-    explorer = Delegate(client, users.tools("list_dir", "read_file", "write_file"),
-                        guardrails=[Permissions(read_only=True)])
+    explorer = Delegate(
+        client, users.tools("list_dir", "read_file", "write_file"), guardrails=[Permissions(read_only=True)]
+    )
     run_agent(client, USERS_TASK, [explorer.tool])
     assert explorer.children[0].run.observations[-1].error_type == "refused" and users.diff() == ""
 
@@ -170,7 +187,9 @@ def test_a_looping_child_is_stopped_by_its_own_cap_and_the_parent_reads_why(user
     run = run_agent(client, USERS_TASK, [explorer.tool])
     child = explorer.children[0]
     assert child.run.model_calls == 4 and len(child.turns) == 4
-    assert child.observation.startswith("ERROR: the explorer stopped without an answer (stop_reason 'max_turns', after 4")
+    assert child.observation.startswith(
+        "ERROR: the explorer stopped without an answer (stop_reason 'max_turns', after 4"
+    )
     assert run.observations[0].is_error and run.stop_reason == "answered"
 
 
@@ -178,9 +197,14 @@ def test_a_failing_child_gives_the_parent_a_clear_error_not_a_crash(users):
     client = mock.client(Delegator("fails"))
     explorer = Delegate(client, users.tools("list_dir", "read_file"))
     run = run_agent(client, USERS_TASK, [explorer.tool])
-    assert explorer.children[0].run is None and [t.status for t in explorer.children[0].turns] == [200, 200, 500]
+    assert explorer.children[0].run is None and [t.status for t in explorer.children[0].turns] == [
+        200,
+        200,
+        500,
+    ]
     assert run.observations[0].content.startswith(
-        "ERROR: the explorer failed before it could answer: InternalServerError: Error code: 500")
+        "ERROR: the explorer failed before it could answer: InternalServerError: Error code: 500"
+    )
     assert "\n" not in run.observations[0].content and run.stop_reason == "answered"
 
 
@@ -219,10 +243,14 @@ def test_the_lesson_shows_the_agents_sdks_own_definitions_of_an_agent_as_tool_an
     from agents.models.chatcmpl_converter import Converter
 
     lesson = json.loads((ROOT / "lessons" / "12_planning_and_subagents.ipynb").read_text(encoding="utf-8"))
-    shown = next("".join(c["source"]) for c in lesson["cells"] if "transfer_to_explorer" in "".join(c["source"]))
+    shown = next(
+        "".join(c["source"]) for c in lesson["cells"] if "transfer_to_explorer" in "".join(c["source"])
+    )
     block = shown.split("```json\n", 1)[1].split("```", 1)[0]
     explorer = agents.Agent(name="explorer", instructions=EXPLORER_SYSTEM)
-    as_tool = explorer.as_tool(tool_name="explorer", tool_description="Explore the project; answer in two lines.")
+    as_tool = explorer.as_tool(
+        tool_name="explorer", tool_description="Explore the project; answer in two lines."
+    )
     assert [json.loads(line) for line in block.splitlines()] == [
         Converter.tool_to_openai(as_tool),
         Converter.convert_handoff_tool(agents.handoff(explorer)),

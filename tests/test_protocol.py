@@ -134,7 +134,11 @@ def test_tool_choice_without_tools():
     [
         ({"role": "bot", "content": "hi"}, "Invalid value: 'bot'. Supported values are:", "messages[0].role"),
         ({"content": "hi"}, "Missing required parameter: 'messages[0].role'.", "messages[0].role"),
-        ({"role": "user"}, "Invalid value for 'content': expected a string, got null.", "messages.[0].content"),
+        (
+            {"role": "user"},
+            "Invalid value for 'content': expected a string, got null.",
+            "messages.[0].content",
+        ),
         (
             {"role": "user", "content": None},
             "Invalid value for 'content': expected a string, got null.",
@@ -218,7 +222,10 @@ def test_the_same_schema_without_strict_is_accepted_and_a_generated_strict_one_t
         """Ship a parcel."""
         return city
 
-    loose = {"type": "function", "function": {"name": "ship", "parameters": {"type": "object", "properties": {}}}}
+    loose = {
+        "type": "function",
+        "function": {"name": "ship", "parameters": {"type": "object", "properties": {}}},
+    }
     client = mock.client(mock.Script("ok", "ok"))
     for definition in (loose, make_tool(ship, strict=True).definition):
         reply = client.chat.completions.create(model="mock-model", messages=[USER], tools=[definition])

@@ -184,9 +184,7 @@ def test_a_wrong_key_says_the_key_was_refused():
             with pytest.raises(BackendError) as caught:
                 check_backend(client)
     message = str(caught.value)
-    assert message.startswith(
-        f"The server at {server.url} refused the API key (401: Incorrect API key"
-    )
+    assert message.startswith(f"The server at {server.url} refused the API key (401: Incorrect API key")
     assert "sk-mock-wrong-key-9876543210" not in message and "Check AGENT_CORE_API_KEY" in message
 
 
@@ -211,9 +209,7 @@ def test_a_rate_limit_says_the_sdk_retried_and_to_wait():
         client.chat.completions.create(model="mock-model", messages=HELLO)
         with pytest.raises(openai.RateLimitError) as caught:
             client.chat.completions.create(model="mock-model", messages=HELLO)
-    assert explain_api_error(caught.value).startswith(
-        "Rate limited (429: Rate limit reached for mock-model"
-    )
+    assert explain_api_error(caught.value).startswith("Rate limited (429: Rate limit reached for mock-model")
 
 
 def test_a_missing_endpoint_says_to_check_the_base_url():
@@ -241,9 +237,7 @@ def test_a_model_without_tools_says_to_pick_another():
     error = failure_from(
         400, {"error": {"message": "registry.ollama.ai/library/gemma3:4b does not support tools"}}
     )
-    assert explain_api_error(error).startswith(
-        "This model cannot call tools (400: registry.ollama.ai"
-    )
+    assert explain_api_error(error).startswith("This model cannot call tools (400: registry.ollama.ai")
 
 
 def test_ollamas_missing_model_is_recognised():
@@ -301,7 +295,9 @@ def test_live_the_real_model_does_arithmetic_with_the_calculator_tools():
             "What is 5 + 8/12? Use the tools for every step.",
             [add, divide],
             model=model_name(),
-            system="You are a careful calculator. Call a tool for each arithmetic step, then give the result.",
+            system=(
+                "You are a careful calculator. Call a tool for each arithmetic step, then give the result."
+            ),
         )
     assert run.stop_reason == "answered", run.answer
     assert run.tool_calls_made >= 1

@@ -12,9 +12,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def run_conversation():
     """two parallel tool calls, their results, a final answer, then one refused call"""
     client = mock.client(
-        mock.Script(
-            [mock.call("add", a=1, b=2), mock.call("add", a=3, b=4)], "The sums are 3 and 7."
-        )
+        mock.Script([mock.call("add", a=1, b=2), mock.call("add", a=3, b=4)], "The sums are 3 and 7.")
     )
     messages = [
         {"role": "system", "content": "You add numbers."},
@@ -138,9 +136,7 @@ def test_console_width_is_fixed_whatever_columns_says(monkeypatch, capsys):
 
 def test_terminal_colours_follow_the_role_and_are_explicit(capsys, monkeypatch):
     client, _ = run_conversation()
-    monkeypatch.setenv(
-        "NO_COLOR", "1"
-    )  # the console is told what to do; the environment is not asked
+    monkeypatch.setenv("NO_COLOR", "1")  # the console is told what to do; the environment is not asked
     render.print_trace(client.trace)
     coloured = capsys.readouterr().out
     assert "\x1b[1;32massistant" in coloured and "\x1b[1;33mtool" in coloured

@@ -43,10 +43,7 @@ def test_the_replay_answers_with_the_recorded_ids(cassette):
     recorded_ids = [t.response["id"] for t in Trace.load(cassette)]
     run = run_agent(replay.client(cassette), "5 + 8/12", [add, divide])
     assert [t.response["id"] for t in run.trace] == recorded_ids
-    assert (
-        run.messages[1]["tool_calls"][0]["id"]
-        == Trace.load(cassette)[0].reply["tool_calls"][0]["id"]
-    )
+    assert run.messages[1]["tool_calls"][0]["id"] == Trace.load(cassette)[0].reply["tool_calls"][0]["id"]
 
 
 def test_a_changed_request_is_refused_with_the_difference(cassette):
@@ -103,9 +100,7 @@ def test_a_streamed_turn_replays_as_a_stream_with_the_same_reply(tmp_path):
         )
     )
     assert again.trace[0].stream
-    assert again.trace.to_dict(timings=False) == Trace.load(tmp_path / "stream.json").to_dict(
-        timings=False
-    )
+    assert again.trace.to_dict(timings=False) == Trace.load(tmp_path / "stream.json").to_dict(timings=False)
     assert [c.model_dump() for c in replayed] == [c.model_dump() for c in chunks]
 
 

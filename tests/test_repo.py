@@ -41,7 +41,9 @@ def test_the_agent_core_command_is_installed_and_answers_help():
     assert "demo" in result.stdout
 
 
-MAX_PROSE_WORDS = 2200  # "about 2,000 words" of markdown per lesson: longer, and it no longer fits its workshop time
+MAX_PROSE_WORDS = (
+    2200  # "about 2,000 words" of markdown per lesson: longer, and it no longer fits its workshop time
+)
 
 
 def _lessons() -> list[Path]:
@@ -52,7 +54,9 @@ def test_no_lesson_has_more_prose_than_fits_its_workshop_time():
     too_long = {}
     for path in _lessons():
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        words = sum(len(re.findall(r"\S+", "".join(c["source"]))) for c in cells if c["cell_type"] == "markdown")
+        words = sum(
+            len(re.findall(r"\S+", "".join(c["source"]))) for c in cells if c["cell_type"] == "markdown"
+        )
         if words > MAX_PROSE_WORDS:
             too_long[path.name] = words
     assert not too_long, f"lessons over {MAX_PROSE_WORDS} words of prose (split or trim them): {too_long}"
@@ -66,14 +70,21 @@ def test_the_course_map_and_the_day_plan_list_every_lesson_with_its_time():
         assert f"](lessons/{path.name}) |" in readme, f"README's course map has no row for {path.name}"
         row = re.search(rf"^\| {number} [^|]+\| (\d+) min \|", teaching, re.MULTILINE)
         assert row, f"docs/teaching.md's time plan has no row for lesson {number}"
-        minutes = re.search(rf"\]\(lessons/{re.escape(path.name)}\) \|.*\| (\d+) min \|$", readme, re.MULTILINE)
+        minutes = re.search(
+            rf"\]\(lessons/{re.escape(path.name)}\) \|.*\| (\d+) min \|$", readme, re.MULTILINE
+        )
         assert minutes and minutes.group(1) == row.group(1), (
-            f"lesson {number}: README says {minutes and minutes.group(1)} min, docs/teaching.md {row.group(1)} min"
+            f"lesson {number}: README says {minutes and minutes.group(1)} min, docs/teaching.md "
+            f"{row.group(1)} min"
         )
 
 
 def _root_conftest(config):
-    return next(p for p in config.pluginmanager.get_plugins() if getattr(p, "__file__", None) == str(ROOT / "conftest.py"))
+    return next(
+        p
+        for p in config.pluginmanager.get_plugins()
+        if getattr(p, "__file__", None) == str(ROOT / "conftest.py")
+    )
 
 
 def test_on_every_core_the_later_lessons_start_first_and_test_files_keep_xdists_order(request):

@@ -1,4 +1,5 @@
-"""A request's options, honoured by the mock as the real API honours them: through the real SDK, in process and over 127.0.0.1."""
+"""A request's options, honoured by the mock as the real API honours them: through the real SDK, in process
+and over 127.0.0.1."""
 
 import json
 from typing import Literal
@@ -50,7 +51,10 @@ def refused(client, question="2+3", **options) -> str:
 
 
 def calls_of(response, choice=0):
-    return [(c.function.name, json.loads(c.function.arguments)) for c in response.choices[choice].message.tool_calls or []]
+    return [
+        (c.function.name, json.loads(c.function.arguments))
+        for c in response.choices[choice].message.tool_calls or []
+    ]
 
 
 def answered(client, question, tools):
@@ -163,8 +167,9 @@ def test_parallel_tool_calls_false_gives_one_call_a_turn():
 
 def test_without_parallel_calls_the_calculator_plans_one_step_a_turn():
     together = run_agent(mock.client(mock.Calculator()), "4+2 and 7+8 and 1+1", [add])
-    one_by_one = run_agent(mock.client(mock.Calculator()), "4+2 and 7+8 and 1+1", [add],
-                           parallel_tool_calls=False)
+    one_by_one = run_agent(
+        mock.client(mock.Calculator()), "4+2 and 7+8 and 1+1", [add], parallel_tool_calls=False
+    )
     assert together.answer == one_by_one.answer == "4 + 2 = 6\n7 + 8 = 15\n1 + 1 = 2"
     assert (together.model_calls, together.tool_calls_made) == (2, 3)
     assert (one_by_one.model_calls, one_by_one.tool_calls_made) == (4, 3)
@@ -208,22 +213,33 @@ def test_a_nested_schema_with_enums_and_optional_fields_is_filled_and_valid():
 
 
 def test_json_object_gives_a_json_object_with_the_answer():
-    response = ask(mock.client(mock.Calculator()), "Answer in JSON: 4+2", response_format={"type": "json_object"})
-    assert json.loads(response.choices[0].message.content) == {"answer": "4 + 2 = 6", "expression": "4 + 2",
-                                                                "result": 6}
+    response = ask(
+        mock.client(mock.Calculator()), "Answer in JSON: 4+2", response_format={"type": "json_object"}
+    )
+    assert json.loads(response.choices[0].message.content) == {
+        "answer": "4 + 2 = 6",
+        "expression": "4 + 2",
+        "result": 6,
+    }
 
 
 def test_json_object_without_the_word_json_is_refused_with_the_apis_text():
     message = refused(mock.client(), "4+2", response_format={"type": "json_object"})
     assert message.startswith(
-        "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'."
+        "'messages' must contain the word 'json' in some "
+        "form, to use 'response_format' of type 'json_object'."
     )
 
 
 def test_a_strict_schema_that_is_not_closed_is_refused_with_the_apis_text():
     schema = {"type": "object", "properties": {"result": {"type": "number"}}, "required": ["result"]}
-    message = refused(mock.client(), response_format={
-        "type": "json_schema", "json_schema": {"name": "calc", "schema": schema, "strict": True}})
+    message = refused(
+        mock.client(),
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "calc", "schema": schema, "strict": True},
+        },
+    )
     assert message.startswith(
         "Invalid schema for response_format 'calc': In context=(), 'additionalProperties' is required to be "
         "supplied and to be false."
@@ -238,13 +254,18 @@ def test_a_json_schema_without_a_name_is_refused():
 def test_a_policys_own_valid_json_is_kept():
     client = mock.client(mock.Script('{"result": 7}'))
     schema = {"type": "object", "properties": {"result": {"type": "number"}}}
-    response = ask(client, "x", response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": schema}})
+    response = ask(
+        client, "x", response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": schema}}
+    )
     assert response.choices[0].message.content == '{"result": 7}'
 
 
 def test_fill_schema_follows_refs_and_takes_values_by_name():
-    schema = {"$defs": {"Pair": {"type": "object", "properties": {"result": {"type": "integer"}}}},
-              "type": "object", "properties": {"pair": {"$ref": "#/$defs/Pair"}, "text": {"type": "string"}}}
+    schema = {
+        "$defs": {"Pair": {"type": "object", "properties": {"result": {"type": "integer"}}}},
+        "type": "object",
+        "properties": {"pair": {"$ref": "#/$defs/Pair"}, "text": {"type": "string"}},
+    }
     assert fill_schema(schema, "so it is 8", {}) == {"pair": {"result": 8}, "text": "so it is 8"}
 
 
@@ -315,11 +336,34 @@ def test_an_unknown_argument_is_refused_with_the_apis_text():
 
 
 def test_every_argument_of_the_sdk_is_known():
-    for name in ("temperature", "top_p", "seed", "stop", "user", "metadata", "store", "logprobs",
-                 "reasoning_effort", "service_tier", "prediction", "prompt_cache_key"):
+    for name in (
+        "temperature",
+        "top_p",
+        "seed",
+        "stop",
+        "user",
+        "metadata",
+        "store",
+        "logprobs",
+        "reasoning_effort",
+        "service_tier",
+        "prediction",
+        "prompt_cache_key",
+    ):
         assert name in REQUEST_ARGUMENTS
-    response = ask(mock.client(), "hi", temperature=0.2, top_p=0.9, seed=1, stop=["\n\n"], user="u",
-                   metadata={"k": "v"}, store=False, frequency_penalty=0.5, presence_penalty=-0.5)
+    response = ask(
+        mock.client(),
+        "hi",
+        temperature=0.2,
+        top_p=0.9,
+        seed=1,
+        stop=["\n\n"],
+        user="u",
+        metadata={"k": "v"},
+        store=False,
+        frequency_penalty=0.5,
+        presence_penalty=-0.5,
+    )
     assert response.choices[0].finish_reason == "stop"
 
 
@@ -369,17 +413,24 @@ def test_get_a_model_by_its_id_over_serve_mock(server):
 # --- Anthropic Messages ---------------------------------------------------------------------
 
 CALCULATOR_TOOLS = [
-    {"name": name, "description": f"{name} two numbers",
-     "input_schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-                      "required": ["a", "b"]}}
+    {
+        "name": name,
+        "description": f"{name} two numbers",
+        "input_schema": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    }
     for name in ("add", "multiply")
 ]
 
 
 def anthropic_ask(server, question, **options):
     with anthropic.Anthropic(base_url=server.url, api_key="x", max_retries=0) as client:
-        return client.messages.create(model="mock-model", max_tokens=256,
-                                      messages=[{"role": "user", "content": question}], **options)
+        return client.messages.create(
+            model="mock-model", max_tokens=256, messages=[{"role": "user", "content": question}], **options
+        )
 
 
 def test_anthropic_tool_choice_none_any_and_tool_are_honoured(server):
@@ -387,15 +438,21 @@ def test_anthropic_tool_choice_none_any_and_tool_are_honoured(server):
     assert [b.type for b in none.content] == ["text"] and none.stop_reason == "end_turn"
     any_tool = anthropic_ask(server, "hello", tools=CALCULATOR_TOOLS, tool_choice={"type": "any"})
     assert [b.type for b in any_tool.content] == ["tool_use"] and any_tool.stop_reason == "tool_use"
-    named = anthropic_ask(server, "2*3+4", tools=CALCULATOR_TOOLS, tool_choice={"type": "tool", "name": "add"})
+    named = anthropic_ask(
+        server, "2*3+4", tools=CALCULATOR_TOOLS, tool_choice={"type": "tool", "name": "add"}
+    )
     assert [(b.name, b.input) for b in named.content] == [("add", {"a": 6, "b": 4})]
     assert named.stop_reason == "tool_use"
 
 
 def test_anthropic_disable_parallel_tool_use_gives_one_call(server):
     both = anthropic_ask(server, "4+2 and 7+8", tools=CALCULATOR_TOOLS)
-    one = anthropic_ask(server, "4+2 and 7+8", tools=CALCULATOR_TOOLS,
-                        tool_choice={"type": "auto", "disable_parallel_tool_use": True})
+    one = anthropic_ask(
+        server,
+        "4+2 and 7+8",
+        tools=CALCULATOR_TOOLS,
+        tool_choice={"type": "auto", "disable_parallel_tool_use": True},
+    )
     assert len(both.content) == 2 and len(one.content) == 1
 
 
@@ -408,6 +465,7 @@ def test_anthropic_count_tokens_counts_what_the_message_would_cost(server):
     messages = [{"role": "user", "content": "4+2 and 7+8"}]
     with anthropic.Anthropic(base_url=server.url, api_key="x", max_retries=0) as client:
         counted = client.messages.count_tokens(model="mock-model", messages=messages, tools=CALCULATOR_TOOLS)
-        sent = client.messages.create(model="mock-model", max_tokens=256, messages=messages,
-                                      tools=CALCULATOR_TOOLS)
+        sent = client.messages.create(
+            model="mock-model", max_tokens=256, messages=messages, tools=CALCULATOR_TOOLS
+        )
     assert counted.input_tokens == sent.usage.input_tokens > 0

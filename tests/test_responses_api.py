@@ -1,4 +1,5 @@
-"""The mock's Responses API (POST /v1/responses), driven by the real openai SDK in process and over a socket."""
+"""The mock's Responses API (POST /v1/responses), driven by the real openai SDK in process and over a
+socket."""
 
 import json
 
@@ -45,8 +46,11 @@ class Seen(mock.Policy):
 def outputs_for(response):
     """run every function_call of a response; one function_call_output item each"""
     return [
-        {"type": "function_call_output", "call_id": item.call_id,
-         "output": str(OPERATIONS[item.name](**json.loads(item.arguments)))}
+        {
+            "type": "function_call_output",
+            "call_id": item.call_id,
+            "output": str(OPERATIONS[item.name](**json.loads(item.arguments))),
+        }
         for item in response.output
         if item.type == "function_call"
     ]
@@ -92,7 +96,11 @@ def server():
 
 def test_the_calculator_agent_runs_on_the_responses_api_in_process():
     responses = run_chained(mock.client(mock.Calculator()), "5 + 8/12")
-    assert [[item.type for item in r.output] for r in responses] == [["function_call"], ["function_call"], ["message"]]
+    assert [[item.type for item in r.output] for r in responses] == [
+        ["function_call"],
+        ["function_call"],
+        ["message"],
+    ]
     assert [r.output[0].name for r in responses[:2]] == ["divide", "add"]
     assert json.loads(responses[1].output[0].arguments) == {"a": 5, "b": 8 / 12}
     assert responses[-1].output_text == "5 + 8/12 = 5.666666666666667"
@@ -103,7 +111,11 @@ def test_the_calculator_agent_runs_over_serve_mock_with_the_whole_conversation_e
     with openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client:
         responses, items = run_stateless(client, "5 + 8/12")
     assert [item["type"] for item in items[1:]] == [
-        "function_call", "function_call_output", "function_call", "function_call_output", "message"
+        "function_call",
+        "function_call_output",
+        "function_call",
+        "function_call_output",
+        "message",
     ]
     assert responses[-1].output_text == "5 + 8/12 = 5.666666666666667"
     assert all(r.store is False for r in responses)
@@ -111,7 +123,9 @@ def test_the_calculator_agent_runs_over_serve_mock_with_the_whole_conversation_e
 
 def test_every_response_is_a_genuine_response_with_its_usage_details():
     client = mock.client(mock.Calculator())  # parses with _strict_response_validation=True
-    response = client.responses.create(model="mock-model", input="5 + 8/12", tools=TOOLS, instructions="Be exact.")
+    response = client.responses.create(
+        model="mock-model", input="5 + 8/12", tools=TOOLS, instructions="Be exact."
+    )
     assert isinstance(response, Response)
     assert response.object == "response" and response.status == "completed" and response.error is None
     assert response.id.startswith("resp_") and response.output[0].id.startswith("fc_")
@@ -135,27 +149,50 @@ def test_ids_and_usage_are_the_same_on_every_run(server):
 def test_tokens_are_those_of_the_same_chat_request():
     question = [{"role": "user", "content": "5 + 8/12"}]
     chat = mock.client(mock.Calculator()).chat.completions.create(
-        model="mock-model", messages=question, tools=[
-            {"type": "function", "function": {k: t[k] for k in ("name", "description", "parameters", "strict")}}
+        model="mock-model",
+        messages=question,
+        tools=[
+            {
+                "type": "function",
+                "function": {k: t[k] for k in ("name", "description", "parameters", "strict")},
+            }
             for t in TOOLS
         ],
     )
-    response = mock.client(mock.Calculator()).responses.create(model="mock-model", input=question, tools=TOOLS)
+    response = mock.client(mock.Calculator()).responses.create(
+        model="mock-model", input=question, tools=TOOLS
+    )
     assert response.usage.input_tokens == chat.usage.prompt_tokens
     assert response.usage.output_tokens == chat.usage.completion_tokens
 
 
 def test_a_request_becomes_the_chat_request_that_says_the_same():
     body = {
-        "model": "mock-model", "instructions": "Be exact.", "input": "5 + 8/12", "tools": TOOLS[:1],
-        "tool_choice": {"type": "function", "name": "add"}, "parallel_tool_calls": False,
-        "max_output_tokens": 50, "temperature": 0.2, "store": False, "metadata": {"run": "1"},
+        "model": "mock-model",
+        "instructions": "Be exact.",
+        "input": "5 + 8/12",
+        "tools": TOOLS[:1],
+        "tool_choice": {"type": "function", "name": "add"},
+        "parallel_tool_calls": False,
+        "max_output_tokens": 50,
+        "temperature": 0.2,
+        "store": False,
+        "metadata": {"run": "1"},
     }
     assert to_chat_request(body, [{"role": "user", "content": "5 + 8/12"}]) == {
         "model": "mock-model",
         "messages": [{"role": "system", "content": "Be exact."}, {"role": "user", "content": "5 + 8/12"}],
-        "tools": [{"type": "function", "function": {
-            "name": "add", "description": "Add two numbers.", "parameters": TOOLS[0]["parameters"], "strict": True}}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "add",
+                    "description": "Add two numbers.",
+                    "parameters": TOOLS[0]["parameters"],
+                    "strict": True,
+                },
+            }
+        ],
         "tool_choice": {"type": "function", "function": {"name": "add"}},
         "parallel_tool_calls": False,
         "max_completion_tokens": 50,
@@ -166,10 +203,17 @@ def test_a_request_becomes_the_chat_request_that_says_the_same():
 def test_the_policy_reads_the_whole_conversation_but_not_earlier_instructions():
     seen = Seen(mock.Calculator())
     client = mock.client(seen)
-    first = client.responses.create(model="mock-model", input="5 + 8/12", tools=TOOLS, instructions="Be exact.")
-    client.responses.create(model="mock-model", input=outputs_for(first), tools=TOOLS, previous_response_id=first.id)
+    first = client.responses.create(
+        model="mock-model", input="5 + 8/12", tools=TOOLS, instructions="Be exact."
+    )
+    client.responses.create(
+        model="mock-model", input=outputs_for(first), tools=TOOLS, previous_response_id=first.id
+    )
     request, follow_up = seen.requests
-    assert request["messages"] == [{"role": "system", "content": "Be exact."}, {"role": "user", "content": "5 + 8/12"}]
+    assert request["messages"] == [
+        {"role": "system", "content": "Be exact."},
+        {"role": "user", "content": "5 + 8/12"},
+    ]
     # the previous response's instructions are not carried over; its items are
     assert [m["role"] for m in follow_up["messages"]] == ["user", "assistant", "tool"]
     assert follow_up["messages"][1]["tool_calls"][0]["id"] == first.output[0].call_id
@@ -184,18 +228,29 @@ def test_text_format_becomes_response_format_and_parse_reads_it():
     assert parsed.output_parsed == Answer(value=5.666666666666667)
     response_format = seen.requests[0]["response_format"]
     assert response_format["type"] == "json_schema"
-    assert response_format["json_schema"]["name"] == "Answer" and response_format["json_schema"]["strict"] is True
-    assert response_format["json_schema"]["schema"]["properties"] == {"value": {"title": "Value", "type": "number"}}
+    assert (
+        response_format["json_schema"]["name"] == "Answer"
+        and response_format["json_schema"]["strict"] is True
+    )
+    assert response_format["json_schema"]["schema"]["properties"] == {
+        "value": {"title": "Value", "type": "number"}
+    }
     assert parsed.text.format.type == "json_schema"
 
 
 def test_no_tool_choice_without_tools_and_json_object_passes_through():
     request = to_chat_request(
-        {"model": "m", "tool_choice": "auto", "parallel_tool_calls": True, "text": {"format": {"type": "json_object"}}},
+        {
+            "model": "m",
+            "tool_choice": "auto",
+            "parallel_tool_calls": True,
+            "text": {"format": {"type": "json_object"}},
+        },
         [{"role": "user", "content": "hi, in json"}],
     )
     assert request == {
-        "model": "m", "messages": [{"role": "user", "content": "hi, in json"}],
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi, in json"}],
         "response_format": {"type": "json_object"},
     }
 
@@ -231,16 +286,23 @@ def test_stored_responses_live_as_long_as_the_server(server):
             model="mock-model", input=outputs_for(first), tools=TOOLS, previous_response_id=first.id
         )
     assert second.output[0].name == "add"
-    assert refusal(mock.client(), input="hi", previous_response_id=first.id)["code"] == "previous_response_not_found"
+    assert (
+        refusal(mock.client(), input="hi", previous_response_id=first.id)["code"]
+        == "previous_response_not_found"
+    )
 
 
 def test_an_output_for_a_call_nobody_made_is_refused_with_the_real_error():
     body = refusal(
         mock.client(),
-        input=[{"role": "user", "content": "hi"},
-               {"type": "function_call_output", "call_id": "call_made_up", "output": "4"}],
+        input=[
+            {"role": "user", "content": "hi"},
+            {"type": "function_call_output", "call_id": "call_made_up", "output": "4"},
+        ],
     )
-    assert body["message"].startswith("No tool call found for function call output with call_id call_made_up.")
+    assert body["message"].startswith(
+        "No tool call found for function call output with call_id call_made_up."
+    )
     assert (body["type"], body["param"], body["code"]) == ("invalid_request_error", "input", None)
 
 
@@ -257,7 +319,9 @@ def test_the_item_id_is_not_the_call_id():
     first = client.responses.create(model="mock-model", input="5 + 8/12", tools=TOOLS)
     wrong = [{"type": "function_call_output", "call_id": first.output[0].id, "output": "0.67"}]
     body = refusal(client, input=wrong, tools=TOOLS, previous_response_id=first.id)
-    assert body["message"].startswith(f"No tool call found for function call output with call_id {first.output[0].id}.")
+    assert body["message"].startswith(
+        f"No tool call found for function call output with call_id {first.output[0].id}."
+    )
     assert first.output[0].call_id in body["message"]  # the hint names the call that was made
 
 
@@ -287,26 +351,40 @@ def test_a_streamed_text_reply_has_the_real_event_sequence():
     kinds = [event.type for event in events]
     deltas = kinds.count("response.output_text.delta")
     assert kinds == [
-        "response.created", "response.in_progress", "response.output_item.added", "response.content_part.added",
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
         *["response.output_text.delta"] * deltas,
-        "response.output_text.done", "response.content_part.done", "response.output_item.done",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
         "response.completed",
     ]
     assert deltas > 1
     assert [event.sequence_number for event in events] == list(range(len(events)))
-    assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == events[-1].response.output_text
+    assert (
+        "".join(e.delta for e in events if e.type == "response.output_text.delta")
+        == events[-1].response.output_text
+    )
     assert events[0].response.status == "in_progress" and events[0].response.output == []
 
 
 def test_a_streamed_call_arrives_in_argument_pieces_and_ends_as_the_whole_response(server):
-    unstreamed = mock.client(mock.Calculator()).responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS)
+    unstreamed = mock.client(mock.Calculator()).responses.create(
+        model="mock-model", input="4+2 and 7+8", tools=TOOLS
+    )
     with openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client:
-        events = list(client.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True))
+        events = list(
+            client.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True)
+        )
     kinds = [event.type for event in events]
     assert kinds[:3] == ["response.created", "response.in_progress", "response.output_item.added"]
     assert kinds.count("response.output_item.added") == kinds.count("response.output_item.done") == 2
     assert kinds.count("response.function_call_arguments.done") == 2
-    first_call = [e for e in events if e.type == "response.function_call_arguments.delta" and e.output_index == 0]
+    first_call = [
+        e for e in events if e.type == "response.function_call_arguments.delta" and e.output_index == 0
+    ]
     assert "".join(e.delta for e in first_call) == '{"a": 4, "b": 2}'
     assert events[2].item.arguments == "" and events[2].item.status == "in_progress"
     assert events[-1].type == "response.completed"
@@ -325,7 +403,10 @@ def test_a_responses_turn_is_recorded_and_rendered_readably():
         {"role": "tool", "tool_call_id": responses[0].output[0].call_id, "content": "0.6666666666666666"}
     ]
     assert trace[2].reply == {"role": "assistant", "content": "5 + 8/12 = 5.666666666666667"}
-    assert trace.total_usage()["total_tokens"] == sum(r.usage.total_tokens for r in responses) + responses[0].usage.total_tokens
+    assert (
+        trace.total_usage()["total_tokens"]
+        == sum(r.usage.total_tokens for r in responses) + responses[0].usage.total_tokens
+    )
     screen = console(width=200, color=False)
     with screen.capture() as captured:
         print_trace(trace, console=screen)
@@ -333,7 +414,11 @@ def test_a_responses_turn_is_recorded_and_rendered_readably():
     assert f"Responses API · 1 input item · after {responses[0].id}" in text
     assert "→ divide(" in text and "status completed · tokens input" in text
     html = show_trace(trace).html
-    assert "Responses API · 1 input item" in html and "output</span>" in html and "&quot;function_call&quot;" in html
+    assert (
+        "Responses API · 1 input item" in html
+        and "output</span>" in html
+        and "&quot;function_call&quot;" in html
+    )
 
 
 def test_the_server_refuses_an_unserved_model_on_the_responses_api_too():
@@ -351,7 +436,9 @@ def test_a_recorded_responses_run_replays_streamed_or_not():
 
     client = mock.client(mock.Calculator())
     recorded = run_chained(client, "5 + 8/12")
-    streamed = list(client.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True))
+    streamed = list(
+        client.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True)
+    )
     again = replay.client(client.trace)
     assert [r.model_dump() for r in run_chained(again, "5 + 8/12")] == [r.model_dump() for r in recorded]
     events = list(again.responses.create(model="mock-model", input="4+2 and 7+8", tools=TOOLS, stream=True))
@@ -385,7 +472,8 @@ def test_json_object_needs_the_word_json_in_an_input_message_not_in_instructions
     json_mode = {"text": {"format": {"type": "json_object"}}}
     body = refusal(mock.client(), input="Give me 2+2.", instructions="Answer in JSON.", **json_mode)
     assert body["message"].startswith(
-        "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'."
+        "Response input messages must contain the word 'json' "
+        "in some form to use 'text.format' of type 'json_object'."
     )
     answered = mock.client(mock.Script('{"sum": 4}')).responses.create(
         model="mock-model", input="Give me 2+2 as Json.", **json_mode
@@ -408,14 +496,19 @@ def run_with_references(client, question, max_calls=6, store=True):
     while len(responses) < max_calls:
         response = client.responses.create(model="mock-model", input=items, tools=TOOLS, store=store)
         responses.append(response)
-        items += [{"type": "item_reference", "id": item.id} for item in response.output] + outputs_for(response)
+        items += [{"type": "item_reference", "id": item.id} for item in response.output] + outputs_for(
+            response
+        )
         if not outputs_for(response):
             break
     return responses, items
 
 
 def test_a_conversation_of_item_references_finishes_a_calculator_task_over_http():
-    with serve(mock.Calculator()) as server, openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client:
+    with (
+        serve(mock.Calculator()) as server,
+        openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0) as client,
+    ):
         responses, items = run_with_references(client, "What is (2 + 3) * 4?")
     assert [r.status for r in responses] == ["completed"] * 3
     assert "20" in responses[-1].output_text
@@ -433,52 +526,133 @@ def test_an_item_of_a_response_made_with_store_false_is_not_found():
     assert len(client.trace) == 2  # the first response was made; the second request named its call
 
 
-# --- every field the mock reads: a wrong type and an out-of-range value get OpenAI's 400, naming the field ---
+# --- every field the mock reads: a wrong type and an out-of-range value get OpenAI's 400, naming the field
+# ---
 
 CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 2, "b": 3}'}
 BAD_FIELDS = [  # (the fields changed, the param the error names, the start of its message)
     ({"model": 5}, "model", "Invalid type for 'model': expected a string, but got a number instead."),
     ({"input": 5}, "input", "Invalid type for 'input': expected a string or an array of input items"),
-    ({"input": [{"role": "robot", "content": "hi"}]}, "input[0].role",
-     "Invalid value: 'robot'. Supported values are: 'user', 'assistant', 'system' and 'developer'."),
-    ({"input": [{"role": "user", "content": 5}]}, "input[0].content",
-     "Invalid type for 'input[0].content': expected a string or an array, but got a number instead."),
-    ({"input": [{"type": "function_call_output", "call_id": 1, "output": "5"}]}, "input[0].call_id",
-     "Invalid type for 'input[0].call_id': expected a string"),
-    ({"input": [{"role": "user", "content": "hi"}, CALL, {"type": "function_call_output", "call_id": "call_1", "output": 5}]}, "input[2].output",
-     "Invalid type for 'input[2].output': expected a string or an array"),
-    ({"input": [{**CALL, "arguments": {"a": 2}}]}, "input[0].arguments",
-     "Invalid type for 'input[0].arguments': expected a string, but got an object instead."),
-    ({"input": [{"type": "item_reference", "id": 5}]}, "input[0].id", "Invalid type for 'input[0].id': expected a string"),
-    ({"input": [{"type": "item_reference", "id": "msg_nowhere"}]}, "input", "Item with id 'msg_nowhere' not found."),
+    (
+        {"input": [{"role": "robot", "content": "hi"}]},
+        "input[0].role",
+        "Invalid value: 'robot'. Supported values are: 'user', 'assistant', 'system' and 'developer'.",
+    ),
+    (
+        {"input": [{"role": "user", "content": 5}]},
+        "input[0].content",
+        "Invalid type for 'input[0].content': expected a string or an array, but got a number instead.",
+    ),
+    (
+        {"input": [{"type": "function_call_output", "call_id": 1, "output": "5"}]},
+        "input[0].call_id",
+        "Invalid type for 'input[0].call_id': expected a string",
+    ),
+    (
+        {
+            "input": [
+                {"role": "user", "content": "hi"},
+                CALL,
+                {"type": "function_call_output", "call_id": "call_1", "output": 5},
+            ]
+        },
+        "input[2].output",
+        "Invalid type for 'input[2].output': expected a string or an array",
+    ),
+    (
+        {"input": [{**CALL, "arguments": {"a": 2}}]},
+        "input[0].arguments",
+        "Invalid type for 'input[0].arguments': expected a string, but got an object instead.",
+    ),
+    (
+        {"input": [{"type": "item_reference", "id": 5}]},
+        "input[0].id",
+        "Invalid type for 'input[0].id': expected a string",
+    ),
+    (
+        {"input": [{"type": "item_reference", "id": "msg_nowhere"}]},
+        "input",
+        "Item with id 'msg_nowhere' not found.",
+    ),
     ({"instructions": ["be brief"]}, "instructions", "Invalid type for 'instructions': expected a string"),
     ({"tools": {"type": "function"}}, "tools", "Invalid type for 'tools': expected an array"),
-    ({"tools": [{**TOOLS[0], "name": 5}]}, "tools[0].name", "Invalid type for 'tools[0].name': expected a string"),
-    ({"tools": [{**TOOLS[0], "parameters": "object"}]}, "tools[0].parameters",
-     "Invalid type for 'tools[0].parameters': expected an object"),
-    ({"tools": [{**TOOLS[0], "strict": "yes"}]}, "tools[0].strict", "Invalid type for 'tools[0].strict': expected a boolean"),
-    ({"tools": TOOLS, "tool_choice": 1}, "tool_choice", "Invalid type for 'tool_choice': expected a string or an object"),
-    ({"tools": TOOLS, "tool_choice": "always"}, "tool_choice",
-     "Invalid value: 'always'. Supported values are: 'none', 'auto' and 'required'."),
-    ({"tools": TOOLS, "parallel_tool_calls": "no"}, "parallel_tool_calls",
-     "Invalid type for 'parallel_tool_calls': expected a boolean, but got a string instead."),
-    ({"previous_response_id": 5}, "previous_response_id", "Invalid type for 'previous_response_id': expected a string"),
+    (
+        {"tools": [{**TOOLS[0], "name": 5}]},
+        "tools[0].name",
+        "Invalid type for 'tools[0].name': expected a string",
+    ),
+    (
+        {"tools": [{**TOOLS[0], "parameters": "object"}]},
+        "tools[0].parameters",
+        "Invalid type for 'tools[0].parameters': expected an object",
+    ),
+    (
+        {"tools": [{**TOOLS[0], "strict": "yes"}]},
+        "tools[0].strict",
+        "Invalid type for 'tools[0].strict': expected a boolean",
+    ),
+    (
+        {"tools": TOOLS, "tool_choice": 1},
+        "tool_choice",
+        "Invalid type for 'tool_choice': expected a string or an object",
+    ),
+    (
+        {"tools": TOOLS, "tool_choice": "always"},
+        "tool_choice",
+        "Invalid value: 'always'. Supported values are: 'none', 'auto' and 'required'.",
+    ),
+    (
+        {"tools": TOOLS, "parallel_tool_calls": "no"},
+        "parallel_tool_calls",
+        "Invalid type for 'parallel_tool_calls': expected a boolean, but got a string instead.",
+    ),
+    (
+        {"previous_response_id": 5},
+        "previous_response_id",
+        "Invalid type for 'previous_response_id': expected a string",
+    ),
     ({"store": "no"}, "store", "Invalid type for 'store': expected a boolean, but got a string instead."),
     ({"stream": "yes"}, "stream", "Invalid type for 'stream': expected a boolean, but got a string instead."),
-    ({"max_output_tokens": "100"}, "max_output_tokens", "Invalid type for 'max_output_tokens': expected an integer"),
-    ({"max_output_tokens": 15}, "max_output_tokens",
-     "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 15 instead."),
+    (
+        {"max_output_tokens": "100"},
+        "max_output_tokens",
+        "Invalid type for 'max_output_tokens': expected an integer",
+    ),
+    (
+        {"max_output_tokens": 15},
+        "max_output_tokens",
+        "Invalid 'max_output_tokens': integer below minimum "
+        "value. Expected a value >= 16, but got 15 instead.",
+    ),
     ({"max_tool_calls": 1.5}, "max_tool_calls", "Invalid type for 'max_tool_calls': expected an integer"),
     ({"temperature": "warm"}, "temperature", "Invalid type for 'temperature': expected a decimal"),
-    ({"temperature": 2.5}, "temperature",
-     "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.5 instead."),
+    (
+        {"temperature": 2.5},
+        "temperature",
+        "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.5 instead.",
+    ),
     ({"top_p": [1]}, "top_p", "Invalid type for 'top_p': expected a decimal, but got an array instead."),
-    ({"top_p": -0.5}, "top_p", "Invalid 'top_p': decimal below minimum value. Expected a value >= 0, but got -0.5 instead."),
+    (
+        {"top_p": -0.5},
+        "top_p",
+        "Invalid 'top_p': decimal below minimum value. Expected a value >= 0, but got -0.5 instead.",
+    ),
     ({"top_logprobs": "3"}, "top_logprobs", "Invalid type for 'top_logprobs': expected an integer"),
-    ({"top_logprobs": 21}, "top_logprobs",
-     "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got 21 instead."),
-    ({"truncation": True}, "truncation", "Invalid type for 'truncation': expected a string, but got a boolean instead."),
-    ({"truncation": "sometimes"}, "truncation", "Invalid value: 'sometimes'. Supported values are: 'auto' and 'disabled'."),
+    (
+        {"top_logprobs": 21},
+        "top_logprobs",
+        "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got 21 instead.",
+    ),
+    (
+        {"truncation": True},
+        "truncation",
+        "Invalid type for 'truncation': expected a string, but got a boolean instead.",
+    ),
+    (
+        {"truncation": "sometimes"},
+        "truncation",
+        "Invalid value: 'sometimes'. Supported values are: 'auto' and 'disabled'.",
+    ),
     ({"text": "json"}, "text", "Invalid type for 'text': expected an object"),
     ({"user": 5}, "user", "Invalid type for 'user': expected a string"),
     ({"metadata": ["a"]}, "metadata", "Invalid type for 'metadata': expected an object"),
@@ -487,7 +661,9 @@ BAD_FIELDS = [  # (the fields changed, the param the error names, the start of i
 
 @pytest.mark.parametrize(("fields", "param", "expected"), BAD_FIELDS)
 def test_a_bad_field_is_refused_with_openai_400_naming_it(server, fields, param, expected):
-    response = httpx2.post(server.base_url + "/responses", json={"model": "mock-model", "input": "hi", **fields})
+    response = httpx2.post(
+        server.base_url + "/responses", json={"model": "mock-model", "input": "hi", **fields}
+    )
     assert response.status_code == (404 if "not found" in expected else 400)
     error = response.json()["error"]
     assert set(error) == {"message", "type", "param", "code"}  # OpenAI's error shape

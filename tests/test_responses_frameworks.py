@@ -15,7 +15,9 @@ from pydantic import BaseModel
 from agent_core import mock
 from agent_core.mock.server import serve
 
-agents = pytest.importorskip("agents", reason='the OpenAI Agents SDK is not installed: pip install -e ".[frameworks]"')
+agents = pytest.importorskip(
+    "agents", reason='the OpenAI Agents SDK is not installed: pip install -e ".[frameworks]"'
+)
 
 
 class Result(BaseModel):
@@ -32,8 +34,11 @@ def run_agent_sdk():
 
     def run(policy, streamed=False, chained=False, **agent_options):
         agent = agents.Agent(
-            name="calculator", instructions="Use the tools for arithmetic.", tools=[add, divide],
-            model="mock-model", **agent_options,
+            name="calculator",
+            instructions="Use the tools for arithmetic.",
+            tools=[add, divide],
+            model="mock-model",
+            **agent_options,
         )
 
         async def go(base_url):
@@ -61,7 +66,8 @@ def test_the_agents_sdk_default_model_completes_the_calculator_task(run_agent_sd
     assert requests == ["POST /v1/responses -> 200"] * 3
     calls = [item.raw_item for item in result.new_items if item.type == "tool_call_item"]
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [
-        ("divide", {"a": 8, "b": 12}), ("add", {"a": 5, "b": 8 / 12})
+        ("divide", {"a": 8, "b": 12}),
+        ("add", {"a": 5, "b": 8 / 12}),
     ]
 
 
@@ -70,7 +76,11 @@ def test_the_agents_sdk_streams_the_run_and_chains_it_on_the_server(run_agent_sd
     assert result.final_output == "5 + 8/12 = 5.666666666666667"
     assert requests == ["POST /v1/responses -> 200"] * 3
     kinds = [event.data.type for event in result.events if event.type == "raw_response_event"]
-    completed = [e.data.response for e in result.events if e.type == "raw_response_event" and e.data.type == "response.completed"]
+    completed = [
+        e.data.response
+        for e in result.events
+        if e.type == "raw_response_event" and e.data.type == "response.completed"
+    ]
     assert [r.previous_response_id for r in completed] == [None, completed[0].id, completed[1].id]
     assert kinds.count("response.function_call_arguments.done") == 2 and "response.output_text.delta" in kinds
 
@@ -80,9 +90,11 @@ def test_the_agents_sdk_output_type_reads_the_json_the_model_answers(run_agent_s
 
     def policy(request):  # a scripted model that also keeps what it was asked
         seen.append(request)
-        return [mock.call("divide", a=8, b=12), mock.call("add", a=5, b=8 / 12), '{"answer": 5.666666666666667}'][
-            len(seen) - 1
-        ]
+        return [
+            mock.call("divide", a=8, b=12),
+            mock.call("add", a=5, b=8 / 12),
+            '{"answer": 5.666666666666667}',
+        ][len(seen) - 1]
 
     result, requests = run_agent_sdk(policy, output_type=Result)
     assert result.final_output == Result(answer=5.666666666666667)
@@ -93,9 +105,14 @@ def test_the_agents_sdk_output_type_reads_the_json_the_model_answers(run_agent_s
 
 def chat_path_honours(**options):
     """whether this mock's chat path answers the calculator with a tool call or JSON, as `options` ask"""
-    reply = mock.client(mock.Calculator()).chat.completions.create(
-        model="mock-model", messages=[{"role": "user", "content": "5 + 8/12"}], **options
-    ).choices[0].message
+    reply = (
+        mock.client(mock.Calculator())
+        .chat.completions.create(
+            model="mock-model", messages=[{"role": "user", "content": "5 + 8/12"}], **options
+        )
+        .choices[0]
+        .message
+    )
     if options.get("tool_choice") == "required":
         return bool(reply.tool_calls)
     try:
@@ -105,10 +122,16 @@ def chat_path_honours(**options):
 
 
 ANSWER_SCHEMA = {
-    "type": "object", "properties": {"answer": {"type": "number"}}, "required": ["answer"], "additionalProperties": False
+    "type": "object",
+    "properties": {"answer": {"type": "number"}},
+    "required": ["answer"],
+    "additionalProperties": False,
 }
 STRUCTURED_OUTPUT = chat_path_honours(
-    response_format={"type": "json_schema", "json_schema": {"name": "Result", "schema": ANSWER_SCHEMA, "strict": True}}
+    response_format={
+        "type": "json_schema",
+        "json_schema": {"name": "Result", "schema": ANSWER_SCHEMA, "strict": True},
+    }
 )
 REQUIRED_TOOL = chat_path_honours(
     tools=[{"type": "function", "function": {"name": "final_result", "parameters": ANSWER_SCHEMA}}],
@@ -120,7 +143,8 @@ REQUIRED_TOOL = chat_path_honours(
     not STRUCTURED_OUTPUT,
     strict=True,
     raises=agents.exceptions.ModelBehaviorError,  # "Invalid JSON when parsing model output"
-    reason="this mock's chat path does not yet answer response_format with JSON (issue 12's Chat Completions part)",
+    reason="this mock's chat path does not yet answer response_format with JSON (issue 12's Chat Completions "
+    "part)",
 )
 def test_the_agents_sdk_output_type_completes_the_calculator_task(run_agent_sdk):
     result, _ = run_agent_sdk(mock.Calculator(), output_type=Result)
@@ -147,7 +171,9 @@ def test_langchain_chat_openai_on_the_responses_api_completes_the_calculator_tas
             if not reply.tool_calls:
                 break
             for call in reply.tool_calls:
-                messages.append(ToolMessage(str(tools[call["name"]].invoke(call["args"])), tool_call_id=call["id"]))
+                messages.append(
+                    ToolMessage(str(tools[call["name"]].invoke(call["args"])), tool_call_id=call["id"])
+                )
     assert reply.text == "5 + 8/12 = 5.666666666666667"
     assert log.getvalue().splitlines() == ["POST /v1/responses -> 200"] * 3
 
@@ -165,7 +191,9 @@ def run_pydantic_ai():
         async def go(base_url):
             async with openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
                 model = OpenAIResponsesModel("mock-model", provider=OpenAIProvider(openai_client=client))
-                agent = pydantic_ai.Agent(model, instructions="Use the tools for arithmetic.", **agent_options)
+                agent = pydantic_ai.Agent(
+                    model, instructions="Use the tools for arithmetic.", **agent_options
+                )
                 agent.tool_plain(plain_add, name="add")
                 agent.tool_plain(plain_divide, name="divide")
                 return await agent.run("5 + 8/12")
@@ -188,7 +216,6 @@ def plain_divide(a: float, b: float) -> float:
     return a / b
 
 
-
 def test_pydantic_ai_on_the_responses_api_completes_the_calculator_task(run_pydantic_ai):
     result, requests = run_pydantic_ai()
     assert result.output == "5 + 8/12 = 5.666666666666667"
@@ -198,7 +225,8 @@ def test_pydantic_ai_on_the_responses_api_completes_the_calculator_task(run_pyda
 @pytest.mark.xfail(
     not REQUIRED_TOOL,
     strict=True,
-    reason="this mock's chat path does not yet honour tool_choice 'required' (issue 12's Chat Completions part)",
+    reason="this mock's chat path does not yet honour tool_choice 'required' (issue 12's Chat Completions "
+    "part)",
 )
 def test_pydantic_ai_output_type_completes_the_calculator_task(run_pydantic_ai):
     result, _ = run_pydantic_ai(output_type=Result)

@@ -179,9 +179,7 @@ def test_the_real_sdk_sends_the_definition_unchanged():
     http = httpx2.Client(transport=httpx2.MockTransport(handler))
     client = openai.OpenAI(api_key="test", base_url="http://test/v1", http_client=http)
     definitions = [tool(get_weather).definition, tool(schedule, strict=True).definition]
-    client.chat.completions.create(
-        model="m", messages=[{"role": "user", "content": "hi"}], tools=definitions
-    )
+    client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=definitions)
     assert bodies[0]["tools"] == definitions
 
 
@@ -303,8 +301,7 @@ def test_annotated_text_is_a_description_when_the_docstring_has_none():
 def test_google_docstring_gives_summary_and_parameter_descriptions():
     definition = tool(get_weather).definition["function"]
     assert definition["description"] == (
-        "Get the current weather for a city.\n\n"
-        "Use it when the user asks about temperature, rain or wind."
+        "Get the current weather for a city.\n\nUse it when the user asks about temperature, rain or wind."
     )
     props = definition["parameters"]["properties"]
     assert props["city"]["description"] == 'The city name, for example "Madrid".'
@@ -432,9 +429,7 @@ def test_strict_mode_names_the_field_inside_a_nested_model():
     def configure(settings: Settings) -> None:
         """Configure it."""
 
-    with pytest.raises(
-        ToolSchemaError, match=r"field 'extras' in parameter 'settings' of configure"
-    ):
+    with pytest.raises(ToolSchemaError, match=r"field 'extras' in parameter 'settings' of configure"):
         tool(configure, strict=True)
 
 
@@ -574,7 +569,11 @@ def test_retooling_a_tool_wraps_the_original_function_and_keeps_its_texts():
 
 
 def test_a_tool_can_take_its_parameters_schema_as_given():
-    schema = {"type": "object", "properties": {"city": {"type": "string", "enum": ["Oslo"]}}, "required": ["city"]}
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "enum": ["Oslo"]}},
+        "required": ["city"],
+    }
 
     def forecast(**arguments):
         return arguments
@@ -591,7 +590,10 @@ def test_what_a_tool_declares_is_a_field_kept_when_it_is_wrapped_again():
 
     assert (send.writes, send.timeout) == (True, 7)
     assert (tool(send).writes, Tool(send, name="send_now").timeout) == (True, 7)
-    assert (Tool(lambda: 1, name="one", description="one").writes, tool(send, writes=False).writes) == (False, False)
+    assert (Tool(lambda: 1, name="one", description="one").writes, tool(send, writes=False).writes) == (
+        False,
+        False,
+    )
     assert "writes" not in send.definition["function"]  # a declaration for the loop, not for the model
 
 

@@ -50,7 +50,10 @@ COMPLETION = {
 # a tool call's arguments in pieces keyed by index, and with include_usage a last chunk with no choices
 CHUNK = {"id": "chatcmpl-123", "object": "chat.completion.chunk", "created": 1694268190, "model": "gpt-4.1"}
 STREAM = [
-    {**CHUNK, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
+    {
+        **CHUNK,
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}],
+    },
     {**CHUNK, "choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]},
     {**CHUNK, "choices": [{"index": 0, "delta": {"content": " there"}, "finish_reason": None}]},
     {**CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
@@ -65,7 +68,12 @@ TOOL_STREAM = [
                 "index": 0,
                 "delta": {
                     "tool_calls": [
-                        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "divide", "arguments": ""}}
+                        {
+                            "index": 0,
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "divide", "arguments": ""},
+                        }
                     ]
                 },
                 "finish_reason": None,
@@ -75,13 +83,21 @@ TOOL_STREAM = [
     {
         **CHUNK,
         "choices": [
-            {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"a": 8'}}]}, "finish_reason": None}
+            {
+                "index": 0,
+                "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"a": 8'}}]},
+                "finish_reason": None,
+            }
         ],
     },
     {
         **CHUNK,
         "choices": [
-            {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ', "b": 12}'}}]}, "finish_reason": None}
+            {
+                "index": 0,
+                "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ', "b": 12}'}}]},
+                "finish_reason": None,
+            }
         ],
     },
     {**CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
@@ -90,7 +106,8 @@ TOOL_STREAM = [
 # https://platform.openai.com/docs/guides/error-codes: the body is {"error": {message, type, param, code}}
 ERROR = {
     "error": {
-        "message": "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        "message": "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+        "with 'tool_calls'.",
         "type": "invalid_request_error",
         "param": "messages.[0].role",
         "code": None,
@@ -105,7 +122,12 @@ ANTHROPIC_MESSAGE = {
     "model": "claude-sonnet-4-5",
     "content": [
         {"type": "text", "text": "I'll divide first."},
-        {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "divide", "input": {"a": 8, "b": 12}},
+        {
+            "type": "tool_use",
+            "id": "toolu_01A09q90qw90lq917835lq9",
+            "name": "divide",
+            "input": {"a": 8, "b": 12},
+        },
     ],
     "stop_reason": "tool_use",
     "stop_sequence": None,
@@ -174,10 +196,13 @@ def test_the_client_sends_its_request_through_the_http_client_it_is_given():
         f"chat.completions.create() now calls {request.method} {request.url}; the mock answers "
         "POST {base_url}/chat/completions"
     )
-    assert json.loads(request.content) == {"model": "mock-model", "messages": [{"role": "user", "content": "8/12?"}]}, (
-        "the SDK's request body is no longer exactly the arguments given: the traces the lessons print show it"
+    assert json.loads(request.content) == {
+        "model": "mock-model",
+        "messages": [{"role": "user", "content": "8/12?"}],
+    }, "the SDK's request body is no longer exactly the arguments given: the traces the lessons print show it"
+    assert request.headers["authorization"] == "Bearer sk-contract", (
+        "the API key is no longer sent as a Bearer token"
     )
-    assert request.headers["authorization"] == "Bearer sk-contract", "the API key is no longer sent as a Bearer token"
 
 
 def test_strict_response_validation_refuses_a_malformed_response():
@@ -189,16 +214,22 @@ def test_strict_response_validation_refuses_a_malformed_response():
 def test_with_options_gives_a_copy_with_another_http_client():
     seen: list[httpx2.Request] = []
     original = sdk(answering(500, ERROR))
-    copy = original.with_options(http_client=httpx2.Client(transport=httpx2.MockTransport(answering(200, COMPLETION, seen))))
+    copy = original.with_options(
+        http_client=httpx2.Client(transport=httpx2.MockTransport(answering(200, COMPLETION, seen)))
+    )
     ask(copy)
     assert isinstance(copy, openai.OpenAI) and copy is not original, (
         "client.with_options() no longer returns a new openai.OpenAI (agent_core.trace.recorded relies on it)"
     )
-    assert str(seen[0].url) == f"{BASE_URL}/chat/completions", "with_options(http_client=...) lost the base_url"
+    assert str(seen[0].url) == f"{BASE_URL}/chat/completions", (
+        "with_options(http_client=...) lost the base_url"
+    )
 
 
 def test_the_default_number_of_retries_is_an_int():
-    assert isinstance(openai.DEFAULT_MAX_RETRIES, int), "openai.DEFAULT_MAX_RETRIES is gone (agent_core.replay uses it)"
+    assert isinstance(openai.DEFAULT_MAX_RETRIES, int), (
+        "openai.DEFAULT_MAX_RETRIES is gone (agent_core.replay uses it)"
+    )
 
 
 # --- openai: the response objects the lessons print ---
@@ -206,7 +237,9 @@ def test_the_default_number_of_retries_is_an_int():
 
 def test_a_completion_parses_into_the_types_the_lessons_use():
     response = ask(sdk(answering(200, COMPLETION)))
-    assert isinstance(response, ChatCompletion), f"create() now returns {type(response).__name__}, not ChatCompletion"
+    assert isinstance(response, ChatCompletion), (
+        f"create() now returns {type(response).__name__}, not ChatCompletion"
+    )
     choice = response.choices[0]
     assert isinstance(choice.message, ChatCompletionMessage), (
         f"choices[0].message is now a {type(choice.message).__name__}, not ChatCompletionMessage"
@@ -267,7 +300,9 @@ def test_a_streamed_tool_call_arrives_in_pieces_by_index():
     chunks = list(ask(sdk(streaming(TOOL_STREAM)), stream=True))
     deltas = [c.choices[0].delta.model_dump(exclude_none=True) for c in chunks]
     assert deltas[1] == {
-        "tool_calls": [{"index": 0, "id": "call_1", "function": {"arguments": "", "name": "divide"}, "type": "function"}]
+        "tool_calls": [
+            {"index": 0, "id": "call_1", "function": {"arguments": "", "name": "divide"}, "type": "function"}
+        ]
     }, f"the first piece of a streamed tool call now dumps as {deltas[1]} (lesson 08 prints it)"
     pieces = [p for c in chunks for p in c.choices[0].delta.tool_calls or []]
     assert {p.index for p in pieces} == {0}, "streamed tool call pieces no longer carry their call's index"
@@ -296,7 +331,9 @@ def test_an_error_status_raises_its_own_class(status, error_class):
     assert type(caught.value) is error_class, (
         f"HTTP {status} now raises {type(caught.value).__name__}, not {error_class.__name__}"
     )
-    assert isinstance(caught.value, openai.APIStatusError), f"{error_class.__name__} is no longer an APIStatusError"
+    assert isinstance(caught.value, openai.APIStatusError), (
+        f"{error_class.__name__} is no longer an APIStatusError"
+    )
 
 
 def test_an_error_carries_its_status_and_the_inner_error_object():
@@ -315,7 +352,10 @@ def test_an_error_carries_its_status_and_the_inner_error_object():
 
 @pytest.mark.parametrize(
     ("raised", "error_class"),
-    [(httpx2.ConnectError("refused"), openai.APIConnectionError), (httpx2.ReadTimeout("slow"), openai.APITimeoutError)],
+    [
+        (httpx2.ConnectError("refused"), openai.APIConnectionError),
+        (httpx2.ReadTimeout("slow"), openai.APITimeoutError),
+    ],
 )
 def test_a_transport_failure_raises_a_connection_error(raised, error_class):
     def fail(request):
@@ -324,9 +364,12 @@ def test_a_transport_failure_raises_a_connection_error(raised, error_class):
     with pytest.raises(openai.APIConnectionError) as caught:
         ask(sdk(fail))
     assert type(caught.value) is error_class, (
-        f"{type(raised).__name__} in the transport now raises {type(caught.value).__name__}, not {error_class.__name__}"
+        f"{type(raised).__name__} in the transport now raises {type(caught.value).__name__}, not "
+        f"{error_class.__name__}"
     )
-    assert str(caught.value.request.url) == f"{BASE_URL}/chat/completions", "the error no longer carries its request"
+    assert str(caught.value.request.url) == f"{BASE_URL}/chat/completions", (
+        "the error no longer carries its request"
+    )
 
 
 # --- anthropic: the Messages API through the mock server (lesson 08, agent_core.mock.anthropic_messages) ---
@@ -342,7 +385,9 @@ def anthropic_sdk(handler) -> anthropic.Anthropic:
 
 
 def ask_anthropic(client: anthropic.Anthropic):
-    return client.messages.create(model="mock-model", max_tokens=64, messages=[{"role": "user", "content": "8/12?"}])
+    return client.messages.create(
+        model="mock-model", max_tokens=64, messages=[{"role": "user", "content": "8/12?"}]
+    )
 
 
 def test_anthropic_sends_messages_with_its_key_and_version_headers():
@@ -350,9 +395,12 @@ def test_anthropic_sends_messages_with_its_key_and_version_headers():
     ask_anthropic(anthropic_sdk(answering(200, ANTHROPIC_MESSAGE, seen)))
     request = seen[0]
     assert (request.method, str(request.url)) == ("POST", "http://contract.invalid/v1/messages"), (
-        f"messages.create() now calls {request.method} {request.url}; the mock server answers POST /v1/messages"
+        f"messages.create() now calls {request.method} "
+        f"{request.url}; the mock server answers POST /v1/messages"
     )
-    sent = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
+    sent = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix(
+        "Bearer "
+    )
     assert sent == "sk-ant-contract", (
         "the anthropic key is sent neither as x-api-key nor as Authorization: Bearer, the two the mock "
         "server accepts (agent_core/mock/server.py)"
@@ -362,15 +410,21 @@ def test_anthropic_sends_messages_with_its_key_and_version_headers():
 
 def test_an_anthropic_message_holds_text_and_tool_use_blocks():
     message = ask_anthropic(anthropic_sdk(answering(200, ANTHROPIC_MESSAGE)))
-    assert isinstance(message, anthropic.types.Message), f"messages.create() now returns {type(message).__name__}"
+    assert isinstance(message, anthropic.types.Message), (
+        f"messages.create() now returns {type(message).__name__}"
+    )
     text, tool_use = message.content
     assert isinstance(text, anthropic.types.TextBlock) and text.text == "I'll divide first.", (
         f"a text block is now {type(text).__name__}"
     )
-    assert isinstance(tool_use, anthropic.types.ToolUseBlock), f"a tool_use block is now {type(tool_use).__name__}"
-    assert (tool_use.id, tool_use.name, tool_use.input) == ("toolu_01A09q90qw90lq917835lq9", "divide", {"a": 8, "b": 12}), (
-        "ToolUseBlock no longer has .id, .name and .input (a dict, already parsed, unlike OpenAI's arguments)"
+    assert isinstance(tool_use, anthropic.types.ToolUseBlock), (
+        f"a tool_use block is now {type(tool_use).__name__}"
     )
+    assert (tool_use.id, tool_use.name, tool_use.input) == (
+        "toolu_01A09q90qw90lq917835lq9",
+        "divide",
+        {"a": 8, "b": 12},
+    ), "ToolUseBlock no longer has .id, .name and .input (a dict, already parsed, unlike OpenAI's arguments)"
     assert message.stop_reason == "tool_use", "Message.stop_reason no longer carries the API's value"
     assert (message.usage.input_tokens, message.usage.output_tokens) == (2095, 503), (
         "Message.usage.input_tokens/output_tokens changed"
@@ -391,7 +445,8 @@ def test_an_anthropic_error_status_raises_its_own_class(status, error_class):
     with pytest.raises(anthropic.APIStatusError) as caught:
         ask_anthropic(anthropic_sdk(answering(status, ANTHROPIC_ERROR)))
     assert type(caught.value) is error_class, (
-        f"HTTP {status} from the Messages API now raises {type(caught.value).__name__}, not {error_class.__name__}"
+        f"HTTP {status} from the Messages API now raises {type(caught.value).__name__}, not "
+        f"{error_class.__name__}"
     )
     assert caught.value.status_code == status, "anthropic's APIStatusError.status_code changed"
 

@@ -22,9 +22,7 @@ from agent_core.mock.server import MockServer, ServerStartError, masked_key, pol
 from agent_core.trace import recorded
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
-NO_KEYS = {
-    k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "AGENT_CORE"))
-}
+NO_KEYS = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "AGENT_CORE"))}
 
 
 @contextmanager
@@ -76,11 +74,7 @@ def test_a_streamed_reply_arrives_as_chunks_the_sdk_reassembles():
             stream_options={"include_usage": True},
         )
         chunks = list(stream)
-    calls = [
-        c.choices[0].delta.tool_calls[0]
-        for c in chunks
-        if c.choices and c.choices[0].delta.tool_calls
-    ]
+    calls = [c.choices[0].delta.tool_calls[0] for c in chunks if c.choices and c.choices[0].delta.tool_calls]
     assert calls[0].function.name == "divide" and calls[0].id.startswith("call_")
     assert json.loads("".join(c.function.arguments for c in calls)) == {"a": 8, "b": 12}
     assert chunks[-1].usage.total_tokens > 0
@@ -104,10 +98,7 @@ def test_a_protocol_mistake_arrives_as_bad_request_error_with_the_real_text():
         with pytest.raises(openai.BadRequestError) as caught:
             client.chat.completions.create(model="mock-model", messages=orphan)
     assert caught.value.status_code == 400
-    assert (
-        "messages with role 'tool' must be a response to a preceeding message"
-        in caught.value.message
-    )
+    assert "messages with role 'tool' must be a response to a preceeding message" in caught.value.message
 
 
 def test_raw_http_gets_models_completions_and_errors():
@@ -119,13 +110,9 @@ def test_raw_http_gets_models_completions_and_errors():
         broken, _, refusal = http("POST", server.base_url + "/chat/completions", {"model": "m"})
     assert status == 200 and json.loads(models)["data"][0]["id"] == "mock-model"
     assert ok == 200 and headers["Content-Type"] == "application/json"
-    assert json.loads(completion)["choices"][0]["message"]["content"].startswith(
-        "Hello from the mock model"
-    )
+    assert json.loads(completion)["choices"][0]["message"]["content"].startswith("Hello from the mock model")
     assert missing == 404
-    assert broken == 400 and json.loads(refusal)["error"]["message"].startswith(
-        "Missing required parameter"
-    )
+    assert broken == 400 and json.loads(refusal)["error"]["message"].startswith("Missing required parameter")
 
 
 def test_a_taken_port_gives_a_clear_message():
@@ -149,9 +136,7 @@ def test_with_an_api_key_a_wrong_key_gets_openais_401():
     key = "sk-mock-0123456789abcdef"
     with serve(api_key=key) as server:
         with sdk(server) as wrong, pytest.raises(openai.AuthenticationError) as caught:
-            wrong.chat.completions.create(
-                model="mock-model", messages=[{"role": "user", "content": "hi"}]
-            )
+            wrong.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
         with sdk(server, api_key=key) as right:
             assert right.models.list().data[0].id == "mock-model"
         status, _, body = http("GET", server.base_url + "/models")
@@ -169,15 +154,10 @@ def test_with_a_model_list_another_model_gets_404_model_not_found():
     with serve(models=["small-model"]) as server, sdk(server) as client:
         served = [m.id for m in client.models.list()]
         with pytest.raises(openai.NotFoundError) as caught:
-            client.chat.completions.create(
-                model="big-model", messages=[{"role": "user", "content": "hi"}]
-            )
+            client.chat.completions.create(model="big-model", messages=[{"role": "user", "content": "hi"}])
     assert served == ["small-model"]
     assert caught.value.code == "model_not_found"
-    assert (
-        "The model `big-model` does not exist or you do not have access to it."
-        in caught.value.message
-    )
+    assert "The model `big-model` does not exist or you do not have access to it." in caught.value.message
 
 
 def test_past_the_rate_limit_a_request_gets_429_with_retry_after():
@@ -217,9 +197,7 @@ def test_serve_mock_runs_as_a_process_and_stops_cleanly_on_ctrl_c():
     finally:
         process.kill()
         process.wait()
-    assert first_line.startswith(
-        "mock model (policy calculator) serving the OpenAI API at http://127.0.0.1:"
-    )
+    assert first_line.startswith("mock model (policy calculator) serving the OpenAI API at http://127.0.0.1:")
     assert run.answer == "4 + 2 = 6"
     assert process.returncode == 0
     assert "mock server stopped" in out

@@ -8,7 +8,8 @@ def test_tiny_project_tools_read_write_and_delete_in_memory():
     project = TinyProject()
     assert project.read_file("discount.py").startswith('"""Final prices at the checkout."""')
     assert project.read_file("nope.py") == (
-        "ERROR: there is no file 'nope.py'. The files are: README.md, discount.py, pytest.ini, test_discount.py."
+        "ERROR: there is no file 'nope.py'. The files are: README.md, discount.py, pytest.ini, "
+        "test_discount.py."
     )
     assert project.write_file("notes.txt", "a\nb") == "created notes.txt (2 lines)"
     assert project.write_file("notes.txt", "c") == "wrote notes.txt (1 lines)"

@@ -1,4 +1,5 @@
-"""The annotations are checked: mypy, with pyproject.toml's [tool.mypy] settings, finds no error in agent_core/ and tools/."""
+"""The annotations are checked: mypy, with pyproject.toml's [tool.mypy] settings, finds no error in
+agent_core/ and tools/."""
 
 import hashlib
 import subprocess
@@ -15,10 +16,13 @@ CACHE = Path(tempfile.gettempdir()) / f"agent-core-mypy-{hashlib.sha256(str(ROOT
 def test_mypy_finds_no_error_in_agent_core_and_tools():
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(CACHE), "agent_core", "tools"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, (
         "mypy found errors; fix them (pyproject.toml's [tool.mypy] says how strict it is, and why):\n"
-        + result.stdout + result.stderr
+        + result.stdout
+        + result.stderr
     )
     assert result.stdout.startswith("Success: no issues found")

@@ -36,7 +36,9 @@ def fooler(path, content):
 
 
 def test_a_conftest_that_turns_failures_into_passes_does_not_fool_the_verdict(tmp_path):
-    result = run_coding_agent(fresh_workspace("discount", tmp_path), mock.client(fooler("conftest.py", FAKE_CONFTEST)))
+    result = run_coding_agent(
+        fresh_workspace("discount", tmp_path), mock.client(fooler("conftest.py", FAKE_CONFTEST))
+    )
     assert result.run.answer == "Done: all the tests pass."
     assert "4 passed" in result.run.messages[-2]["content"]  # the agent's own run was fooled
     assert result.tests.passed is False
@@ -94,7 +96,10 @@ def test_verify_before_done_relies_on_the_same_verdict(tmp_path):
         return verdict.passed, verdict.output
 
     result = run_coding_agent(
-        workspace, mock.client(make_policy("conftest-faker")), guardrails=[VerifyBeforeDone(tests_pass, max_rejections=1)], verdict=False
+        workspace,
+        mock.client(make_policy("conftest-faker")),
+        guardrails=[VerifyBeforeDone(tests_pass, max_rejections=1)],
+        verdict=False,
     )
     assert result.run.stop_reason == "not_verified"
     feedback = [m["content"] for m in result.run.messages if m["role"] == "user"][1]
@@ -113,7 +118,9 @@ def test_fix_exits_non_zero_when_the_agent_fooled_its_own_tests(guarded):
 def test_the_fix_command_exits_non_zero_when_fooled():
     done = subprocess.run(
         [sys.executable, "-m", "agent_core", "fix", "--policy", "conftest-faker", "--no-guards"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 1, done.stderr
     assert "The project's own tests on the final code: FAIL" in done.stdout

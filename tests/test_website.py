@@ -1,4 +1,5 @@
-"""The course website (tools/website.py) in a real browser: headless Chromium, every request outside the site refused and reported.
+"""The course website (tools/website.py) in a real browser: headless Chromium, every request outside the site
+refused and reported.
 
 Screenshots of a few pages are kept in test-artifacts/website/ (git-ignored) for a person to look at.
 Without Chromium these tests skip, except in CI (CI=true), where a missing browser is a failure.
@@ -31,7 +32,8 @@ CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # what slipped past the interception finds no host
+    # what slipped past the interception finds no host
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 
 
@@ -422,7 +424,8 @@ def test_building_prints_a_line_per_page_and_says_where_the_site_is(tmp_path, ca
     assert lines[0] == "[ 1/2] index.html" and lines[1] == "[ 2/2] lessons/00_first.html"
     assert (
         lines[-1]
-        == f"could not start a web browser here: open {(tmp_path / 'site' / 'index.html').as_uri()} in one yourself"
+        == f"could not start a web browser here: open {(tmp_path / 'site' / 'index.html').as_uri()} in one "
+        f"yourself"
     )
 
 
@@ -665,7 +668,8 @@ def test_a_hostile_notebook_runs_nothing_in_the_browser(browser, hostile_site):
         ("[]", "is not a notebook"),
         ('{"cells": 3}', "is not a notebook"),
         (
-            '{"cells": [{"cell_type": "markdown", "source": 5}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+            '{"cells": [{"cell_type": "markdown", "source": 5}], "metadata": {}, "nbformat": 4, '
+            '"nbformat_minor": 5}',
             "is not a notebook",
         ),
         ("[" * 100_000, "is not"),

@@ -52,13 +52,17 @@ def test_the_portable_way_needs_no_select_killpg_or_preexec_fn(workspace, monkey
 
     class WindowsPopen(subprocess.Popen):
         def __init__(self, *args, **kwargs):
-            assert kwargs.get("preexec_fn") is None and not kwargs.get("start_new_session"), "POSIX-only option"
+            assert kwargs.get("preexec_fn") is None and not kwargs.get("start_new_session"), (
+                "POSIX-only option"
+            )
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(select, "select", posix_only)
     monkeypatch.delattr(os, "killpg")
     monkeypatch.setattr(subprocess, "Popen", WindowsPopen)
-    observation = workspace.run_command(python("import time; print('started', flush=True); time.sleep(60)"), 1)
+    observation = workspace.run_command(
+        python("import time; print('started', flush=True); time.sleep(60)"), 1
+    )
     assert observation.startswith("timed out after 1s")
     assert "started" in observation
 
@@ -81,7 +85,9 @@ def test_a_child_left_behind_does_not_outlive_the_command(workspace):
 
 
 def test_input_ends_at_once(workspace):
-    assert workspace.run_command(python("import sys; print(repr(sys.stdin.read()))"), 5) == "exit code: 0\n''\n"
+    assert (
+        workspace.run_command(python("import sys; print(repr(sys.stdin.read()))"), 5) == "exit code: 0\n''\n"
+    )
 
 
 def test_a_flood_of_output_is_cut_in_the_middle(workspace):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..trace import Trace
+
 __all__ = ["Verdict", "verdict"]
 
 
@@ -32,3 +37,10 @@ def verdict(exercise: str, problems: list[str], success: str) -> Verdict:
     else:
         print(f"✓ Exercise {exercise}: {success}")
     return Verdict(exercise, problems)
+
+
+def _trace_of(client: Any) -> Trace:
+    """the Trace a mock client records into: mock.client() sets `client.trace` on an openai.OpenAI, whose
+    type has none"""
+    trace: Trace = client.trace
+    return trace

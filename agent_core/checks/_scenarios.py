@@ -1,4 +1,5 @@
-"""How a check judges: the learner's code beside the reference on many scenarios, the smallest failure in plain words (every lesson)."""
+"""How a check judges: the learner's code beside the reference on many scenarios, the smallest failure in
+plain words (every lesson)."""
 
 from __future__ import annotations
 
@@ -84,7 +85,10 @@ def _judged(judge: Callable[[S], str | None], scenario: S) -> str | None:
 
 
 def _shrunk(
-    failure: Failure[S], judge: Callable[[S], str | None], shrink: Callable[[S], Iterator[S]] | None, budget: int
+    failure: Failure[S],
+    judge: Callable[[S], str | None],
+    shrink: Callable[[S], Iterator[S]] | None,
+    budget: int,
 ) -> Failure[S]:
     # greedy: take the first smaller scenario that still fails, start again from it, stop at the budget
     if shrink is None:

@@ -10,7 +10,7 @@ from typing import Any
 import openai
 
 from .. import mock
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask", "check_repaired"]
@@ -31,13 +31,19 @@ _MORE = [
 
 def _plain(message: Any) -> Any:
     """role and content of a message as the server received it"""
-    return {"role": message.get("role"), "content": message.get("content")} if isinstance(message, dict) else message
+    return (
+        {"role": message.get("role"), "content": message.get("content")}
+        if isinstance(message, dict)
+        else message
+    )
 
 
 def _conversation(questions: list[str], replies: list[Any]) -> list[dict[str, Any]]:
     """every question followed by the model's answer to it: what the reference's history holds"""
     pairs = zip(questions, replies, strict=True)
-    return [m for q, r in pairs for m in ({"role": "user", "content": q}, {"role": "assistant", "content": r})]
+    return [
+        m for q, r in pairs for m in ({"role": "user", "content": q}, {"role": "assistant", "content": r})
+    ]
 
 
 def _questions(rng: random.Random) -> list[str]:
@@ -64,8 +70,12 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
     """
     cases = scenarios([QUESTIONS], _questions, count=12, seed=0)
     return judge_scenarios(
-        "0.1", cases, lambda questions: _judge_ask(ask, questions), _describe,
-        "the model now sees the whole conversation on every call.", _fewer_questions,
+        "0.1",
+        cases,
+        lambda questions: _judge_ask(ask, questions),
+        _describe,
+        "the model now sees the whole conversation on every call.",
+        _fewer_questions,
     )
 
 
@@ -79,15 +89,18 @@ def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[s
     except openai.BadRequestError as error:
         body = error.body if isinstance(error.body, dict) else {}
         first_line = str(body.get("message", error)).splitlines()[0]
-        return f"the API refused call {len(client.trace)}: {first_line}"
-    if len(client.trace) != len(questions):
+        return f"the API refused call {len(_trace_of(client))}: {first_line}"
+    if len(_trace_of(client)) != len(questions):
         return (
             f"ask() should call the model once per question; {len(questions)} questions made "
-            f"{len(client.trace)} calls"
+            f"{len(_trace_of(client))} calls"
         )
-    replies = [(turn.reply or {}).get("content") for turn in client.trace]
-    for index, turn in enumerate(client.trace):
-        expected = [*_conversation(questions[:index], replies[:index]), {"role": "user", "content": questions[index]}]
+    replies = [(turn.reply or {}).get("content") for turn in _trace_of(client)]
+    for index, turn in enumerate(_trace_of(client)):
+        expected = [
+            *_conversation(questions[:index], replies[:index]),
+            {"role": "user", "content": questions[index]},
+        ]
         sent = [_plain(m) for m in turn.messages]
         if sent == expected:
             continue

@@ -12,7 +12,7 @@ import openai
 from .. import mock
 from ..mock.chooser import DescriptionReader, score_tools, words
 from ..schema import Tool, tool_definition
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "check_cancel_description",
     "check_strict_find_orders",
 ]
+
 
 # Exercise 1.1: functions to run the learner's generator on, each tempting a different shortcut.
 # (This module has no `from __future__ import annotations`: the learner reads real annotations.)
@@ -54,7 +55,8 @@ def ping() -> str:
 PROBES: list[Callable[..., Any]] = [search_catalog, book_table, ping]
 _GENERATOR_HINTS = {
     "name": "function.__name__",
-    "summary": "the docstring before its first section (Args:), each paragraph's lines joined by single spaces",
+    "summary": "the docstring before its first section (Args:), each paragraph's lines joined by single "
+    "spaces",
     "missing": "one property per parameter of inspect.signature(function)",
     "extra": "one property per parameter, no more",
     "required": "the parameters without a default value, and only those",
@@ -66,8 +68,10 @@ _GENERATOR_HINTS = {
 
 _NAMES = ("city", "count", "price", "urgent", "label", "limit", "ratio", "größe", "query", "page")
 _SUMMARIES = (
-    "Finds rooms in a hotel.", "Converts a price to another currency,\nrounded to cents.",
-    "Returns the café's opening hours ☕.", "Sends a reminder.\n\nIt never sends twice in an hour.",
+    "Finds rooms in a hotel.",
+    "Converts a price to another currency,\nrounded to cents.",
+    "Returns the café's opening hours ☕.",
+    "Sends a reminder.\n\nIt never sends twice in an hour.",
 )
 _DEFAULTS = {str: ("", "none", "Zürich"), int: (0, 3, -1), float: (0.0, 2.5), bool: (False, True)}
 
@@ -85,7 +89,9 @@ def _generated_function(rng: random.Random) -> Callable[..., Any]:
     documented = [name for name in names if rng.random() < 0.7]
     docstring = rng.choice(_SUMMARIES)
     if documented:
-        docstring += "\n\nArgs:\n" + "\n".join(f"    {name}: The {name}, as text: ünïcode ok." for name in documented)
+        docstring += "\n\nArgs:\n" + "\n".join(
+            f"    {name}: The {name}, as text: ünïcode ok." for name in documented
+        )
     name = rng.choice(("find_rooms", "convert_price", "opening_hours", "remind"))
     source = f"def {name}({', '.join(parameters)}) -> str:\n    {docstring!r}\n    return ''\n"
     namespace: dict[str, Any] = {}
@@ -98,7 +104,7 @@ def _generated_function(rng: random.Random) -> Callable[..., Any]:
 def _describe_function(function: Callable[..., Any]) -> str:
     if function in PROBES:
         return f"for {function.__name__}()"
-    return f"for {function.__source__} with the docstring {inspect.getdoc(function)!r}"
+    return f"for {vars(function)['__source__']} with the docstring {inspect.getdoc(function)!r}"
 
 
 def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) -> Verdict:
@@ -111,12 +117,17 @@ def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) 
     """
     cases = scenarios(PROBES, _generated_function, count=40, seed=1)
     return judge_scenarios(
-        "1.1", cases, lambda function: _judge_definition(make_definition, function), _describe_function,
+        "1.1",
+        cases,
+        lambda function: _judge_definition(make_definition, function),
+        _describe_function,
         "your generator writes the same definitions as the library, and the API accepts them.",
     )
 
 
-def _judge_definition(make_definition: Callable[[Callable[..., Any]], Any], function: Callable[..., Any]) -> str | None:
+def _judge_definition(
+    make_definition: Callable[[Callable[..., Any]], Any], function: Callable[..., Any]
+) -> str | None:
     name = function.__name__
     yours = make_definition(function)
     envelope = isinstance(yours, dict) and yours.get("type") == "function"
@@ -136,7 +147,8 @@ def _refused_by_api(definition: dict[str, Any]) -> str:
     client = mock.client(mock.Script("accepted"))
     try:
         client.chat.completions.create(
-            model="mock-model", messages=[{"role": "user", "content": "hello"}],
+            model="mock-model",
+            messages=[{"role": "user", "content": "hello"}],
             tools=[definition],  # type: ignore[list-item]  # the learner's, as written: the API judges it
         )
     except openai.APIError as error:
@@ -190,7 +202,8 @@ DELIVERY_TARGET: dict[str, Any] = {
 # Where to look when a key of the definition differs from the target.
 _KEY_HINTS = {
     "name": "the function's name",
-    "summary": "the docstring's text before its first section (Args:), each paragraph's lines joined by single spaces",
+    "summary": "the docstring's text before its first section (Args:), each paragraph's lines joined by "
+    "single spaces",
     "missing": "add a parameter named {name}",
     "extra": "remove or rename it",
     "required": "a parameter without a default value is required",
@@ -210,8 +223,7 @@ _OTHER_SHOP_TOOLS = [
     ),
     (
         "search_products",
-        "Searches the product catalog by name and returns price and stock for each product "
-        "you can order.",
+        "Searches the product catalog by name and returns price and stock for each product you can order.",
         "query",
     ),
     ("find_customer", "Finds a customer account by email address.", "email"),
@@ -256,7 +268,9 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
     for key in ("name", "description"):
         if yours.get(key) != target[key]:
             where = hints["name" if key == "name" else "summary"]
-            problems.append(f"{key} should be {_shown(target[key])}, yours is {_shown(yours.get(key))} ({where})")
+            problems.append(
+                f"{key} should be {_shown(target[key])}, yours is {_shown(yours.get(key))} ({where})"
+            )
     wanted = target["parameters"]["properties"]
     got = (yours.get("parameters") or {}).get("properties") or {}
     for name in wanted:
@@ -286,8 +300,7 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
         )
     elif not isinstance(your_required, list) or set(map(str, your_required)) != set(required):
         problems.append(
-            f"required should be {_shown(required)}, yours is {_shown(your_required)} "
-            f"({hints['required']})"
+            f"required should be {_shown(required)}, yours is {_shown(your_required)} ({hints['required']})"
         )
     return problems
 
@@ -335,8 +348,13 @@ def _stuffing(description: str) -> list[str]:
             "say what the tool does, each word once"
         ]
     unquoted = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'', " ", description)  # a quoted request may say "my"
-    voice = sorted({w.lower() for w in re.findall(r"\b(?:I'[a-z]+|I|my|me|please)\b", unquoted, re.IGNORECASE)
-                    if w.lower() != "i" or w == "I"})
+    voice = sorted(
+        {
+            w.lower()
+            for w in re.findall(r"\b(?:I'[a-z]+|I|my|me|please)\b", unquoted, re.IGNORECASE)
+            if w.lower() != "i" or w == "I"
+        }
+    )
     if voice:
         return [
             f"the description speaks as a customer ({', '.join(voice)}): it is read by the model that "
@@ -409,13 +427,12 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
                 advice = f"say what cancel_order does, not what {wanted} does"
             problems.append(
                 f"for {question!r} the model {what}, not {wanted}. Shared words per tool: "
-                f"{_explain_choice(client.trace[-1].request)}: {advice}"
+                f"{_explain_choice(_trace_of(client)[-1].request)}: {advice}"
             )
     return verdict(
         "1.3",
         problems,
-        "the model now calls cancel_order to cancel, and still looks up and searches with the "
-        "right tools.",
+        "the model now calls cancel_order to cancel, and still looks up and searches with the right tools.",
     )
 
 

@@ -14,7 +14,7 @@ import openai
 
 from .. import mock
 from ..schema import tool
-from . import Verdict
+from . import Verdict, _trace_of
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask_once"]
@@ -52,7 +52,8 @@ _ARITHMETIC = {"+": add, "-": subtract, "*": multiply, "/": divide}
 
 
 def _weather_model(request: dict[str, Any]) -> Any:
-    """asks for Tokyo's weather (its arguments hold a JSON `false`), then answers from the JSON result it reads"""
+    """asks for Tokyo's weather (its arguments hold a JSON `false`), then answers from the JSON result it
+    reads"""
     results = mock.tool_results(request)
     if not results:
         return mock.call("get_weather", city="Tokyo", with_wind=False)
@@ -73,8 +74,9 @@ def _divide_model(content: str | None, finish_reason: str | None) -> Callable[[d
     def reply(request: dict[str, Any]) -> Any:
         results = mock.tool_results(request)
         if not results:
-            return mock.Reply(content=content, tool_calls=(mock.call("divide", b=12, a=9),),
-                              finish_reason=finish_reason)
+            return mock.Reply(
+                content=content, tool_calls=(mock.call("divide", b=12, a=9),), finish_reason=finish_reason
+            )
         return f"9/12 = {list(results.values())[-1]}"
 
     return reply
@@ -94,21 +96,29 @@ class Case:
 
 _ROUND_TRIP_CASES = [
     Case(
-        "Do I need an umbrella in Tokyo?", _weather_model, {"get_weather": get_weather},
+        "Do I need an umbrella in Tokyo?",
+        _weather_model,
+        {"get_weather": get_weather},
         "the model asked for a tool: run it and call the model again with the result",
     ),
     Case(
         # divide is offered first: the function to run is the one the call names
-        "What are 4+2 and 7+8?", mock.Calculator(), {"divide": divide, "add": add},
+        "What are 4+2 and 7+8?",
+        mock.Calculator(),
+        {"divide": divide, "add": add},
         "the model asked for two calls at once: run them and call the model again with both results",
     ),
     Case(
-        "What is 9 divided by 12?", _divide_model("Let me divide that first.", None), {"divide": divide},
+        "What is 9 divided by 12?",
+        _divide_model("Let me divide that first.", None),
+        {"divide": divide},
         "the model's reply had text AND a tool call; a reply asks for tools whenever "
         "message.tool_calls is not empty, whatever its text says",
     ),
     Case(
-        "What is 9 divided by 12?", _divide_model(None, "stop"), {"divide": divide},
+        "What is 9 divided by 12?",
+        _divide_model(None, "stop"),
+        {"divide": divide},
         "the model's reply said finish_reason 'stop' and carried a tool call (the API answers a forced "
         "tool_choice that way): recognise a call by message.tool_calls, not by finish_reason",
     ),
@@ -123,15 +133,20 @@ def _refusal(error: openai.APIStatusError) -> str:
 _PHRASES = ("What are {}?", "Compute {}.", "¿Cuánto es {}?", "Was ist {}?")
 
 
-def _arithmetic_case(operations: tuple[tuple[str, float, float], ...], offered: tuple[str, ...], phrase: str) -> Case:
+def _arithmetic_case(
+    operations: tuple[tuple[str, float, float], ...], offered: tuple[str, ...], phrase: str
+) -> Case:
     """independent operations in one question, the calculator's tools offered in this order"""
     listed = [f"{a}{op}{b}" for op, a, b in operations]
     joined = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
     functions = {name: f for name in offered for f in _ARITHMETIC.values() if f.__name__ == name}
     return Case(
-        phrase.format(joined), mock.Calculator(), functions,
+        phrase.format(joined),
+        mock.Calculator(),
+        functions,
         "the model asked for tools: run every call and call the model again with the results",
-        operations, phrase,
+        operations,
+        phrase,
     )
 
 
@@ -140,8 +155,11 @@ def _arithmetic(rng: random.Random) -> Case:
     numbers = (0, 1, 2, 3, 4, 7, 8, 12, -3, 2.5, 0.1)
     operations = [(rng.choice("+-*/"), rng.choice(numbers), rng.choice((1, 2, 3, 4, 7, 12, -3, 2.5)))]
     for _ in range(rng.randint(0, 3)):
-        operations.append(rng.choice(operations) if rng.random() < 0.4 else
-                          (rng.choice("+-*/"), rng.choice(numbers), rng.choice((1, 2, 4, 7, 2.5))))
+        operations.append(
+            rng.choice(operations)
+            if rng.random() < 0.4
+            else (rng.choice("+-*/"), rng.choice(numbers), rng.choice((1, 2, 4, 7, 2.5)))
+        )
     names = [_ARITHMETIC[op].__name__ for op, _, _ in operations]
     offered = {names[0], *(n for n in ("add", "subtract", "multiply", "divide") if rng.random() < 0.5)}
     order = sorted(offered, key=lambda _: rng.random())
@@ -174,7 +192,10 @@ def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     """
     cases = scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
     return judge_scenarios(
-        "2.1", cases, lambda case: "; ".join(_case_problems(ask_once, case)) or None, _describe,
+        "2.1",
+        cases,
+        lambda case: "; ".join(_case_problems(ask_once, case)) or None,
+        _describe,
         "one round trip: every call run and answered by id, in order; then the model's answer.",
         _fewer_operations,
     )
@@ -186,9 +207,11 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
     refused = ""
     ran: Counter[str] = Counter()
     try:
-        answer = ask_once(client, case.question, tools, {name: _counted(f, ran) for name, f in case.functions.items()})
+        answer = ask_once(
+            client, case.question, tools, {name: _counted(f, ran) for name, f in case.functions.items()}
+        )
     except openai.BadRequestError as error:
-        refused = f"the server refused call {len(client.trace)} (HTTP 400): {_refusal(error)}"
+        refused = f"the server refused call {len(_trace_of(client))} (HTTP 400): {_refusal(error)}"
     except NameError as error:
         if getattr(error, "name", None) in {"true", "false", "null"}:
             return [
@@ -196,7 +219,7 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
                 "true, false and null): read them with json.loads(call.function.arguments)"
             ]
         return [f"ask_once() raised NameError: {error}"]
-    trace = client.trace
+    trace = _trace_of(client)
     if not trace:
         return ["ask_once() never called the model"]
     problems = [
@@ -241,7 +264,8 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
         extra = sorted(set(assistant) - {"role", "content", "tool_calls"})
         return [
             f"the assistant message carries {extra}: send a plain dict with role, content and "
-            "tool_calls only (a dumped SDK object carries fields a server that rejects unknown fields refuses)"
+            "tool_calls only (a dumped SDK object carries "
+            "fields a server that rejects unknown fields refuses)"
         ]
     if assistant.get("tool_calls") != calls:
         return [

@@ -43,7 +43,12 @@ def get_forecast(city: str, days: int = 3) -> list:
     return [{"day": day + 1, "city": city, "sky": "clear"} for day in range(days)]
 
 
-FUNCTIONS = {"add": add, "divide": divide, "get_weather": get_weather, "get_forecast": get_forecast}
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "add": add,
+    "divide": divide,
+    "get_weather": get_weather,
+    "get_forecast": get_forecast,
+}
 
 
 def _call(number: int, name: str, arguments: str) -> dict[str, Any]:
@@ -59,8 +64,8 @@ def _names(name: str, content: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
 
 
-def _expect_text(expected: str) -> Callable[[str, bool], str | None]:
-    def judge(content: str, ran: bool) -> str | None:
+def _expect_text(expected: str) -> Callable[[str, int], str | None]:
+    def judge(content: str, ran: int) -> str | None:
         if content == expected:
             return None
         if content in (json.dumps(expected), json.dumps(expected, ensure_ascii=False)):
@@ -70,22 +75,25 @@ def _expect_text(expected: str) -> Callable[[str, bool], str | None]:
     return judge
 
 
-def _expect_json(expected: Any, why: str = "") -> Callable[[str, bool], str | None]:
-    def judge(content: str, ran: bool) -> str | None:
+def _expect_json(expected: Any, why: str = "") -> Callable[[str, int], str | None]:
+    def judge(content: str, ran: int) -> str | None:
         try:
             if json.loads(content) == expected:
                 return None
         except ValueError:
             pass
-        return f"{why or 'a result that is not a string goes back as JSON'} ({json.dumps(expected)}), not {content!r}"
+        return (
+            f"{why or 'a result that is not a string goes back as JSON'} "
+            f"({json.dumps(expected)}), not {content!r}"
+        )
 
     return judge
 
 
-def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callable[[str, bool], str | None]:
+def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callable[[str, int], str | None]:
     """an error whose text holds every `needed` piece, and names every `words` as a word"""
 
-    def judge(content: str, ran: bool) -> str | None:
+    def judge(content: str, ran: int) -> str | None:
         if not content.startswith("ERROR: "):
             return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
         missing = [text for text in needed if text.lower() not in content.lower()]
@@ -99,12 +107,12 @@ def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callab
 
 def _expect_refused(
     parameter: str, json_type: str, python_type: str, hint: str = "", either: str = ""
-) -> Callable[[str, bool], str | None]:
+) -> Callable[[str, int], str | None]:
     """the arguments break the function's type hints: refused before the tool runs, naming a field"""
     names = f"{either!r} or {parameter!r}" if either else repr(parameter)
     why = f"name the argument {names} and the type it should be ({python_type})"
 
-    def judge(content: str, ran: bool) -> str | None:
+    def judge(content: str, ran: int) -> str | None:
         if ran:
             return (
                 f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). "
@@ -121,11 +129,11 @@ def _expect_refused(
     return judge
 
 
-def _expect_missing(parameter: str) -> Callable[[str, bool], str | None]:
+def _expect_missing(parameter: str) -> Callable[[str, int], str | None]:
     """a required argument left out: the model's mistake, found before the call, not the tool's"""
     said = _expect_error("missing", why="say which argument is missing", words=(parameter,))
 
-    def judge(content: str, ran: bool) -> str | None:
+    def judge(content: str, ran: int) -> str | None:
         problem = said(content, ran)
         if problem is None and "TypeError" in content:
             return (
@@ -194,7 +202,8 @@ CASES = [
         "arguments",
         _expect_refused(
             *_INT,
-            hint=" (JSON true is not a number, but in Python bool is a subclass of int: isinstance(True, int) is True)",
+            hint=" (JSON true is not a number, but in Python bool is a subclass of int: isinstance(True, "
+            "int) is True)",
         ),
     ),
     (
@@ -250,22 +259,31 @@ _JSON_VALUES = {  # JSON values of every type, each with its JSON type's name
     "object": ({"value": 2},),
 }
 _FITS = {int: ("integer",), float: ("integer", "number"), str: ("string",), list: ("array",)}
-_TYPE_WORDS = {int: ("int", "integer"), float: ("float", "number"), str: ("str", "string"), list: ("list", "array")}
+_TYPE_WORDS = {
+    int: ("int", "integer"),
+    float: ("float", "number"),
+    str: ("str", "string"),
+    list: ("list", "array"),
+}
 
 
 def _fits(value: Any, annotation: Any) -> bool:
     """does a JSON value suit the type hint? (JSON true is not a number)"""
     if isinstance(value, bool):
         return False
-    return isinstance(value, {int: int, float: (int, float), str: str, list: list}[annotation])
+    accepted: dict[Any, type | tuple[type, ...]] = {int: int, float: (int, float), str: str, list: list}
+    return isinstance(value, accepted[annotation])
 
 
 def _generated_call(rng: random.Random, number: int, offered: tuple[str, ...]) -> dict[str, Any]:
-    """one call: right or wrong arguments of every JSON type, a missing one, an unknown tool, broken JSON, a raise"""
+    """one call: right or wrong arguments of every JSON type, a missing one, an unknown tool, broken JSON, a
+    raise"""
     kind = rng.choice(("right", "wrong type", "wrong type", "missing", "unknown", "json", "raises"))
     name = rng.choice(offered)
     if kind == "unknown":
-        name = rng.choice([n for n in (*FUNCTIONS, "sum", "Add", "wetter", "get weather") if n not in offered])
+        name = rng.choice(
+            [n for n in (*FUNCTIONS, "sum", "Add", "wetter", "get weather") if n not in offered]
+        )
     function = FUNCTIONS.get(name, add)
     parameters = list(inspect.signature(function).parameters.values())
     arguments: dict[str, Any] = {}
@@ -275,7 +293,9 @@ def _generated_call(rng: random.Random, number: int, offered: tuple[str, ...]) -
             fitting = [v for v in fitting if not isinstance(v, int) or abs(v) < 100]
         if parameter.default is inspect.Parameter.empty or rng.random() < 0.5:
             arguments[parameter.name] = rng.choice(fitting)
-    if kind == "wrong type":  # one argument or more of a JSON type its parameter does not take; often a boolean
+    if (
+        kind == "wrong type"
+    ):  # one argument or more of a JSON type its parameter does not take; often a boolean
         for parameter in rng.sample(parameters, rng.randint(1, len(parameters))):
             wrong = [v for vs in _JSON_VALUES.values() for v in vs if not _fits(v, parameter.annotation)]
             arguments[parameter.name] = rng.choice((True, False, *wrong))
@@ -297,7 +317,9 @@ def _generated(rng: random.Random) -> tuple[tuple[str, ...], tuple[dict[str, Any
     return offered, tuple(_generated_call(rng, i, offered) for i in range(rng.randint(1, 4)))
 
 
-def _fewer(scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]) -> Iterator[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]]:
+def _fewer(
+    scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]],
+) -> Iterator[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]]:
     offered, calls = scenario
     for fewer in smaller_lists(calls):
         if fewer:
@@ -310,14 +332,21 @@ def _shown(call: dict[str, Any]) -> str:
 
 def _describe(scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]) -> str:
     offered, calls = scenario
-    return f"with the tools {', '.join(offered)}, the call{'s' if len(calls) > 1 else ''} {', '.join(map(_shown, calls))}"
+    return (
+        f"with the tools {', '.join(offered)}, the call{'s' if len(calls) > 1 else ''} "
+        f"{', '.join(map(_shown, calls))}"
+    )
 
 
 _FIXED_JUDGES = {call["id"]: judge for call, _, judge in CASES}
 _FIXED_KINDS = {call["id"]: kind for call, kind, _ in CASES}
 _REFERENCE_KINDS = {
-    None: "result", "unknown_tool": "unknown", "invalid_json": "json", "not_an_object": "json",
-    "invalid_arguments": "arguments", "tool_error": "raised",
+    None: "result",
+    "unknown_tool": "unknown",
+    "invalid_json": "json",
+    "not_an_object": "json",
+    "invalid_arguments": "arguments",
+    "tool_error": "raised",
 }
 
 
@@ -332,12 +361,21 @@ def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
     Each call is judged against the library's dispatcher: the same kind of answer, the tool run
     exactly when it runs there, the same result; an error names what it must.
     """
-    fixed = [(tuple(FUNCTIONS), (call,)) for call, _, _ in CASES]
-    fixed += [(tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)), (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),))]
+    fixed: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]] = [
+        (tuple(FUNCTIONS), (call,)) for call, _, _ in CASES
+    ]
+    fixed += [
+        (tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)),
+        (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),)),
+    ]
     cases = scenarios(fixed, _generated, count=120, seed=3)
     return judge_scenarios(
-        "3.1", cases, lambda scenario: _judge_calls(safe_dispatch, scenario), _describe,
-        "every call gets an answer, and each kind of failure says what went wrong.", _fewer,
+        "3.1",
+        cases,
+        lambda scenario: _judge_calls(safe_dispatch, scenario),
+        _describe,
+        "every call gets an answer, and each kind of failure says what went wrong.",
+        _fewer,
     )
 
 
@@ -373,13 +411,17 @@ def _judge_calls(
     return None
 
 
-def _reference_judge(functions: dict, call: dict[str, Any], kind: str, expected: str) -> Callable[[str, int], str | None]:
+def _reference_judge(
+    functions: dict, call: dict[str, Any], kind: str, expected: str
+) -> Callable[[str, int], str | None]:
     name = call["function"]["name"]
     if kind == "result":
         value = FUNCTIONS[name](**json.loads(call["function"]["arguments"]))
         return _expect_text(value) if isinstance(value, str) else _expect_json(value)
     if kind == "unknown":
-        return _expect_error(why="say the tool is unknown and name every tool that exists", words=tuple(functions))
+        return _expect_error(
+            why="say the tool is unknown and name every tool that exists", words=tuple(functions)
+        )
     if kind == "json":
         return _expect_error(why="say the arguments are not a JSON object of named arguments")
     if kind == "raised":
@@ -396,7 +438,10 @@ def _reference_judge(functions: dict, call: dict[str, Any], kind: str, expected:
 def _expect_any_named(names: list[str], word: str) -> Callable[[str, int], str | None]:
     def judge(content: str, ran: int) -> str | None:
         if ran:
-            return f"the tool ran with arguments it cannot take (it answered {content!r}): refuse the call before it runs"
+            return (
+                "the tool ran with arguments it cannot take (it "
+                f"answered {content!r}): refuse the call before it runs"
+            )
         if not content.startswith("ERROR: "):
             return f"the content should start with 'ERROR: ' and say what is {word}; it is {content!r}"
         if not any(_names(name, content) for name in names):
@@ -411,24 +456,33 @@ def _expect_any_refused(
 ) -> Callable[[str, int], str | None]:
     """refused before the tool runs, naming one wrong argument with its type, or a missing one"""
     booleans = any(isinstance(arguments[p.name], bool) and p.annotation in (int, float) for p in wrong)
-    hint = " (JSON true and false are not numbers, though isinstance(True, int) is True in Python)" if booleans else ""
+    hint = (
+        " (JSON true and false are not numbers, though isinstance(True, int) is True in Python)"
+        if booleans
+        else ""
+    )
 
     def judge(content: str, ran: int) -> str | None:
         if ran:
             return (
-                f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). Check each "
-                "argument against its parameter's type hint before calling, and refuse the call with an "
+                f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). Check "
+                "each argument against its parameter's type hint before calling, and refuse the call with an "
                 "error that names the argument and the type it should be"
             )
         if not content.startswith("ERROR: "):
-            return f"the content should start with 'ERROR: ' and name the wrong argument and its type; it is {content!r}"
+            return (
+                "the content should start with 'ERROR: ' and name "
+                f"the wrong argument and its type; it is {content!r}"
+            )
         for parameter in wrong:
             words = "|".join(_TYPE_WORDS[parameter.annotation])
             if _names(parameter.name, content) and re.search(rf"\b({words})\b", content, re.IGNORECASE):
                 return None
         if any(_names(name, content) for name in missing):
             return None
-        return f"the error should name the argument that is wrong and the type it should be; it is {content!r}"
+        return (
+            f"the error should name the argument that is wrong and the type it should be; it is {content!r}"
+        )
 
     return judge
 
@@ -492,12 +546,24 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         }
         return registry.dispatch(call)["content"]
 
-    fixed = [("Friday", 4), ("Tuesday", 8), ("Sunday", 1), ("Monday", 2), ("monday", 2), ("Friday", 12), ("Friday", 9),
-             ("Friday", "four")]
+    fixed = [
+        ("Friday", 4),
+        ("Tuesday", 8),
+        ("Sunday", 1),
+        ("Monday", 2),
+        ("monday", 2),
+        ("Friday", 12),
+        ("Friday", 9),
+        ("Friday", "four"),
+    ]
     cases = scenarios(fixed, _booking, count=60, seed=4)
     return judge_scenarios(
-        "3.2", cases, lambda booking: _judge_booking(dispatch, *booking), _describe_booking,
-        "the tool refuses what it cannot do, and says what would work.", _smaller_booking,
+        "3.2",
+        cases,
+        lambda booking: _judge_booking(dispatch, *booking),
+        _describe_booking,
+        "the tool refuses what it cannot do, and says what would work.",
+        _smaller_booking,
     )
 
 
@@ -531,7 +597,10 @@ def _judge_booking(dispatch: Callable[[Any, Any], str], day: str, people: Any) -
     monday, too_many = day.lower() == "monday", people > 8
     if not (monday or too_many):
         if is_error(content):
-            return f"it should be booked (every day but Monday, up to 8 people included); the tool answered {content!r}"
+            return (
+                "it should be booked (every day but Monday, up to "
+                f"8 people included); the tool answered {content!r}"
+            )
         return None
     if not is_error(content):
         why = "the restaurant is closed on Mondays" if monday else "a table seats at most 8"

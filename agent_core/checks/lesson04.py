@@ -16,7 +16,7 @@ from .. import mock
 from ..dispatch import ToolRegistry
 from ..loop import AgentRun, run_agent
 from ..schema import tool
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints
 
 __all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES"]
@@ -77,7 +77,8 @@ def check_predictions(predictions: Any) -> Verdict:
         return verdict(
             "4.2",
             [
-                f"predictions should be a dict {{(expression, tools): calls}}, not {type(predictions).__name__}"
+                f"predictions should be a dict {{(expression, tools): calls}}, not "
+                f"{type(predictions).__name__}"
             ],
             "",
         )
@@ -194,7 +195,8 @@ _POLICIES = {
 }
 _HOW = {
     "calculator": "",
-    "finish_reason stop": ' (its replies with tool calls say finish_reason "stop", as a forced tool_choice does)',
+    "finish_reason stop": ' (its replies with tool calls say finish_reason "stop", as a forced tool_choice '
+    "does)",
     "text beside calls": " (its replies with tool calls also carry text)",
 }
 
@@ -206,7 +208,9 @@ def _scenario(rng: random.Random) -> tuple[str, tuple[str, ...], str, int]:
     return task, names, policy, rng.randint(1, 6)
 
 
-def _smaller(scenario: tuple[str, tuple[str, ...], str, int]) -> Iterator[tuple[str, tuple[str, ...], str, int]]:
+def _smaller(
+    scenario: tuple[str, tuple[str, ...], str, int],
+) -> Iterator[tuple[str, tuple[str, ...], str, int]]:
     task, names, policy, turns = scenario
     if policy not in ("calculator", "runaway"):
         yield task, names, "calculator", turns
@@ -245,29 +249,48 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
     Each is compared with run_agent on the same model: the messages of every request, the number of
     model calls, the stop reason, and the answer.
     """
-    fixed = [(task, names, policy, _CALCULATOR_TURNS) for task, names, policy in (
-        ("5 + 8/12", ("add", "divide"), "calculator"),
-        ("Suma 4+2 y suma 7+8", ("add",), "calculator"),
-        ("5 + 8/12", ("add", "divide"), "finish_reason stop"),
-        ("5 + 8/12", ("add", "divide"), "text beside calls"),
-    )]
-    fixed += [("count for ever", ("add",), "runaway", _RUNAWAY_TURNS), ("5 + 8/12", ("add", "divide"), "calculator", 3)]
+    fixed: list[tuple[str, tuple[str, ...], str, int]] = [
+        (task, names, policy, _CALCULATOR_TURNS)
+        for task, names, policy in (
+            ("5 + 8/12", ("add", "divide"), "calculator"),
+            ("Suma 4+2 y suma 7+8", ("add",), "calculator"),
+            ("5 + 8/12", ("add", "divide"), "finish_reason stop"),
+            ("5 + 8/12", ("add", "divide"), "text beside calls"),
+        )
+    ]
+    fixed += [
+        ("count for ever", ("add",), "runaway", _RUNAWAY_TURNS),
+        ("5 + 8/12", ("add", "divide"), "calculator", 3),
+    ]
     cases = scenarios(fixed, _scenario, count=12, seed=5)
     return judge_scenarios(
-        "4.1", cases, lambda scenario: _judge_run(my_run, *scenario), _describe,
+        "4.1",
+        cases,
+        lambda scenario: _judge_run(my_run, *scenario),
+        _describe,
         "my_run answers with the model's final text, answers every tool call, and stops at "
-        "max_turns with an honest message.", _smaller,
+        "max_turns with an honest message.",
+        _smaller,
     )
 
 
-def _judge_run(my_run: Callable[..., Any], task: str, names: tuple[str, ...], policy: str, turns: int) -> str | None:
+def _judge_run(
+    my_run: Callable[..., Any], task: str, names: tuple[str, ...], policy: str, turns: int
+) -> str | None:
     registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
     reference = run_agent(mock.client(_policy(policy)), task, registry, max_turns=turns)
     if reference.stop_reason == "max_turns":
         problems = _check_cap(my_run, _policy(policy), task, names, turns)
     else:
         problems = _check_answers(
-            my_run, task, names, _policy(policy), reference.model_calls, reference.answer or "", "", turns,
+            my_run,
+            task,
+            names,
+            _policy(policy),
+            reference.model_calls,
+            reference.answer or "",
+            "",
+            turns,
             reference=reference,
         )
     return "; ".join(problems) or None
@@ -294,7 +317,7 @@ def _attempt(
                     f"max_turns model calls"
                 ],
             )
-        return client, None, [_refused(where, error, len(client.trace))]
+        return client, None, [_refused(where, error, len(_trace_of(client)))]
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return client, None, [f"{where} raised {type(error).__name__}: {error}"]
     if not (isinstance(result, (tuple, list)) and len(result) == 3):
@@ -338,7 +361,7 @@ def _check_answers(
     if problems:
         return problems
     got_answer, messages, stop_reason = result
-    trace = client.trace
+    trace = _trace_of(client)
     where = "my_run"
     if not len(trace):
         return ["my_run never called the model"]
@@ -443,7 +466,7 @@ def _check_cap(
     if problems:
         return problems
     answer, messages, stop_reason = result
-    made = len(client.trace)
+    made = len(_trace_of(client))
     if made > turns:
         problems.append(f"my_run made {made} model calls: stop after max_turns model calls")
     elif made < turns:
@@ -486,7 +509,8 @@ def _same_requests(where: str, trace: Any, expected: Any) -> list[str]:
 
 
 def _wire_all(messages: list[Any]) -> list[Any]:
-    """the messages without their null fields, each call id replaced by its place (the mock's ids hash the request)"""
+    """the messages without their null fields, each call id replaced by its place (the mock's ids hash the
+    request)"""
     text = json.dumps([{k: v for k, v in m.items() if v is not None} for m in messages])
     for number, call_id in enumerate(dict.fromkeys(re.findall(r'"(call_[0-9a-f]+)"', text))):
         text = text.replace(f'"{call_id}"', f'"call {number + 1}"')

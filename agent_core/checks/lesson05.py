@@ -19,7 +19,7 @@ from ..mock.misbehaving import (
     skips_the_tests,
 )
 from ..schema import tool
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_max_uses", "check_ask_first", "check_apply_for", "check_tests_pass"]
@@ -67,18 +67,31 @@ class _ReferenceMaxUses(Guardrail):
 
 
 _USE_MODELS = {  # what the model does, described, and (policy, task)
-    "a model that counts for ever with add and listens when refused": (lambda: Runaway(heeds_errors=True), "count"),
+    "a model that counts for ever with add and listens when refused": (
+        lambda: Runaway(heeds_errors=True),
+        "count",
+    ),
     "a model that counts for ever with add": (Runaway, "count"),
-    "a model that divides for ever and listens when refused": (lambda: Runaway("divide", heeds_errors=True), "divide"),
+    "a model that divides for ever and listens when refused": (
+        lambda: Runaway("divide", heeds_errors=True),
+        "divide",
+    ),
     "the calculator on '1+1 and 1+1 and 2+3 and 8/2' (parallel calls in one reply)": (
-        mock.Calculator, "1+1 and 1+1 and 2+3 and 8/2"),
+        mock.Calculator,
+        "1+1 and 1+1 and 2+3 and 8/2",
+    ),
     "the calculator on '5 + 8/12'": (mock.Calculator, "5 + 8/12"),
 }
 
 
 def _uses(rng: random.Random) -> tuple[str, int, str, bool]:
     """a tool, a limit from 0 to 4, a model, and whether the same guard serves a second run"""
-    return rng.choice(("add", "add", "divide")), rng.randint(0, 4), rng.choice(list(_USE_MODELS)), rng.random() < 0.3
+    return (
+        rng.choice(("add", "add", "divide")),
+        rng.randint(0, 4),
+        rng.choice(list(_USE_MODELS)),
+        rng.random() < 0.3,
+    )
 
 
 def _fewer_uses(scenario: tuple[str, int, str, bool]) -> Iterator[tuple[str, int, str, bool]]:
@@ -90,7 +103,9 @@ def _fewer_uses(scenario: tuple[str, int, str, bool]) -> Iterator[tuple[str, int
 
 def _describe_uses(scenario: tuple[str, int, str, bool]) -> str:
     name, limit, model, again = scenario
-    return f"MaxUses({name!r}, {limit}) with {model}" + (", the same guard used for a second run" if again else "")
+    return f"MaxUses({name!r}, {limit}) with {model}" + (
+        ", the same guard used for a second run" if again else ""
+    )
 
 
 def _capped_run(guard: Guardrail, model: str) -> AgentRun:
@@ -139,12 +154,22 @@ def check_max_uses(max_uses_class: type) -> Verdict:
     if not isinstance(guard, Guardrail):
         return verdict("5.1", ["MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)"], "")
     models = list(_USE_MODELS)
-    fixed = [("add", 3, models[0], False), ("add", 3, models[0], True), ("divide", 2, models[2], False),
-             ("divide", 1, models[1], False), ("add", 2, models[3], False), ("add", 1, models[4], False)]
+    fixed = [
+        ("add", 3, models[0], False),
+        ("add", 3, models[0], True),
+        ("divide", 2, models[2], False),
+        ("divide", 1, models[1], False),
+        ("add", 2, models[3], False),
+        ("add", 1, models[4], False),
+    ]
     cases = scenarios(fixed, _uses, count=10, seed=6)
     return judge_scenarios(
-        "5.1", cases, lambda scenario: _judge_uses(max_uses_class, *scenario), _describe_uses,
-        "add runs 3 times, then the model reads a refusal and answers.", _fewer_uses,
+        "5.1",
+        cases,
+        lambda scenario: _judge_uses(max_uses_class, *scenario),
+        _describe_uses,
+        "add runs 3 times, then the model reads a refusal and answers.",
+        _fewer_uses,
     )
 
 
@@ -173,7 +198,10 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
         ),
         (  # a name the lesson never shows: a list of known test files does not cover it
             "the code fixed and test_rounding.py added",
-            {"discount.py": versions["right_fix"], "test_rounding.py": "def test_rounding():\n    assert True\n"},
+            {
+                "discount.py": versions["right_fix"],
+                "test_rounding.py": "def test_rounding():\n    assert True\n",
+            },
             False,
         ),
     ]
@@ -191,7 +219,8 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             result = tests_pass()
             if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
                 problems.append(
-                    f"tests_pass() should return a pair (ok, report) with report a str; it returned {result!r:.120}"
+                    f"tests_pass() should return a pair (ok, report) with report a str; it returned "
+                    f"{result!r:.120}"
                 )
                 break
             ok, report = result
@@ -221,8 +250,8 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             run = run_agent(mock.client(skips_the_tests()), DISCOUNT_TASK, project.tools, guardrails=[verify])
             if run.stop_reason != "answered" or verify.rejections != 1:
                 problems.append(
-                    f"in a run of the model that skips the tests, expected one rejection and then an answer; got "
-                    f"{verify.rejections} rejection(s) and stop_reason {run.stop_reason!r}"
+                    f"in a run of the model that skips the tests, expected one rejection and then an answer; "
+                    f"got {verify.rejections} rejection(s) and stop_reason {run.stop_reason!r}"
                 )
     except Exception as error:
         problems.append(f"tests_pass() raised {type(error).__name__}: {error}")
@@ -323,14 +352,23 @@ def _fewer_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str]
 
 def _describe_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> str:
     kind, guarded, answers = scenario
-    tools = {"list": list, "tuple": tuple, "set": lambda g: "{" + ", ".join(map(repr, g)) + "}"}[kind](guarded)
-    said = [{"yes": "yes", "no": f"no ({reason!r})", "raises": "raises (the person cannot be asked)"}[answer]
-            for answer, reason in answers]
+    shown: dict[str, Callable[[tuple[str, ...]], Any]] = {
+        "list": list,
+        "tuple": tuple,
+        "set": lambda g: "{" + ", ".join(map(repr, g)) + "}",
+    }
+    tools = shown[kind](guarded)
+    said = [
+        {"yes": "yes", "no": f"no ({reason!r})", "raises": "raises (the person cannot be asked)"}[answer]
+        for answer, reason in answers
+    ]
     then = ", then ".join(said) + (" (the last answer repeats)" if len(said) > 1 else ", every time")
     return f"AskFirst(decide, {tools}) on the job-offer agent, decide answering {then}"
 
 
-def _approval_run(guard_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]):
+def _approval_run(
+    guard_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]
+):
     """(run or None if it raised, sent to, decide asked about, whether decide raised)"""
     outbox: list[str] = []
     asked: list[str] = []
@@ -345,7 +383,9 @@ def _approval_run(guard_class: type, kind: str, guarded: tuple[str, ...], answer
     tools = {"list": list, "tuple": tuple, "set": set}[kind](guarded)
     try:
         run = run_agent(
-            mock.client(JobApplicant()), "Apply to this offer.", _job_tools(outbox),
+            mock.client(JobApplicant()),
+            "Apply to this offer.",
+            _job_tools(outbox),
             guardrails=[guard_class(decide, tools)],
         )
     except _DecideFailed:
@@ -353,15 +393,25 @@ def _approval_run(guard_class: type, kind: str, guarded: tuple[str, ...], answer
     return run, outbox, asked
 
 
-def _judge_approvals(ask_first_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]) -> str | None:
+def _judge_approvals(
+    ask_first_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]
+) -> str | None:
     expected, expected_out, expected_asked = _approval_run(_ReferenceAskFirst, "list", guarded, answers)
     run, outbox, asked = _approval_run(ask_first_class, kind, guarded, answers)
-    if asked[: len(expected_asked)] != expected_asked[: len(asked)] or (expected is not None and asked != expected_asked):
-        return f"decide was asked about {asked}; it should be asked about {expected_asked}, once per call of a listed tool"
+    if asked[: len(expected_asked)] != expected_asked[: len(asked)] or (
+        expected is not None and asked != expected_asked
+    ):
+        return (
+            f"decide was asked about {asked}; it should be asked "
+            f"about {expected_asked}, once per call of a listed tool"
+        )
     if expected is None:  # decide raised on a tool (the agent calls each tool once): it must not run
         stopped = expected_asked[-1]
         if run is not None and any(o.name == stopped and o.error_type != "refused" for o in run.observations):
-            return f"decide raised on {stopped}, and yours let {stopped} run: when nobody could say yes, it must not run"
+            return (
+                f"decide raised on {stopped}, and yours let {stopped} "
+                "run: when nobody could say yes, it must not run"
+            )
         return None
     if run is None:
         return "the run raised an exception of the check's decider, though decide never raised here"
@@ -383,11 +433,21 @@ def _judge_approvals(ask_first_class: type, kind: str, guarded: tuple[str, ...],
     if outbox != expected_out:
         return f"yours sent {len(outbox)} application(s), the reference {len(expected_out)}"
     if run.stop_reason != expected.stop_reason:
-        return f"the run ended with stop_reason {run.stop_reason!r}; the reference's with {expected.stop_reason!r}{_RETURNS}"
+        return (
+            f"the run ended with stop_reason {run.stop_reason!r}; the reference's with "
+            f"{expected.stop_reason!r}{_RETURNS}"
+        )
     for refused in (o for o in run.observations if o.error_type == "refused"):
-        answer, reason = answers[min(asked.index(refused.name) + 1, len(answers)) - 1] if refused.name in asked else ("", "")
+        answer, reason = (
+            answers[min(asked.index(refused.name) + 1, len(answers)) - 1]
+            if refused.name in asked
+            else ("", "")
+        )
         if reason and reason not in refused.content:
-            return f"the refusal of {refused.name} should carry the person's reason ({reason!r}): the model reads it"
+            return (
+                f"the refusal of {refused.name} should carry the "
+                f"person's reason ({reason!r}): the model reads it"
+            )
     return None
 
 
@@ -407,7 +467,7 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
-    fixed = [
+    fixed: list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = [
         ("list", ("send_application",), (("no", "a person reviews every application"),)),
         ("list", ("send_application",), (("yes", ""),)),
         ("list", ("draft_application",), (("no", "drafts wait for Ana"),)),
@@ -415,8 +475,12 @@ def check_ask_first(ask_first_class: type) -> Verdict:
     ]
     cases = scenarios(fixed, _approvals, count=8, seed=7)
     return judge_scenarios(
-        "5.2", cases, lambda scenario: _judge_approvals(ask_first_class, *scenario), _describe_approvals,
-        "nothing is sent until a person says yes, and a no comes back with its reason.", _fewer_approvals,
+        "5.2",
+        cases,
+        lambda scenario: _judge_approvals(ask_first_class, *scenario),
+        _describe_approvals,
+        "nothing is sent until a person says yes, and a no comes back with its reason.",
+        _fewer_approvals,
     )
 
 
@@ -451,7 +515,9 @@ def _describe_offer(scenario: tuple[str, bool, str]) -> str:
     return f"on the offer {offer!r}, with a person who says {'yes' if approves else 'no'}"
 
 
-def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer: str, approves: bool, model: str) -> str | None:
+def _judge_apply_for(
+    apply_for: Callable[..., Any], job_tools: list[Any], offer: str, approves: bool, model: str
+) -> str | None:
     asked: list[str] = []
     expected_asked: list[str] = []
     policy = Runaway if model == "runaway" else JobApplicant
@@ -459,10 +525,14 @@ def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer:
     run = apply_for(client, offer, _decider(approves, asked))
     if not isinstance(run, AgentRun):
         return f"apply_for() should return the run (run_agent's AgentRun); it returned {run!r:.80}"
-    first = client.trace[0].request if len(client.trace) else {}
+    first = _trace_of(client)[0].request if len(_trace_of(client)) else {}
     messages = first.get("messages") or []
-    if not (messages and messages[0].get("role") == "system" and len(str(messages[0].get("content")).split()) >= 5):
-        return "the first request has no system prompt: say who the agent is and when it may apply (system=...)"
+    if not (
+        messages and messages[0].get("role") == "system" and len(str(messages[0].get("content")).split()) >= 5
+    ):
+        return (
+            "the first request has no system prompt: say who the agent is and when it may apply (system=...)"
+        )
     offered = sorted(t["function"]["name"] for t in first.get("tools") or [])
     if offered != sorted(_JOB_TOOLS):
         return f"the model was offered {offered}; offer it the four tools of job_tools"
@@ -474,8 +544,12 @@ def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer:
             )
         return None
     expected = run_agent(
-        mock.client(JobApplicant()), offer, job_tools, system="You help a person apply for jobs, and never send alone.",
-        max_turns=_MOST_TURNS, guardrails=[_ReferenceAskFirst(_decider(approves, expected_asked), ["send_application"])],
+        mock.client(JobApplicant()),
+        offer,
+        job_tools,
+        system="You help a person apply for jobs, and never send alone.",
+        max_turns=_MOST_TURNS,
+        guardrails=[_ReferenceAskFirst(_decider(approves, expected_asked), ["send_application"])],
     )
     ran = [o.name for o in run.observations if o.error_type != "refused"]
     wanted = [o.name for o in expected.observations if o.error_type != "refused"]
@@ -485,7 +559,10 @@ def _judge_apply_for(apply_for: Callable[..., Any], job_tools: list[Any], offer:
         return f"decide was asked about {asked}: ask a person before send_application runs, and only then"
     if run.stop_reason != expected.stop_reason:
         short = f": the chain takes {_SENDS_CALLS} model calls" if run.stop_reason == "max_turns" else ""
-        return f"the run ended with stop_reason {run.stop_reason!r}; the reference's with {expected.stop_reason!r}{short}"
+        return (
+            f"the run ended with stop_reason {run.stop_reason!r}; the reference's with "
+            f"{expected.stop_reason!r}{short}"
+        )
     return None
 
 
@@ -499,11 +576,22 @@ def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verd
     agent on the same model and tools: which tools ran, in order, whom decide was asked about, how
     the run ended; the first request must carry a system prompt and the four tools.
     """
-    lesson_offer = "Title: Data engineer\nContact: jobs@acme.example\nMust: Python, SQL, GCP or AWS\nNice: Airflow, Spanish"
-    fixed = [(lesson_offer, False, "job applicant"), (lesson_offer, True, "job applicant"),
-             (lesson_offer.replace("SQL", "Kotlin"), True, "job applicant"), (lesson_offer, True, "runaway")]
+    lesson_offer = (
+        "Title: Data engineer\nContact: jobs@acme.example\nMust: Python, SQL, GCP or AWS\nNice: "
+        "Airflow, Spanish"
+    )
+    fixed = [
+        (lesson_offer, False, "job applicant"),
+        (lesson_offer, True, "job applicant"),
+        (lesson_offer.replace("SQL", "Kotlin"), True, "job applicant"),
+        (lesson_offer, True, "runaway"),
+    ]
     cases = scenarios(fixed, _offer, count=8, seed=8)
     return judge_scenarios(
-        "5.3", cases, lambda scenario: _judge_apply_for(apply_for, job_tools, *scenario), _describe_offer,
-        "the agent chains its tools in the order the model chooses, within its cap, and sends nothing without a yes.",
+        "5.3",
+        cases,
+        lambda scenario: _judge_apply_for(apply_for, job_tools, *scenario),
+        _describe_offer,
+        "the agent chains its tools in the order the model "
+        "chooses, within its cap, and sends nothing without a yes.",
     )

@@ -7,7 +7,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 from .. import mock
 from ..context import split_point, token_ledger
@@ -16,7 +16,7 @@ from ..loop import run_agent
 from ..mock.context_policies import LogReader, log_tools, sample_logs
 from ..tokens import count_text
 from ..trace import Trace, Turn
-from . import Verdict
+from . import Verdict, _trace_of
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_token_rows", "check_keep_lines", "check_split"]
@@ -34,9 +34,12 @@ def _sample_usages() -> tuple[tuple[Usage, ...], ...]:
     long_run = run_agent(mock.client(LogReader()), "Count 'ERROR' in api.log, auth.log, cron.log.", tools)
     short = mock.client(mock.Script("Hello."))
     short.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "Hi"}])
-    return tuple(
-        tuple((u["prompt_tokens"], u["completion_tokens"], _cached(u)) for u in (turn.usage for turn in trace))
-        for trace in (long_run.trace, short.trace)
+    return tuple(  # the mock reports usage on every call, so no turn's usage is None
+        tuple(
+            (u["prompt_tokens"], u["completion_tokens"], _cached(u))
+            for u in (cast(dict[str, Any], turn.usage) for turn in trace)
+        )
+        for trace in (long_run.trace, _trace_of(short))
     )
 
 
@@ -53,7 +56,11 @@ def _usage_rows(rng: random.Random) -> list[Usage]:
             rows.append(rows[-1])  # the same call again: same usage
             continue
         prompt = rng.randint(10, prompt) if rng.random() < 0.2 else prompt + rng.randint(0, 900)
-        cached = 1024 + 128 * rng.randint(0, (prompt - 1024) // 128) if prompt >= 1024 and rng.random() < 0.5 else 0
+        cached = (
+            1024 + 128 * rng.randint(0, (prompt - 1024) // 128)
+            if prompt >= 1024 and rng.random() < 0.5
+            else 0
+        )
         rows.append((prompt, rng.randint(1, 300), cached))
     return rows
 
@@ -72,18 +79,20 @@ def _trace(rows: list[Usage]) -> Trace:
             "id": f"chatcmpl-{index + 1}",
             "object": "chat.completion",
             "model": "mock-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+            ],
             "usage": usage,
         }
         request = {"model": "mock-model", "messages": [{"role": "user", "content": "Count the errors."}]}
-        turns.append(Turn(index, "POST", "http://mock.agent-core.invalid/v1/chat/completions", request, 200, response))
+        turns.append(
+            Turn(index, "POST", "http://mock.agent-core.invalid/v1/chat/completions", request, 200, response)
+        )
     return Trace(turns)
 
 
 def _describe_usage(rows: list[Usage]) -> str:
-    calls = ", ".join(
-        f"({p}, {c}{f', {k} cached' if k else ''})" for p, c, k in rows
-    )
+    calls = ", ".join(f"({p}, {c}{f', {k} cached' if k else ''})" for p, c, k in rows)
     return f"a trace of {len(rows)} model call(s) with (prompt_tokens, completion_tokens): {calls}"
 
 
@@ -131,7 +140,11 @@ def _ledger_problem(rows: list[Usage], expected: list[tuple[int, int, int]], got
     totals = [row[2] for row in got]
     if [row[0] for row in got] == [p + c for p, c in zip(prompts, completions, strict=True)] != prompts:
         return "the first number is usage['total_tokens']; a call's prompt is usage['prompt_tokens']"
-    if [row[:2] for row in got] == list(zip(completions, prompts, strict=True)) != list(zip(prompts, completions, strict=True)):
+    if (
+        [row[:2] for row in got]
+        == list(zip(completions, prompts, strict=True))
+        != list(zip(prompts, completions, strict=True))
+    ):
         return "prompt and completion are swapped: a row is (prompt_tokens, completion_tokens, total)"
     if [row[:2] for row in got] != list(zip(prompts, completions, strict=True)):
         wrong = next(i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a[:2] != b[:2])
@@ -155,12 +168,28 @@ def _ledger_problem(rows: list[Usage], expected: list[tuple[int, int, int]], got
     if totals == [sum(prompts[:i]) for i in range(len(got))]:
         return "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
     wrong = next(i for i, (a, b) in enumerate(zip(totals, [e[2] for e in expected], strict=True)) if a != b)
-    return f"after call {wrong + 1} the running input total should be {expected[wrong][2]:,}, not {totals[wrong]:,}"
+    return (
+        f"after call {wrong + 1} the running input total should be {expected[wrong][2]:,}, not "
+        f"{totals[wrong]:,}"
+    )
 
 
 # --- Exercise 6.2 ---------------------------------------------------------------------------
 
-_WORDS = ["ok", "timeout", "retry", "ERROR", "payment", "café", "naïve", "—", "日本語", "🙂", "user=ana", "id=42"]
+_WORDS = [
+    "ok",
+    "timeout",
+    "retry",
+    "ERROR",
+    "payment",
+    "café",
+    "naïve",
+    "—",
+    "日本語",
+    "🙂",
+    "user=ana",
+    "id=42",
+]
 
 
 def _log_text(rng: random.Random) -> str:
@@ -257,7 +286,8 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     size = count_text(result)
     if size > budget:
         return [
-            f"the result is {size:,} tokens, over the budget of {budget:,} (the text was {count_text(text):,})"
+            f"the result is {size:,} tokens, over the budget of {budget:,} (the text was "
+            f"{count_text(text):,})"
         ]
     lines, kept = text.splitlines(), result.splitlines()
     if not kept or kept[0] != lines[0]:
@@ -267,7 +297,8 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     extra = [line for line in kept if line not in lines]
     if len(extra) != 1:
         return [
-            f"add exactly one marker line that says how many lines were cut (found {len(extra)} lines not in the text)"
+            "add exactly one marker line that says how many lines "
+            f"were cut (found {len(extra)} lines not in the text)"
         ]
     marker = kept.index(extra[0])
     head, tail = kept[:marker], kept[marker + 1 :]
@@ -283,7 +314,9 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
 
 # --- Exercise 6.3 ---------------------------------------------------------------------------
 
-Block = list[dict[str, Any]]  # a user message, an assistant answer, or an assistant's calls with their results
+Block = list[
+    dict[str, Any]
+]  # a user message, an assistant answer, or an assistant's calls with their results
 
 
 def _history(blocks: list[Block]) -> list[dict[str, Any]]:
@@ -335,7 +368,10 @@ def _describe_split(case: tuple[list[Block], int]) -> str:
     blocks, keep_last = case
     history = _history(blocks)
     roles = ", ".join(
-        f"{m['role']}({len(m['tool_calls'])} call{'s' if len(m['tool_calls']) > 1 else ''})" if m.get("tool_calls") else m["role"] for m in history
+        f"{m['role']}({len(m['tool_calls'])} call{'s' if len(m['tool_calls']) > 1 else ''})"
+        if m.get("tool_calls")
+        else m["role"]
+        for m in history
     )
     return f"keep_last={keep_last} on {len(history)} messages [{roles}]"
 

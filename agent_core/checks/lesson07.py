@@ -268,9 +268,9 @@ def _smaller_citing(case: Citing) -> Iterator[Citing]:
     for fewer in smaller_lists(reads):
         yield project, answer, tuple(fewer)
     sentences = re.split(r"(?<=\.) ", answer)
-    for fewer in smaller_lists(sentences):
-        if fewer:
-            yield project, " ".join(fewer), reads
+    for fewer_sentences in smaller_lists(sentences):
+        if fewer_sentences:
+            yield project, " ".join(fewer_sentences), reads
 
 
 def _describe_citing(case: Citing) -> str:
@@ -421,7 +421,8 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             ),
         ),
         (
-            "a model that writes, runs `python -m pytest test_discount.py` (pytest, other words), then answers",
+            "a model that writes, runs `python -m pytest "
+            "test_discount.py` (pytest, other words), then answers",
             _replies(_WRITE, mock.call("run_command", command="python -m pytest test_discount.py"), "Done."),
         ),
         (
@@ -446,7 +447,7 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             judge,
             lambda case: case[0] if _is_real(case) else _describe_history(case),
             "no more 'done' without a test run after the last change.",
-            lambda case: () if _is_real(case) else (tuple(f) for f in smaller_lists(case)),
+            lambda case: iter(()) if _is_real(case) else (tuple(f) for f in smaller_lists(case)),
         )
 
 
@@ -479,7 +480,10 @@ def _real_run_problem(
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
     if should_reject and not feedback:
-        return "it accepted the final answer: no pytest run came after the last change, so check_answer should return feedback"
+        return (
+            "it accepted the final answer: no pytest run came after the last change, so check_answer "
+            "should return feedback"
+        )
     if should_reject and "test" not in str(feedback).lower():
         return f"the feedback should tell the model to run the tests (it said {feedback!r})"
     if not should_reject and feedback:
@@ -522,13 +526,16 @@ def _should_reject(history: tuple[Step, ...]) -> bool:
 
 def _observation(number: int, step: Step) -> Observation:
     name, what, failed = step
+    arguments: dict[str, Any] | None
     if name == "run_command":
         arguments = None if what is None else {"command": what}
     elif name == "grep":
         arguments = {"pattern": what}
     else:
         arguments = {"path": what}
-    content = "ERROR: it did not work" if failed else ("exit code: 0\n3 passed" if name == "run_command" else "ok")
+    content = (
+        "ERROR: it did not work" if failed else ("exit code: 0\n3 passed" if name == "run_command" else "ok")
+    )
     return Observation(f"call_{number}", name, content, failed, arguments=arguments)
 
 

@@ -1,4 +1,5 @@
-"""Checks for lesson 08's exercises: choosing a backend, recording a run, finding where two requests differ."""
+"""Checks for lesson 08's exercises: choosing a backend, recording a run, finding where two requests
+differ."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import copy
 import json
 import random
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import openai
@@ -158,7 +159,8 @@ def _divide(a: float, b: float) -> float:
 
 
 def _agent_run(rng: random.Random) -> Run:
-    """0 to 3 turns of 1 to 3 parallel calls (some dividing by zero), an answer, sometimes a refused request"""
+    """0 to 3 turns of 1 to 3 parallel calls (some dividing by zero), an answer, sometimes a refused
+    request"""
     steps: list[Step] = [
         tuple(
             (rng.choice(["add", "divide"]), rng.choice([1, 8, 2.5]), rng.choice([0, 3, 12]))
@@ -218,6 +220,8 @@ def _smaller_runs(run: Run) -> Iterator[Run]:
     for fewer in smaller_lists(steps[:-1]):
         yield task, (*fewer, steps[-1]), refused
     for index, step in enumerate(steps[:-1]):
+        if isinstance(step, str):  # never: only the last reply is text
+            continue
         for fewer_calls in smaller_lists(step):
             if fewer_calls:
                 yield task, (*steps[:index], tuple(fewer_calls), *steps[index + 1 :]), refused
@@ -254,7 +258,10 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         if _SECRET in repr(calls):
             return "the API key is in what you kept: keep the bodies only, never the headers"
         if len(calls) != len(expected):
-            return f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} went through, and you kept {len(calls)}"
+            return (
+                f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} "
+                f"went through, and you kept {len(calls)}"
+            )
         for number, (mine, theirs) in enumerate(zip(calls, expected, strict=True), start=1):
             if not isinstance(mine, dict) or set(mine) != {"request", "status", "response"}:
                 return (
@@ -275,14 +282,15 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         scenarios(fixed, _agent_run, count=30, seed=822),
         judge,
         _describe_run,
-        "every call's request, status and response are kept, the key never is, and the run goes on unchanged.",
+        "every call's request, status and response are kept, the key never is, "
+        "and the run goes on unchanged.",
         _smaller_runs,
     )
 
 
 # --- Exercise 8.3 ---------------------------------------------------------------------------
 
-_ADD_TOOL = {
+_ADD_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "add",
@@ -449,7 +457,7 @@ def _received(body: dict[str, Any], changes: tuple[Change, ...], seed: int = 0) 
             received = copy.deepcopy(extra)
             continue
         try:
-            parent = received
+            parent: Any = received
             for key in where[:-1] if kind != "add" and kind != "reorder" else where:
                 parent = parent[key]
             if kind == "reorder":
@@ -485,7 +493,8 @@ def _smaller_pairs(pair: Pair) -> Iterator[Pair]:
         if all(not where or where[0] != key for _, where, _ in changes):
             yield {k: v for k, v in body.items() if k != key}, changes
     needed = max(
-        (where[1] + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"), default=1
+        (cast(int, where[1]) + 1 for _, where, _ in changes if len(where) > 1 and where[0] == "messages"),
+        default=1,
     )
     if any(where == ("messages",) for _, where, _ in changes):
         needed = len(body["messages"])
@@ -585,6 +594,7 @@ def _difference_problem(
         return f"the two requests are equal, so return None; you returned {answer!r}"
     if answer is None:
         problem = "the requests differ, but find_difference returned None"
+        assert found is not None  # expected came from it
         _, mine, theirs = found
         if mine == theirs:  # equal in Python, different in JSON
             problem += (

@@ -1,4 +1,5 @@
-"""Checks for lesson 09's exercises: a conversation in Anthropic's format by hand, the agent loop on the Messages API."""
+"""Checks for lesson 09's exercises: a conversation in Anthropic's format by hand, the agent loop on the
+Messages API."""
 
 from __future__ import annotations
 
@@ -145,7 +146,8 @@ def _assistant_problems(blocks: list[Any]) -> list[str]:
     uses = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"]
     if len(uses) != len(calls):
         return [
-            f"the assistant message should hold {len(calls)} tool_use blocks, one per call; it has {len(uses)}"
+            f"the assistant message should hold {len(calls)} "
+            f"tool_use blocks, one per call; it has {len(uses)}"
         ]
     problems = []
     for use, call in zip(uses, calls, strict=True):
@@ -300,7 +302,8 @@ class _Recorder(httpx2.BaseTransport):
 def _run(
     run_on_anthropic: Callable[..., Any], policy: Any, task: str, max_turns: int, split_text: bool = False
 ) -> dict[str, Any]:
-    """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the wire"""
+    """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the
+    wire"""
     with serve(policy) as server:
         return _run_on(server.url, run_on_anthropic, task, max_turns, split_text)
 
@@ -358,7 +361,8 @@ def _call_text(use: Mapping[str, Any]) -> str:
 def _wire_problems(
     recorder: _Recorder, expected_results: Callable[[Mapping[str, Any]], tuple[str, bool]]
 ) -> list[str]:
-    """what the requests show about the history: full replies appended, every call answered in one user message"""
+    """what the requests show about the history: full replies appended, every call answered in one user
+    message"""
     requests, replies = recorder.requests, recorder.replies
     for n, body in enumerate(requests, start=1):
         if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
@@ -379,8 +383,8 @@ def _wire_problems(
         new = after[len(before) :]
         if reply.get("stop_reason") != "tool_use":
             return [
-                f"reply {n} had stop_reason {reply.get('stop_reason')!r} and your loop called the model again: "
-                "stop whenever stop_reason is not 'tool_use'"
+                f"reply {n} had stop_reason {reply.get('stop_reason')!r} and your loop called the model "
+                "again: stop whenever stop_reason is not 'tool_use'"
             ]
         if not new or not isinstance(new[0], Mapping) or new[0].get("role") != "assistant":
             return [f"request {n + 1}: append the model's reply as an assistant message before the results"]
@@ -388,8 +392,8 @@ def _wire_problems(
         wanted = [_block(b) for b in reply["content"]]
         if sent != wanted:
             return [
-                f"request {n + 1}: the assistant message you appended holds {_kinds(sent)}, but the reply was "
-                f"{_kinds(wanted)}: append the full reply, every content block, unchanged"
+                f"request {n + 1}: the assistant message you appended holds {_kinds(sent)}, but the reply "
+                f"was {_kinds(wanted)}: append the full reply, every content block, unchanged"
             ]
         users = new[1:]
         if len(users) > 1:
@@ -410,8 +414,8 @@ def _wire_problems(
             content, failed = expected_results(use)
             if result is None:
                 return [
-                    f"request {n + 1}: the call {_call_text(use)} got no tool_result: every call is answered, "
-                    "a failed one too (with is_error)"
+                    f"request {n + 1}: the call {_call_text(use)} got no tool_result: every call is "
+                    "answered, a failed one too (with is_error)"
                 ]
             if failed and not result["is_error"]:
                 return [
@@ -446,8 +450,8 @@ def _raised(outcome: dict[str, Any], what: str) -> list[str]:
         return [f"{what}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls"]
     if isinstance(error, ZeroDivisionError):  # the only tool that fails in these runs is divide
         return [
-            f"{what}: a tool's {type(error).__name__} escaped your loop: catch it and send its text back as a "
-            "tool_result with 'is_error': True"
+            f"{what}: a tool's {type(error).__name__} escaped your loop: catch it and send its text back as "
+            "a tool_result with 'is_error': True"
         ]
     return [f"{what}: your function raised {type(error).__name__}: {error}"]
 
@@ -559,11 +563,11 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     # the readable runs pass: now generated ones, on one server whose replies change per scenario
     replies: list[Any] = []
 
-    def policy(request: dict[str, Any]) -> Any:
+    def replay(request: dict[str, Any]) -> Any:
         turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
         return replies[min(turn, len(replies) - 1)]
 
-    with serve(policy) as server:
+    with serve(replay) as server:
 
         def judge(case: Generated) -> str | None:
             steps, answer, max_turns, split = case
@@ -653,5 +657,8 @@ def _generated_problem(outcome: dict[str, Any], case: Generated) -> str | None:
         return f"expected {needed} model call{'s' * (needed != 1)}, your loop made {made}"
     if outcome["returned"] != _final_text(outcome):
         blocks = " (every text block of it, joined)" if split else ""
-        return f"return the text of the last reply{blocks}, {_final_text(outcome)!r}; yours returned {outcome['returned']!r}"
+        return (
+            f"return the text of the last reply{blocks}, {_final_text(outcome)!r}; yours returned "
+            f"{outcome['returned']!r}"
+        )
     return None

@@ -240,7 +240,8 @@ def _readable(function: str, problems: Callable[[], list[str]]) -> list[str]:
 def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
     if not isinstance(definition, dict) or definition.get("type") != "function":
         return [
-            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, not {_short(definition)}"
+            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, not "
+            f"{_short(definition)}"
         ]
     function = definition.get("function")
     if not isinstance(function, dict):
@@ -318,7 +319,8 @@ def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
     client = mock.client(mock.Echo(), reject_unknown_fields=True)
     try:
         client.chat.completions.create(
-            model="mock-model", messages=[{"role": "user", "content": "hello"}],
+            model="mock-model",
+            messages=[{"role": "user", "content": "hello"}],
             tools=definitions,  # type: ignore[arg-type]  # the learner's, as written: the API judges it
         )
     except openai.APIStatusError as error:
@@ -360,7 +362,7 @@ def _mcp_result(rng: random.Random) -> dict[str, Any]:
     return result
 
 
-def _smaller_results(result: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _smaller_results(result: dict[str, Any]) -> Iterator[dict[str, Any]]:
     if "isError" in result and not result["isError"]:
         yield {k: v for k, v in result.items() if k != "isError"}
     for fewer in smaller_lists(result["content"]):
@@ -413,7 +415,8 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
         problems.append(f"the message's role should be 'tool', not {message.get('role')!r}")
     if message.get("tool_call_id") != call_id:
         problems.append(
-            f"tool_call_id should be {call_id!r}, the id of the call it answers, not {message.get('tool_call_id')!r}"
+            f"tool_call_id should be {call_id!r}, the id of the call it answers, not "
+            f"{message.get('tool_call_id')!r}"
         )
     content = message.get("content")
     if not isinstance(content, str):
@@ -437,7 +440,8 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
         else:
             problems.append(
                 f"the structuredContent reached the model, but not as JSON ({_short(content)}): "
-                "send json.dumps(result['structuredContent']), which any program (and the model) can read back"
+                "send json.dumps(result['structuredContent']), "
+                "which any program (and the model) can read back"
             )
     elif structured is None:
         lost = [text for text in texts if text not in content]

@@ -147,11 +147,15 @@ def _describe_answer(case: Answer) -> str:
     if stop == "answered":
         return f"a run that answered {text!r}, expected {expected!r}"
     run = _answer_run(case)
-    return f"a run stopped with stop_reason {run.stop_reason!r} (run.answer {run.answer!r:.90}), expected {expected!r}"
+    return (
+        f"a run stopped with stop_reason {run.stop_reason!r} "
+        f"(run.answer {run.answer!r:.90}), expected {expected!r}"
+    )
 
 
 def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) -> Verdict:
-    """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is expected
+    """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is
+    expected
 
     Scenarios: ten readable runs, then 100 generated ones: answers that write the expected number
     as an int, a float or its full repr, after other numbers or among words and unicode; tempting
@@ -233,7 +237,7 @@ def _trajectory_run(case: Trajectory) -> AgentRun:
     turns, _, _ = case
     messages: list[dict[str, Any]] = [{"role": "user", "content": "What is it?"}]
     for number, turn in enumerate(turns):
-        calls = [
+        calls: list[dict[str, Any]] = [
             {
                 "id": f"call_{number}_{k}",
                 "type": "function",
@@ -287,9 +291,9 @@ def _smaller_trajectories(case: Trajectory) -> Iterator[Trajectory]:
         for fewer_calls in smaller_lists(turn):
             if fewer_calls:
                 yield (*turns[:index], tuple(fewer_calls), *turns[index + 1 :]), expected, max_calls
-    for fewer in smaller_lists(expected):
-        if fewer:
-            yield turns, tuple(fewer), max_calls
+    for fewer_names in smaller_lists(expected):
+        if fewer_names:
+            yield turns, tuple(fewer_names), max_calls
     for smaller in smaller_ints(max_calls, floor=1):
         yield turns, expected, smaller
 
@@ -331,7 +335,9 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
         result = grade_calls(run, list(expected), max_calls)
         calls = sum(len(turn) for turn in case[0])
         if wanted is None and result is not None and calls == max_calls:
-            if grade_calls(_trajectory_run(case), list(expected), max_calls + 1) is None:  # the limit was the fault
+            if (
+                grade_calls(_trajectory_run(case), list(expected), max_calls + 1) is None
+            ):  # the limit was the fault
                 if_failed = f" ({calls} calls is within max_calls={max_calls}: at most, not fewer than)"
         return _verdict_problem(result, wanted, if_passed, if_failed)
 

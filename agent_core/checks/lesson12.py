@@ -1,4 +1,5 @@
-"""Checks for lesson 12's exercises: the plan tool and delegate, judged beside the reference on seeded scenarios."""
+"""Checks for lesson 12's exercises: the plan tool and delegate, judged beside the reference on seeded
+scenarios."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..dispatch import ERROR_PREFIX
 from ..guardrails import Permissions
 from ..loop import Guardrail, run_agent
 from ..planning import Delegate, plan_update, show_plan
-from . import Verdict, verdict
+from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_plan_update", "check_delegate", "PLAN_SCENARIOS", "DELEGATE_SCENARIOS"]
@@ -26,7 +27,12 @@ PLAN_FIXED: list[list[tuple[str, str]]] = [
     [("add", "read the code"), ("add", "read the code")],
     [("start", "read the code")],
     [("add", "  ")],
-    [("add", "read the code"), ("start", "read the code"), ("done", "read the code"), ("start", "read the code")],
+    [
+        ("add", "read the code"),
+        ("start", "read the code"),
+        ("done", "read the code"),
+        ("start", "read the code"),
+    ],
     [("add", "read the code"), ("remove", "read the code")],
 ]
 _TEXTS = ("read the code", "fix the bug", "run the tests", "Fix the bug", "fix the bug ", "", " ", "écrire")
@@ -62,7 +68,10 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
                 return f"{where} yours returned {answer!r}: return the plan as text, or a refusal"
             refused = reference.startswith(ERROR_PREFIX)
             if refused and not answer.startswith(ERROR_PREFIX):
-                return f"{where} the change is impossible and should be refused with 'ERROR: ...'; yours returned {answer!r}"
+                return (
+                    f"{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
+                    f"returned {answer!r}"
+                )
             if not refused and answer.startswith(ERROR_PREFIX):
                 return f"{where} the change is allowed, but yours refused it: {answer!r}"
             if yours != expected:
@@ -73,7 +82,10 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
 
     cases = scenarios(PLAN_FIXED, _plan_steps, count=200, seed=1201)
     return judge_scenarios(
-        "12.1", cases, judge, _describe_steps,
+        "12.1",
+        cases,
+        judge,
+        _describe_steps,
         "every change applied, every impossible one refused, one item in progress at a time.",
         smaller_lists,
     )
@@ -90,7 +102,10 @@ class DelegationCase:
     """one parent task that delegates; what each child does; how the delegate is set up"""
 
     subtasks: int = 1  # delegate calls in the parent's one reply
-    child: tuple[str, ...] = ("read", "answer")  # each child's replies: read, write, delegate, then answer/loop/fail
+    child: tuple[str, ...] = (
+        "read",
+        "answer",
+    )  # each child's replies: read, write, delegate, then answer/loop/fail
     given: tuple[str, ...] = ("read_file",)  # the tools a child is given
     max_turns: int = 3
     max_depth: int = 1
@@ -124,8 +139,14 @@ def _delegation(rng: random.Random) -> DelegationCase:
 
 
 def _describe_delegation(case: DelegationCase) -> str:
-    said = {"read": "reads a file", "write": "writes a file", "delegate": "delegates again",
-            "answer": "answers", "loop": "keeps reading for ever", "fail": "then its model call fails (HTTP 500)"}
+    said = {
+        "read": "reads a file",
+        "write": "writes a file",
+        "delegate": "delegates again",
+        "answer": "answers",
+        "loop": "keeps reading for ever",
+        "fail": "then its model call fails (HTTP 500)",
+    }
     parts = [
         "the parent delegates " + ("twice in one reply" if case.subtasks == 2 else "once"),
         "each child " + ", ".join(said[step] for step in case.child),
@@ -162,15 +183,21 @@ def _policy(case: DelegationCase) -> Callable[[dict[str, Any]], Any]:
         turn = sum(m["role"] == "assistant" for m in messages[last_user:])
         if task == PARENT_TASK:  # children's tasks start "Subtask", or "> " once per level of nesting
             if turn == 0:
-                return mock.calls(*(mock.call("delegate", task=f"Subtask {n}: look at notes.txt.")
-                                    for n in range(1, case.subtasks + 1)))
+                return mock.calls(
+                    *(
+                        mock.call("delegate", task=f"Subtask {n}: look at notes.txt.")
+                        for n in range(1, case.subtasks + 1)
+                    )
+                )
             return "The helpers are done."
         step = case.child[min(turn, len(case.child) - 1)]
         if step == "read" or step == "loop":
             return mock.call("read_file", path="notes.txt")
         if step == "write":
             return mock.call("write_file", path="notes.txt", content="changed")
-        if step == "delegate" and task.count(">") < 3:  # deeper than any max_depth here: an unbounded delegate
+        if (
+            step == "delegate" and task.count(">") < 3
+        ):  # deeper than any max_depth here: an unbounded delegate
             return mock.call("delegate", task=f"> {task}")
         if step == "fail":
             raise RuntimeError("the helper's model is overloaded")
@@ -199,15 +226,22 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         return "written"
 
     client = mock.client(_policy(case))
-    tools: list[Callable[..., Any]] = [{"read_file": read_file, "write_file": write_file}[n] for n in case.given]
+    by_name: dict[str, Callable[..., Any]] = {"read_file": read_file, "write_file": write_file}
+    tools: list[Callable[..., Any]] = [by_name[n] for n in case.given]
     guards: list[Guardrail] = [Permissions(read_only=True)] if case.read_only else []
-    delegate = make_delegate(client, tools, system=CHILD_SYSTEM, max_turns=case.max_turns,
-                             guardrails=guards, max_depth=case.max_depth)
+    delegate = make_delegate(
+        client,
+        tools,
+        system=CHILD_SYSTEM,
+        max_turns=case.max_turns,
+        guardrails=guards,
+        max_depth=case.max_depth,
+    )
     if case.recursion:
         tools.append(delegate)
     run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
     turns = []
-    for turn in client.trace:
+    for turn in _trace_of(client):
         messages = turn.messages
         task = next((str(m["content"]) for m in messages if m["role"] == "user"), "")
         who = "parent" if task == PARENT_TASK else "child"
@@ -227,38 +261,57 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
     children = [t for t in expected.turns if t[0] == "child"]
     your_children = [t for t in yours.turns if t[0] == "child"]
     if children and not your_children:
-        return ("no child's model call reached the client you were given: run the child with run_agent on "
-                "that client, so its calls (and tokens) are recorded with the parent's")
+        return (
+            "no child's model call reached the client you were given: run the child with run_agent on "
+            "that client, so its calls (and tokens) are recorded with the parent's"
+        )
     if len(your_children) != len(children):
-        return (f"the children made {len(your_children)} model calls in all; the reference's made "
-                f"{len(children)}: each child has its own max_turns, and no more than max_depth run inside one another")
+        return (
+            f"the children made {len(your_children)} model calls in all; the reference's made "
+            f"{len(children)}: each child has its own max_turns, "
+            "and no more than max_depth run inside one another"
+        )
     for mine, theirs in zip(your_children, children, strict=True):
         if mine[3] != theirs[3]:
-            return (f"a child was offered the tools {list(mine[3])}; it should be offered exactly "
-                    f"{list(theirs[3])}: the tools it was given, when it starts")
+            return (
+                f"a child was offered the tools {list(mine[3])}; it should be offered exactly "
+                f"{list(theirs[3])}: the tools it was given, when it starts"
+            )
         if mine[1:3] != theirs[1:3]:
-            return (f"a child's request sent {mine[1]} messages where the reference's sent {theirs[1]}: a child "
-                    "starts fresh, with the system prompt and its sub-task only")
+            return (
+                f"a child's request sent {mine[1]} messages where the reference's sent {theirs[1]}: a child "
+                "starts fresh, with the system prompt and its sub-task only"
+            )
     if yours.files != expected.files:
         return "notes.txt was changed: a child must run with the parent's guardrails"
     if len(yours.observations) != len(expected.observations):
-        return f"the parent read {len(yours.observations)} results; it should read {len(expected.observations)}"
+        return (
+            f"the parent read {len(yours.observations)} results; it should read {len(expected.observations)}"
+        )
     for number, ((error, text), (your_error, your_text)) in enumerate(
         zip(expected.observations, yours.observations, strict=True), start=1
     ):
         if not error and your_text != text:
-            return f"for delegate call {number} the parent should read the child's answer {text!r}; yours gave {your_text!r}"
+            return (
+                f"for delegate call {number} the parent should read the child's answer {text!r}; yours "
+                f"gave {your_text!r}"
+            )
         if error and not your_error:
-            return (f"for delegate call {number} the child did not answer, but the parent read {your_text!r}: "
-                    "return a clear failure starting with 'ERROR: '")
+            return (
+                f"for delegate call {number} the child did not answer, but the parent read {your_text!r}: "
+                "return a clear failure starting with 'ERROR: '"
+            )
         if error and "max_turns" in text and "max_turns" not in your_text:
-            return (f"for delegate call {number} the child stopped at its max_turns; the parent read "
-                    f"{your_text!r}, which does not say why (name the stop_reason)")
+            return (
+                f"for delegate call {number} the child stopped at its max_turns; the parent read "
+                f"{your_text!r}, which does not say why (name the stop_reason)"
+            )
     return None
 
 
 def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
-    """Exercise 12.2: make_delegate(client, tools, *, system, max_turns, guardrails, max_depth) -> a delegate tool
+    """Exercise 12.2: make_delegate(client, tools, *, system, max_turns, guardrails, max_depth) -> a delegate
+    tool
 
     Runs 7 fixed cases, then 15 generated ones (one or two delegations in one reply; children that
     read, write, delegate again, then answer, loop or fail; tool subsets; max_turns 1-4; max_depth
@@ -274,7 +327,10 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
         return verdict("12.2", ["make_delegate should return the inner function, named delegate"], "")
     cases = scenarios(DELEGATE_FIXED, _delegation, count=15, seed=1202)
     return judge_scenarios(
-        "12.2", cases, lambda case: _compare(case, make_delegate), _describe_delegation,
+        "12.2",
+        cases,
+        lambda case: _compare(case, make_delegate),
+        _describe_delegation,
         "fresh children with their own tools and turns, the parent's guards, bounded depth, clear failures.",
         _shrink_delegation,
     )
