@@ -52,7 +52,7 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
         if "enum" in schema and None not in schema["enum"]:
             schema["enum"] = [*schema["enum"], None]
         return schema
-    outer = {k: schema[k] for k in ("description", "default") if k in schema}
+    outer: dict[str, Any] = {k: schema[k] for k in ("description", "default") if k in schema}
     inner = {k: v for k, v in schema.items() if k not in outer}
     return {"anyOf": [inner, {"type": "null"}], **outer}
 

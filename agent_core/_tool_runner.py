@@ -40,7 +40,7 @@ def run_tool(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> tu
     # in the background until it returns on its own, and a tool that holds the GIL (C code
     # such as the `re` module) blocks this thread too. Lesson 07 runs commands in
     # subprocesses, which can be killed, and bounds grep's matching.
-    outcome: list[tuple[str, Any]] = []
+    outcome: list[tuple[str, Any] | CallFailure] = []
     worker = threading.Thread(target=lambda: outcome.append(_call_on_this_thread(tool, kwargs)), daemon=True)
     worker.start()
     deadline = None if timeout is None else time.monotonic() + timeout

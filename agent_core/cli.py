@@ -138,7 +138,7 @@ class _ShowDefaults(argparse.HelpFormatter):
         return f"{action.help} (default: %(default)s)" if shown else str(action.help)
 
 
-def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
     """the agent-core command line, and each subcommand's parser by name"""
     top = _Parser(
         prog="agent-core",

@@ -276,8 +276,11 @@ def summarize(
     used (if any), and tool_choice "none" so the model answers in text.
     """
     options: dict[str, Any] = {"tools": tools, "tool_choice": "none"} if tools else {}
+    # the SDK types messages as TypedDicts; ours are the same JSON objects as plain dicts
     response = client.chat.completions.create(
-        model=model, messages=[*messages, {"role": "user", "content": SUMMARY_REQUEST}], **options
+        model=model,
+        messages=[*messages, {"role": "user", "content": SUMMARY_REQUEST}],  # type: ignore[list-item]
+        **options,
     )
     return response.choices[0].message.content or ""
 

@@ -290,7 +290,7 @@ def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None = N
         elif role == "user":
             _append_turn(turns, "user", [{"type": "text", "text": _text(message.get("content"))}])
         elif role == "assistant":
-            blocks = []
+            blocks: list[dict[str, Any]] = []
             if _text(message.get("content")):
                 blocks.append({"type": "text", "text": _text(message["content"])})
             for call in message.get("tool_calls") or []:

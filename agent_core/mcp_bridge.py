@@ -273,7 +273,7 @@ class MCPConnection:
             raise MCPServerError(
                 f"could not start a session with the MCP server {name!r}: {reason}"
             ) from None
-        self._portal = portal
+        self._portal: anyio.from_thread.BlockingPortal | None = portal
 
     @property
     def server_info(self) -> dict[str, Any]:
@@ -312,6 +312,7 @@ class MCPConnection:
                 f"the MCP server {self.name!r} is not connected any more ({self.stopped}). Carry on without its tools."
             )
         unreadable_before = len(self.unreadable)
+        assert self._portal is not None  # close() took it away, and said so in self.stopped
         try:
             return self._portal.call(lambda: method(*args, **kwargs))
         except MCPError as error:
@@ -588,7 +589,7 @@ def _patterns(schema: Any) -> Iterable[str]:
 def _outline(schema: dict[str, Any]) -> dict[str, Any]:
     """what the dispatcher checks before the call: the arguments' names, and each one's JSON type
     and enum when the schema gives them plainly; the whole schema is checked in the call"""
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
     outline: dict[str, Any] = {"type": "object", "properties": {}}
     for name, property_schema in properties.items():
         kept = {}
@@ -653,7 +654,9 @@ def _refuse_to_fetch(uri: str) -> Any:
     raise LookupError(f"{uri} is outside the schema, and a schema is never fetched")
 
 
-_NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)
+# retrieve is Registry's documented argument (the alias of its attrs field _retrieve, which mypy's
+# attrs plugin does not read)
+_NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)  # type: ignore[call-arg]
 
 
 def _argument_problems(schema: dict[str, Any], arguments: dict[str, Any], seconds: float) -> list[str]:
@@ -711,7 +714,7 @@ def _calls_server(connection: MCPConnection, tool_name: str, name: str, schema: 
 
 
 def _reason(error: BaseException) -> str:
-    while len(getattr(error, "exceptions", ())) == 1:  # an exception group around one error
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:  # a group around one error
         error = error.exceptions[0]
     return " ".join(str(error).split()) or type(error).__name__
 

@@ -219,6 +219,7 @@ class Delegate:
             )
         self.depth += 1
         label, trace = f"{self.name} {len(self.children) + 1}", trace_of(self.client)
+        assert trace is not None  # recorded() made sure the client records
         first = len(trace)
         tools = self.tools if isinstance(self.tools, ToolRegistry) else ToolRegistry(self.tools)
         child = Child(label, self.depth, trace, None, "")

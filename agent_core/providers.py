@@ -105,6 +105,7 @@ def client_from_env(
     `client.backend` is the Backend it was made from.
     """
     backend = backend_from_env(env)
+    client: openai.OpenAI
     if backend.kind == "mock":
         client = mock.client(
             policy if policy is not None else policy_by_name(backend.policy),

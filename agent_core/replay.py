@@ -19,6 +19,7 @@ from .trace import CassetteError, RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = [
     "Replay",
+    "ReplayClient",
     "client",
     "first_difference",
     "show_cassette",
@@ -174,12 +175,19 @@ def load_cassette(path: str | Path) -> Trace:
     return Trace.load(path)
 
 
+class ReplayClient(openai.OpenAI):
+    """the openai.OpenAI that client() makes: the same client, plus its Trace and its Replay"""
+
+    trace: Trace
+    replay: Replay
+
+
 def client(
     cassette: Replay | Trace | str | Path,
     *,
     trace: Trace | None = None,
     max_retries: int = openai.DEFAULT_MAX_RETRIES,
-) -> openai.OpenAI:
+) -> ReplayClient:
     """a real openai.OpenAI whose answers come from a cassette; its calls are recorded in `.trace`
 
     The client's base_url is the recorded one, so the new trace equals the cassette turn for
@@ -194,7 +202,7 @@ def client(
         replay = Replay.load(cassette)
     trace = trace if trace is not None else Trace()
     recording = RecordingTransport(httpx2.MockTransport(replay.handle), trace)
-    sdk_client = openai.OpenAI(
+    sdk_client = ReplayClient(
         api_key="replay-key-not-secret",
         base_url=replay.base_url or "http://replay.agent-core.invalid/v1",
         http_client=httpx2.Client(transport=recording),

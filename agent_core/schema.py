@@ -62,12 +62,13 @@ class Tool:
             timeout = function.timeout if timeout is None else timeout
             function = function.function
         functools.update_wrapper(self, function, updated=())  # its name, docstring and signature
-        self.function = function
-        self.name = name or getattr(function, "__name__", "")
+        self.function: Callable[..., Any] = function
+        function_name: str = getattr(function, "__name__", "")
+        self.name: str = name or function_name
         self.strict = strict
-        self.writes = bool(writes)
+        self.writes: bool = bool(writes)
         """the tool changes things (files, mail, money): Permissions(read_only=True) refuses it"""
-        self.timeout = timeout
+        self.timeout: float | None = timeout
         """seconds the tool needs at most: it stops itself within them (run_command kills its
         command), so a ToolRegistry waits at least this long before giving up on it; None: unsaid"""
         if not TOOL_NAME_PATTERN.match(self.name):
@@ -76,7 +77,7 @@ class Tool:
                 "'_' or '-' (pass name=... to choose one)"
             )
         summary, parameter_docs = parse_docstring(function.__doc__ or "")
-        self.description = description or summary
+        self.description: str = description or summary
         if not self.description:
             raise ToolSchemaError(
                 f"{self.name}() has no description: its docstring is missing or empty. The "
@@ -276,11 +277,7 @@ def _is_json(value: Any) -> bool:
 
 
 def _type_name(annotation: Any) -> str:
-    return (
-        getattr(annotation, "__qualname__", None)
-        if isinstance(annotation, type)
-        else repr(annotation)
-    )
+    return annotation.__qualname__ if isinstance(annotation, type) else repr(annotation)
 
 
 def json_type(value: Any) -> str:
@@ -291,5 +288,5 @@ def json_type(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
-    names = {dict: "an object", list: "an array", str: "a string"}
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
     return names.get(type(value), type(value).__name__)

@@ -172,9 +172,10 @@ class Trace:
     def new_messages(self, index: int) -> list[dict[str, Any]]:
         """the messages of turn `index` that the previous turn did not send"""
         current = self.turns[index].messages
-        if index == 0 and self.before is None:
+        previous_turn = self.turns[index - 1] if index else self.before
+        if previous_turn is None:
             return list(current)
-        previous = (self.turns[index - 1] if index else self.before).messages
+        previous = previous_turn.messages
         same = 0
         while same < min(len(previous), len(current)) and previous[same] == current[same]:
             same += 1
@@ -428,7 +429,9 @@ class _RecordedStream(httpx2.SyncByteStream):
         self.finished = False
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.response.stream:
+        stream = self.response.stream
+        assert isinstance(stream, httpx2.SyncByteStream)  # as httpx2.Client asserts of what a transport returns
+        for chunk in stream:
             self.received.extend(chunk)
             yield chunk
         self._finish()
@@ -571,7 +574,8 @@ def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI
         pattern: None if mounted is None else RecordingTransport(mounted, trace)
         for pattern, mounted in original._mounts.items()
     }
-    http_client._recording_for = original  # the SDK's client closes its transports when collected
+    # the SDK's client closes its transports when collected: the copy keeps the original alive
+    http_client._recording_for = original  # type: ignore[attr-defined]
     copy_of_client = client.with_options(http_client=http_client)
-    copy_of_client.trace = trace
+    copy_of_client.trace = trace  # type: ignore[attr-defined]  # trace_of() reads it back
     return copy_of_client

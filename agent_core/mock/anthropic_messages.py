@@ -389,7 +389,7 @@ class CountTokensEndpoint(MessagesEndpoint):
             check_messages_request(given, None, headers or {})
         return to_chat_request(request)
 
-    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: None) -> Response:
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any] | None) -> Response:
         return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
 
 

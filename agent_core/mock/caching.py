@@ -28,7 +28,7 @@ def _prompt_blocks(
     """
     blocks: list[tuple[str, int]] = []
     digest = hashlib.sha256()
-    parts = ([("tools", tools)] if tools else []) + [("message", m) for m in messages]
+    parts: list[tuple[str, Any]] = ([("tools", tools)] if tools else []) + [("message", m) for m in messages]
     for kind, part in parts:
         digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         tokens = count_request([], part) if kind == "tools" else count_request([part])

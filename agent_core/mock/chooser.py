@@ -63,7 +63,8 @@ class DescriptionReader(Policy):
     def _answer(self, request: dict[str, Any]) -> str:
         """quote the results that came back since the last assistant turn"""
         messages = request.get("messages", [])
-        names, latest = {}, []
+        names: dict[Any, Any] = {}
+        latest: list[Any] = []
         for message in messages:
             for tool_call in message.get("tool_calls") or []:
                 names[tool_call.get("id")] = (tool_call.get("function") or {}).get("name")

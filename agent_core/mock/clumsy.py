@@ -53,7 +53,7 @@ class Clumsy(Policy):
 
     def reply(self, request: dict[str, Any]) -> ReplyLike:
         asked, result = _latest_call_and_result(request.get("messages") or [])
-        if result is None:
+        if asked is None or result is None:  # a result always comes with its call
             return self.wrong_call
         if not result.strip().lower().startswith("error"):
             return self.answer.replace("{result}", result)
@@ -64,8 +64,10 @@ class Clumsy(Policy):
 
 def _make_mistake(call: ToolCall, mistake: str, wrong_name: str | None) -> tuple[ToolCall, str]:
     """the mistaken call, and the text an error must contain for the model to know the fix"""
+    assert isinstance(call.arguments, dict)  # Clumsy() checked it
     arguments = dict(call.arguments)
     if mistake == "unknown_tool":
+        assert wrong_name  # Clumsy() checked it
         return ToolCall(wrong_name, arguments), call.name
     if mistake == "invalid_json":
         return ToolCall(call.name, json.dumps(arguments, ensure_ascii=False)[:-1]), "JSON"

@@ -213,7 +213,7 @@ def _build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
         choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason})
     prompt_tokens = count_request(request["messages"], request.get("tools"))
     completion_tokens = count_reply(content, [_wire(c) for c in calls]) * len(choices)
-    if finish_reason == "length":
+    if finish_reason == "length" and limit is not None:
         completion_tokens = limit * len(choices)  # the model stopped because it had produced `limit`
     return {
         "id": "chatcmpl-" + digest[:29],

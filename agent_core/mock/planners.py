@@ -46,10 +46,10 @@ class Planner(Policy):
         plan = [s for s in tool_steps(request) if s.name == "update_plan" and not s.failed]
         if not plan:
             return calls(*(call("update_plan", action="add", item=text) for text, _ in self.steps))
-        status = {text: "pending" for text, _ in self.steps}
+        status: dict[Any, str] = {text: "pending" for text, _ in self.steps}  # keys: what the model sent
         for step in plan:
             status[step.arguments.get("item")] = {"start": "in_progress", "done": "done"}.get(
-                step.arguments.get("action"), status.get(step.arguments.get("item"), "pending"))
+                step.arguments.get("action", ""), status.get(step.arguments.get("item"), "pending"))
         worked = len(done_work)
         updates = self._catch_up(status, worked)
         if self.forgets and not _last_is_user(request) and any(s == "in_progress" for s in status.values()):

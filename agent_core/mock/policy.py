@@ -217,7 +217,8 @@ def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:
     a user message "Observation:\n...". Read that way, a reactive policy sees the tool_calls and
     tool messages it would see from any other client.
     """
-    messages, changed = [], False
+    messages: list[dict[str, Any]] = []
+    changed = False
     for message in request.get("messages", []):
         text = content_text(message.get("content"))
         if message.get("role") == "assistant" and text.startswith("Calling tools:\n"):

@@ -286,8 +286,8 @@ def _check_strict_schema(
                 code=code,
                 hint="With strict: true, every object in the schema needs 'additionalProperties': false.",
             )
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        properties = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+        required = schema["required"] if isinstance(schema.get("required"), list) else []
         missing = [key for key in properties if key not in required]
         if missing:
             raise ProtocolError(

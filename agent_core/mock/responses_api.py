@@ -387,8 +387,8 @@ def _check_tools(tools: Any) -> None:
 
 def _check_calls_answered(items: list[dict[str, Any]]) -> None:
     """every function_call_output answers an earlier function_call; every function_call gets its output"""
-    made: list[str] = []
-    answered: set[str] = set()
+    made: list[Any] = []  # the call_ids as the request sent them
+    answered: set[Any] = set()
     for item in items:
         kind = item.get("type", "message")
         if kind == "function_call":
@@ -477,10 +477,11 @@ _FIELD_NAMES = [
 
 def _in_responses_terms(error: ProtocolError) -> ProtocolError:
     """the same error, with the field names of a Chat Completions request as a Responses request spells them"""
-    texts = {"message": error.message, "param": error.param, "hint": error.hint}
-    for key, value in texts.items():
-        if isinstance(value, str):
-            for pattern, name in _FIELD_NAMES:
-                value = pattern.sub(name, value)
-            texts[key] = value
-    return replace(error, **texts)
+
+    def renamed(text: str) -> str:
+        for pattern, name in _FIELD_NAMES:
+            text = pattern.sub(name, text)
+        return text
+
+    param = renamed(error.param) if isinstance(error.param, str) else error.param
+    return replace(error, message=renamed(error.message), param=param, hint=renamed(error.hint))

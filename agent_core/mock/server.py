@@ -92,7 +92,7 @@ class MockServer:
     ):
         if not hasattr(model, "respond"):
             model = MockModel(model, models=models or MODELS)
-        self.model: Responder = model
+        self.model: Responder = model  # type: ignore[assignment]  # hasattr() does not narrow to the Protocol
         self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
         self.models = tuple(models) if models else None  # when set, any other model name gets a 404
         self.rate_limit = rate_limit  # model requests per minute; the next one gets a 429
@@ -107,7 +107,9 @@ class MockServer:
 
     @property
     def host(self) -> str:
-        return self._http.server_address[0]
+        host = self._http.server_address[0]
+        assert isinstance(host, str)  # an AF_INET or AF_INET6 address: (host, port, ...)
+        return host
 
     @property
     def port(self) -> int:
@@ -250,7 +252,7 @@ class MockServer:
         if anthropic:
             # Anthropic's 429 text, as pasted in OpenHands/OpenHands#9259 and Trae-AI/TRAE#625
             # (there for input tokens per minute; here the limit is on requests)
-            error = AnthropicError(
+            error: ProtocolError = AnthropicError(
                 "This request would exceed the rate limit for your organization (org-agent-core-mock) "
                 f"of {self.rate_limit:,} requests per minute. For details, refer to: "
                 "https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for "
@@ -305,7 +307,9 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)  # HTTPServer's version also does a slow DNS lookup
-        self.server_name, self.server_port = self.server_address[:2]
+        host, self.server_port = self.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET or AF_INET6 address: (host, port, ...)
+        self.server_name = host
 
     def end_connections(self) -> None:
         """wake handler threads waiting on kept-alive connections, so server_close() can join them"""
@@ -347,7 +351,10 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             return  # refused, or the client went away
         try:
-            status, headers, content = self.server.mock.answer(self.command, self.path, self.headers, body)
+            # the request's email.message.Message is read as a Mapping: get() and items(), case-insensitive
+            status, headers, content = self.server.mock.answer(
+                self.command, self.path, self.headers, body  # type: ignore[arg-type]
+            )
         except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
             self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
             failure = ProtocolError(
@@ -559,10 +566,11 @@ def run(
 ) -> int:
     """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
     try:
+        model: Responder
         if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
             what, model = f"replaying {cassette[0]}", cassette[1]
         else:
-            model: Responder = MockModel(
+            model = MockModel(
                 policy_by_name(policy), reject_unknown_fields=reject_unknown_fields, models=models or MODELS
             )
             what = f"policy {policy}"
