@@ -1,4 +1,5 @@
-"""The `agent-core` command: a terminal demo on the mock model, and the course's other tools (every lesson)."""
+"""The `agent-core` command: a terminal demo on the mock model, and the course's other tools
+(every lesson)."""
 
 from __future__ import annotations
 

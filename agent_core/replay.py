@@ -217,9 +217,7 @@ def _answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
     """status, headers and body that send a recorded turn's response again"""
     headers: dict[str, str] = {}
     if turn.status in RETRIED_STATUSES or turn.status >= 500:
-        headers["retry-after-ms"] = (
-            "1"  # the recording holds the SDK's retries; replay them fast
-        )
+        headers["retry-after-ms"] = "1"  # the recording holds the SDK's retries; replay them fast
     if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
         from .mock.responses_api import response_events  # the Responses API's stream: lesson 09
 
@@ -237,14 +235,13 @@ def _answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
         headers["content-type"] = "text/plain; charset=utf-8"
         return turn.status, headers, turn.response.encode()
     headers["content-type"] = "application/json"
-    content = (
-        b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
-    )
+    content = b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
     return turn.status, headers, content
 
 
 def _endpoint(path: str) -> str:
-    """the API endpoint of a URL path: "/v1/chat/completions" and "/api/v1/chat/completions" -> "chat/completions" """
+    """the API endpoint of a URL path: "/v1/chat/completions" and "/api/v1/chat/completions" ->
+    "chat/completions" """
     path = path.rstrip("/")
     return path.rsplit("/v1/", 1)[-1] if "/v1/" in path else path.lstrip("/")
 

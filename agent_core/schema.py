@@ -86,9 +86,7 @@ class Tool:
             )
         if parameters is None:
             parameters = _parameters_schema(function, self.name, parameter_docs)
-        self.parameters = (
-            make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
-        )
+        self.parameters = make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
 
     @property
     def definition(self) -> dict[str, Any]:
@@ -152,8 +150,7 @@ def _parameters_schema(
         hints = typing.get_type_hints(function, include_extras=True)
     except NameError as error:
         raise ToolSchemaError(
-            f"{tool_name}(): cannot resolve a type hint ({error}); define the types it uses "
-            "at module level"
+            f"{tool_name}(): cannot resolve a type hint ({error}); define the types it uses at module level"
         ) from error
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -225,9 +222,7 @@ def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
         return _typeddict_schema(annotation, where)
     if is_pydantic_model(annotation):
         return inline_refs(annotation.model_json_schema(), where)
-    raise ToolSchemaError(
-        f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}"
-    )
+    raise ToolSchemaError(f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}")
 
 
 def _enum_schema(values: list[Any], where: str) -> dict[str, Any]:

@@ -15,7 +15,9 @@ import tiktoken
 __all__ = ["ENCODING_NAME", "encoding", "count_text", "content_text", "count_request", "count_reply"]
 
 ENCODING_NAME = "cl100k_base"
-_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # as in tiktoken_ext.openai_public
+_SHA256 = (
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # as in tiktoken_ext.openai_public
+)
 _PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -49,9 +51,7 @@ def encoding() -> tiktoken.Encoding:
     # hundredths of a second
     tokens = data.split()[0::2]
     ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
-    return tiktoken.Encoding(
-        name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={}
-    )
+    return tiktoken.Encoding(name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={})
 
 
 def count_text(text: str) -> int:

@@ -1,4 +1,5 @@
-"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson)."""
+"""The wire trace: every model call's exact request and response JSON, recorded at the transport
+(every lesson)."""
 
 from __future__ import annotations
 
@@ -186,7 +187,9 @@ class Trace:
         totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         for turn in self.turns:
             usage = turn.usage or {}
-            for key, responses_key in zip(totals, ("input_tokens", "output_tokens", "total_tokens"), strict=True):
+            for key, responses_key in zip(
+                totals, ("input_tokens", "output_tokens", "total_tokens"), strict=True
+            ):
                 totals[key] += usage.get(key, usage.get(responses_key, 0))  # a Responses turn's names
         return totals
 
@@ -243,7 +246,11 @@ _TURN_FIELDS: dict[str, tuple[type, ...]] = {  # a cassette turn's fields and th
     "request": (dict, str),  # a body that was not JSON is kept as its text
     "response": (dict, str, type(None)),
 }
-_OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {"method": (str,), "stream": (bool,), "elapsed_ms": (int, float)}
+_OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
+    "method": (str,),
+    "stream": (bool,),
+    "elapsed_ms": (int, float),
+}
 
 
 def _cassette_problem(data: Any) -> str | None:
@@ -322,6 +329,8 @@ _RESPONSE = {
     "output.*.content": (list,),
     "output.*.content.*": (dict,),
 }
+
+
 def _wire_problem(turn: dict[str, Any]) -> str | None:
     """the first recorded field the library reads that has the wrong type; None if all are right
     (a field that is absent is fine)"""
@@ -430,7 +439,9 @@ class _RecordedStream(httpx2.SyncByteStream):
 
     def __iter__(self) -> Iterator[bytes]:
         stream = self.response.stream
-        assert isinstance(stream, httpx2.SyncByteStream)  # as httpx2.Client asserts of what a transport returns
+        assert isinstance(
+            stream, httpx2.SyncByteStream
+        )  # as httpx2.Client asserts of what a transport returns
         for chunk in stream:
             self.received.extend(chunk)
             yield chunk

@@ -1,4 +1,5 @@
-"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process (every lesson)."""
+"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process
+(every lesson)."""
 
 from __future__ import annotations
 
@@ -106,7 +107,9 @@ def client(
     max_retries: the SDK's retries; 0 so a mock error shows at once.
     """
     trace = trace if trace is not None else Trace()
-    mock_transport = transport(policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
+    mock_transport = transport(
+        policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields
+    )
     sdk_client = MockClient(
         api_key="mock-key-not-secret",
         base_url=BASE_URL,

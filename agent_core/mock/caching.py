@@ -43,7 +43,8 @@ class PromptCache:
         self.seen: set[str] = set()
 
     def cached_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-        """OpenAI's rule: the longest prefix sent before, if >= 1,024 tokens, in 128-token steps; remembers this prompt"""
+        """OpenAI's rule: the longest prefix sent before, if >= 1,024 tokens, in 128-token steps; remembers
+        this prompt"""
         blocks = _prompt_blocks(messages, tools)
         matched = 0
         for key, tokens in blocks:
@@ -96,7 +97,8 @@ def _block_text(block: dict[str, Any]) -> str:
 
 
 def _anthropic_cache_usage(seen: set[str], body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
-    """the usage split for a request with cache_control breakpoints (None without any); remembers its prefixes"""
+    """the usage split for a request with cache_control breakpoints (None without any); remembers its
+    prefixes"""
     minimum = ANTHROPIC_HAIKU_MINIMUM if "haiku" in str(body.get("model", "")) else ANTHROPIC_MINIMUM
     digest, tokens, breakpoints = hashlib.sha256(), 0, []
     for block in _anthropic_blocks(body):

@@ -1,4 +1,5 @@
-"""Clumsy: a mock model that makes one mistake in a tool call, then reads the error and fixes it (lesson 03)."""
+"""Clumsy: a mock model that makes one mistake in a tool call, then reads the error and fixes it
+(lesson 03)."""
 
 from __future__ import annotations
 
@@ -39,13 +40,9 @@ class Clumsy(Policy):
         if mistake not in MISTAKES:
             raise ValueError(f"unknown mistake {mistake!r}; choose one of {', '.join(MISTAKES)}")
         if not isinstance(call.arguments, dict):
-            raise ValueError(
-                "give the correct call's arguments as a dict, e.g. mock.call('add', a=4, b=2)"
-            )
+            raise ValueError("give the correct call's arguments as a dict, e.g. mock.call('add', a=4, b=2)")
         if mistake == "unknown_tool" and not wrong_name:
-            raise ValueError(
-                "unknown_tool needs wrong_name=...: the tool name the model tries first"
-            )
+            raise ValueError("unknown_tool needs wrong_name=...: the tool name the model tries first")
         self.call = call
         self.mistake = mistake
         self.answer = answer
@@ -72,15 +69,9 @@ def _make_mistake(call: ToolCall, mistake: str, wrong_name: str | None) -> tuple
     if mistake == "invalid_json":
         return ToolCall(call.name, json.dumps(arguments, ensure_ascii=False)[:-1]), "JSON"
     if mistake == "wrong_type":
-        numbers = [
-            k
-            for k, v in arguments.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)
-        ]
+        numbers = [k for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if not numbers:
-            raise ValueError(
-                "wrong_type writes a number as a word: the call needs a number argument"
-            )
+            raise ValueError("wrong_type writes a number as a word: the call needs a number argument")
         name, value = numbers[0], arguments[numbers[0]]
         is_small = isinstance(value, int) and 0 <= value < len(_NUMBER_WORDS)
         arguments[name] = _NUMBER_WORDS[value] if is_small else str(value)

@@ -1,4 +1,5 @@
-"""Mock policies and a folder of logs for measuring context and cost: a log reader and a summariser (lesson 06)."""
+"""Mock policies and a folder of logs for measuring context and cost: a log reader and a summariser
+(lesson 06)."""
 
 from __future__ import annotations
 

@@ -99,9 +99,7 @@ def as_reply(value: ReplyLike) -> Reply:
         return calls(value)
     if isinstance(value, Sequence) and value and all(isinstance(c, ToolCall) for c in value):
         return calls(*value)
-    raise TypeError(
-        f"a policy must return a Reply, a str, a ToolCall or a list of ToolCalls, not {value!r}"
-    )
+    raise TypeError(f"a policy must return a Reply, a str, a ToolCall or a list of ToolCalls, not {value!r}")
 
 
 # one decision at a time, even when a server answers many clients at once: a Script keeps its
@@ -225,9 +223,14 @@ def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:
             written = _literal(text.removeprefix("Calling tools:\n"))
             if isinstance(written, list) and all(isinstance(c, dict) and "function" in c for c in written):
                 tool_calls = [
-                    {"id": str(c.get("id")), "type": "function", "function": {
-                        "name": c["function"].get("name"),
-                        "arguments": json.dumps(c["function"].get("arguments") or {})}}
+                    {
+                        "id": str(c.get("id")),
+                        "type": "function",
+                        "function": {
+                            "name": c["function"].get("name"),
+                            "arguments": json.dumps(c["function"].get("arguments") or {}),
+                        },
+                    }
                     for c in written
                 ]
                 messages.append({"role": "assistant", "content": None, "tool_calls": tool_calls})
@@ -239,8 +242,10 @@ def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:
             lines = results.split("\n") if len(pending) > 1 else [results]
             if len(lines) != len(pending):
                 lines = [results] + [""] * (len(pending) - 1)
-            messages.extend({"role": "tool", "tool_call_id": c["id"], "content": line}
-                            for c, line in zip(pending, lines, strict=True))
+            messages.extend(
+                {"role": "tool", "tool_call_id": c["id"], "content": line}
+                for c, line in zip(pending, lines, strict=True)
+            )
             changed = True
             continue
         messages.append(message)

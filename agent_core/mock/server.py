@@ -39,7 +39,11 @@ __all__ = [
 LOCALHOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_BODY_BYTES = 8 * 1024**2  # a bigger request body gets a 413 (Anthropic's real limit is 32 MB)
-MODEL_PATHS = ("/chat/completions", "/responses", "/messages")  # the requests that call the model: rate-limited
+MODEL_PATHS = (
+    "/chat/completions",
+    "/responses",
+    "/messages",
+)  # the requests that call the model: rate-limited
 METHODS = ("GET", "POST")  # the methods the API answers; any other gets a 405
 POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
 
@@ -47,7 +51,9 @@ POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calcula
 class Responder(Protocol):
     """anything that answers one HTTP request: MockModel, or a Replay of a cassette"""
 
-    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response: ...
+    def respond(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Response: ...
 
 
 class ServerStartError(OSError):
@@ -345,7 +351,9 @@ class _Handler(BaseHTTPRequestHandler):
         """every method arrives here: refuse what the API does not answer, read the body, answer"""
         if self.command not in METHODS:
             path = self.path.split("?", 1)[0]
-            self._refuse(405, f"Invalid method for URL ({self.command} {path})", {"Allow": ", ".join(METHODS)})
+            self._refuse(
+                405, f"Invalid method for URL ({self.command} {path})", {"Allow": ", ".join(METHODS)}
+            )
             return
         body = self._read_body()
         if body is None:
@@ -353,7 +361,10 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             # the request's email.message.Message is read as a Mapping: get() and items(), case-insensitive
             status, headers, content = self.server.mock.answer(
-                self.command, self.path, self.headers, body  # type: ignore[arg-type]
+                self.command,
+                self.path,
+                self.headers,  # type: ignore[arg-type]
+                body,
             )
         except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
             self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
@@ -363,7 +374,9 @@ class _Handler(BaseHTTPRequestHandler):
                 type="server_error",
                 hint="This is the mock, not your request.",
             )
-            status, headers, content = anthropic_error_response(failure) if self._is_anthropic() else error_response(failure)
+            status, headers, content = (
+                anthropic_error_response(failure) if self._is_anthropic() else error_response(failure)
+            )
         self._send(status, headers, content)
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = do_GET
@@ -396,7 +409,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._refuse(400, "Bad request: both Transfer-Encoding and Content-Length are set; send one")
                 return None
             if coding.strip().lower() != "chunked":
-                self._refuse(501, f"Transfer-Encoding {coding!r} is not supported; send chunked or Content-Length")
+                self._refuse(
+                    501, f"Transfer-Encoding {coding!r} is not supported; send chunked or Content-Length"
+                )
                 return None
             return self._read_chunked(limit)
         if not lengths:
@@ -469,7 +484,9 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         """answer with a JSON error (Anthropic's shape on /v1/messages, OpenAI's elsewhere) and close"""
         error_class = AnthropicError if self._is_anthropic() else ProtocolError
-        status, headers, content = json_response(status, error_class(message, hint=hint, status=status, type=type).body())
+        status, headers, content = json_response(
+            status, error_class(message, hint=hint, status=status, type=type).body()
+        )
         self.close_connection = True  # what follows on this connection cannot be trusted to be a request
         self._send(status, {**headers, **(extra_headers or {}), "Connection": "close"}, content)
 
@@ -477,7 +494,8 @@ class _Handler(BaseHTTPRequestHandler):
         return is_anthropic(getattr(self, "path", "").split("?", 1)[0])
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """errors http.server finds itself (a bad request line, too many headers, an unknown method): JSON too"""
+        """errors http.server finds itself (a bad request line, too many headers, an unknown method): JSON
+        too"""
         if not hasattr(self, "command") or self.command is None:
             self.command = ""  # the request line could not be read
         self._refuse(code, message or self.responses.get(code, ("Error",))[0])
@@ -507,11 +525,11 @@ def _bind(mock: MockServer, host: str, port: int) -> _HTTPServer:
         return _HTTPServer(mock, host, port)
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
-            message = f"port {port} is already in use on {host}; pick another with --port (0 picks a free one)"
-        elif error.errno == errno.EACCES:
             message = (
-                f"port {port} on {host} needs administrator rights; pick one above 1023 with --port"
+                f"port {port} is already in use on {host}; pick another with --port (0 picks a free one)"
             )
+        elif error.errno == errno.EACCES:
+            message = f"port {port} on {host} needs administrator rights; pick one above 1023 with --port"
         elif isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
             message = f"cannot listen on host {host!r} ({error.strerror}); use {LOCALHOST}"
         else:
@@ -544,7 +562,10 @@ def serve(
         model = policy
     else:
         model = MockModel(
-            policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields, models=models or MODELS
+            policy,
+            check_protocol=check_protocol,
+            reject_unknown_fields=reject_unknown_fields,
+            models=models or MODELS,
         )
     server = MockServer(
         model, host=host, port=port, api_key=api_key, models=models, rate_limit=rate_limit, log=log
@@ -616,4 +637,3 @@ def _model_of(body: bytes) -> str | None:
         return None
     model = request.get("model") if isinstance(request, dict) else None
     return model if isinstance(model, str) else None
-

@@ -6,7 +6,16 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-__all__ = ["Response", "Endpoint", "json_response", "error_response", "is_anthropic", "model_card", "pieces", "CREATED"]
+__all__ = [
+    "Response",
+    "Endpoint",
+    "json_response",
+    "error_response",
+    "is_anthropic",
+    "model_card",
+    "pieces",
+    "CREATED",
+]
 
 Response = tuple[int, dict[str, str], bytes]
 """an HTTP answer: status, headers, body"""
