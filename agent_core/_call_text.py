@@ -1,4 +1,5 @@
-"""A tool call read by the guardrails: its arguments, one readable line, a key to compare calls (lesson 05)."""
+"""A tool call read by the guardrails: its arguments, one readable line, a key to compare calls
+(lesson 05)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,6 @@ def call_arguments(call: dict[str, Any]) -> dict[str, Any] | None:
 
 def times_text(count: int) -> str:
     return {1: "once", 2: "twice"}.get(count, f"{count} times")
-
-
 
 
 def takes_an_argument(function: Callable[..., Any]) -> bool:

@@ -11,11 +11,17 @@ from .schema import Tool, json_type
 
 __all__ = [
     "ToolFailure",
-    "CallFailure", "find_tool", "read_arguments", "check_arguments", "one_line", "safe_one_line"]
+    "CallFailure",
+    "find_tool",
+    "read_arguments",
+    "check_arguments",
+    "one_line",
+    "safe_one_line",
+]
 
 
 class ToolFailure(Exception):
-    """raise it from a tool whose message is already written for the model: sent as it is, after ERROR: """
+    """raise it from a tool whose message is already written for the model: sent as it is, after ERROR:"""
 
 
 class CallFailure(Exception):
@@ -67,9 +73,7 @@ def read_arguments(tool: Tool, raw: Any) -> dict[str, Any]:
         arguments = json.loads(raw)
     except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
         if isinstance(error, json.JSONDecodeError):
-            problem = (
-                f"{error.msg} at line {error.lineno}, column {error.colno} (char {error.pos})"
-            )
+            problem = f"{error.msg} at line {error.lineno}, column {error.colno} (char {error.pos})"
         else:  # e.g. a 5000-digit number, or nesting too deep to read
             problem = one_line(error)
         raise CallFailure(
@@ -92,9 +96,7 @@ def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
     """raise a CallFailure listing every way the arguments break the tool's JSON Schema"""
     # the function takes no other arguments, so report unknown ones even if the schema allows them
     schema = {"additionalProperties": False, **tool.parameters}
-    errors = sorted(
-        Draft202012Validator(schema).iter_errors(arguments), key=relevance, reverse=True
-    )
+    errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=relevance, reverse=True)
     if errors:
         order = list(tool.parameters.get("properties", {}))
         explained = dict.fromkeys(_explain(error) for error in errors)  # drop repeats

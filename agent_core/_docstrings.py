@@ -1,4 +1,5 @@
-"""Reading a docstring: the summary a model reads, and each parameter's text (Google or Sphinx style) (lesson 01)."""
+"""Reading a docstring: the summary a model reads, and each parameter's text (Google or Sphinx style)
+(lesson 01)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Small checks the guardrails rely on: the same call again, a tool that only reads, text safe for a terminal (lesson 05)."""
+"""Small checks the guardrails rely on: the same call again, a tool that only reads, text safe for a terminal
+(lesson 05)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,9 @@ FORMAT_LIBRARIES = (
     "fqdn", "idna", "isoduration", "jsonpointer", "rfc3339_validator", "rfc3986_validator",
     "rfc3987", "rfc3987_syntax", "uri_template", "webcolors",
 )  # fmt: skip
-_hidden = [] if "jsonschema" in sys.modules else [name for name in FORMAT_LIBRARIES if name not in sys.modules]
+_hidden = (
+    [] if "jsonschema" in sys.modules else [name for name in FORMAT_LIBRARIES if name not in sys.modules]
+)
 for name in _hidden:
     sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
 try:

@@ -1,4 +1,5 @@
-"""Messages several lessons share: a failed tool's prefix (lesson 03), Responses input read as Chat messages (00, 09)."""
+"""Messages several lessons share: a failed tool's prefix (lesson 03), Responses input read as Chat messages
+(00, 09)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,7 @@ def as_dict(item: Any) -> dict[str, Any]:
         return item.model_dump(exclude_none=True)
     if isinstance(item, dict):
         return item
-    raise TypeError(
-        f"expected a dict (or an openai SDK object), not {type(item).__name__}: {item!r}"
-    )
+    raise TypeError(f"expected a dict (or an openai SDK object), not {type(item).__name__}: {item!r}")
 
 
 def text_of(content: Any) -> str:
@@ -63,9 +62,7 @@ def from_responses(request: dict[str, Any] | list[dict[str, Any]]) -> list[Messa
             call = chat_tool_call(item["call_id"], item["name"], item["arguments"])
             previous = messages[-1] if messages else None
             if previous is not None and previous["role"] == "assistant":
-                previous.setdefault("tool_calls", []).append(
-                    call
-                )  # parallel calls, or text + calls
+                previous.setdefault("tool_calls", []).append(call)  # parallel calls, or text + calls
             else:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         elif kind == "function_call_output":
@@ -75,7 +72,5 @@ def from_responses(request: dict[str, Any] | list[dict[str, Any]]) -> list[Messa
         elif kind == "reasoning":
             continue  # a reasoning model's private notes: Chat Completions has no place for them
         else:
-            raise ValueError(
-                f"cannot translate a Responses item of type {kind!r} to Chat Completions"
-            )
+            raise ValueError(f"cannot translate a Responses item of type {kind!r} to Chat Completions")
     return messages

@@ -1,4 +1,5 @@
-"""Rewriting a tool's JSON Schema: pydantic's $refs inlined, null allowed, OpenAI's strict mode (lesson 01)."""
+"""Rewriting a tool's JSON Schema: pydantic's $refs inlined, null allowed, OpenAI's strict mode
+(lesson 01)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
         if "enum" in schema and None not in schema["enum"]:
             schema["enum"] = [*schema["enum"], None]
         return schema
-    outer = {k: schema[k] for k in ("description", "default") if k in schema}
+    outer: dict[str, Any] = {k: schema[k] for k in ("description", "default") if k in schema}
     inner = {k: v for k, v in schema.items() if k not in outer}
     return {"anyOf": [inner, {"type": "null"}], **outer}
 
@@ -104,8 +105,6 @@ def make_strict(schema: dict[str, Any], where: str, top: bool = False) -> dict[s
 def is_pydantic_model(annotation: Any) -> bool:
     try:
         from pydantic import BaseModel
-    except (
-        ImportError
-    ):  # pragma: no cover - pydantic is a dependency, but keep schema.py standalone
+    except ImportError:  # pragma: no cover - pydantic is a dependency, but keep schema.py standalone
         return False
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)

@@ -85,7 +85,9 @@ def _call_on_this_thread(tool: Tool, kwargs: dict[str, Any]) -> tuple[str, Any] 
         )
     try:
         return to_text(value), value
-    except BaseException as error:  # a __str__ that raises, a structure that contains itself, nesting too deep
+    except (
+        BaseException
+    ) as error:  # a __str__ that raises, a structure that contains itself, nesting too deep
         return CallFailure(
             "tool_error",
             f"the tool {tool.name!r} returned a value that cannot be written as text "

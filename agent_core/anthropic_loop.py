@@ -16,7 +16,8 @@ def run_on_anthropic(
     max_turns: int = 6,
     model: str = "mock-model",
 ) -> str:
-    """ask, run every tool_use block, answer them all in one user message; stop when stop_reason is not "tool_use"
+    """ask, run every tool_use block, answer them all in one user message; stop when stop_reason is not
+    "tool_use"
 
     Returns the final reply's text; raises RuntimeError after max_turns model calls that all asked for tools.
     """
@@ -41,6 +42,7 @@ def run_on_anthropic(
                 {"type": "tool_result", "tool_use_id": block.id, "content": output, "is_error": failed}
             )
         # every result of the turn in ONE user message, a failure with is_error: split results teach the
-        # model to stop calling in parallel (platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use)
+        # model to stop calling in parallel
+        # (platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use)
         messages.append({"role": "user", "content": results})
     raise RuntimeError(f"no final answer after {max_turns} model calls")

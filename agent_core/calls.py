@@ -48,7 +48,10 @@ def tool_calls_of(response_or_message: Any) -> list[dict[str, Any]]:
             {
                 "id": _attribute_or_key(call, "id"),
                 "type": "function",
-                "function": {"name": _attribute_or_key(function, "name"), "arguments": _attribute_or_key(function, "arguments")},
+                "function": {
+                    "name": _attribute_or_key(function, "name"),
+                    "arguments": _attribute_or_key(function, "arguments"),
+                },
             }
         )
     return plain

@@ -1,4 +1,5 @@
-"""The `agent-core` command: a terminal demo on the mock model, and the course's other tools (every lesson)."""
+"""The `agent-core` command: a terminal demo on the mock model, and the course's other tools
+(every lesson)."""
 
 from __future__ import annotations
 
@@ -138,7 +139,7 @@ class _ShowDefaults(argparse.HelpFormatter):
         return f"{action.help} (default: %(default)s)" if shown else str(action.help)
 
 
-def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
     """the agent-core command line, and each subcommand's parser by name"""
     top = _Parser(
         prog="agent-core",

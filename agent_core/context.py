@@ -51,7 +51,9 @@ class LedgerRow:
     resent: int  # input tokens that the previous call had already sent (its prefix)
     cumulative_input: int
     cumulative_output: int
-    cached: int = 0  # input tokens the provider read from its cache: usage.prompt_tokens_details.cached_tokens
+    cached: int = (
+        0  # input tokens the provider read from its cache: usage.prompt_tokens_details.cached_tokens
+    )
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,9 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
     for row in ledger.rows:
         if caching:
             new = row.prompt - row.resent
-            input_cost = prices.input * (row.resent * prices.cache_read_multiplier + new * prices.cache_write_multiplier)
+            input_cost = prices.input * (
+                row.resent * prices.cache_read_multiplier + new * prices.cache_write_multiplier
+            )
         else:
             input_cost = prices.input * row.prompt
         costs.append((input_cost + prices.output * row.completion) / 1_000_000)
@@ -171,10 +175,14 @@ def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list
 
 
 def billed_costs(ledger: Ledger, prices: Prices) -> list[float]:
-    """dollars per call as the usage reports it: cached tokens at `cache_read_multiplier` times the input price
+    """dollars per call as the usage reports it: cached tokens at `cache_read_multiplier` times the input
+    price
     (OpenAI's automatic caching has no write premium), the rest of the prompt at the input price"""
     return [
-        (prices.input * (row.prompt - row.cached + row.cached * prices.cache_read_multiplier) + prices.output * row.completion)
+        (
+            prices.input * (row.prompt - row.cached + row.cached * prices.cache_read_multiplier)
+            + prices.output * row.completion
+        )
         / 1_000_000
         for row in ledger.rows
     ]
@@ -240,8 +248,14 @@ def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:
 
     if not isinstance(tool, Tool):
         return pruned_tool
-    return Tool(pruned_tool, name=tool.name, description=tool.description, strict=tool.strict,
-                writes=tool.writes, timeout=tool.timeout)
+    return Tool(
+        pruned_tool,
+        name=tool.name,
+        description=tool.description,
+        strict=tool.strict,
+        writes=tool.writes,
+        timeout=tool.timeout,
+    )
 
 
 # --- compaction: old turns become a summary written by the model --------------------------------
@@ -276,8 +290,11 @@ def summarize(
     used (if any), and tool_choice "none" so the model answers in text.
     """
     options: dict[str, Any] = {"tools": tools, "tool_choice": "none"} if tools else {}
+    # the SDK types messages as TypedDicts; ours are the same JSON objects as plain dicts
     response = client.chat.completions.create(
-        model=model, messages=[*messages, {"role": "user", "content": SUMMARY_REQUEST}], **options
+        model=model,
+        messages=[*messages, {"role": "user", "content": SUMMARY_REQUEST}],  # type: ignore[list-item]
+        **options,
     )
     return response.choices[0].message.content or ""
 

@@ -1,4 +1,5 @@
-"""The dispatcher: a model's tool call in, a `tool` message out; every failure is an observation (lesson 03)."""
+"""The dispatcher: a model's tool call in, a `tool` message out; every failure is an observation
+(lesson 03)."""
 
 from __future__ import annotations
 
@@ -172,6 +173,7 @@ class ToolRegistry:
     def _finish(self, text: str) -> str:
         """the content the model reads: sendable as UTF-8, then capped"""
         return truncate(escape_surrogates(text), self.max_chars)
+
 
 # --- reading a call -------------------------------------------------------------------------
 

@@ -119,7 +119,11 @@ class Noisy(Policy):
             return reply
         calls = list(reply.tool_calls)
         index = rng.randrange(len(calls))
-        changed = _wrong_tool(calls[index], request, rng) if kind == "wrong_tool" else _bad_arguments(calls[index], rng)
+        changed = (
+            _wrong_tool(calls[index], request, rng)
+            if kind == "wrong_tool"
+            else _bad_arguments(calls[index], rng)
+        )
         if changed is None:
             return reply
         calls[index] = changed
@@ -154,7 +158,9 @@ def _still_looping(messages: list[dict[str, Any]]) -> bool:
 
 
 def _call_keys(message: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(c["function"]["name"], c["function"].get("arguments") or "") for c in message.get("tool_calls") or []]
+    return [
+        (c["function"]["name"], c["function"].get("arguments") or "") for c in message.get("tool_calls") or []
+    ]
 
 
 def _wrong_tool(tool_call: ToolCall, request: dict[str, Any], rng: random.Random) -> ToolCall | None:
@@ -205,7 +211,12 @@ def final_number(expected: float, tolerance: float = 1e-9) -> Grader:
 
 def tool_names(run: AgentRun) -> list[str]:
     """the name of every tool call the model asked for in the run, in order (parallel calls in their order)"""
-    return [c["function"]["name"] for m in run.messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    return [
+        c["function"]["name"]
+        for m in run.messages
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+    ]
 
 
 def tool_sequence(expected: Sequence[str], max_calls: int | None = None) -> Grader:
@@ -293,7 +304,10 @@ def calculator_task(name: str, prompt: str, expected: float, tools_in_order: Seq
     def setup() -> Setup:
         return Setup(
             tools=[add, subtract, multiply, divide],
-            graders=[final_number(expected), tool_sequence(tools_in_order, max_calls=len(tools_in_order) + 2)],
+            graders=[
+                final_number(expected),
+                tool_sequence(tools_in_order, max_calls=len(tools_in_order) + 2),
+            ],
             guardrails=[LoopDetector(max_repeats=1), Limits(max_tool_calls=len(tools_in_order) + 2)],
         )
 
@@ -426,15 +440,20 @@ class Report:
         return Counter(a.cause for a in self.attempts if not a.passed)
 
     def table(self) -> str:
-        head = f"{'task':<12} {'passed':>7} {'rate':>5} {'95% interval':>13} {'calls':>6} {'tools':>6} {'tokens':>7} {'cost':>8}"
+        head = (
+            f"{'task':<12} {'passed':>7} {'rate':>5} {'95% interval':>13} {'calls':>6} {'tools':>6} "
+            f"{'tokens':>7} {'cost':>8}"
+        )
         lines = [f"{self.label}", head]
         for task in [*self.tasks(), None]:
             attempts = self.of(task)
             passed, n = self.pass_rate(task)
             low, high = wilson(passed, n)
             lines.append(
-                f"{task or 'all':<12} {passed:>3}/{n:<3} {_rate(passed, n):>5} {f'{low:.0%} - {high:.0%}':>13} "
-                f"{_mean(a.model_calls for a in attempts):>6.1f} {_mean(a.tool_calls_made for a in attempts):>6.1f} "
+                f"{task or 'all':<12} {passed:>3}/{n:<3} {_rate(passed, n):>5} "
+                f"{f'{low:.0%} - {high:.0%}':>13} "
+                f"{_mean(a.model_calls for a in attempts):>6.1f} "
+                f"{_mean(a.tool_calls_made for a in attempts):>6.1f} "
                 f"{_mean(a.input_tokens + a.output_tokens for a in attempts):>7,.0f} "
                 f"${_mean(a.cost for a in attempts):>7.4f}"
             )
@@ -492,7 +511,9 @@ def evaluate(
     return Report(label, tuple(attempts))
 
 
-def _attempt(task: Task, seed: int, noise: Noise, guardrails: bool, max_turns: int, prices: Prices) -> Attempt:
+def _attempt(
+    task: Task, seed: int, noise: Noise, guardrails: bool, max_turns: int, prices: Prices
+) -> Attempt:
     """one graded attempt; whatever raises inside it (the task's setup, its model, a tool, a
     guardrail, a check) fails this attempt with the error, and the evaluation goes on"""
     model, stage = None, "setting up the task"
@@ -502,30 +523,52 @@ def _attempt(task: Task, seed: int, noise: Noise, guardrails: bool, max_turns: i
         model = Noisy(task.model(), seed, noise)
         stage = "the run"
         run = run_agent(
-            mock.client(model), task.prompt, setup.tools,
-            guardrails=setup.guardrails if guardrails else [], max_turns=max_turns,
+            mock.client(model),
+            task.prompt,
+            setup.tools,
+            guardrails=setup.guardrails if guardrails else [],
+            max_turns=max_turns,
         )
         stage = "grading"
         problems = tuple(str(p) for p in (_grade(grader, run) for grader in setup.graders) if p)
         ledger = token_ledger(run)
         return Attempt(
-            task=task.name, seed=seed, passed=not problems, problems=problems, faults=tuple(model.faults),
-            stop_reason=run.stop_reason or "", model_calls=run.model_calls, tool_calls_made=run.tool_calls_made,
-            input_tokens=ledger.total_input, output_tokens=ledger.total_output, cost=run_cost(ledger, prices),
+            task=task.name,
+            seed=seed,
+            passed=not problems,
+            problems=problems,
+            faults=tuple(model.faults),
+            stop_reason=run.stop_reason or "",
+            model_calls=run.model_calls,
+            tool_calls_made=run.tool_calls_made,
+            input_tokens=ledger.total_input,
+            output_tokens=ledger.total_output,
+            cost=run_cost(ledger, prices),
         )
     except Exception as error:
         error_text = f"{stage} raised {type(error).__name__}: {_one_line(error)}"
         return Attempt(
-            task=task.name, seed=seed, passed=False, problems=(error_text,),
-            faults=tuple(model.faults) if model else (), stop_reason="error", model_calls=0, tool_calls_made=0,
-            input_tokens=0, output_tokens=0, cost=0.0, error=error_text,
+            task=task.name,
+            seed=seed,
+            passed=False,
+            problems=(error_text,),
+            faults=tuple(model.faults) if model else (),
+            stop_reason="error",
+            model_calls=0,
+            tool_calls_made=0,
+            input_tokens=0,
+            output_tokens=0,
+            cost=0.0,
+            error=error_text,
         )
 
 
 def _grade(grader: Grader, run: AgentRun) -> str | None:
     try:
         return grader(run)
-    except Exception as error:  # a broken grader fails the attempt, with the reason, instead of the evaluation
+    except (
+        Exception
+    ) as error:  # a broken grader fails the attempt, with the reason, instead of the evaluation
         return f"the grader raised {type(error).__name__}: {_one_line(error)}"
 
 
@@ -551,11 +594,17 @@ def compare(reports: Mapping[str, Report] | Sequence[Report]) -> str:
         ("passed", lambda r: "{}/{}".format(*r.pass_rate())),
         ("pass rate, 95% interval", lambda r: f"{_rate(*r.pass_rate())} ({_interval(r)})"),
         ("model calls per attempt", lambda r: f"{_mean(a.model_calls for a in r.attempts):.1f}"),
-        ("tokens per attempt", lambda r: f"{_mean(a.input_tokens + a.output_tokens for a in r.attempts):,.0f}"),
+        (
+            "tokens per attempt",
+            lambda r: f"{_mean(a.input_tokens + a.output_tokens for a in r.attempts):,.0f}",
+        ),
         ("cost per attempt", lambda r: f"${_mean(a.cost for a in r.attempts):.4f}"),
     ):
         rows.append((name, [figure(r) for r in reports]))
-    causes = sorted({c for r in reports for c in r.failures()}, key=lambda c: (c == "none", MISBEHAVIOURS.index(c) if c in MISBEHAVIOURS else 0))
+    causes = sorted(
+        {c for r in reports for c in r.failures()},
+        key=lambda c: (c == "none", MISBEHAVIOURS.index(c) if c in MISBEHAVIOURS else 0),
+    )
     for cause in causes:
         rows.append((f"failed, first fault {cause}", [str(r.failures()[cause]) for r in reports]))
     first = max(len(name) for name, _ in rows)
@@ -568,7 +617,9 @@ def _some(reports: Mapping[str, Report] | Sequence[Report], what: str) -> list[R
     """the reports as a list; a clear error when there are none"""
     reports = list(reports.values()) if isinstance(reports, Mapping) else list(reports)
     if not reports:
-        raise ValueError(f"{what}() needs at least one Report, got none: pass the reports evaluate() returned")
+        raise ValueError(
+            f"{what}() needs at least one Report, got none: pass the reports evaluate() returned"
+        )
     return reports
 
 
@@ -642,4 +693,3 @@ class RichProgress:
 
     def close(self) -> None:
         self.bar.stop()
-

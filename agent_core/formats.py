@@ -194,9 +194,7 @@ def completion_to_responses(completion: Any) -> dict[str, Any]:
                 "id": f"msg_{completion['id']}",
                 "role": "assistant",
                 "status": "completed",
-                "content": [
-                    {"type": "output_text", "text": _text(message["content"]), "annotations": []}
-                ],
+                "content": [{"type": "output_text", "text": _text(message["content"]), "annotations": []}],
             }
         )
     for call in message.get("tool_calls") or []:
@@ -290,7 +288,7 @@ def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None = N
         elif role == "user":
             _append_turn(turns, "user", [{"type": "text", "text": _text(message.get("content"))}])
         elif role == "assistant":
-            blocks = []
+            blocks: list[dict[str, Any]] = []
             if _text(message.get("content")):
                 blocks.append({"type": "text", "text": _text(message["content"])})
             for call in message.get("tool_calls") or []:
@@ -342,16 +340,10 @@ def from_anthropic(request: dict[str, Any] | list[dict[str, Any]]) -> list[Messa
     for turn in request["messages"]:
         content = turn["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        blocks = [
-            b for b in map(_as_dict, blocks) if b["type"] not in ("thinking", "redacted_thinking")
-        ]
-        unknown = [
-            b["type"] for b in blocks if b["type"] not in ("text", "tool_use", "tool_result")
-        ]
+        blocks = [b for b in map(_as_dict, blocks) if b["type"] not in ("thinking", "redacted_thinking")]
+        unknown = [b["type"] for b in blocks if b["type"] not in ("text", "tool_use", "tool_result")]
         if unknown:
-            raise ValueError(
-                f"cannot translate Anthropic {unknown[0]!r} blocks to Chat Completions"
-            )
+            raise ValueError(f"cannot translate Anthropic {unknown[0]!r} blocks to Chat Completions")
         if turn["role"] == "assistant":
             texts = [b["text"] for b in blocks if b["type"] == "text"]
             message: Message = {"role": "assistant", "content": "".join(texts) if texts else None}
@@ -531,9 +523,7 @@ def from_ollama(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]
                 call_count += 1
                 name = call["function"]["name"]
                 calls.append(
-                    _chat_tool_call(
-                        call_id, name, _arguments_to_text(call["function"].get("arguments", {}))
-                    )
+                    _chat_tool_call(call_id, name, _arguments_to_text(call["function"].get("arguments", {})))
                 )
                 unanswered.append((call_id, name))
             messages.append(
@@ -552,9 +542,7 @@ def from_ollama(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]
                     "Ollama pairs results with calls by order and name"
                 )
             unanswered.remove(match)
-            messages.append(
-                {"role": "tool", "tool_call_id": match[0], "content": message.get("content", "")}
-            )
+            messages.append({"role": "tool", "tool_call_id": match[0], "content": message.get("content", "")})
         elif role in ("system", "user", "assistant"):
             messages.append({"role": role, "content": message.get("content", "")})
         else:

@@ -162,7 +162,10 @@ class Permissions(Guardrail):
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         name = call["function"]["name"]
         if name in self.deny:
-            return f"the tool {name!r} is not allowed in this run. Do the task without it, or say that you cannot."
+            return (
+                f"the tool {name!r} is not allowed in this run. Do the task without it, or say that you "
+                "cannot."
+            )
         if self.allow is not None and name not in self.allow:
             allowed = ", ".join(sorted(self.allow)) or "none"
             return f"the tool {name!r} is not allowed in this run; the allowed tools are: {allowed}."

@@ -1,4 +1,5 @@
-"""The ReAct loop: call the model, run the tools it asks for, show it the results, until it answers (lesson 04)."""
+"""The ReAct loop: call the model, run the tools it asks for, show it the results, until it answers
+(lesson 04)."""
 
 from __future__ import annotations
 
@@ -87,18 +88,25 @@ def run_agent(
     and the trace of this run's model calls.
     """
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-    messages = [{"role": "system", "content": escape_surrogates(system)}] if system else []
+    messages: list[dict[str, Any]] = (
+        [{"role": "system", "content": escape_surrogates(system)}] if system else []
+    )
     if isinstance(task, str):
         messages.append({"role": "user", "content": escape_surrogates(task)})
     elif isinstance(task, Sequence) and task and all(isinstance(message, dict) for message in task):
-        messages += [sendable_message(message) for message in task]
+        # mypy keeps str in task's type after isinstance(task, Sequence), though the branch above took it
+        messages += [sendable_message(message) for message in task]  # type: ignore[arg-type]
     else:
-        raise ValueError(f"task is the user's request (a str) or the messages to continue (a list of dicts), "
-                         f"not {task!r:.60}")
+        raise ValueError(
+            f"task is the user's request (a str) or the messages to continue (a list of dicts), "
+            f"not {task!r:.60}"
+        )
     client = recorded(client)  # the same client if it records already, else a recording copy
-    first_turn = len(trace_of(client))
+    trace = trace_of(client)
+    assert trace is not None  # recorded() made sure the client records
+    first_turn = len(trace)
     run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
-    tool_options = {"tools": registry.definitions} if len(registry) else {}
+    tool_options: dict[str, Any] = {"tools": registry.definitions} if len(registry) else {}
     try:
         for guardrail in guardrails:
             guardrail.start(run)
@@ -107,8 +115,13 @@ def run_agent(
             for guardrail in guardrails:
                 guardrail.before_model(run)
             run.model_calls += 1
-            response = client.chat.completions.create(model=model, messages=messages, **tool_options,
-                                                      **create_options)
+            # the SDK types messages as TypedDicts; ours are the same JSON objects as plain dicts
+            response = client.chat.completions.create(
+                model=model,
+                messages=messages,  # type: ignore[arg-type]
+                **tool_options,
+                **create_options,
+            )
             message = sendable_message(assistant_message(response))  # it goes back in every later request
             messages.append(message)
             for guardrail in guardrails:
@@ -133,7 +146,7 @@ def run_agent(
         for call in run.paused_calls:  # stopped between parallel calls: answer the rest
             messages.append(tool_message(call, escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")))
     finally:
-        run.trace = trace_of(client).since(first_turn)
+        run.trace = trace.since(first_turn)
     return run
 
 
@@ -146,8 +159,13 @@ def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[
         else:
             if not refusal.startswith(ERROR_PREFIX):
                 refusal = ERROR_PREFIX + refusal
-            observation = Observation(call["id"], call["function"]["name"], escape_surrogates(refusal),
-                                      is_error=True, error_type="refused")
+            observation = Observation(
+                call["id"],
+                call["function"]["name"],
+                escape_surrogates(refusal),
+                is_error=True,
+                error_type="refused",
+            )
         run.observations.append(observation)
         run.messages.append(observation.to_message())
         for guardrail in guardrails:

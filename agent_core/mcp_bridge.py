@@ -1,4 +1,5 @@
-"""Tools from an MCP server: its tool list becomes the dispatcher's tools, its results tool messages (lesson 10)."""
+"""Tools from an MCP server: its tool list becomes the dispatcher's tools, its results tool messages
+(lesson 10)."""
 
 from __future__ import annotations
 
@@ -129,7 +130,10 @@ def _block_text(block: dict[str, Any]) -> str:
         return block.get("text", "")
     if kind in ("image", "audio"):
         size = len(block.get("data", "")) * 3 // 4
-        return f"[{kind} {block.get('mimeType', '')}, about {size:,} bytes: not shown, a tool message carries text only]"
+        return (
+            f"[{kind} {block.get('mimeType', '')}, about {size:,} bytes: not shown, a tool message carries "
+            "text only]"
+        )
     if kind == "resource_link":
         return f"[resource {block.get('uri')}: {block.get('name', '')}]"
     if kind == "resource":
@@ -243,7 +247,9 @@ class MCPConnection:
     method waits for its answer. `wire` holds every JSON-RPC message sent and received.
     """
 
-    def __init__(self, transport: Any, *, name: str, timeout: float = DEFAULT_MCP_CALL_TIMEOUT, errlog: Any = None):
+    def __init__(
+        self, transport: Any, *, name: str, timeout: float = DEFAULT_MCP_CALL_TIMEOUT, errlog: Any = None
+    ):
         self.name = name
         self.timeout = timeout  # seconds for one tool call; then it is cancelled
         self.wire: list[WireMessage] = []
@@ -273,7 +279,7 @@ class MCPConnection:
             raise MCPServerError(
                 f"could not start a session with the MCP server {name!r}: {reason}"
             ) from None
-        self._portal = portal
+        self._portal: anyio.from_thread.BlockingPortal | None = portal
 
     @property
     def server_info(self) -> dict[str, Any]:
@@ -309,9 +315,11 @@ class MCPConnection:
     def _request(self, what: str, method: Any, *args: Any, **kwargs: Any) -> Any:
         if self.stopped:
             raise MCPServerError(
-                f"the MCP server {self.name!r} is not connected any more ({self.stopped}). Carry on without its tools."
+                f"the MCP server {self.name!r} is not connected any more ({self.stopped}). Carry on without "
+                "its tools."
             )
         unreadable_before = len(self.unreadable)
+        assert self._portal is not None  # close() took it away, and said so in self.stopped
         try:
             return self._portal.call(lambda: method(*args, **kwargs))
         except MCPError as error:
@@ -335,7 +343,8 @@ class MCPConnection:
                     f"its tools cannot be called any more{self._last_words()}. Carry on without them."
                 ) from None
             raise MCPServerError(
-                f"the MCP server {self.name!r} refused {what}: {error.error.message} (JSON-RPC error {error.error.code})"
+                f"the MCP server {self.name!r} refused {what}: {error.error.message} (JSON-RPC error "
+                f"{error.error.code})"
             ) from None
         except Exception as error:  # a reply that is JSON-RPC but not the result MCP defines
             raise MCPServerError(
@@ -450,7 +459,9 @@ class ServerTool(Tool):
     takes minutes, or a reference to any address, must not hold up or steer the agent.
     """
 
-    def __init__(self, connection: MCPConnection, mcp_tool: dict[str, Any], name: str, schema: dict[str, Any]):
+    def __init__(
+        self, connection: MCPConnection, mcp_tool: dict[str, Any], name: str, schema: dict[str, Any]
+    ):
         self.server_schema = schema
         self.connection, self.mcp_name = connection, mcp_tool["name"]
         self.annotations = mcp_tool.get("annotations") or {}
@@ -538,7 +549,9 @@ def _usable_schema(connection: MCPConnection, mcp_tool: dict[str, Any]) -> dict[
         raise ValueError(f"{refused}is nested too deeply to read{leave_out}") from None
     except SchemaError as error:  # the schema breaks JSON Schema's own rules
         where = "/".join(str(part) for part in error.absolute_path) or "the top"
-        raise ValueError(f"{refused}is not valid JSON Schema (at {where}: {_short(error.message, 200)}){leave_out}") from None
+        raise ValueError(
+            f"{refused}is not valid JSON Schema (at {where}: {_short(error.message, 200)}){leave_out}"
+        ) from None
     for reference in references:
         if not reference.startswith("#"):
             raise ValueError(
@@ -549,7 +562,9 @@ def _usable_schema(connection: MCPConnection, mcp_tool: dict[str, Any]) -> dict[
         try:
             regex.compile(pattern)
         except (regex.error, TypeError) as error:
-            raise ValueError(f"{refused}has the pattern {_short(pattern)}, which regex cannot read ({error}){leave_out}") from None
+            raise ValueError(
+                f"{refused}has the pattern {_short(pattern)}, which regex cannot read ({error}){leave_out}"
+            ) from None
     return schema
 
 
@@ -588,7 +603,7 @@ def _patterns(schema: Any) -> Iterable[str]:
 def _outline(schema: dict[str, Any]) -> dict[str, Any]:
     """what the dispatcher checks before the call: the arguments' names, and each one's JSON type
     and enum when the schema gives them plainly; the whole schema is checked in the call"""
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
     outline: dict[str, Any] = {"type": "object", "properties": {}}
     for name, property_schema in properties.items():
         kept = {}
@@ -608,7 +623,9 @@ def _safe_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> I
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _safe_pattern_properties(validator: Any, patterns: dict[str, Any], instance: Any, schema: Any) -> Iterable[ValidationError]:
+def _safe_pattern_properties(
+    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
+) -> Iterable[ValidationError]:
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in patterns.items():
@@ -617,7 +634,9 @@ def _safe_pattern_properties(validator: Any, patterns: dict[str, Any], instance:
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
-def _safe_additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+def _safe_additional_properties(
+    validator: Any, additional: Any, instance: Any, schema: Any
+) -> Iterable[ValidationError]:
     if not validator.is_type(instance, "object"):
         return
     properties, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
@@ -653,7 +672,9 @@ def _refuse_to_fetch(uri: str) -> Any:
     raise LookupError(f"{uri} is outside the schema, and a schema is never fetched")
 
 
-_NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)
+# retrieve is Registry's documented argument (the alias of its attrs field _retrieve, which mypy's
+# attrs plugin does not read)
+_NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)  # type: ignore[call-arg]
 
 
 def _argument_problems(schema: dict[str, Any], arguments: dict[str, Any], seconds: float) -> list[str]:
@@ -666,7 +687,8 @@ def _argument_problems(schema: dict[str, Any], arguments: dict[str, Any], second
     except TimeoutError:
         raise ToolFailure(
             f"checking the arguments against the server's schema took more than {seconds:g} s (one of "
-            "its patterns is too slow for them), so the call was not sent. Try shorter arguments, or another approach."
+            "its patterns is too slow for them), so the call was not sent. Try shorter arguments, or another "
+            "approach."
         ) from None
     except RecursionError:
         raise ToolFailure(
@@ -711,14 +733,18 @@ def _calls_server(connection: MCPConnection, tool_name: str, name: str, schema: 
 
 
 def _reason(error: BaseException) -> str:
-    while len(getattr(error, "exceptions", ())) == 1:  # an exception group around one error
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:  # a group around one error
         error = error.exceptions[0]
     return " ".join(str(error).split()) or type(error).__name__
 
 
 def _short(text: Any, limit: int = 120) -> str:
     text = text if isinstance(text, str) else repr(text)
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text) - limit:,} more characters)"
+    return (
+        repr(text)
+        if len(text) <= limit
+        else repr(text[:limit]) + f"... ({len(text) - limit:,} more characters)"
+    )
 
 
 def _lines(count: int) -> str:

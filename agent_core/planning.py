@@ -1,4 +1,5 @@
-"""Planning and subagents: a plan the model keeps, and a tool that hands a sub-task to a fresh agent (lesson 12)."""
+"""Planning and subagents: a plan the model keeps, and a tool that hands a sub-task to a fresh agent
+(lesson 12)."""
 
 from __future__ import annotations
 
@@ -62,13 +63,21 @@ def plan_update(items: list[dict[str, str]], action: str, text: str) -> str:
         return f"{ERROR_PREFIX}there is no item {text!r} in the plan. Add it first, or use its exact text."
     if action == "start":
         if found["status"] != "pending":
-            return f"{ERROR_PREFIX}{text!r} is {found['status'].replace('_', ' ')}; only a pending item can start."
+            return (
+                f"{ERROR_PREFIX}{text!r} is {found['status'].replace('_', ' ')}; only a pending item can "
+                "start."
+            )
         if busy is not None:
-            return f"{ERROR_PREFIX}{busy['text']!r} is in progress: mark it done before you start another item."
+            return (
+                f"{ERROR_PREFIX}{busy['text']!r} is in progress: mark it done before you start another item."
+            )
         found["status"] = "in_progress"
     else:
         if found["status"] != "in_progress":
-            return f"{ERROR_PREFIX}{text!r} is {found['status'].replace('_', ' ')}; start it before you mark it done."
+            return (
+                f"{ERROR_PREFIX}{text!r} is {found['status'].replace('_', ' ')}; start it before you mark it "
+                "done."
+            )
         found["status"] = "done"
     return show_plan(items)
 
@@ -108,7 +117,9 @@ class Plan:
 
 
 REMINDER = "Reminder: your plan has not changed in {turns} turns. Here it is:\n{plan}\nUpdate it as you work."
-OPEN_ITEMS = "Your plan still has open items:\n{plan}\nFinish them and mark them done, or say in your answer why not."
+OPEN_ITEMS = (
+    "Your plan still has open items:\n{plan}\nFinish them and mark them done, or say in your answer why not."
+)
 
 
 class PlanReminder(Guardrail):
@@ -197,7 +208,9 @@ class Delegate:
         model: str = DEFAULT_MODEL,
     ):
         self.client = recorded(client)  # the same client when it records already (mock.client does)
-        self.tools = tools if isinstance(tools, ToolRegistry | list) else list(tools)  # a list is read at each call
+        self.tools = (
+            tools if isinstance(tools, ToolRegistry | list) else list(tools)
+        )  # a list is read at each call
         self.name, self.system, self.max_turns, self.model = name, system, max_turns, model
         self.guardrails, self.max_depth = list(guardrails), max_depth
         self.children: list[Child] = []
@@ -219,14 +232,20 @@ class Delegate:
             )
         self.depth += 1
         label, trace = f"{self.name} {len(self.children) + 1}", trace_of(self.client)
+        assert trace is not None  # recorded() made sure the client records
         first = len(trace)
         tools = self.tools if isinstance(self.tools, ToolRegistry) else ToolRegistry(self.tools)
         child = Child(label, self.depth, trace, None, "")
         self.children.append(child)
         try:
             child.run = run_agent(
-                self.client, task, tools, model=self.model, system=self.system,
-                max_turns=self.max_turns, guardrails=self.guardrails,
+                self.client,
+                task,
+                tools,
+                model=self.model,
+                system=self.system,
+                max_turns=self.max_turns,
+                guardrails=self.guardrails,
             )
         except Exception as error:  # its model call failed (an HTTP error): the parent reads why
             child.observation = (
@@ -239,7 +258,8 @@ class Delegate:
             else:
                 child.observation = (
                     f"{ERROR_PREFIX}the {self.name} stopped without an answer (stop_reason "
-                    f"{child.run.stop_reason!r}, after {child.run.model_calls} model calls): {child.run.answer}"
+                    f"{child.run.stop_reason!r}, after {child.run.model_calls} model calls): "
+                    f"{child.run.answer}"
                 )
         finally:
             self.depth -= 1

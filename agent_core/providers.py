@@ -1,4 +1,5 @@
-"""Choosing the model: the mock by default, OpenAI or any OpenAI-compatible server when configured (lesson 08)."""
+"""Choosing the model: the mock by default, OpenAI or any OpenAI-compatible server when configured
+(lesson 08)."""
 
 # The environment variables it reads, and what local servers do differently: docs/real_models.md.
 
@@ -105,6 +106,7 @@ def client_from_env(
     `client.backend` is the Backend it was made from.
     """
     backend = backend_from_env(env)
+    client: openai.OpenAI
     if backend.kind == "mock":
         client = mock.client(
             policy if policy is not None else policy_by_name(backend.policy),
@@ -196,7 +198,9 @@ def explain_api_error(error: BaseException) -> str:
         )
     if isinstance(error, openai.RateLimitError):
         if error.code == "insufficient_quota":
-            return f"The account has no credit left ({said}). Check its plan and billing, or use a local model."
+            return (
+                f"The account has no credit left ({said}). Check its plan and billing, or use a local model."
+            )
         return (
             f"Rate limited ({said}). The SDK already retried with back-off (max_retries); wait a "
             "little and run again, or make fewer calls (a lower max_turns)."

@@ -146,7 +146,9 @@ def _request_summary(request: Any) -> str:
     if "input" in request and "messages" not in request:  # the Responses API
         items = request["input"]
         items = _count(1 if isinstance(items, str) else len(items or []), "input item")
-        previous = f" · after {request['previous_response_id']}" if request.get("previous_response_id") else ""
+        previous = (
+            f" · after {request['previous_response_id']}" if request.get("previous_response_id") else ""
+        )
         return f"model {request.get('model')} · Responses API · {items}{previous} · {tools}"
     if "messages" not in request:
         return f"model {request.get('model')} · not a Chat Completions request (see the JSON)"
@@ -248,9 +250,7 @@ def _turn_renderable(trace: Trace, position: int, json: bool, timings: bool) -> 
     grid = _grid()
     grid.add_row(Text("request", style="bold"), blank, Text(_request_summary(turn.request)))
     if earlier:
-        grid.add_row(
-            blank, blank, Text(f"… {_count(earlier, 'earlier message')}, sent again", style="dim")
-        )
+        grid.add_row(blank, blank, Text(f"… {_count(earlier, 'earlier message')}, sent again", style="dim"))
     for message in new:
         grid.add_row(Text("+ new", style=f"bold {_colors('new')[1]}"), *_message_cells(message))
     error = _error_summary(turn)

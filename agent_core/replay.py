@@ -19,6 +19,7 @@ from .trace import CassetteError, RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = [
     "Replay",
+    "ReplayClient",
     "client",
     "first_difference",
     "show_cassette",
@@ -174,12 +175,19 @@ def load_cassette(path: str | Path) -> Trace:
     return Trace.load(path)
 
 
+class ReplayClient(openai.OpenAI):
+    """the openai.OpenAI that client() makes: the same client, plus its Trace and its Replay"""
+
+    trace: Trace
+    replay: Replay
+
+
 def client(
     cassette: Replay | Trace | str | Path,
     *,
     trace: Trace | None = None,
     max_retries: int = openai.DEFAULT_MAX_RETRIES,
-) -> openai.OpenAI:
+) -> ReplayClient:
     """a real openai.OpenAI whose answers come from a cassette; its calls are recorded in `.trace`
 
     The client's base_url is the recorded one, so the new trace equals the cassette turn for
@@ -194,7 +202,7 @@ def client(
         replay = Replay.load(cassette)
     trace = trace if trace is not None else Trace()
     recording = RecordingTransport(httpx2.MockTransport(replay.handle), trace)
-    sdk_client = openai.OpenAI(
+    sdk_client = ReplayClient(
         api_key="replay-key-not-secret",
         base_url=replay.base_url or "http://replay.agent-core.invalid/v1",
         http_client=httpx2.Client(transport=recording),
@@ -209,9 +217,7 @@ def _answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
     """status, headers and body that send a recorded turn's response again"""
     headers: dict[str, str] = {}
     if turn.status in RETRIED_STATUSES or turn.status >= 500:
-        headers["retry-after-ms"] = (
-            "1"  # the recording holds the SDK's retries; replay them fast
-        )
+        headers["retry-after-ms"] = "1"  # the recording holds the SDK's retries; replay them fast
     if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
         from .mock.responses_api import response_events  # the Responses API's stream: lesson 09
 
@@ -229,14 +235,13 @@ def _answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
         headers["content-type"] = "text/plain; charset=utf-8"
         return turn.status, headers, turn.response.encode()
     headers["content-type"] = "application/json"
-    content = (
-        b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
-    )
+    content = b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
     return turn.status, headers, content
 
 
 def _endpoint(path: str) -> str:
-    """the API endpoint of a URL path: "/v1/chat/completions" and "/api/v1/chat/completions" -> "chat/completions" """
+    """the API endpoint of a URL path: "/v1/chat/completions" and "/api/v1/chat/completions" ->
+    "chat/completions" """
     path = path.rstrip("/")
     return path.rsplit("/v1/", 1)[-1] if "/v1/" in path else path.lstrip("/")
 

@@ -62,12 +62,13 @@ class Tool:
             timeout = function.timeout if timeout is None else timeout
             function = function.function
         functools.update_wrapper(self, function, updated=())  # its name, docstring and signature
-        self.function = function
-        self.name = name or getattr(function, "__name__", "")
+        self.function: Callable[..., Any] = function
+        function_name: str = getattr(function, "__name__", "")
+        self.name: str = name or function_name
         self.strict = strict
-        self.writes = bool(writes)
+        self.writes: bool = bool(writes)
         """the tool changes things (files, mail, money): Permissions(read_only=True) refuses it"""
-        self.timeout = timeout
+        self.timeout: float | None = timeout
         """seconds the tool needs at most: it stops itself within them (run_command kills its
         command), so a ToolRegistry waits at least this long before giving up on it; None: unsaid"""
         if not TOOL_NAME_PATTERN.match(self.name):
@@ -76,7 +77,7 @@ class Tool:
                 "'_' or '-' (pass name=... to choose one)"
             )
         summary, parameter_docs = parse_docstring(function.__doc__ or "")
-        self.description = description or summary
+        self.description: str = description or summary
         if not self.description:
             raise ToolSchemaError(
                 f"{self.name}() has no description: its docstring is missing or empty. The "
@@ -85,9 +86,7 @@ class Tool:
             )
         if parameters is None:
             parameters = _parameters_schema(function, self.name, parameter_docs)
-        self.parameters = (
-            make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
-        )
+        self.parameters = make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
 
     @property
     def definition(self) -> dict[str, Any]:
@@ -151,8 +150,7 @@ def _parameters_schema(
         hints = typing.get_type_hints(function, include_extras=True)
     except NameError as error:
         raise ToolSchemaError(
-            f"{tool_name}(): cannot resolve a type hint ({error}); define the types it uses "
-            "at module level"
+            f"{tool_name}(): cannot resolve a type hint ({error}); define the types it uses at module level"
         ) from error
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -224,9 +222,7 @@ def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
         return _typeddict_schema(annotation, where)
     if is_pydantic_model(annotation):
         return inline_refs(annotation.model_json_schema(), where)
-    raise ToolSchemaError(
-        f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}"
-    )
+    raise ToolSchemaError(f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}")
 
 
 def _enum_schema(values: list[Any], where: str) -> dict[str, Any]:
@@ -276,11 +272,7 @@ def _is_json(value: Any) -> bool:
 
 
 def _type_name(annotation: Any) -> str:
-    return (
-        getattr(annotation, "__qualname__", None)
-        if isinstance(annotation, type)
-        else repr(annotation)
-    )
+    return annotation.__qualname__ if isinstance(annotation, type) else repr(annotation)
 
 
 def json_type(value: Any) -> str:
@@ -291,5 +283,5 @@ def json_type(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
-    names = {dict: "an object", list: "an array", str: "a string"}
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
     return names.get(type(value), type(value).__name__)

@@ -20,7 +20,9 @@ except ImportError:  # the browser edition has neither (no WebAssembly wheel): _
 __all__ = ["ENCODING_NAME", "encoding", "count_text", "content_text", "count_request", "count_reply"]
 
 ENCODING_NAME = "cl100k_base"
-_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # as in tiktoken_ext.openai_public
+_SHA256 = (
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"  # as in tiktoken_ext.openai_public
+)
 _PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -56,9 +58,7 @@ def encoding() -> tiktoken.Encoding | PureEncoding:
     ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
     if tiktoken is None:
         return PureEncoding(ENCODING_NAME, ranks)
-    return tiktoken.Encoding(
-        name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={}
-    )
+    return tiktoken.Encoding(name=ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens={})
 
 
 def count_text(text: str) -> int:

@@ -1,4 +1,5 @@
-"""The wire trace: every model call's exact request and response JSON, recorded at the transport (every lesson)."""
+"""The wire trace: every model call's exact request and response JSON, recorded at the transport
+(every lesson)."""
 
 from __future__ import annotations
 
@@ -172,9 +173,10 @@ class Trace:
     def new_messages(self, index: int) -> list[dict[str, Any]]:
         """the messages of turn `index` that the previous turn did not send"""
         current = self.turns[index].messages
-        if index == 0 and self.before is None:
+        previous_turn = self.turns[index - 1] if index else self.before
+        if previous_turn is None:
             return list(current)
-        previous = (self.turns[index - 1] if index else self.before).messages
+        previous = previous_turn.messages
         same = 0
         while same < min(len(previous), len(current)) and previous[same] == current[same]:
             same += 1
@@ -185,7 +187,9 @@ class Trace:
         totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         for turn in self.turns:
             usage = turn.usage or {}
-            for key, responses_key in zip(totals, ("input_tokens", "output_tokens", "total_tokens"), strict=True):
+            for key, responses_key in zip(
+                totals, ("input_tokens", "output_tokens", "total_tokens"), strict=True
+            ):
                 totals[key] += usage.get(key, usage.get(responses_key, 0))  # a Responses turn's names
         return totals
 
@@ -242,7 +246,11 @@ _TURN_FIELDS: dict[str, tuple[type, ...]] = {  # a cassette turn's fields and th
     "request": (dict, str),  # a body that was not JSON is kept as its text
     "response": (dict, str, type(None)),
 }
-_OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {"method": (str,), "stream": (bool,), "elapsed_ms": (int, float)}
+_OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
+    "method": (str,),
+    "stream": (bool,),
+    "elapsed_ms": (int, float),
+}
 
 
 def _cassette_problem(data: Any) -> str | None:
@@ -321,6 +329,8 @@ _RESPONSE = {
     "output.*.content": (list,),
     "output.*.content.*": (dict,),
 }
+
+
 def _wire_problem(turn: dict[str, Any]) -> str | None:
     """the first recorded field the library reads that has the wrong type; None if all are right
     (a field that is absent is fine)"""
@@ -428,7 +438,11 @@ class _RecordedStream(httpx2.SyncByteStream):
         self.finished = False
 
     def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.response.stream:
+        stream = self.response.stream
+        assert isinstance(
+            stream, httpx2.SyncByteStream
+        )  # as httpx2.Client asserts of what a transport returns
+        for chunk in stream:
             self.received.extend(chunk)
             yield chunk
         self._finish()
@@ -571,7 +585,8 @@ def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI
         pattern: None if mounted is None else RecordingTransport(mounted, trace)
         for pattern, mounted in original._mounts.items()
     }
-    http_client._recording_for = original  # the SDK's client closes its transports when collected
+    # the SDK's client closes its transports when collected: the copy keeps the original alive
+    http_client._recording_for = original  # type: ignore[attr-defined]
     copy_of_client = client.with_options(http_client=http_client)
-    copy_of_client.trace = trace
+    copy_of_client.trace = trace  # type: ignore[attr-defined]  # trace_of() reads it back
     return copy_of_client

@@ -1,4 +1,5 @@
-"""The notebook widgets: a step-through viewer of a trace (every lesson) and Approve / Deny buttons (lesson 05)."""
+"""The notebook widgets: a step-through viewer of a trace (every lesson) and Approve / Deny buttons
+(lesson 05)."""
 
 from __future__ import annotations
 

@@ -78,7 +78,9 @@ def bench_calls(rounds: int = 41, calls: int = 60) -> float:
         ratios.append(recorded_s / plain_s)
     overhead = statistics.median(ratios) - 1
     print(f"mock calls per second through the SDK, no recording: {1 / statistics.median(plain_times):8.0f}")
-    print(f"mock calls per second through the SDK, recording:    {1 / statistics.median(recorded_times):8.0f}")
+    print(
+        f"mock calls per second through the SDK, recording:    {1 / statistics.median(recorded_times):8.0f}"
+    )
     print(f"recording adds {overhead:+.1%} per call (target: at most +10%; median of {rounds} paired rounds)")
     return overhead
 
@@ -86,7 +88,9 @@ def bench_calls(rounds: int = 41, calls: int = 60) -> float:
 # how the README's `python -m pytest` runs notebooks (pyproject's addopts)
 # `python -m pytest` as the README gives it: the options of pyproject.toml, notebooks on every core
 README_OPTIONS = shlex.split(
-    tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]["addopts"]
+    tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"][
+        "addopts"
+    ]
 )
 
 
@@ -95,13 +99,29 @@ def nbval_seconds(paths: list[Path], lax: bool = False, parallel: bool = True) -
     comparing outputs; parallel: on every core as the README runs them, else one after another)"""
     # notebooks outside the project (the system's temp folder) take its settings, and its
     # conftest.py as a plugin by name: pytest looks for conftest.py files only above the paths given
-    outside = [] if paths[0].is_relative_to(ROOT) else [
-        "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), "-p", "conftest"]
+    outside = (
+        []
+        if paths[0].is_relative_to(ROOT)
+        else ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), "-p", "conftest"]
+    )
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-o", "testpaths=", *outside, *README_OPTIONS,
-         *(["--nbval-lax"] if lax else []), *([] if parallel else ["-n", "0"]), *map(str, paths)],
-        cwd=ROOT, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-o",
+            "testpaths=",
+            *outside,
+            *README_OPTIONS,
+            *(["--nbval-lax"] if lax else []),
+            *([] if parallel else ["-n", "0"]),
+            *map(str, paths),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     if result.returncode != 0:
         raise SystemExit(f"nbval failed:\n{result.stdout[-3000:]}")
@@ -147,7 +167,9 @@ def bench_notebooks(rounds: int = 2) -> float:
     (other programs) shows as a gap between floors instead of a flattering ratio. Every figure
     is printed; the lowest ratio is the result, as timeit takes the best of its repeats.
     """
-    suite = sorted(p for folder in ("lessons", "solutions") for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+    suite = sorted(
+        p for folder in ("lessons", "solutions") for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb")
+    )
     n = len(suite)
     with tempfile.TemporaryDirectory() as folder:  # outside the project, where no test or lint finds it
         empty = one_cell_notebooks(Path(folder), "empty", "", n)
@@ -161,16 +183,24 @@ def bench_notebooks(rounds: int = 2) -> float:
     ratios = [total / min(floors[i], floors[i + 1]) for i, total in enumerate(totals)]
     best = min(range(rounds), key=lambda i: ratios[i])
     floor, total, ratio = min(floors[best], floors[best + 1]), totals[best], ratios[best]
-    print(f"{n} empty notebooks under nbval, one after another (the floor, mostly kernel start-up): "
-          + ", ".join(f"{f:.1f} s" for f in floors))
+    print(
+        f"{n} empty notebooks under nbval, one after another (the floor, mostly kernel start-up): "
+        + ", ".join(f"{f:.1f} s" for f in floors)
+    )
     print(f"the rest run as the README runs them: {' '.join(README_OPTIONS)}")
     print(f"{n} notebooks that only import the openai SDK: {sdk:6.1f} s = {sdk / floor:.2f}x the floor")
-    print(f"{n} notebooks that import what a lesson imports and run one agent: {start:6.1f} s = "
-          f"{start / floor:.2f}x the floor")
-    print(f"{n} course notebooks under nbval: " + ", ".join(
-        f"{t:.1f} s ({r:.2f}x the floor beside it)" for t, r in zip(totals, ratios, strict=True)))
-    print(f"the suite costs {ratio:.2f}x its floor, best of {rounds} (target: at most 2.5x), "
-          f"{total / start:.2f}x what its notebooks cost before their own content")
+    print(
+        f"{n} notebooks that import what a lesson imports and run one agent: {start:6.1f} s = "
+        f"{start / floor:.2f}x the floor"
+    )
+    print(
+        f"{n} course notebooks under nbval: "
+        + ", ".join(f"{t:.1f} s ({r:.2f}x the floor beside it)" for t, r in zip(totals, ratios, strict=True))
+    )
+    print(
+        f"the suite costs {ratio:.2f}x its floor, best of {rounds} (target: at most 2.5x), "
+        f"{total / start:.2f}x what its notebooks cost before their own content"
+    )
     return ratio
 
 

@@ -44,7 +44,9 @@ def start_server() -> tuple[subprocess.Popen, int]:
     server = subprocess.Popen(
         [COMMAND, "serve-mock", "--port", "0", "--quiet"], stdout=subprocess.PIPE, text=True
     )
-    first_line = server.stdout.readline()  # "mock model (...) serving the OpenAI API at http://127.0.0.1:PORT/v1"
+    first_line = (
+        server.stdout.readline()
+    )  # "mock model (...) serving the OpenAI API at http://127.0.0.1:PORT/v1"
     port = int(first_line.rsplit(":", 1)[1].split("/", 1)[0])
     return server, port
 
@@ -87,11 +89,15 @@ def main() -> None:
     server, port = start_server()
     try:
         answered, errors, seconds = crowd(port)
-        print(f"{CLIENTS} requests at once: {answered} answered, {len(errors)} failed "
-              f"{sorted(set(errors)) or ''} in {seconds:.2f} s (target: all answered)")
+        print(
+            f"{CLIENTS} requests at once: {answered} answered, {len(errors)} failed "
+            f"{sorted(set(errors)) or ''} in {seconds:.2f} s (target: all answered)"
+        )
         alone, during, big = delay_of_a_small_request(port)
-        print(f"a small request alone: {alone * 1000:.0f} ms; while a 4 MB request is answered: "
-              f"{during * 1000:.0f} ms at worst; the 4 MB request took {big:.2f} s")
+        print(
+            f"a small request alone: {alone * 1000:.0f} ms; while a 4 MB request is answered: "
+            f"{during * 1000:.0f} ms at worst; the 4 MB request took {big:.2f} s"
+        )
         print(f"a 4 MB request delays a small one by {max(during - alone, 0):.2f} s (target: under 1 s)")
     finally:
         server.terminate()

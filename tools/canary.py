@@ -56,7 +56,9 @@ class Broken:
 def newest_requirements(pyproject: dict) -> dict[str, Requirement]:
     """every package pyproject.toml names (dependencies, every extra, the build backend), by canonical name"""
     texts = [*pyproject["project"]["dependencies"], *pyproject["build-system"]["requires"]]
-    texts += [text for extra in pyproject["project"].get("optional-dependencies", {}).values() for text in extra]
+    texts += [
+        text for extra in pyproject["project"].get("optional-dependencies", {}).values() for text in extra
+    ]
     own = canonicalize_name(pyproject["project"]["name"])
     named: dict[str, Requirement] = {canonicalize_name(r.name): r for r in map(Requirement, texts)}
     named.pop(own, None)
@@ -101,7 +103,9 @@ def first_difference(text: str) -> str:
             stored = next((d[2:] for d in diff if d.startswith("+ ")), "")
             now = next((d[2:] for d in diff if d.startswith("- ")), "")
             return f"{what} differs: stored {stored!r}, now {now!r}"
-    errors = [line.strip() for line in lines if re.match(r"^E?\s*\w*(Error|Exception|Warning)\b.*:", line.strip())]
+    errors = [
+        line.strip() for line in lines if re.match(r"^E?\s*\w*(Error|Exception|Warning)\b.*:", line.strip())
+    ]
     if errors:
         return errors[0].removeprefix("E").strip()
     reasons = [m.group(1) for m in map(re.compile(r"^Cell \d+: (.+)").match, lines) if m]  # nbval's own words
@@ -123,19 +127,25 @@ def broken_tests(junit_xml: Path) -> tuple[dict[str, int], list[Broken]]:
     """pytest's counts and each failed or errored test, from its junit XML"""
     root = ElementTree.parse(junit_xml).getroot()
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
-    counts = {key: sum(int(s.get(key, 0)) for s in suites) for key in ("tests", "failures", "errors", "skipped")}
+    counts = {
+        key: sum(int(s.get(key, 0)) for s in suites) for key in ("tests", "failures", "errors", "skipped")
+    }
     broken = []
     for case in root.iter("testcase"):
         for problem in case:
             if problem.tag in ("failure", "error"):
                 text = "\n".join(filter(None, [problem.get("message", ""), problem.text or ""]))
-                broken.append(Broken(file_of(case.get("classname", "")), case.get("name", ""), first_difference(text)))
+                broken.append(
+                    Broken(file_of(case.get("classname", "")), case.get("name", ""), first_difference(text))
+                )
     return counts, broken
 
 
 def report(changed: list[Change], counts: dict[str, int], broken: list[Broken], python: str) -> str:
     out = [f"canary: the newest releases against {LOCK.name}, on Python {python}", ""]
-    out.append(f"versions that differ from the lock ({len(changed)}):" if changed else "versions: all as locked")
+    out.append(
+        f"versions that differ from the lock ({len(changed)}):" if changed else "versions: all as locked"
+    )
     width = max((len(c.name) for c in changed), default=0)
     for change in changed:
         line = f"  {change.name:<{width}}  {change.locked or '(not locked)'} -> {change.newest or '(gone)'}"
@@ -143,7 +153,11 @@ def report(changed: list[Change], counts: dict[str, int], broken: list[Broken], 
             line += f"   outside pyproject.toml's {change.outside}"
         out.append(line)
     passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
-    out += ["", f"tests: {passed} passed, {counts['failures']} failed, {counts['errors']} errors, {counts['skipped']} skipped"]
+    out += [
+        "",
+        f"tests: {passed} passed, {counts['failures']} failed, {counts['errors']} errors, "
+        f"{counts['skipped']} skipped",
+    ]
     by_file: dict[str, list[Broken]] = {}
     for item in broken:
         by_file.setdefault(item.file, []).append(item)
@@ -162,10 +176,16 @@ def bin_dir(venv: Path) -> Path:
 
 def copy_work_tree(destination: Path) -> None:
     """git's files (tracked, or new and not ignored) as they are now in the work tree"""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -180,9 +200,13 @@ def run(command: list, **options) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", default=sys.executable, help="the interpreter for the venv (default: this one)")
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter for the venv (default: this one)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder even when all passed")
-    parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: the whole suite)")
+    parser.add_argument(
+        "pytest_args", nargs="*", help="after --: pytest's arguments (default: the whole suite)"
+    )
     args = parser.parse_args(argv)
 
     uv = uv_executable()
@@ -200,13 +224,16 @@ def main(argv: list[str] | None = None) -> int:
         newest = [unpinned(r) for r in wanted.values()]
         run([uv, "pip", "install", "--quiet", "--python", python, "--upgrade", *newest])
     except subprocess.CalledProcessError as error:
-        print(f"canary: could not set up the environment ({error}); the folder is kept: {work}", file=sys.stderr)
+        print(
+            f"canary: could not set up the environment ({error}); the folder is kept: {work}", file=sys.stderr
+        )
         return 2
 
-    listed = subprocess.run([uv, "pip", "list", "--python", python, "--format", "json"], capture_output=True, text=True)
+    listed = subprocess.run(
+        [uv, "pip", "list", "--python", python, "--format", "json"], capture_output=True, text=True
+    )
     installed: dict[str, str] = {
-        canonicalize_name(p["name"]): p["version"]
-        for p in json.loads(listed.stdout)
+        canonicalize_name(p["name"]): p["version"] for p in json.loads(listed.stdout)
     }
     probe = "import json; from packaging.markers import default_environment as d; print(json.dumps(d()))"
     environment = json.loads(subprocess.run([python, "-c", probe], capture_output=True, text=True).stdout)
@@ -217,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     with log.open("w", encoding="utf-8") as output:
         tests = subprocess.run(
             [python, "-m", "pytest", f"--junitxml={junit}", "-q", *args.pytest_args],
-            cwd=repo, stdout=output, stderr=subprocess.STDOUT,
+            cwd=repo,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
     if not junit.exists():
         print(f"canary: pytest wrote no report (exit {tests.returncode}); see {log}", file=sys.stderr)
@@ -227,9 +256,14 @@ def main(argv: list[str] | None = None) -> int:
     print(report(changed, counts, broken, environment["python_full_version"]))
     print()
     if broken or tests.returncode != 0:
-        print(f"canary: BROKEN (pytest exit {tests.returncode}); the venv, the copy and the log stay in {work}")
+        print(
+            f"canary: BROKEN (pytest exit {tests.returncode}); the venv, the copy and the log stay in {work}"
+        )
         return 1
-    print("canary: all passed on the newest releases" + (": refresh the lock (python tools/lock.py --upgrade)" if changed else ""))
+    print(
+        "canary: all passed on the newest releases"
+        + (": refresh the lock (python tools/lock.py --upgrade)" if changed else "")
+    )
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -28,7 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements-lock.txt"
 NEWEST_PYTHON = "3.15"  # the newest Python released; the wheel check covers it and the oldest allowed
 # the laptops a workshop sees (Intel Macs are left out: argon2-cffi-bindings 26 has no wheel for them)
-PLATFORMS = {"Linux": "x86_64-manylinux_2_28", "macOS": "aarch64-apple-darwin", "Windows": "x86_64-pc-windows-msvc"}
+PLATFORMS = {
+    "Linux": "x86_64-manylinux_2_28",
+    "macOS": "aarch64-apple-darwin",
+    "Windows": "x86_64-pc-windows-msvc",
+}
 _FROM_PYPROJECT = re.compile(r"^#\s+(?:via\s+)?agent-core \(pyproject\.toml\)$")
 
 
@@ -79,13 +83,20 @@ def oldest_python(pyproject: dict) -> str:
 
 def compile_command(pyproject: dict, upgrade: bool) -> list[str]:
     command = [
-        uv_executable(), "pip", "compile", "pyproject.toml", "-",  # "-": the build backend, from stdin
+        uv_executable(),
+        "pip",
+        "compile",
+        "pyproject.toml",
+        "-",  # "-": the build backend, from stdin
         "--all-extras",
         "--universal",
-        "--python-version", oldest_python(pyproject),
+        "--python-version",
+        oldest_python(pyproject),
         "--generate-hashes",
-        "--custom-compile-command", "python tools/lock.py",
-        "--output-file", LOCK.name,
+        "--custom-compile-command",
+        "python tools/lock.py",
+        "--output-file",
+        LOCK.name,
         "--quiet",
     ]
     if upgrade:
@@ -101,10 +112,17 @@ def missing_wheels(oldest: str) -> list[str]:
             # a dry run resolves the lock for that machine, wheels only, reading PyPI's metadata
             command = [uv_executable(), "pip", "install", "--dry-run", "--quiet", "--only-binary", ":all:"]
             command += ["--python-platform", platform, "--python-version", python, "--require-hashes"]
-            command += ["--target", str(Path(tempfile.gettempdir()) / "agent-core-lock-check"), "-r", LOCK.name]
+            command += [
+                "--target",
+                str(Path(tempfile.gettempdir()) / "agent-core-lock-check"),
+                "-r",
+                LOCK.name,
+            ]
             result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
             if result.returncode != 0:
-                reason = next((line.strip() for line in result.stderr.splitlines() if "cause:" in line), result.stderr)
+                reason = next(
+                    (line.strip() for line in result.stderr.splitlines() if "cause:" in line), result.stderr
+                )
                 problems.append(f"{system}, Python {python}: {reason.removeprefix('cause: ')}")
     return problems
 
@@ -116,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     build_requires = "\n".join(pyproject["build-system"]["requires"]) + "\n"
-    result = subprocess.run(compile_command(pyproject, args.upgrade), cwd=ROOT, input=build_requires, text=True)
+    result = subprocess.run(
+        compile_command(pyproject, args.upgrade), cwd=ROOT, input=build_requires, text=True
+    )
     if result.returncode != 0:
         print("tools/lock.py: uv could not lock the dependencies (its reason is above)", file=sys.stderr)
         return result.returncode
@@ -126,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(f"  no install from wheels alone on {problem}", file=sys.stderr)
         if not problems:
-            print(f"  a wheel for every pin on {', '.join(PLATFORMS)}, Python {oldest_python(pyproject)} to {NEWEST_PYTHON}")
+            print(
+                f"  a wheel for every pin on {', '.join(PLATFORMS)}, Python {oldest_python(pyproject)} to "
+                f"{NEWEST_PYTHON}"
+            )
     print("commit it with the pyproject.toml change")
     return 0
 

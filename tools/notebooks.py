@@ -1,4 +1,5 @@
-"""Execute the course notebooks in a fresh kernel and store their outputs; check that stored notebooks are clean.
+"""Execute the course notebooks in a fresh kernel and store their outputs; check that stored notebooks are
+clean.
 
     python tools/notebooks.py run            # every notebook in lessons/ and solutions/
     python tools/notebooks.py run lessons/00_one_model_call.ipynb
@@ -160,7 +161,9 @@ def problems(path: Path) -> list[str]:
     code = [c for c in nb.cells if c.cell_type == "code"]
     counts = [c.execution_count for c in code]
     if counts != list(range(1, len(code) + 1)):
-        found.append(f"{name}: execution counts are {counts[:10]}..., not 1..{len(code)} (not run top to bottom)")
+        found.append(
+            f"{name}: execution counts are {counts[:10]}..., not 1..{len(code)} (not run top to bottom)"
+        )
     for index, cell in enumerate(nb.cells):
         if cell.get("id") != f"cell-{index:03d}" or set(cell.metadata) - ALLOWED_CELL_METADATA:
             found.append(f"{name}: cell {index} has ids or metadata that `run` would not store")
@@ -172,8 +175,12 @@ def problems(path: Path) -> list[str]:
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view is not None and view.get("model_id") not in state:
                 found.append(f"{name}: an output shows a widget whose state is not saved")
-            if output.get("output_type") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
-                found.append(f"{name}: a cell raised {output.get('ename')} (tag it raises-exception if meant)")
+            if output.get("output_type") == "error" and "raises-exception" not in cell.metadata.get(
+                "tags", []
+            ):
+                found.append(
+                    f"{name}: a cell raised {output.get('ename')} (tag it raises-exception if meant)"
+                )
             text = str(output.get("text", "")) + str(output.get("data", ""))
             match = MACHINE_SPECIFIC.search(text)
             if match:
@@ -213,7 +220,9 @@ def _cells(lines: list[str]) -> list[nbformat.NotebookNode]:
     def flush():
         text = "\n".join(source).strip("\n")
         if kind == "markdown":
-            text = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in text.splitlines())
+            text = "\n".join(
+                line[2:] if line.startswith("# ") else line.lstrip("#") for line in text.splitlines()
+            )
             cells.append(nbformat.v4.new_markdown_cell(text))
         elif kind == "code" and text:
             cell = nbformat.v4.new_code_cell(text)
@@ -233,7 +242,9 @@ def _cells(lines: list[str]) -> list[nbformat.NotebookNode]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("command", choices=["run", "check", "new"])
     parser.add_argument("paths", nargs="*")
     args = parser.parse_args(argv)

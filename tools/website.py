@@ -38,9 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import bleach
+# bleach ships no type information, and its stub package (types-bleach) is not in the lock
+import bleach  # type: ignore[import-untyped]
 import nbformat
-from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer
+from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "tools" / "site_assets"
@@ -146,10 +147,10 @@ def _safe_widgets(nb) -> None:
     if widgets is None:
         return
     state = widgets.get(WIDGET_STATE) if isinstance(widgets, dict) else None
-    models = state.get("state") if isinstance(state, dict) else None
-    if not isinstance(models, dict):
+    if not (isinstance(state, dict) and isinstance(state.get("state"), dict)):
         del nb.metadata["widgets"]
         return
+    models = state["state"]
     kept = {}
     for model_id, model in models.items():
         if not (isinstance(model, dict) and model.get("model_module") in WIDGET_MODULES):

@@ -1,4 +1,5 @@
-"""The coding agent put together: a practice project, the tools, a model, guardrails, a verdict (lesson 07)."""
+"""The coding agent put together: a practice project, the tools, a model, guardrails, a verdict
+(lesson 07)."""
 
 from __future__ import annotations
 
@@ -58,8 +59,8 @@ EXPECTED_FILES = {"discount": ["discount.py"], "users_api": ["app/*.py"]}
 MAX_TURNS = 20  # a hard cap on model calls: the careful runs need 5 and 11
 
 
-
 # --- the tools ---------------------------------------------------------------------------------
+
 
 def coding_tools(workspace: Workspace, *names: str, steady: bool = True) -> list[Tool]:
     """the workspace's tools (the four core ones, or the named); steady=True passes run_command's

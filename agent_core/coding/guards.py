@@ -182,7 +182,9 @@ class FileChanges:
 def changes_by_file(unified_diff: str) -> list[FileChanges]:
     """split a unified diff (as Workspace.diff() writes it) into the changes of each file"""
     files: list[FileChanges] = []
-    path, removed, added = None, [], []
+    path: str | None = None
+    removed: list[str] = []
+    added: list[str] = []
     for line in unified_diff.splitlines():
         if line.startswith("--- "):
             if path is not None:

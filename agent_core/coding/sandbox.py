@@ -114,8 +114,11 @@ def sandbox_env(home: Path) -> dict[str, str]:
     python_dir = os.path.dirname(sys.executable)  # `python` is the interpreter running this code
     windows: dict[str, str] = {}
     if sys.platform == "win32":
-        windows = {name: os.environ[name] for name in ("SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP")
-                   if name in os.environ}
+        windows = {
+            name: os.environ[name]
+            for name in ("SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP")
+            if name in os.environ
+        }
         windows |= {"USERPROFILE": str(home), "PYTHONUTF8": "1"}
     return windows | {
         "PATH": os.pathsep.join([python_dir, os.environ.get("PATH", os.defpath)]),
@@ -245,7 +248,9 @@ def _run_portable(
     return _result(command, timeout, timed_out, process.returncode, output)
 
 
-def _result(command: str, timeout: float, timed_out: bool, returncode: int, output: OutputCap) -> CommandResult:
+def _result(
+    command: str, timeout: float, timed_out: bool, returncode: int, output: OutputCap
+) -> CommandResult:
     """what either way of running reports: no exit code when the command was killed at its timeout"""
     return CommandResult(
         command=command,

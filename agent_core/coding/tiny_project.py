@@ -80,7 +80,9 @@ class TinyProject:
         clash = next((f for f in self.files if f.startswith(path + "/") or path.startswith(f + "/")), None)
         if clash is not None:
             folder, file = (path, clash) if clash.startswith(path + "/") else (clash, path)
-            return f"{ERROR_PREFIX}{folder!r} is a file, so {file!r} cannot be inside it; choose another path."
+            return (
+                f"{ERROR_PREFIX}{folder!r} is a file, so {file!r} cannot be inside it; choose another path."
+            )
         existed = path in self.files
         self.files[path] = content
         return f"{'wrote' if existed else 'created'} {path} ({len(content.splitlines())} lines)"
@@ -133,10 +135,18 @@ def _project_path(path: object) -> tuple[str, str | None]:
         return "", f"{ERROR_PREFIX}path contains a NUL character; give a plain path like 'discount.py'"
     posix = path.replace("\\", "/")
     if posix.startswith("/") or re.match(r"[A-Za-z]:", posix):
-        return "", f"{ERROR_PREFIX}{path!r} is an absolute path; paths are relative to the project, like 'discount.py'"
+        return (
+            "",
+            f"{ERROR_PREFIX}{path!r} is an absolute path; paths are relative to the project, like "
+            "'discount.py'",
+        )
     clean = posixpath.normpath(posix)
     if clean == ".." or clean.startswith("../"):
         return "", f"{ERROR_PREFIX}{path!r} is outside the project: '..' cannot go above it"
     if clean == ".":
-        return "", f"{ERROR_PREFIX}{path!r} is the project itself, not a file in it; give a file path like 'discount.py'"
+        return (
+            "",
+            f"{ERROR_PREFIX}{path!r} is the project itself, not a file in it; give a file path like "
+            "'discount.py'",
+        )
     return clean, None

@@ -90,9 +90,7 @@ class Workspace:
         self.files_written: set[str] = set()  # paths changed by write_file or edit_file
 
     @classmethod
-    def from_project(
-        cls, name: str, dest_parent: Path | str | None = None, **options: Any
-    ) -> Workspace:
+    def from_project(cls, name: str, dest_parent: Path | str | None = None, **options: Any) -> Workspace:
         """a workspace on a fresh copy of a practice project (see list_projects())"""
         return cls(copy_project(name, dest_parent), **options)
 
@@ -142,9 +140,7 @@ class Workspace:
     # --- the tools: their docstrings are the descriptions the model reads -----------------------
 
     @_observation
-    def read_file(
-        self, path: str, start_line: int | None = None, end_line: int | None = None
-    ) -> str:
+    def read_file(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
         """Read a text file of the project, with a line number in front of every line.
 
         Use it before you change a file and before you quote or cite any line of it. For a
@@ -235,8 +231,7 @@ class Workspace:
         if skipped:
             names = ", ".join(map(show_name, skipped[:3])) + (", ..." if len(skipped) > 3 else "")
             report.append(
-                f"(skipped {_plural(len(skipped), 'file')}: binary, not UTF-8 "
-                f"or too large: {names})"
+                f"(skipped {_plural(len(skipped), 'file')}: binary, not UTF-8 or too large: {names})"
             )
         return "\n".join(report)
 
@@ -252,9 +247,7 @@ class Workspace:
             content: The complete new text of the file.
         """
         if not isinstance(content, str):
-            raise ToolError(
-                f"content must be a string (the whole file), not {type(content).__name__}"
-            )
+            raise ToolError(f"content must be a string (the whole file), not {type(content).__name__}")
         data = _encode(content)
         self._check_size(len(data), "content")
         file = self._resolve(path, writing=True)
@@ -290,14 +283,9 @@ class Workspace:
         if not isinstance(command, str) or not command.strip():
             raise ToolError("command must be a non-empty shell command, e.g. 'python -m pytest -q'")
         longest = self.sandbox.max_timeout
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not 0 < timeout <= longest
-        ):
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= longest:
             raise ToolError(
-                f"timeout must be a number of seconds above 0 and at most {longest:g}, "
-                f"got {timeout!r}"
+                f"timeout must be a number of seconds above 0 and at most {longest:g}, got {timeout!r}"
             )
         try:
             result = run_sandboxed(command, self.root, float(timeout), self.sandbox)
@@ -328,9 +316,7 @@ class Workspace:
         report = [f"{_plural(len(files), 'file')} under {prefix or './'}"]
         report += [f"{show_name(prefix + name)}  ({_plural(p.stat().st_size, 'byte')})" for name, p in listed]
         if len(files) > len(listed):
-            report.append(
-                f"[... {len(files) - len(listed)} more files not shown; list a subfolder]"
-            )
+            report.append(f"[... {len(files) - len(listed)} more files not shown; list a subfolder]")
         return "\n".join(report)
 
     @_observation
@@ -393,14 +379,11 @@ class Workspace:
             raise ToolError("path contains a NUL character; give a plain path like 'app/main.py'")
         if os.path.isabs(path):
             raise ToolError(
-                f"{path!r} is an absolute path; paths are relative to the project root, "
-                "like 'app/main.py'"
+                f"{path!r} is an absolute path; paths are relative to the project root, like 'app/main.py'"
             )
         candidate = self.root / path
         if not Path(os.path.normpath(candidate)).is_relative_to(self.root):
-            raise ToolError(
-                f"{path!r} is outside the workspace: '..' cannot go above the project root"
-            )
+            raise ToolError(f"{path!r} is outside the workspace: '..' cannot go above the project root")
         try:
             real = candidate.resolve()  # follows every symlink on the way
         except (OSError, RuntimeError):
@@ -419,9 +402,7 @@ class Workspace:
         if not file.exists():
             raise ToolError(self._missing(path))
         if file.is_dir():
-            raise ToolError(
-                f"{path!r} is a folder, not a file; use list_dir({path!r}) to see its files"
-            )
+            raise ToolError(f"{path!r} is a folder, not a file; use list_dir({path!r}) to see its files")
         if not file.is_file():
             raise ToolError(
                 f"{path!r} is not a regular file (a device or a pipe); only text files can be read"
@@ -445,9 +426,7 @@ class Workspace:
             )
         data = file.read_bytes()
         if b"\0" in data:
-            raise ToolError(
-                f"{shown} is a binary file (it contains NUL bytes); only text files can be read"
-            )
+            raise ToolError(f"{shown} is a binary file (it contains NUL bytes); only text files can be read")
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -478,8 +457,7 @@ class Workspace:
     def _check_size(self, size: int, what: str) -> None:
         if size > self.limits.max_file_bytes:
             raise ToolError(
-                f"{what} is {size:,} bytes, over the {self.limits.max_file_bytes:,}-byte "
-                "limit for one file"
+                f"{what} is {size:,} bytes, over the {self.limits.max_file_bytes:,}-byte limit for one file"
             )
 
     def _show(self, path: Path) -> str:
@@ -509,9 +487,7 @@ def _glob_matches(name: str, file_glob: str | None) -> bool:
     """'*.py' matches at any depth; 'tests/*.py' matches the path from the root"""
     if file_glob is None:
         return True
-    return fnmatch.fnmatchcase(name, file_glob) or fnmatch.fnmatchcase(
-        PurePosixPath(name).name, file_glob
-    )
+    return fnmatch.fnmatchcase(name, file_glob) or fnmatch.fnmatchcase(PurePosixPath(name).name, file_glob)
 
 
 def _lines_where(text: str, snippet: str) -> list[int]:

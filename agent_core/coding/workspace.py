@@ -30,8 +30,12 @@ __all__ = [
 SKIPPED_DIRS = {"__pycache__", "node_modules"}
 VCS_DIRS = {".git", ".hg", ".svn", ".bzr"}  # version control: hooks and config run commands
 # characters HFS+ (macOS) ignores in names, so ".g\u200cit" is ".git" there (git's is_hfs_dotgit)
-_IGNORED_BY_HFS = dict.fromkeys(map(ord, "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                                         "\u206a\u206b\u206c\u206d\u206e\u206f\ufeff"))
+_IGNORED_BY_HFS = dict.fromkeys(
+    map(
+        ord,
+        "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206a\u206b\u206c\u206d\u206e\u206f\ufeff",
+    )
+)
 
 
 def _is_skipped_dir(name: str) -> bool:
@@ -112,9 +116,7 @@ def _projects() -> Traversable:
 
 def list_projects() -> list[str]:
     """the names of the practice projects shipped with the package"""
-    return sorted(
-        p.name for p in _projects().iterdir() if p.is_dir() and not _is_skipped_dir(p.name)
-    )
+    return sorted(p.name for p in _projects().iterdir() if p.is_dir() and not _is_skipped_dir(p.name))
 
 
 def copy_project(name: str, dest_parent: Path | str | None = None) -> Path:

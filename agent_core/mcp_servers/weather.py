@@ -1,8 +1,8 @@
 """The MCP server of lesson 10: a weather service with typed tools, structured results and a failure.
 
-    python weather.py                  # serve over stdin/stdout
-    python weather.py --fault hang     # forecast never answers
-    python weather.py --fault crash    # the process dies during forecast
+python weather.py                  # serve over stdin/stdout
+python weather.py --fault hang     # forecast never answers
+python weather.py --fault crash    # the process dies during forecast
 """
 
 import os

@@ -1,4 +1,5 @@
-"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process (every lesson)."""
+"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process
+(every lesson)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "client",
+    "MockClient",
     "anthropic_client",
     "transport",
     "DEFAULT_MODEL",
@@ -81,6 +83,12 @@ def transport(
     return httpx2.MockTransport(model.handle)
 
 
+class MockClient(openai.OpenAI):
+    """the openai.OpenAI that client() makes: the same client, plus the Trace its calls go to"""
+
+    trace: Trace
+
+
 def client(
     policy: PolicyLike | None = None,
     *,
@@ -88,7 +96,7 @@ def client(
     reject_unknown_fields: bool = False,
     trace: Trace | None = None,
     max_retries: int = 0,
-) -> openai.OpenAI:
+) -> MockClient:
     """a real openai.OpenAI that talks to the mock model; its calls are recorded in `client.trace`
 
     policy: what the model says next (default: Echo, a plain text reply).
@@ -99,8 +107,10 @@ def client(
     max_retries: the SDK's retries; 0 so a mock error shows at once.
     """
     trace = trace if trace is not None else Trace()
-    mock_transport = transport(policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
-    sdk_client = openai.OpenAI(
+    mock_transport = transport(
+        policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields
+    )
+    sdk_client = MockClient(
         api_key="mock-key-not-secret",
         base_url=BASE_URL,
         http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
@@ -133,5 +143,6 @@ def anthropic_client(
         max_retries=max_retries,
         _strict_response_validation=True,
     )
-    sdk_client.trace = trace
+    # anthropic is imported only in here, so there is no subclass of its client to declare `trace` on
+    sdk_client.trace = trace  # type: ignore[attr-defined]
     return sdk_client

@@ -30,7 +30,8 @@ __all__ = [
 ]
 
 ROLES = ("user", "assistant", "system")
-THREADS_BETA = "message-threads-2026-08-12"  # the anthropic-beta value of message threads (the SDK's MESSAGE_THREADS_BETA)
+# the anthropic-beta value of message threads (the SDK's MESSAGE_THREADS_BETA)
+THREADS_BETA = "message-threads-2026-08-12"
 # the fields the mock reads, with the types and ranges the API's request schema gives them
 # (anthropic/types/message_create_params.py); checked before anything else reads them
 FIELDS = {
@@ -47,17 +48,31 @@ FIELDS = {
     "tools": Field(("array",)),
     "tool_choice": Field(("object",)),
 }
-TOOL_FIELDS = {"name": Field(("string",)), "description": Field(("string",)), "input_schema": Field(("object",))}
+TOOL_FIELDS = {
+    "name": Field(("string",)),
+    "description": Field(("string",)),
+    "input_schema": Field(("object",)),
+}
 BLOCK_FIELDS = {
     "text": {"text": Field(("string",))},
     "tool_use": {"id": Field(("string",)), "name": Field(("string",)), "input": Field(("object",))},
-    "tool_result": {"tool_use_id": Field(("string",)), "content": Field(("string", "array")),
-                    "is_error": Field(("boolean",))},
+    "tool_result": {
+        "tool_use_id": Field(("string",)),
+        "content": Field(("string", "array")),
+        "is_error": Field(("boolean",)),
+    },
 }
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
-# pydantic's words for a value of the wrong kind, which Anthropic's 400s use ("max_tokens: Input should be ...")
-KIND_WORDS = {"string": "a valid string", "integer": "a valid integer", "number": "a valid number",
-              "boolean": "a valid boolean", "object": "a valid dictionary", "array": "a valid list"}
+# pydantic's words for a value of the wrong kind, which Anthropic's 400s use ("max_tokens: Input should be
+# ...")
+KIND_WORDS = {
+    "string": "a valid string",
+    "integer": "a valid integer",
+    "number": "a valid number",
+    "boolean": "a valid boolean",
+    "object": "a valid dictionary",
+    "array": "a valid list",
+}
 TRANSLATED_BLOCKS = ("text", "tool_use", "tool_result", "thinking", "redacted_thinking")
 
 
@@ -117,7 +132,8 @@ def check_messages_request(
     _check_fields(body, FIELDS)
     # tool_use and tool_result blocks need no `tools` since February 2025 (the API's release notes of
     # February 27th, 2025, as a maintainer points out in anthropics/anthropic-sdk-python#849; until then:
-    # "Requests which include tool_use or tool_result blocks must define tools.", #494): none is asked for here
+    # "Requests which include tool_use or tool_result blocks must define tools.", #494): none is asked for
+    # here
     _check_tools(body.get("tools"))
     _check_tool_choice(body.get("tool_choice"), body.get("tools"))
     messages = body["messages"]
@@ -149,8 +165,11 @@ def _check_fields(body: dict[str, Any], fields: Mapping[str, Field], at: str = "
                 hint=f"{where} is {' or '.join(field.kinds)}, not {json_type(value)}.",
             )
         if field.out_of_range(value):
-            bound = ("greater than or equal to", field.lowest) if value < field.lowest else (
-                "less than or equal to", field.highest)
+            bound = (
+                ("greater than or equal to", field.lowest)
+                if value < field.lowest
+                else ("less than or equal to", field.highest)
+            )
             raise AnthropicError(
                 f"{where}: Input should be {bound[0]} {bound[1]:g}",
                 hint=f"{where} goes from {field.lowest:g} to "
@@ -163,7 +182,9 @@ def _check_output_config(config: Any) -> None:
     if config is None:
         return
     if not isinstance(config, dict):
-        raise AnthropicError("output_config: Input should be a valid dictionary", hint="output_config is an object.")
+        raise AnthropicError(
+            "output_config: Input should be a valid dictionary", hint="output_config is an object."
+        )
     output_format = config.get("format")
     if output_format is None:
         return
@@ -185,14 +206,18 @@ def _check_output_config(config: Any) -> None:
             hint="schema is a JSON schema object, e.g. {'type': 'object', 'properties': {...}}.",
         )
     problem = schema_problem(output_format["schema"])
-    if problem is not None:  # the words are the mock's: the API's text for a schema it cannot use is not public
+    if (
+        problem is not None
+    ):  # the words are the mock's: the API's text for a schema it cannot use is not public
         raise AnthropicError(
             f"output_config.format.schema: not a valid JSON Schema: {problem}",
             hint="Check the schema against JSON Schema draft 2020-12, e.g. with jsonschema's check_schema().",
         )
 
 
-def _check_thread(body: dict[str, Any], threads: Mapping[str, Thread] | None, headers: Mapping[str, str]) -> None:
+def _check_thread(
+    body: dict[str, Any], threads: Mapping[str, Thread] | None, headers: Mapping[str, str]
+) -> None:
     """the message-threads beta, as the SDK's types define it (types/beta/beta_message_thread_param.py)"""
     betas = [beta.strip() for beta in (headers.get("anthropic-beta") or "").split(",")]
     if threads is None or THREADS_BETA not in betas:
@@ -243,7 +268,8 @@ def _check_thread(body: dict[str, Any], threads: Mapping[str, Thread] | None, he
         )
     for field in ("system", "tools"):
         # "Request fields the server takes from the thread on a `continue` and rejects if the request
-        # repeats them" (CREATE_ONLY_FIELDS in the SDK's lib/threads/_thread_state.py); the words are the mock's
+        # repeats them" (CREATE_ONLY_FIELDS in the SDK's lib/threads/_thread_state.py); the words are the
+        # mock's
         if body.get(field) is not None:
             raise AnthropicError(
                 f"{field}: cannot be set when continuing a thread; it is taken from the thread",
@@ -282,7 +308,8 @@ def to_chat_request(body: dict[str, Any]) -> dict[str, Any]:
         # Anthropic's auto / any / tool / none are Chat Completions' auto / required / named / none
         kind = choice["type"]
         request["tool_choice"] = (
-            {"type": "function", "function": {"name": choice["name"]}} if kind == "tool"
+            {"type": "function", "function": {"name": choice["name"]}}
+            if kind == "tool"
             else {"any": "required"}.get(kind, kind)
         )
         if choice.get("disable_parallel_tool_use"):
@@ -315,7 +342,8 @@ class MessagesEndpoint:
         self.threads: dict[str, Thread] = {}
 
     def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """the Chat Completions request; a thread's `continue` is first completed, in place, from the thread"""
+        """the Chat Completions request; a thread's `continue` is first completed, in place, from the
+        thread"""
         if self.check_protocol:
             check_messages_request(request, self.threads, headers or {})
         if isinstance(request, dict) and request.get("thread"):
@@ -324,7 +352,9 @@ class MessagesEndpoint:
                 _check_tool_results(_combine_turns(request["messages"]))
         return to_chat_request(request)
 
-    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+    def write(
+        self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]
+    ) -> Response:
         """the Message, as JSON or as a stream; in a thread, the conversation is kept under its id"""
         message = _anthropic_message(completion)
         # the real API always reports both cache fields, zeros when nothing was cached or written
@@ -389,8 +419,12 @@ class CountTokensEndpoint(MessagesEndpoint):
             check_messages_request(given, None, headers or {})
         return to_chat_request(request)
 
-    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: None) -> Response:
-        return json_response(200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))})
+    def write(
+        self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any] | None
+    ) -> Response:
+        return json_response(
+            200, {"input_tokens": count_request(chat_request["messages"], chat_request.get("tools"))}
+        )
 
 
 def anthropic_error_response(error: ProtocolError) -> Response:
@@ -428,7 +462,9 @@ def message_events(message: dict[str, Any]) -> bytes:
             empty = {**block, "input": {}}
             events.append({"type": "content_block_start", "index": index, "content_block": empty})
             arguments = json.dumps(block["input"], ensure_ascii=False)
-            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in pieces(arguments) or [""]]
+            deltas = [
+                {"type": "input_json_delta", "partial_json": piece} for piece in pieces(arguments) or [""]
+            ]
         events.extend({"type": "content_block_delta", "index": index, "delta": d} for d in deltas)
         events.append({"type": "content_block_stop", "index": index})
     events.append(
@@ -461,7 +497,8 @@ def _check_tools(tools: Any) -> None:
         if schema_problem(tool["input_schema"]):
             # as pasted in anthropics/claude-code#63673
             raise AnthropicError(
-                f"tools.{i}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+                f"tools.{i}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft "
+                "2020-12 "
                 "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
                 "https://docs.claude.com/en/docs/tool-use.",
                 hint=f"What is wrong: {schema_problem(tool['input_schema'])}.",
@@ -489,7 +526,9 @@ def _check_tool_choice(choice: Any, tools: Any) -> None:
             hint="tool_choice is {'type': 'auto'}, {'type': 'any'}, {'type': 'none'} or "
             "{'type': 'tool', 'name': ...}.",
         )
-    _check_fields(choice, {"name": Field(("string",)), "disable_parallel_tool_use": Field(("boolean",))}, "tool_choice.")
+    _check_fields(
+        choice, {"name": Field(("string",)), "disable_parallel_tool_use": Field(("boolean",))}, "tool_choice."
+    )
     names = [t.get("name") for t in tools or [] if isinstance(t, dict)]
     if kind == "tool" and choice.get("name") not in names:
         raise AnthropicError(
@@ -518,7 +557,8 @@ def _check_message_shape(i: int, message: Any) -> None:
         if kind not in TRANSLATED_BLOCKS:
             raise AnthropicError(
                 f"messages.{i}.content.{j}: the mock does not handle {kind!r} blocks",
-                hint=f"The mock reads {', '.join(TRANSLATED_BLOCKS[:3])} blocks; describe other content in text.",
+                hint=f"The mock reads {', '.join(TRANSLATED_BLOCKS[:3])} blocks; describe other content in "
+                "text.",
             )
         _check_fields(block, BLOCK_FIELDS.get(kind, {}), f"messages.{i}.content.{j}.{kind}.")
 
@@ -566,4 +606,3 @@ def _unanswered(i: int, ids: list[str]) -> AnthropicError:
 
 def _blocks(content: str | list[Any]) -> list[Any]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-

@@ -28,7 +28,7 @@ def _prompt_blocks(
     """
     blocks: list[tuple[str, int]] = []
     digest = hashlib.sha256()
-    parts = ([("tools", tools)] if tools else []) + [("message", m) for m in messages]
+    parts: list[tuple[str, Any]] = ([("tools", tools)] if tools else []) + [("message", m) for m in messages]
     for kind, part in parts:
         digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         tokens = count_request([], part) if kind == "tools" else count_request([part])
@@ -43,7 +43,8 @@ class PromptCache:
         self.seen: set[str] = set()
 
     def cached_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-        """OpenAI's rule: the longest prefix sent before, if >= 1,024 tokens, in 128-token steps; remembers this prompt"""
+        """OpenAI's rule: the longest prefix sent before, if >= 1,024 tokens, in 128-token steps; remembers
+        this prompt"""
         blocks = _prompt_blocks(messages, tools)
         matched = 0
         for key, tokens in blocks:
@@ -96,7 +97,8 @@ def _block_text(block: dict[str, Any]) -> str:
 
 
 def _anthropic_cache_usage(seen: set[str], body: dict[str, Any], input_tokens: int) -> dict[str, int] | None:
-    """the usage split for a request with cache_control breakpoints (None without any); remembers its prefixes"""
+    """the usage split for a request with cache_control breakpoints (None without any); remembers its
+    prefixes"""
     minimum = ANTHROPIC_HAIKU_MINIMUM if "haiku" in str(body.get("model", "")) else ANTHROPIC_MINIMUM
     digest, tokens, breakpoints = hashlib.sha256(), 0, []
     for block in _anthropic_blocks(body):

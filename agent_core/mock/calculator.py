@@ -78,9 +78,7 @@ _WORDS = [  # applied in order to the lower-cased message; longer phrases first
     (r"\bplus\b|\bmás\b|\bmas\b", " + "),
     (r"\bminus\b|\bmenos\b", " - "),
 ]
-_TOKEN = re.compile(
-    r"(?P<number>\d+(?:\.\d+)?|\.\d+)|(?P<symbol>[-+*/(),;.?!])|(?P<word>[^\W\d_]+)"
-)
+_TOKEN = re.compile(r"(?P<number>\d+(?:\.\d+)?|\.\d+)|(?P<symbol>[-+*/(),;.?!])|(?P<word>[^\W\d_]+)")
 _SEPARATORS = {"and", "y", ",", ";", ".", "?", "!"}
 _ADD_VERBS = {"add", "sum", "suma"}
 

@@ -63,7 +63,8 @@ class DescriptionReader(Policy):
     def _answer(self, request: dict[str, Any]) -> str:
         """quote the results that came back since the last assistant turn"""
         messages = request.get("messages", [])
-        names, latest = {}, []
+        names: dict[Any, Any] = {}
+        latest: list[Any] = []
         for message in messages:
             for tool_call in message.get("tool_calls") or []:
                 names[tool_call.get("id")] = (tool_call.get("function") or {}).get("name")
@@ -73,8 +74,7 @@ class DescriptionReader(Policy):
             latest.insert(0, message.get("tool_call_id"))
         results = tool_results(request)
         return "\n".join(
-            f"The {names.get(call_id) or 'tool'} tool says: {results[call_id]}"
-            for call_id in latest
+            f"The {names.get(call_id) or 'tool'} tool says: {results[call_id]}" for call_id in latest
         )
 
 
@@ -113,11 +113,7 @@ def fill_arguments(request_text: str, function: dict[str, Any]) -> dict[str, Any
     for name, schema in properties.items():
         kinds = _json_types(schema)
         if "enum" in schema:
-            named = [
-                c
-                for c in schema["enum"]
-                if isinstance(c, str) and c.lower() in request_text.lower()
-            ]
+            named = [c for c in schema["enum"] if isinstance(c, str) and c.lower() in request_text.lower()]
             if named:
                 arguments[name] = named[0]
         elif "string" in kinds and quoted:
@@ -126,9 +122,7 @@ def fill_arguments(request_text: str, function: dict[str, Any]) -> dict[str, Any
             arguments[name] = ids[0] if ids else rest
         elif kinds & {"integer", "number"} and numbers:
             number = numbers.pop(0)
-            arguments[name] = (
-                int(number) if "integer" in kinds and number == int(number) else number
-            )
+            arguments[name] = int(number) if "integer" in kinds and number == int(number) else number
         first_string = first_string and "string" not in kinds
     for name in parameters.get("required") or []:
         if name not in arguments and "null" in _json_types(properties.get(name, {})):

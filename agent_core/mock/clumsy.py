@@ -1,4 +1,5 @@
-"""Clumsy: a mock model that makes one mistake in a tool call, then reads the error and fixes it (lesson 03)."""
+"""Clumsy: a mock model that makes one mistake in a tool call, then reads the error and fixes it
+(lesson 03)."""
 
 from __future__ import annotations
 
@@ -39,13 +40,9 @@ class Clumsy(Policy):
         if mistake not in MISTAKES:
             raise ValueError(f"unknown mistake {mistake!r}; choose one of {', '.join(MISTAKES)}")
         if not isinstance(call.arguments, dict):
-            raise ValueError(
-                "give the correct call's arguments as a dict, e.g. mock.call('add', a=4, b=2)"
-            )
+            raise ValueError("give the correct call's arguments as a dict, e.g. mock.call('add', a=4, b=2)")
         if mistake == "unknown_tool" and not wrong_name:
-            raise ValueError(
-                "unknown_tool needs wrong_name=...: the tool name the model tries first"
-            )
+            raise ValueError("unknown_tool needs wrong_name=...: the tool name the model tries first")
         self.call = call
         self.mistake = mistake
         self.answer = answer
@@ -53,7 +50,7 @@ class Clumsy(Policy):
 
     def reply(self, request: dict[str, Any]) -> ReplyLike:
         asked, result = _latest_call_and_result(request.get("messages") or [])
-        if result is None:
+        if asked is None or result is None:  # a result always comes with its call
             return self.wrong_call
         if not result.strip().lower().startswith("error"):
             return self.answer.replace("{result}", result)
@@ -64,21 +61,17 @@ class Clumsy(Policy):
 
 def _make_mistake(call: ToolCall, mistake: str, wrong_name: str | None) -> tuple[ToolCall, str]:
     """the mistaken call, and the text an error must contain for the model to know the fix"""
+    assert isinstance(call.arguments, dict)  # Clumsy() checked it
     arguments = dict(call.arguments)
     if mistake == "unknown_tool":
+        assert wrong_name  # Clumsy() checked it
         return ToolCall(wrong_name, arguments), call.name
     if mistake == "invalid_json":
         return ToolCall(call.name, json.dumps(arguments, ensure_ascii=False)[:-1]), "JSON"
     if mistake == "wrong_type":
-        numbers = [
-            k
-            for k, v in arguments.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)
-        ]
+        numbers = [k for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if not numbers:
-            raise ValueError(
-                "wrong_type writes a number as a word: the call needs a number argument"
-            )
+            raise ValueError("wrong_type writes a number as a word: the call needs a number argument")
         name, value = numbers[0], arguments[numbers[0]]
         is_small = isinstance(value, int) and 0 <= value < len(_NUMBER_WORDS)
         arguments[name] = _NUMBER_WORDS[value] if is_small else str(value)

@@ -1,4 +1,5 @@
-"""Mock policies and a folder of logs for measuring context and cost: a log reader and a summariser (lesson 06)."""
+"""Mock policies and a folder of logs for measuring context and cost: a log reader and a summariser
+(lesson 06)."""
 
 from __future__ import annotations
 
@@ -132,7 +133,11 @@ def log_tools(files: dict[str, str], *names: str) -> list[Callable[..., str]]:
             report.append(f"[... {len(found) - MAX_SHOWN} more matching lines not shown]")
         return "\n".join(report)
 
-    tools = {"list_files": list_files, "read_file": read_file, "search_file": search_file}
+    tools: dict[str, Callable[..., str]] = {
+        "list_files": list_files,
+        "read_file": read_file,
+        "search_file": search_file,
+    }
     return [tools[name] for name in chosen]
 
 

@@ -36,7 +36,10 @@ class JobApplicant(Policy):
             return call("match_cv", requirements=requirements or {})
         if fit and fit.get("missing"):
             missing = ", ".join(map(str, fit["missing"]))
-            return f"I would not apply: the offer requires {missing}, and the CV does not show it. No draft written."
+            return (
+                f"I would not apply: the offer requires {missing}, and the CV does not show it. No draft "
+                "written."
+            )
         if "draft_application" not in done and "draft_application" in offered:
             return call("draft_application", requirements=requirements or {}, fit=fit or {})
         if "send_application" not in done and "send_application" in offered and draft:
@@ -49,7 +52,10 @@ class JobApplicant(Policy):
             )
         if "send_application" in done:
             if done["send_application"].startswith("ERROR"):
-                return f"I did not send it; the draft is ready for you to review. I was told: {done['send_application']}"
+                return (
+                    "I did not send it; the draft is ready for you to review. I was told: "
+                    f"{done['send_application']}"
+                )
             return f"I asked to send the application; the answer was: {done['send_application']}"
         if draft:
             return f"The draft is ready for you to review: {draft.get('subject', '')!s}"

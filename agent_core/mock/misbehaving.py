@@ -1,4 +1,5 @@
-"""Mock models that misbehave on purpose: run away, repeat, act recklessly, claim done unchecked (lesson 05)."""
+"""Mock models that misbehave on purpose: run away, repeat, act recklessly, claim done unchecked
+(lesson 05)."""
 
 from __future__ import annotations
 
@@ -97,7 +98,9 @@ def discount_versions() -> dict[str, str]:
     """
     # read as package data, not through agent_core.coding: the mock imports nothing of the coding agent
     project = resources.files("agent_core").joinpath("coding", "projects", "discount")
-    code, test = (project.joinpath(name).read_text(encoding="utf-8") for name in ("discount.py", "test_discount.py"))
+    code, test = (
+        project.joinpath(name).read_text(encoding="utf-8") for name in ("discount.py", "test_discount.py")
+    )
     return {
         "code": code,
         "test": test,

@@ -1,4 +1,5 @@
-"""The mock model's one router: every endpoint's request in, the policy's answer out in that API's terms (every lesson)."""
+"""The mock model's one router: every endpoint's request in, the policy's answer out in that API's terms
+(every lesson)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,22 @@ from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .wire import CREATED, Endpoint, Response, error_response, json_response, model_card, pieces
 
-__all__ = ["MockModel", "ChatCompletions", "Echo", "DEFAULT_MODEL", "to_event_stream", "answer", "CREATED", "MODELS"]
+__all__ = [
+    "MockModel",
+    "ChatCompletions",
+    "Echo",
+    "DEFAULT_MODEL",
+    "to_event_stream",
+    "answer",
+    "CREATED",
+    "MODELS",
+]
 
 SYSTEM_FINGERPRINT = "fp_mock0001"
 MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
-MAX_DEPTH = 100  # arrays and objects nested deeper get a 400: the mock's own limit, below Python's recursion limit
+MAX_DEPTH = (
+    100  # arrays and objects nested deeper get a 400: the mock's own limit, below Python's recursion limit
+)
 
 
 class Echo(Policy):
@@ -57,10 +69,14 @@ class MockModel:
     ):
         self.policy: Policy = as_policy(policy) if policy is not None else Echo()
         self.check_protocol = check_protocol  # the real API's protocol checks
-        self.reject_unknown_fields = reject_unknown_fields  # also refuse unknown message fields, like some OpenAI-compatible servers
+        self.reject_unknown_fields = (
+            reject_unknown_fields  # also refuse unknown message fields, like some OpenAI-compatible servers
+        )
         self.models = tuple(models)  # what GET /v1/models lists
         self.cache = PromptCache()  # the prefixes this model has seen: usage reports cached tokens
-        chat = ChatCompletions(self.cache, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields)
+        chat = ChatCompletions(
+            self.cache, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields
+        )
         self.endpoints: dict[str, Endpoint] = {  # path suffix -> the API that answers it
             "/chat/completions": chat,
             "/responses": ResponsesEndpoint(chat, check_protocol=check_protocol),
@@ -70,10 +86,14 @@ class MockModel:
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler: one HTTP request in, one HTTP response out"""
-        status, headers, content = self.respond(request.method, request.url.path, request.read(), request.headers)
+        status, headers, content = self.respond(
+            request.method, request.url.path, request.read(), request.headers
+        )
         return httpx2.Response(status, headers=headers, content=content)
 
-    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
+    def respond(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Response:
         """status, headers and body bytes for one request; shared by the in-process and HTTP server"""
         path = path.split("?", 1)[0].rstrip("/")
         endpoint = next((e for suffix, e in self.endpoints.items() if path.endswith(suffix)), None)
@@ -86,14 +106,24 @@ class MockModel:
         except (ValueError, RecursionError):  # RecursionError: arrays in arrays deeper than Python can follow
             request = None
         try:
-            if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(request) > MAX_DEPTH:  # counts first: fast
+            if (
+                body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(request) > MAX_DEPTH
+            ):  # counts first: fast
                 raise ProtocolError(
                     f"The request body is nested more than {MAX_DEPTH} levels deep.",
-                    hint="The mock refuses JSON nested this deep before reading it; real requests are shallow.",
+                    hint="The mock refuses JSON nested this deep before reading it; real requests are "
+                    "shallow.",
                 )
             try:
-                chat_request = endpoint.read(request, headers or {})  # the API's checks; its request as Chat Completions
-            except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks were told to skip
+                chat_request = endpoint.read(
+                    request, headers or {}
+                )  # the API's checks; its request as Chat Completions
+            except (
+                TypeError,
+                KeyError,
+                AttributeError,
+                ValueError,
+            ) as error:  # shapes the checks were told to skip
                 raise ProtocolError(f"The mock could not read this request: {error}") from error
             completion = answer(self.policy, chat_request) if endpoint.calls_model else None
             return endpoint.write(request, chat_request, completion)  # the answer in the API's own terms
@@ -121,7 +151,9 @@ class ChatCompletions:
 
     calls_model = True
 
-    def __init__(self, cache: PromptCache, *, check_protocol: bool = True, reject_unknown_fields: bool = False):
+    def __init__(
+        self, cache: PromptCache, *, check_protocol: bool = True, reject_unknown_fields: bool = False
+    ):
         self.cache = cache
         self.check_protocol = check_protocol
         self.reject_unknown_fields = reject_unknown_fields
@@ -134,7 +166,9 @@ class ChatCompletions:
             check_no_extra_fields(request)
         return request
 
-    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+    def write(
+        self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]
+    ) -> Response:
         """the completion, with the prompt cache's count, as JSON or as a stream"""
         self.count_cached_tokens(chat_request, completion)
         if request.get("stream"):
@@ -192,8 +226,11 @@ def _build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     choices (the mock is deterministic, so every choice says the same).
     """
     reply = honour(request, reply)
-    seed = json.dumps([request, reply.content, [(c.name, c.arguments_json()) for c in reply.tool_calls]],
-                      sort_keys=True, ensure_ascii=False)
+    seed = json.dumps(
+        [request, reply.content, [(c.name, c.arguments_json()) for c in reply.tool_calls]],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
     limit = request.get("max_completion_tokens") or request.get("max_tokens")
     content, calls, finish_reason = reply.content, list(reply.tool_calls), reply.stop_reason
@@ -213,7 +250,7 @@ def _build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
         choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason})
     prompt_tokens = count_request(request["messages"], request.get("tools"))
     completion_tokens = count_reply(content, [_wire(c) for c in calls]) * len(choices)
-    if finish_reason == "length":
+    if finish_reason == "length" and limit is not None:
         completion_tokens = limit * len(choices)  # the model stopped because it had produced `limit`
     return {
         "id": "chatcmpl-" + digest[:29],
@@ -259,20 +296,43 @@ def _stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> l
     base["object"] = "chat.completion.chunk"
 
     def chunk(choice: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return {**base, "choices": [{"index": choice, "delta": delta, "logprobs": None,
-                                     "finish_reason": finish_reason}]}
+        return {
+            **base,
+            "choices": [{"index": choice, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+        }
 
     chunks = []
     for choice in completion["choices"]:
         message, at = choice["message"], choice["index"]
-        chunks.append(chunk(at, {"role": "assistant", "content": "" if message["content"] is not None else None,
-                                 "refusal": None}))
+        chunks.append(
+            chunk(
+                at,
+                {
+                    "role": "assistant",
+                    "content": "" if message["content"] is not None else None,
+                    "refusal": None,
+                },
+            )
+        )
         for piece in pieces(message["content"] or ""):
             chunks.append(chunk(at, {"content": piece}))
         for index, tool_call in enumerate(message.get("tool_calls", [])):
             function = tool_call["function"]
-            chunks.append(chunk(at, {"tool_calls": [{"index": index, "id": tool_call["id"], "type": "function",
-                                                     "function": {"name": function["name"], "arguments": ""}}]}))
+            chunks.append(
+                chunk(
+                    at,
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": tool_call["id"],
+                                "type": "function",
+                                "function": {"name": function["name"], "arguments": ""},
+                            }
+                        ]
+                    },
+                )
+            )
             for piece in pieces(function["arguments"]):
                 chunks.append(chunk(at, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
         chunks.append(chunk(at, {}, choice["finish_reason"]))
@@ -285,5 +345,7 @@ def _stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> l
 
 def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> bytes:
     """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
-    lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in _stream_chunks(completion, include_usage)]
+    lines = [
+        f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in _stream_chunks(completion, include_usage)
+    ]
     return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")

@@ -1,4 +1,5 @@
-"""A mock model that obeys instructions written in tool descriptions: a description is a prompt (lesson 10)."""
+"""A mock model that obeys instructions written in tool descriptions: a description is a prompt
+(lesson 10)."""
 
 from __future__ import annotations
 

@@ -46,10 +46,11 @@ class Planner(Policy):
         plan = [s for s in tool_steps(request) if s.name == "update_plan" and not s.failed]
         if not plan:
             return calls(*(call("update_plan", action="add", item=text) for text, _ in self.steps))
-        status = {text: "pending" for text, _ in self.steps}
+        status: dict[Any, str] = {text: "pending" for text, _ in self.steps}  # keys: what the model sent
         for step in plan:
             status[step.arguments.get("item")] = {"start": "in_progress", "done": "done"}.get(
-                step.arguments.get("action"), status.get(step.arguments.get("item"), "pending"))
+                step.arguments.get("action", ""), status.get(step.arguments.get("item"), "pending")
+            )
         worked = len(done_work)
         updates = self._catch_up(status, worked)
         if self.forgets and not _last_is_user(request) and any(s == "in_progress" for s in status.values()):
@@ -60,7 +61,10 @@ class Planner(Policy):
             return calls(*updates)
         if worked < len(self.steps):
             return self.steps[worked][1]
-        return "\n".join(f"{text}: {_first_line(result.result)}" for (text, _), result in zip(self.steps, done_work, strict=False))
+        return "\n".join(
+            f"{text}: {_first_line(result.result)}"
+            for (text, _), result in zip(self.steps, done_work, strict=False)
+        )
 
     def _catch_up(self, status: dict[str, str], worked: int) -> list[ToolCall]:
         """the plan updates that make the plan say what the work did: finished items done, the next started"""
@@ -96,7 +100,10 @@ class Explorer(Policy):
         steps, offered = tool_steps(request), offered_tools(request)
         if self.behaviour == "recurses" and "delegate" in offered and not _named(steps, "delegate"):
             return call("delegate", task=_user_texts(request)[0])
-        if self.behaviour == "fails" and sum(m["role"] == "assistant" for m in request.get("messages", [])) >= 2:
+        if (
+            self.behaviour == "fails"
+            and sum(m["role"] == "assistant" for m in request.get("messages", [])) >= 2
+        ):
             raise RuntimeError("the model's server is overloaded")
         if "list_dir" not in offered or "read_file" not in offered:
             return "I need list_dir and read_file to explore the project."
@@ -116,7 +123,9 @@ class Explorer(Policy):
         if self.behaviour == "overreaches" and not _named(steps, "write_file"):
             roles = next((v for v in views if "ROLES = [" in v.text()), None)
             if roles is not None:
-                fixed = roles.text().replace("ROLES = [\n", f'ROLES = [\n    "{_role_asked(_user_texts(request)[0])}",\n')
+                fixed = roles.text().replace(
+                    "ROLES = [\n", f'ROLES = [\n    "{_role_asked(_user_texts(request)[0])}",\n'
+                )
                 return call("write_file", path=roles.path, content=fixed)
         return answer
 

@@ -99,9 +99,7 @@ def as_reply(value: ReplyLike) -> Reply:
         return calls(value)
     if isinstance(value, Sequence) and value and all(isinstance(c, ToolCall) for c in value):
         return calls(*value)
-    raise TypeError(
-        f"a policy must return a Reply, a str, a ToolCall or a list of ToolCalls, not {value!r}"
-    )
+    raise TypeError(f"a policy must return a Reply, a str, a ToolCall or a list of ToolCalls, not {value!r}")
 
 
 # one decision at a time, even when a server answers many clients at once: a Script keeps its
@@ -217,16 +215,22 @@ def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:
     a user message "Observation:\n...". Read that way, a reactive policy sees the tool_calls and
     tool messages it would see from any other client.
     """
-    messages, changed = [], False
+    messages: list[dict[str, Any]] = []
+    changed = False
     for message in request.get("messages", []):
         text = content_text(message.get("content"))
         if message.get("role") == "assistant" and text.startswith("Calling tools:\n"):
             written = _literal(text.removeprefix("Calling tools:\n"))
             if isinstance(written, list) and all(isinstance(c, dict) and "function" in c for c in written):
                 tool_calls = [
-                    {"id": str(c.get("id")), "type": "function", "function": {
-                        "name": c["function"].get("name"),
-                        "arguments": json.dumps(c["function"].get("arguments") or {})}}
+                    {
+                        "id": str(c.get("id")),
+                        "type": "function",
+                        "function": {
+                            "name": c["function"].get("name"),
+                            "arguments": json.dumps(c["function"].get("arguments") or {}),
+                        },
+                    }
                     for c in written
                 ]
                 messages.append({"role": "assistant", "content": None, "tool_calls": tool_calls})
@@ -238,8 +242,10 @@ def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:
             lines = results.split("\n") if len(pending) > 1 else [results]
             if len(lines) != len(pending):
                 lines = [results] + [""] * (len(pending) - 1)
-            messages.extend({"role": "tool", "tool_call_id": c["id"], "content": line}
-                            for c, line in zip(pending, lines, strict=True))
+            messages.extend(
+                {"role": "tool", "tool_call_id": c["id"], "content": line}
+                for c, line in zip(pending, lines, strict=True)
+            )
             changed = True
             continue
         messages.append(message)

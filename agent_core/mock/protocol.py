@@ -64,13 +64,24 @@ class Field:
             return bool(self.choices) and value not in self.choices
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
-        return (self.lowest is not None and value < self.lowest) or (self.highest is not None and value > self.highest)
+        return (self.lowest is not None and value < self.lowest) or (
+            self.highest is not None and value > self.highest
+        )
 
 
 SCHEMA_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 # keyword -> the kind of JSON value a JSON Schema gives it (draft 2020-12): the keywords the mock reads
-SCHEMA_KEYWORDS = {"properties": "object", "required": "array", "enum": "array", "anyOf": "array", "oneOf": "array",
-                   "allOf": "array", "$defs": "object", "definitions": "object", "description": "string"}
+SCHEMA_KEYWORDS = {
+    "properties": "object",
+    "required": "array",
+    "enum": "array",
+    "anyOf": "array",
+    "oneOf": "array",
+    "allOf": "array",
+    "$defs": "object",
+    "definitions": "object",
+    "description": "string",
+}
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -89,10 +100,14 @@ def schema_problem(schema: Any) -> str | None:
         for name in types if isinstance(types, list) else [types]:
             if not isinstance(name, str) or name not in SCHEMA_TYPES:
                 return f"{where}.type {name!r} is not one of {list(SCHEMA_TYPES)}"
-        stack.extend((child, f"{where}.properties.{key}") for key, child in (node.get("properties") or {}).items())
+        stack.extend(
+            (child, f"{where}.properties.{key}") for key, child in (node.get("properties") or {}).items()
+        )
         stack.extend((child, f"{where}.$defs.{key}") for key, child in (node.get("$defs") or {}).items())
         for keyword in ("anyOf", "oneOf", "allOf"):
-            stack.extend((child, f"{where}.{keyword}[{i}]") for i, child in enumerate(node.get(keyword) or []))
+            stack.extend(
+                (child, f"{where}.{keyword}[{i}]") for i, child in enumerate(node.get(keyword) or [])
+            )
         if "items" in node:
             stack.append((node["items"], f"{where}.items"))
     return None
@@ -133,7 +148,8 @@ def check_request(body: Any) -> None:
             "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
             "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
             "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
-            "through our help center at help.openai.com.)",  # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
+            # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
+            "through our help center at help.openai.com.)",
             hint="Send a JSON object with at least 'model' and 'messages'.",
         )
     if not body.get("model"):
@@ -246,7 +262,8 @@ def _check_tools(tools: Any) -> list[str]:
                 f"Invalid schema for function '{name}': {problem}.",
                 param=f"{where}.function.parameters",
                 code="invalid_function_parameters",
-                hint="parameters must be a JSON Schema (draft 2020-12): properties an object, required an array...",
+                hint="parameters must be a JSON Schema (draft 2020-12): properties an object, required an "
+                "array...",
             )
         if function.get("strict") is True and isinstance(parameters, dict):
             _check_strict_schema(parameters, name, f"{where}.function.parameters")
@@ -286,13 +303,14 @@ def _check_strict_schema(
                 code=code,
                 hint="With strict: true, every object in the schema needs 'additionalProperties': false.",
             )
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        properties = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+        required = schema["required"] if isinstance(schema.get("required"), list) else []
         missing = [key for key in properties if key not in required]
         if missing:
             raise ProtocolError(
                 f"Invalid schema for {owner} '{name}': In context={context!r}, 'required' is required "
-                f"to be supplied and to be an array including every key in properties. Missing '{missing[0]}'.",
+                "to be supplied and to be an array including every key in properties. Missing "
+                f"'{missing[0]}'.",
                 param=param,
                 code=code,
                 hint="With strict: true, list every property in 'required'; an optional one may be null: "
@@ -339,11 +357,18 @@ def _check_ranges(body: dict[str, Any]) -> None:
                 code="invalid_type",
                 hint=f"Send {name} as a number, not {json_type(value)}.",
             )
-        side = "below minimum" if value < lowest else "above maximum" if highest is not None and value > highest else ""
+        side = (
+            "below minimum"
+            if value < lowest
+            else "above maximum"
+            if highest is not None and value > highest
+            else ""
+        )
         if side:
             bound = f">= {lowest:g}" if value < lowest else f"<= {highest:g}"
             raise ProtocolError(
-                f"Invalid '{name}': {kind} {side} value. Expected a value {bound}, but got {value:g} instead.",
+                f"Invalid '{name}': {kind} {side} value. Expected a value {bound}, but got {value:g} "
+                "instead.",
                 param=name,
                 code=f"{kind}_{'below_min' if value < lowest else 'above_max'}_value",
                 hint=f"{name} goes from {lowest:g} to {'any size' if highest is None else f'{highest:g}'}.",
@@ -596,9 +621,12 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
                     f"Missing required parameter: '{where}.{field}'.",
                     param=f"{where}.{field}",
                     code="missing_required_parameter",
-                    hint="Copy each tool call as {'id', 'type': 'function', 'function': {'name', 'arguments'}}.",
+                    hint="Copy each tool call as {'id', 'type': 'function', 'function': {'name', "
+                    "'arguments'}}.",
                 )
-        arguments = tool_call["function"].get("arguments") if isinstance(tool_call["function"], dict) else None
+        arguments = (
+            tool_call["function"].get("arguments") if isinstance(tool_call["function"], dict) else None
+        )
         if not isinstance(arguments, str):
             raise ProtocolError(
                 f"Invalid type for '{where}.function.arguments': expected a string, but got "
@@ -609,7 +637,8 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
             )
         if tool_call["id"] in ids:
             raise ProtocolError(
-                f"Invalid parameter: duplicate 'tool_call_id' {tool_call['id']!r} in messages[{i}].tool_calls.",
+                f"Invalid parameter: duplicate 'tool_call_id' {tool_call['id']!r} in "
+                f"messages[{i}].tool_calls.",
                 param=f"{where}.id",
                 hint="Every tool call in a message has its own id.",
             )

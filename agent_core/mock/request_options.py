@@ -1,11 +1,12 @@
-"""What a request's options make of the model's reply: tool_choice, parallel_tool_calls, response_format (the mock)."""
+"""What a request's options make of the model's reply: tool_choice, parallel_tool_calls, response_format
+(the mock)."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from .policy import Reply, ToolCall, offered_tools
 from .protocol import ProtocolError
@@ -81,7 +82,9 @@ def honour(request: dict[str, Any], reply: Reply) -> Reply:
     if content is None and not calls:  # every call was dropped and there was no text
         content = ""
     changed = (content, tuple(calls), finish) != (reply.content, reply.tool_calls, reply.finish_reason)
-    return replace(reply, content=content, tool_calls=tuple(calls), finish_reason=finish) if changed else reply
+    return (
+        replace(reply, content=content, tool_calls=tuple(calls), finish_reason=finish) if changed else reply
+    )
 
 
 def _call_from_answer(name: str, function: dict[str, Any], reply: Reply) -> ToolCall:
@@ -120,8 +123,13 @@ def _formatted(response_format: Any, content: str, values: dict[str, Any]) -> st
     return content
 
 
-def fill_schema(schema: dict[str, Any], text: str, values: dict[str, Any], name: str | None = None,
-                root: dict[str, Any] | None = None) -> Any:
+def fill_schema(
+    schema: dict[str, Any],
+    text: str,
+    values: dict[str, Any],
+    name: str | None = None,
+    root: dict[str, Any] | None = None,
+) -> Any:
     """a value for `schema` made of the answer: a property takes the policy's value of the same name
     (values), a string property the answer's text, a number the answer's result"""
     root = root if root is not None else schema
@@ -198,7 +206,7 @@ def _number_text(value: int | float) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -1,4 +1,5 @@
-"""OpenAI's Responses API in the mock: POST /v1/responses, read as and answered by Chat Completions (lesson 09)."""
+"""OpenAI's Responses API in the mock: POST /v1/responses, read as and answered by Chat Completions
+(lesson 09)."""
 
 from __future__ import annotations
 
@@ -48,17 +49,33 @@ FIELDS = {
     "metadata": Field(("object",)),
 }
 ITEM_FIELDS = {
-    "message": {"role": Field(("string",), choices=("user", "assistant", "system", "developer")),
-                "content": Field(("string", "array"))},
-    "function_call": {"call_id": Field(("string",)), "name": Field(("string",)), "arguments": Field(("string",))},
+    "message": {
+        "role": Field(("string",), choices=("user", "assistant", "system", "developer")),
+        "content": Field(("string", "array")),
+    },
+    "function_call": {
+        "call_id": Field(("string",)),
+        "name": Field(("string",)),
+        "arguments": Field(("string",)),
+    },
     "function_call_output": {"call_id": Field(("string",)), "output": Field(("string", "array"))},
     "item_reference": {"id": Field(("string",))},
 }
-TOOL_FIELDS = {"name": Field(("string",)), "description": Field(("string",)), "parameters": Field(("object",)),
-               "strict": Field(("boolean",))}
+TOOL_FIELDS = {
+    "name": Field(("string",)),
+    "description": Field(("string",)),
+    "parameters": Field(("object",)),
+    "strict": Field(("boolean",)),
+}
 # how OpenAI's 400s name a JSON kind: "expected an integer, but got a string instead"
-KIND_WORDS = {"string": "a string", "integer": "an integer", "number": "a decimal", "boolean": "a boolean",
-              "object": "an object", "array": "an array"}
+KIND_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a decimal",
+    "boolean": "a boolean",
+    "object": "an object",
+    "array": "an array",
+}
 EXPECTED = {"input": "a string or an array of input items"}
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
 
@@ -73,7 +90,9 @@ class ResponsesEndpoint:
     calls_model = True
 
     def __init__(self, chat: Any, *, check_protocol: bool = True):
-        self.chat = chat  # the model's Chat Completions endpoint (model.ChatCompletions): its checks and cache
+        self.chat = (
+            chat  # the model's Chat Completions endpoint (model.ChatCompletions): its checks and cache
+        )
         self.check_protocol = check_protocol
         # response id -> the items of its conversation: every input item, then its output
         self.stored: dict[str, list[dict[str, Any]]] = {}
@@ -85,11 +104,15 @@ class ResponsesEndpoint:
             _check_responses_request(request, self.stored, self.items)
         return self.chat.read(to_chat_request(request, self._conversation(request)))
 
-    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]) -> Response:
+    def write(
+        self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]
+    ) -> Response:
         """the Response object (stored unless store is false), as JSON or as a stream"""
         self.chat.count_cached_tokens(chat_request, completion)
         response = _build_response(request, completion)
-        if request.get("store", True):  # with store false, neither the response nor its items can be named later
+        if request.get(
+            "store", True
+        ):  # with store false, neither the response nor its items can be named later
             self.stored[response["id"]] = self._conversation(request) + response["output"]
             self.items.update((item["id"], item) for item in response["output"])
         if request.get("stream"):
@@ -97,12 +120,16 @@ class ResponsesEndpoint:
         return json_response(200, response)
 
     def refuse(self, error: ProtocolError) -> Response:
-        """the error in OpenAI's shape, with the chat checks' field names as a Responses request spells them"""
+        """the error in OpenAI's shape, with the chat checks' field names as a Responses request spells
+        them"""
         return error_response(_in_responses_terms(error))
 
     def _conversation(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         """the stored items of the response it continues, then its own input items, references resolved"""
-        items = [self.items[item["id"]] if _is_reference(item) else item for item in _input_items(request.get("input"))]
+        items = [
+            self.items[item["id"]] if _is_reference(item) else item
+            for item in _input_items(request.get("input"))
+        ]
         return self.stored.get(request.get("previous_response_id") or "", []) + items
 
 
@@ -119,12 +146,14 @@ def _check_responses_request(
             "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
             "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
             "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
-            "through our help center at help.openai.com.)",  # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
+            # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
+            "through our help center at help.openai.com.)",
             hint="Send a JSON object with at least 'model' and 'input'.",
         )
     for name in body:
         if name not in PARAMETERS:
-            # {"message": "Unknown parameter: 'parent_id'.", "param": "parent_id", "code": "unknown_parameter"}
+            # {"message": "Unknown parameter: 'parent_id'.", "param": "parent_id", "code":
+            # "unknown_parameter"}
             # as pasted in cogwheel0/conduit#258
             raise ProtocolError(
                 f"Unknown parameter: '{name}'.",
@@ -177,7 +206,8 @@ def _check_responses_request(
                 "false. Try again with `store` set to true, or remove this item from your input.",
                 param="input",
                 status=404,
-                hint="An item_reference names an output item (msg_..., fc_...) of a response this mock stored; "
+                hint="An item_reference names an output item (msg_..., fc_...) of a response this mock "
+                "stored; "
                 "a response made with store=false keeps nothing, so send its items in full instead.",
             )
     _check_tools(body.get("tools"))
@@ -188,7 +218,8 @@ def _check_responses_request(
 
 
 def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") -> None:
-    """each field present holds its kind, within its range, in the words of OpenAI's 400s (as mock/protocol.py)"""
+    """each field present holds its kind, within its range, in the words of OpenAI's 400s
+    (as mock/protocol.py)"""
     for name, field in fields.items():
         value = body.get(name)
         if value is None:
@@ -205,10 +236,12 @@ def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") 
         if not field.out_of_range(value):
             continue
         if isinstance(value, str):
-            # "Invalid value: 'tool'. Supported values are: 'system', 'assistant', ..." (the chat path's words)
+            # "Invalid value: 'tool'. Supported values are: 'system', 'assistant', ..." (the chat path's
+            # words)
             choices = [f"'{choice}'" for choice in field.choices]
             raise ProtocolError(
-                f"Invalid value: '{value}'. Supported values are: {', '.join(choices[:-1])} and {choices[-1]}.",
+                f"Invalid value: '{value}'. Supported values are: {', '.join(choices[:-1])} and "
+                f"{choices[-1]}.",
                 param=where,
                 code="invalid_value",
                 hint=f"{where} is one of {', '.join(choices)}.",
@@ -227,7 +260,8 @@ def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") 
 
 def to_chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
     """a Responses request (with its whole conversation as `items`) -> the Chat Completions request"""
-    # "the instructions from a previous response will not be carried over" (the SDK's docstring of `instructions`)
+    # "the instructions from a previous response will not be carried over" (the SDK's docstring of
+    # `instructions`)
     messages = from_responses({"instructions": body.get("instructions"), "input": items})
     request: dict[str, Any] = {"model": body["model"], "messages": messages}
     tools = [tool_from_responses(tool) for tool in body.get("tools") or []]
@@ -335,8 +369,11 @@ def response_events(response: dict[str, Any]) -> bytes:
     for index, item in enumerate(response["output"]):
         at = {"item_id": item["id"], "output_index": index}
         if item["type"] == "message":
-            emit("response.output_item.added", output_index=index,
-                 item={**item, "status": "in_progress", "content": []})
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "content": []},
+            )
             part = item["content"][0]
             emit("response.content_part.added", **at, content_index=0, part={**part, "text": ""})
             for piece in pieces(part["text"]):
@@ -344,13 +381,19 @@ def response_events(response: dict[str, Any]) -> bytes:
             emit("response.output_text.done", **at, content_index=0, text=part["text"], logprobs=[])
             emit("response.content_part.done", **at, content_index=0, part=part)
         else:
-            emit("response.output_item.added", output_index=index,
-                 item={**item, "status": "in_progress", "arguments": ""})
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "arguments": ""},
+            )
             for piece in pieces(item["arguments"]):
                 emit("response.function_call_arguments.delta", **at, delta=piece)
             emit("response.function_call_arguments.done", **at, arguments=item["arguments"])
         emit("response.output_item.done", output_index=index, item=item)
-    emit("response.incomplete" if response["status"] == "incomplete" else "response.completed", response=response)
+    emit(
+        "response.incomplete" if response["status"] == "incomplete" else "response.completed",
+        response=response,
+    )
     text = "".join(f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events)
     return text.encode()
 
@@ -372,7 +415,8 @@ def _check_tools(tools: Any) -> None:
                 f"The mock serves function tools only, and tools[{i}] has type {kind!r}.",
                 param=f"tools[{i}].type",
                 code="invalid_value",
-                hint="Built-in tools (web search, file search...) run on OpenAI's servers; the mock has none.",
+                hint="Built-in tools (web search, file search...) run on OpenAI's servers; the mock has "
+                "none.",
             )
         if "name" not in tool:
             raise ProtocolError(
@@ -387,8 +431,8 @@ def _check_tools(tools: Any) -> None:
 
 def _check_calls_answered(items: list[dict[str, Any]]) -> None:
     """every function_call_output answers an earlier function_call; every function_call gets its output"""
-    made: list[str] = []
-    answered: set[str] = set()
+    made: list[Any] = []  # the call_ids as the request sent them
+    answered: set[Any] = set()
     for item in items:
         kind = item.get("type", "message")
         if kind == "function_call":
@@ -437,7 +481,8 @@ def _check_json_mentioned(body: dict[str, Any], items: list[dict[str, Any]]) -> 
 
 
 def _chat_tool_choice(choice: Any) -> Any:
-    """Responses {"type": "function", "name": n} -> Chat Completions {"type": "function", "function": {...}}"""
+    """Responses {"type": "function", "name": n} -> Chat Completions {"type": "function", "function":
+    {...}}"""
     if isinstance(choice, dict) and choice.get("type") == "function" and "name" in choice:
         return {"type": "function", "function": {"name": choice["name"]}}
     return choice
@@ -471,16 +516,21 @@ _FIELD_NAMES = [
     (re.compile(r"\bresponse_format\b"), "text.format"),
     (re.compile(r"\bmax_completion_tokens\b"), "max_output_tokens"),
     (re.compile(r"\btool_choice\.function\.name\b"), "tool_choice.name"),
-    (re.compile(re.escape("{'type': 'function', 'function': {'name': ...}}")), "{'type': 'function', 'name': ...}"),
+    (
+        re.compile(re.escape("{'type': 'function', 'function': {'name': ...}}")),
+        "{'type': 'function', 'name': ...}",
+    ),
 ]
 
 
 def _in_responses_terms(error: ProtocolError) -> ProtocolError:
-    """the same error, with the field names of a Chat Completions request as a Responses request spells them"""
-    texts = {"message": error.message, "param": error.param, "hint": error.hint}
-    for key, value in texts.items():
-        if isinstance(value, str):
-            for pattern, name in _FIELD_NAMES:
-                value = pattern.sub(name, value)
-            texts[key] = value
-    return replace(error, **texts)
+    """the same error, with the field names of a Chat Completions request as a Responses request spells
+    them"""
+
+    def renamed(text: str) -> str:
+        for pattern, name in _FIELD_NAMES:
+            text = pattern.sub(name, text)
+        return text
+
+    param = renamed(error.param) if isinstance(error.param, str) else error.param
+    return replace(error, message=renamed(error.message), param=param, hint=renamed(error.hint))

@@ -40,7 +40,11 @@ __all__ = [
 LOCALHOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_BODY_BYTES = 8 * 1024**2  # a bigger request body gets a 413 (Anthropic's real limit is 32 MB)
-MODEL_PATHS = ("/chat/completions", "/responses", "/messages")  # the requests that call the model: rate-limited
+MODEL_PATHS = (
+    "/chat/completions",
+    "/responses",
+    "/messages",
+)  # the requests that call the model: rate-limited
 METHODS = ("GET", "POST")  # the methods the API answers; any other gets a 405
 POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
 
@@ -48,7 +52,9 @@ POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calcula
 class Responder(Protocol):
     """anything that answers one HTTP request: MockModel, or a Replay of a cassette"""
 
-    def respond(self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None) -> Response: ...
+    def respond(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Response: ...
 
 
 class ServerStartError(OSError):
@@ -95,7 +101,7 @@ class MockServer:
         needs_local_install("serve() starts an HTTP server on a network port", "06, 08 or 09")
         if not hasattr(model, "respond"):
             model = MockModel(model, models=models or MODELS)
-        self.model: Responder = model
+        self.model: Responder = model  # type: ignore[assignment]  # hasattr() does not narrow to the Protocol
         self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
         self.models = tuple(models) if models else None  # when set, any other model name gets a 404
         self.rate_limit = rate_limit  # model requests per minute; the next one gets a 429
@@ -111,7 +117,9 @@ class MockServer:
 
     @property
     def host(self) -> str:
-        return self._http.server_address[0]
+        host = self._http.server_address[0]
+        assert isinstance(host, str)  # an AF_INET or AF_INET6 address: (host, port, ...)
+        return host
 
     @property
     def port(self) -> int:
@@ -254,7 +262,7 @@ class MockServer:
         if anthropic:
             # Anthropic's 429 text, as pasted in OpenHands/OpenHands#9259 and Trae-AI/TRAE#625
             # (there for input tokens per minute; here the limit is on requests)
-            error = AnthropicError(
+            error: ProtocolError = AnthropicError(
                 "This request would exceed the rate limit for your organization (org-agent-core-mock) "
                 f"of {self.rate_limit:,} requests per minute. For details, refer to: "
                 "https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for "
@@ -309,7 +317,9 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)  # HTTPServer's version also does a slow DNS lookup
-        self.server_name, self.server_port = self.server_address[:2]
+        host, self.server_port = self.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET or AF_INET6 address: (host, port, ...)
+        self.server_name = host
 
     def end_connections(self) -> None:
         """wake handler threads waiting on kept-alive connections, so server_close() can join them"""
@@ -348,13 +358,21 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.command not in METHODS:
             path = self.path.split("?", 1)[0]
-            self._refuse(405, f"Invalid method for URL ({self.command} {path})", {"Allow": ", ".join(METHODS)})
+            self._refuse(
+                405, f"Invalid method for URL ({self.command} {path})", {"Allow": ", ".join(METHODS)}
+            )
             return
         body = self._read_body()
         if body is None:
             return  # refused, or the client went away
         try:
-            status, headers, content = self.server.mock.answer(self.command, self.path, self.headers, body)
+            # the request's email.message.Message is read as a Mapping: get() and items(), case-insensitive
+            status, headers, content = self.server.mock.answer(
+                self.command,
+                self.path,
+                self.headers,  # type: ignore[arg-type]
+                body,
+            )
         except Exception as error:  # a bug in the mock: the client still gets an answer, and the log says it
             self.log_message("%s %s failed: %s: %s", self.command, self.path, type(error).__name__, error)
             failure = ProtocolError(
@@ -363,7 +381,9 @@ class _Handler(BaseHTTPRequestHandler):
                 type="server_error",
                 hint="This is the mock, not your request.",
             )
-            status, headers, content = anthropic_error_response(failure) if self._is_anthropic() else error_response(failure)
+            status, headers, content = (
+                anthropic_error_response(failure) if self._is_anthropic() else error_response(failure)
+            )
         self._send(status, headers, content)
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = do_GET
@@ -403,7 +423,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._refuse(400, "Bad request: both Transfer-Encoding and Content-Length are set; send one")
                 return None
             if coding.strip().lower() != "chunked":
-                self._refuse(501, f"Transfer-Encoding {coding!r} is not supported; send chunked or Content-Length")
+                self._refuse(
+                    501, f"Transfer-Encoding {coding!r} is not supported; send chunked or Content-Length"
+                )
                 return None
             return self._read_chunked(limit)
         if not lengths:
@@ -476,7 +498,9 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         """answer with a JSON error (Anthropic's shape on /v1/messages, OpenAI's elsewhere) and close"""
         error_class = AnthropicError if self._is_anthropic() else ProtocolError
-        status, headers, content = json_response(status, error_class(message, hint=hint, status=status, type=type).body())
+        status, headers, content = json_response(
+            status, error_class(message, hint=hint, status=status, type=type).body()
+        )
         self.close_connection = True  # what follows on this connection cannot be trusted to be a request
         self._send(status, {**headers, **(extra_headers or {}), "Connection": "close"}, content)
 
@@ -484,7 +508,8 @@ class _Handler(BaseHTTPRequestHandler):
         return is_anthropic(getattr(self, "path", "").split("?", 1)[0])
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """errors http.server finds itself (a bad request line, too many headers, an unknown method): JSON too"""
+        """errors http.server finds itself (a bad request line, too many headers, an unknown method): JSON
+        too"""
         if not hasattr(self, "command") or self.command is None:
             self.command = ""  # the request line could not be read
         self._refuse(code, message or self.responses.get(code, ("Error",))[0])
@@ -514,11 +539,11 @@ def _bind(mock: MockServer, host: str, port: int) -> _HTTPServer:
         return _HTTPServer(mock, host, port)
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
-            message = f"port {port} is already in use on {host}; pick another with --port (0 picks a free one)"
-        elif error.errno == errno.EACCES:
             message = (
-                f"port {port} on {host} needs administrator rights; pick one above 1023 with --port"
+                f"port {port} is already in use on {host}; pick another with --port (0 picks a free one)"
             )
+        elif error.errno == errno.EACCES:
+            message = f"port {port} on {host} needs administrator rights; pick one above 1023 with --port"
         elif isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
             message = f"cannot listen on host {host!r} ({error.strerror}); use {LOCALHOST}"
         else:
@@ -551,7 +576,10 @@ def serve(
         model = policy
     else:
         model = MockModel(
-            policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields, models=models or MODELS
+            policy,
+            check_protocol=check_protocol,
+            reject_unknown_fields=reject_unknown_fields,
+            models=models or MODELS,
         )
     server = MockServer(
         model, host=host, port=port, api_key=api_key, models=models, rate_limit=rate_limit, log=log
@@ -574,10 +602,11 @@ def run(
 ) -> int:
     """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
     try:
+        model: Responder
         if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
             what, model = f"replaying {cassette[0]}", cassette[1]
         else:
-            model: Responder = MockModel(
+            model = MockModel(
                 policy_by_name(policy), reject_unknown_fields=reject_unknown_fields, models=models or MODELS
             )
             what = f"policy {policy}"
@@ -624,4 +653,3 @@ def _model_of(body: bytes) -> str | None:
         return None
     model = request.get("model") if isinstance(request, dict) else None
     return model if isinstance(model, str) else None
-

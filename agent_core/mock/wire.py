@@ -6,7 +6,16 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-__all__ = ["Response", "Endpoint", "json_response", "error_response", "is_anthropic", "model_card", "pieces", "CREATED"]
+__all__ = [
+    "Response",
+    "Endpoint",
+    "json_response",
+    "error_response",
+    "is_anthropic",
+    "model_card",
+    "pieces",
+    "CREATED",
+]
 
 Response = tuple[int, dict[str, str], bytes]
 """an HTTP answer: status, headers, body"""
@@ -22,8 +31,11 @@ class Endpoint(Protocol):
         """the request checked by this API's rules, as the Chat Completions request a policy reads"""
         ...
 
-    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any] | None) -> Response:
-        """the answer in this API's terms, from the chat.completion the policy's reply became"""
+    def write(self, request: dict[str, Any], chat_request: dict[str, Any], completion: Any) -> Response:
+        """the answer in this API's terms, from the chat.completion the policy's reply became
+
+        completion is that chat.completion (a dict), or None for an endpoint that does not call the model.
+        """
         ...
 
     def refuse(self, error: Any) -> Response:
