@@ -1,4 +1,4 @@
-"""The test suite's setup: a worker per core and one more, and kernels that cannot take each other's sockets."""
+"""The test suite's setup: a worker per core and one more; kernels that cannot take each other's sockets."""
 
 from __future__ import annotations
 

@@ -12,13 +12,15 @@ __all__ = ["PureEncoding", "last_safe_cut"]
 
 def _ranges(predicate) -> str:
     """a character class body (a-b ranges) of every code point whose category passes `predicate`"""
-    parts, start, previous = [], None, None
+    parts: list[str] = []
+    start: int | None = None
+    previous = 0
     for point in range(sys.maxunicode + 1):
         if predicate(unicodedata.category(chr(point))):
             if start is None:
                 start = point
             previous = point
-        elif start is not None:
+        elif start is not None:  # previous is the last point of this run
             parts.append(re.escape(chr(start)) + ("-" + re.escape(chr(previous)) if previous > start else ""))
             start = None
     if start is not None:

@@ -1,4 +1,4 @@
-"""The browser edition (JupyterLite/Pyodide): no threads, no subprocesses, no sockets; what needs them says so."""
+"""The browser edition (JupyterLite): no threads, subprocesses or sockets; what needs them says so."""
 
 from __future__ import annotations
 
@@ -30,7 +30,11 @@ class PlainTable:
     """the numbers a plot would draw, as a table: what the browser edition shows without matplotlib"""
 
     def __init__(self, title: str, columns: list[str], rows: list[tuple]) -> None:
-        self.title, self.columns, self.rows = title, columns, [tuple(str(cell) for cell in row) for row in rows]
+        self.title, self.columns, self.rows = (
+            title,
+            columns,
+            [tuple(str(cell) for cell in row) for row in rows],
+        )
 
     def __repr__(self) -> str:
         widths = [max(len(cell) for cell in column) for column in zip(self.columns, *self.rows, strict=True)]
@@ -40,5 +44,7 @@ class PlainTable:
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows
+        )
         return f"<table><caption>{html.escape(self.title)}</caption><tr>{head}</tr>{body}</table>"

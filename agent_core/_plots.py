@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_ledgers"]
 
 
-def plot_ledgers(ledgers: Any, title: str = "") -> Figure:
+def plot_ledgers(ledgers: Any, title: str = "") -> Figure | PlainTable:
     """a Figure with each call's input tokens (left) and the cumulative input (right), of one
     context.Ledger or of several, {label: Ledger}
 
@@ -25,7 +25,11 @@ def plot_ledgers(ledgers: Any, title: str = "") -> Figure:
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # the browser edition has no matplotlib: the same numbers, as a table
-        rows = [(label, r.call, r.prompt, r.cumulative_input) for label, ledger in ledgers.items() for r in ledger.rows]
+        rows = [
+            (label, r.call, r.prompt, r.cumulative_input)
+            for label, ledger in ledgers.items()
+            for r in ledger.rows
+        ]
         return PlainTable(title, ["run", "model call", "input tokens", "cumulative input tokens"], rows)
     figure, (per_call, cumulative) = plt.subplots(1, 2, figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)

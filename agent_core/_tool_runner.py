@@ -45,7 +45,9 @@ def run_tool(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> tu
     if IN_BROWSER:  # no threads in the browser: the tool runs here, with no time limit
         outcome.append(_call_on_this_thread(tool, kwargs))
     else:
-        worker = threading.Thread(target=lambda: outcome.append(_call_on_this_thread(tool, kwargs)), daemon=True)
+        worker = threading.Thread(
+            target=lambda: outcome.append(_call_on_this_thread(tool, kwargs)), daemon=True
+        )
         worker.start()
         _wait(worker, tool, timeout)
     if isinstance(outcome[0], CallFailure):

@@ -197,7 +197,9 @@ def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
     serve("--rate-limit", type=_positive, metavar="N", help="allow N model requests a minute (then 429)")
     serve("--reject-unknown-fields", action="store_true", help="refuse unknown message fields, like vLLM")
     serve("--quiet", action="store_true", help="do not log each request to stderr")
-    serve("--cors", action="store_true", help="let web pages from other origins call it (the browser edition)")
+    serve(
+        "--cors", action="store_true", help="let web pages from other origins call it (the browser edition)"
+    )
 
     replay_parser = command(
         "replay",

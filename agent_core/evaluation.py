@@ -628,7 +628,7 @@ def _interval(report: Report) -> str:
     return f"{low:.0%}-{high:.0%}"
 
 
-def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str = "") -> Figure:
+def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str = "") -> Figure | PlainTable:
     """a Figure: each task's pass rate per report, with its 95% Wilson interval as an error bar
 
     Fixed size and dpi, closed in pyplot (shown once where it is displayed), as plot_ledgers.
@@ -638,8 +638,11 @@ def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # the browser edition has no matplotlib: the same numbers, as a table
-        rows = [(r.label, t, "{}/{}".format(*r.pass_rate(t)), "{:.0%}-{:.0%}".format(*wilson(*r.pass_rate(t))))
-                for r in reports for t in tasks]
+        rows = [
+            (r.label, t, "{}/{}".format(*r.pass_rate(t)), "{:.0%}-{:.0%}".format(*wilson(*r.pass_rate(t))))
+            for r in reports
+            for t in tasks
+        ]
         return PlainTable(title, ["report", "task", "passed", "95% interval"], rows)
     figure, axes = plt.subplots(figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)

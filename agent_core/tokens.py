@@ -15,7 +15,7 @@ try:
     import regex  # tiktoken's own dependency: \p{L} as its pre-tokenizer means it
     import tiktoken
 except ImportError:  # the browser edition has neither (no WebAssembly wheel): _bpe counts the same tokens
-    regex = tiktoken = None
+    regex = tiktoken = None  # type: ignore[assignment]
 
 __all__ = ["ENCODING_NAME", "encoding", "count_text", "content_text", "count_request", "count_reply"]
 

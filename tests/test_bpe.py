@@ -21,7 +21,14 @@ def test_the_pure_encoding_gives_tiktokens_tokens_on_the_course_and_on_random_te
     real, pure = both
     texts = [path.read_text(encoding="utf-8") for path in sorted(ROOT.glob("lessons/0*.ipynb"))[:4]]
     texts += [path.read_text(encoding="utf-8") for path in sorted((ROOT / "agent_core").glob("*.py"))]
-    texts += ["", " ", "don't WE'LL it's  \n\n\t x", "½ ² ٣ Ⅻ 東京 naïve café 😀👍🏽", "12345678901 1.5e-3 $9.99", "a" * 3000]
+    texts += [
+        "",
+        " ",
+        "don't WE'LL it's  \n\n\t x",
+        "½ ² ٣ Ⅻ 東京 naïve café 😀👍🏽",
+        "12345678901 1.5e-3 $9.99",
+        "a" * 3000,
+    ]
     rng = random.Random(27)
     alphabet = "aZé東😀1²½٣Ⅻ \n\r\t'.,!-_$\u00a0\u2028"
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80))) for _ in range(2000)]

@@ -1,4 +1,4 @@
-"""agent_core._browser: in the browser edition, what needs a local install says so in one line; plots become tables."""
+"""agent_core._browser: in the browser, what needs a local install says so in one line; plots are tables."""
 
 import pytest
 
@@ -24,7 +24,9 @@ def test_a_command_in_the_browser_names_the_lesson_to_run_locally(in_browser, tm
         "Running a command starts a process, which the browser edition cannot do: "
         "run lesson 07 from a local install (README, quick start)."
     )
-    assert raised.value._render_traceback_() == [f"NeedsLocalInstall: {raised.value}"]  # IPython: no traceback
+    assert raised.value._render_traceback_() == [
+        f"NeedsLocalInstall: {raised.value}"
+    ]  # IPython: no traceback
 
 
 def test_a_server_in_the_browser_is_refused_before_it_opens_a_port(in_browser):

@@ -1,7 +1,8 @@
-"""The browser edition (tools/lite.py) in headless Chromium: lessons run cell by cell in the in-browser kernel.
+"""The browser edition (tools/lite.py) in headless Chromium: lessons run cell by cell in its kernel.
 
 Needs the built edition (`python tools/lite.py build`) and Chromium; without either these tests skip,
-except in CI (CI=true), where that is a failure. Every request that leaves 127.0.0.1 is refused and fails the test.
+except in CI (CI=true), where that is a failure. Every request that leaves 127.0.0.1 is refused and
+fails the test.
 """
 
 import functools
@@ -54,7 +55,9 @@ def edition():
     """the built edition served on 127.0.0.1, as `python -m http.server` would"""
     if not (EDITION / "jupyter-lite.json").exists():
         _missing("no browser edition in build/lite: run `python tools/lite.py build`")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(EDITION)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(EDITION))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
@@ -64,7 +67,9 @@ def edition():
 @pytest.fixture(scope="module")
 def browser(edition, tmp_path_factory):
     """headless Chromium with an empty profile; yields it and the outside URLs it refused"""
-    executable = os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    executable = (
+        os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    )
     if executable is None:
         _missing("no Chromium found: apt-get install chromium, or set AGENT_CORE_CHROMIUM")
     try:
@@ -82,7 +87,9 @@ def browser(edition, tmp_path_factory):
 
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=executable, headless=True,
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=executable,
+            headless=True,
             args=CHROMIUM_FLAGS,
         )
         context.route("**/*", only_the_edition)
@@ -141,7 +148,11 @@ def _comparable(outputs: list[dict]) -> list[dict]:
             ename = re.sub(r"^<class '(?:.*\.)?(.+)'>$", r"\1", output["ename"])
             merged.append({"output_type": "error", "ename": ename, "evalue": output["evalue"]})
         else:
-            data = {k: "".join(v) if isinstance(v, list) else v for k, v in output["data"].items() if k not in UNCOMPARED}
+            data = {
+                k: "".join(v) if isinstance(v, list) else v
+                for k, v in output["data"].items()
+                if k not in UNCOMPARED
+            }
             data = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in data.items()}
             if not data:  # nothing but a widget's model id
                 continue
@@ -152,19 +163,25 @@ def _comparable(outputs: list[dict]) -> list[dict]:
 def _first_difference(want: list[dict], got: list[dict]) -> str:
     """where the outputs first differ, briefly: the output, the field, a few characters around it"""
     if len(want) != len(got):
-        return f"{len(want)} outputs stored, {len(got)} in the browser: stored {want!r:.600}, browser {got!r:.600}"
+        return (
+            f"{len(want)} outputs stored, {len(got)} in the browser: "
+            f"stored {want!r:.600}, browser {got!r:.600}"
+        )
     for index, (a, b) in enumerate(zip(want, got, strict=True)):
         fields = {**a, **a.get("data", {})}, {**b, **b.get("data", {})}
         for key in sorted(set(fields[0]) | set(fields[1])):
             x, y = str(fields[0].get(key)), str(fields[1].get(key))
             if x != y and key != "data":
-                at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y)))
-                return f"output {index} {key} at {at}: stored {x[max(at - 80, 0):at + 80]!r} browser {y[max(at - 80, 0):at + 80]!r}"
+                at = next(
+                    (i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y))
+                )
+                near = slice(max(at - 80, 0), at + 80)
+                return f"output {index} {key} at {at}: stored {x[near]!r} browser {y[near]!r}"
     return "outputs differ"
 
 
 def run_lesson(page, notebook: str) -> list[str]:
-    """every code cell of the stored notebook run in the lesson's tab; the differences from its stored outputs"""
+    """every code cell of the stored notebook run in the lesson's tab; how it differs from what is stored"""
     wait_for_kernel(page)
     stored = nbformat.read(ROOT / notebook, as_version=4)
     differences = []

@@ -21,6 +21,15 @@ def test_ruff_finds_nothing():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_python_files_are_formatted_as_ruff_format_writes_them():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr + "\nrun: ruff format ."
+
+
 def test_stored_notebooks_are_clean():
     assert notebooks.notebooks([]), "no notebooks found in lessons/ or solutions/"
     found = [p for path in notebooks.notebooks([]) for p in notebooks.problems(path)]

@@ -218,8 +218,11 @@ def test_with_cors_a_browser_preflight_is_allowed_and_every_answer_says_so():
 
     with MockServer(cors=True).start() as server:
         connection = HTTPConnection("127.0.0.1", server.port, timeout=10)
-        preflight = {"Origin": "http://127.0.0.1:9", "Access-Control-Request-Method": "POST",
-                     "Access-Control-Request-Headers": "authorization,content-type"}
+        preflight = {
+            "Origin": "http://127.0.0.1:9",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        }
         connection.request("OPTIONS", "/v1/chat/completions", headers=preflight)
         answer = connection.getresponse()
         answer.read()

@@ -54,6 +54,8 @@ def test_in_the_browser_the_tests_run_inside_the_kernel_with_the_same_report(mon
     in_a_process = project.run_tests()
     monkeypatch.setattr(tiny_project, "IN_BROWSER", True)  # no subprocesses: pytest.main in this Python
     assert project.run_tests() == in_a_process
-    project.files["discount.py"] = project.files["discount.py"].replace("total > DISCOUNT", "total >= DISCOUNT")
+    project.files["discount.py"] = project.files["discount.py"].replace(
+        "total > DISCOUNT", "total >= DISCOUNT"
+    )
     fixed = project.run_tests()  # the changed file is imported afresh, never the copy of the last run
     assert fixed.startswith("exit code: 0\n") and "4 passed" in fixed

@@ -238,7 +238,9 @@ def test_every_link_inside_the_site_leads_to_a_file_of_the_site(site):
     for page in site.rglob("*.html"):
         for url in re.findall(r'(?:href|src)="([^"]*)"', page.read_text(encoding="utf-8")):
             path = url.split("#")[0]
-            if path.split("lite/notebooks/")[0].strip("./") == "":  # the browser edition: tools/lite.py builds it
+            if (
+                path.split("lite/notebooks/")[0].strip("./") == ""
+            ):  # the browser edition: tools/lite.py builds it
                 continue
             if path and not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", path):
                 if not (page.parent / path).is_file():

@@ -30,8 +30,20 @@ WHEELS_LOCK = HERE / "wheels.txt"
 OUT = ROOT / "build" / "lite"
 WORK = ROOT / "build" / "lite-work"  # downloads and the npm cache: inside the clone, git-ignored
 # Pyodide 314.0.6 (the version jupyterlite-pyodide-kernel 0.8.6 loads): Python 3.14, this wheel platform
-PYODIDE_PLATFORM = ["--platform", "pyemscripten_2026_0_wasm32", "--python-version", "3.14",
-                    "--implementation", "cp", "--abi", "cp314", "--abi", "abi3", "--abi", "none"]
+PYODIDE_PLATFORM = [
+    "--platform",
+    "pyemscripten_2026_0_wasm32",
+    "--python-version",
+    "3.14",
+    "--implementation",
+    "cp",
+    "--abi",
+    "cp314",
+    "--abi",
+    "abi3",
+    "--abi",
+    "none",
+]
 # what loadPyodide needs of the npm package; its own lock names wheels that live only on the CDN
 PYODIDE_FILES = ["pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"]
 # the kernel's own packages, installed before the first cell runs
@@ -48,7 +60,14 @@ def _normal(name: str) -> str:
 
 
 def _pip(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-cache-dir", *args]  # nothing kept outside the clone
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "--disable-pip-version-check",
+        "--no-cache-dir",
+        *args,
+    ]  # nothing kept outside the clone
 
 
 # --- the wheels ---------------------------------------------------------------------------------
@@ -59,17 +78,50 @@ def lock() -> int:
     from uv import find_uv_bin
 
     compiled = subprocess.run(
-        [find_uv_bin(), "pip", "compile", str(HERE / "requirements.in"), "--quiet",
-         "--python-platform", "wasm32-pyodide2025", "--python-version", "3.14", "--no-python-downloads",
-         "--excludes", str(HERE / "excludes.txt"), "--no-annotate", "--no-header",
-         "--constraints", str(_constraints())],
-        check=True, capture_output=True, text=True, cwd=ROOT,
+        [
+            find_uv_bin(),
+            "pip",
+            "compile",
+            str(HERE / "requirements.in"),
+            "--quiet",
+            "--python-platform",
+            "wasm32-pyodide2025",
+            "--python-version",
+            "3.14",
+            "--no-python-downloads",
+            "--excludes",
+            str(HERE / "excludes.txt"),
+            "--no-annotate",
+            "--no-header",
+            "--constraints",
+            str(_constraints()),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     ).stdout
     pins = [line.strip() for line in compiled.splitlines() if "==" in line]
     with tempfile.TemporaryDirectory() as tmp:
-        _run(_pip("download", "--quiet", "--no-deps", "--only-binary", ":all:", *PYODIDE_PLATFORM, "-d", tmp, *pins))
-        lines = ["# The wheels of the browser edition, for Pyodide 314 (Python 3.14, WebAssembly); each file's hash.",
-                 "# Made by `python tools/lite.py lock` from tools/lite/requirements.in; read by `python tools/lite.py build`."]
+        _run(
+            _pip(
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                *PYODIDE_PLATFORM,
+                "-d",
+                tmp,
+                *pins,
+            )
+        )
+        lines = [
+            "# The wheels of the browser edition, for Pyodide 314 (Python 3.14, WebAssembly); "
+            "each file's hash.",
+            "# Made by `python tools/lite.py lock` from tools/lite/requirements.in; "
+            "read by `python tools/lite.py build`.",
+        ]
         files = {_normal(path.name.split("-")[0]): path for path in Path(tmp).glob("*.whl")}
         for pin in pins:
             name = _normal(pin.split("==")[0])
@@ -93,8 +145,21 @@ def _constraints() -> Path:
 def download_wheels(dest: Path) -> list[Path]:
     """every wheel of tools/lite/wheels.txt (pip refuses a file whose hash differs), and the project's own"""
     dest.mkdir(parents=True, exist_ok=True)
-    _run(_pip("download", "--quiet", "--no-deps", "--only-binary", ":all:", "--require-hashes",
-              *PYODIDE_PLATFORM, "-d", str(dest), "-r", str(WHEELS_LOCK)))
+    _run(
+        _pip(
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--require-hashes",
+            *PYODIDE_PLATFORM,
+            "-d",
+            str(dest),
+            "-r",
+            str(WHEELS_LOCK),
+        )
+    )
     for old in dest.glob("agent_core-*.whl"):
         old.unlink()
     _run(_pip("wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dest), str(ROOT)))
@@ -113,7 +178,9 @@ def stand_in_wheel(dest: Path) -> Path:
     files = {f"rpds/{p.name}": p.read_bytes() for p in sorted((HERE / "rpds").glob("*.py"))}
     info = f"{name}-{version}.dist-info"
     files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: rpds-py\nVersion: {version}\n".encode()
-    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tools/lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: tools/lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     record = []
     for path, data in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -128,9 +195,17 @@ def stand_in_wheel(dest: Path) -> Path:
 
 def _environment() -> dict[str, str]:
     """the marker values of Pyodide's Python, for the wheels' Requires-Dist"""
-    return {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
-            "platform_machine": "wasm32", "python_version": "3.14", "python_full_version": "3.14.2",
-            "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
+    return {
+        "sys_platform": "emscripten",
+        "platform_system": "Emscripten",
+        "os_name": "posix",
+        "platform_machine": "wasm32",
+        "python_version": "3.14",
+        "python_full_version": "3.14.2",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "extra": "",
+    }
 
 
 def pyodide_lock(wheels: list[Path], base: dict) -> dict:
@@ -143,8 +218,11 @@ def pyodide_lock(wheels: list[Path], base: dict) -> dict:
         with zipfile.ZipFile(path) as wheel:
             info = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
             metadata = email.parser.Parser().parsestr(wheel.read(info).decode("utf-8"))
-            tops = {n.split("/")[0].removesuffix(".py") for n in wheel.namelist()
-                    if not n.split("/")[0].endswith((".dist-info", ".data")) and ("/" in n or n.endswith(".py"))}
+            tops = {
+                n.split("/")[0].removesuffix(".py")
+                for n in wheel.namelist()
+                if not n.split("/")[0].endswith((".dist-info", ".data")) and ("/" in n or n.endswith(".py"))
+            }
         depends = []
         for line in metadata.get_all("Requires-Dist") or []:
             requirement = Requirement(line)
@@ -153,9 +231,15 @@ def pyodide_lock(wheels: list[Path], base: dict) -> dict:
                     depends.append(_normal(requirement.name))
         name = _normal(metadata["Name"])
         packages[name] = {
-            "name": name, "version": metadata["Version"], "file_name": path.name, "install_dir": "site",
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "package_type": "package",
-            "imports": sorted(tops), "depends": sorted(set(depends)), "unvendored_tests": False,
+            "name": name,
+            "version": metadata["Version"],
+            "file_name": path.name,
+            "install_dir": "site",
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "package_type": "package",
+            "imports": sorted(tops),
+            "depends": sorted(set(depends)),
+            "unvendored_tests": False,
         }
     return {"info": base["info"], "packages": dict(sorted(packages.items()))}
 
@@ -191,24 +275,46 @@ def build(out: Path = OUT) -> Path:
     for wheel in wheels:
         shutil.copy2(wheel, static / wheel.name)
     base = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
-    (static / "pyodide-lock.json").write_text(json.dumps(pyodide_lock(wheels, base), indent=1), encoding="utf-8")
+    (static / "pyodide-lock.json").write_text(
+        json.dumps(pyodide_lock(wheels, base), indent=1), encoding="utf-8"
+    )
     kernel = {"disablePyPIFallback": True, "loadPyodideOptions": {"packages": PRELOAD}}
-    config = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
-        "appName": "agent-core in the browser",
-        "exposeAppInBrowser": True,  # window.jupyterapp: tests/test_lite.py runs cells through it
-        "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": kernel}}}
+    config = {
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "agent-core in the browser",
+            "exposeAppInBrowser": True,  # window.jupyterapp: tests/test_lite.py runs cells through it
+            "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": kernel},
+        },
+    }
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     contents = lite_dir / "files"
     for folder in ("lessons", "solutions"):
         shutil.copytree(ROOT / folder, contents / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     shutil.rmtree(out, ignore_errors=True)
-    _run([sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite_dir),
-          "--contents", str(contents), "--output-dir", str(out), "--no-sourcemaps", "--no-unused-shared-packages"],
-         cwd=lite_dir)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlite_core",
+            "build",
+            "--lite-dir",
+            str(lite_dir),
+            "--contents",
+            str(contents),
+            "--output-dir",
+            str(out),
+            "--no-sourcemaps",
+            "--no-unused-shared-packages",
+        ],
+        cwd=lite_dir,
+    )
     for leftover in (".jupyterlite.doit.db",):
         (out / leftover).unlink(missing_ok=True)
-    print(f"built {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: "
-          f"python -m http.server -d {out} then open http://127.0.0.1:8000/lab/index.html")
+    print(
+        f"built {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: "
+        f"python -m http.server -d {out} then open http://127.0.0.1:8000/lab/index.html"
+    )
     return out
 
 
@@ -220,7 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     build_parser = sub.add_parser("build", help="build the browser edition in build/lite/")
-    build_parser.add_argument("--out", type=Path, default=OUT, help="where (site/lite: beside the course website)")
+    build_parser.add_argument(
+        "--out", type=Path, default=OUT, help="where (site/lite: beside the course website)"
+    )
     sub.add_parser("size", help="print what the first lesson fetches on open, and the whole edition")
     sub.add_parser("lock", help="refresh tools/lite/wheels.txt")
     args = parser.parse_args(argv)
@@ -233,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def first_lesson_bytes(out: Path = OUT, lesson: str = "lessons/00_one_model_call.ipynb") -> int:
-    """what a fresh browser fetches to open the first lesson, up to its kernel being ready (headless Chromium)"""
+    """what a fresh browser fetches to open the first lesson, until its kernel is ready (headless Chromium)"""
     import functools
     import http.server
     import threading
@@ -248,20 +356,29 @@ def first_lesson_bytes(out: Path = OUT, lesson: str = "lessons/00_one_model_call
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     fetched = []
-    chromium = os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    chromium = (
+        os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
+    )
     try:
         with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
             context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+                profile, executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"]
+            )
+            context.route(
+                "**/*",
+                lambda route: route.continue_() if route.request.url.startswith(base) else route.abort(),
+            )
             # every response, the kernel's worker included, counted by the size of its file
             context.on("response", lambda response: fetched.append(response.url))
             page = context.new_page()
             page.goto(f"{base}notebooks/index.html?path={lesson}")
             page.wait_for_function(
                 "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-                " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
-                " return k && k.status === 'idle'; }", timeout=300_000)
+                " const s = w && w.sessionContext && w.sessionContext.session;"
+                " const k = s && s.kernel;"
+                " return k && k.status === 'idle'; }",
+                timeout=300_000,
+            )
             context.close()
     finally:
         server.shutdown()

@@ -396,7 +396,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Access-Control-Allow-Origin", "*")
             self.send_header("Access-Control-Allow-Methods", ", ".join(METHODS))
             # "*" would not cover Authorization: name what the browser asked for
-            self.send_header("Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", "*"))
+            self.send_header(
+                "Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", "*")
+            )
             self.send_header("Access-Control-Expose-Headers", "*")
             self.send_header("Access-Control-Allow-Private-Network", "true")  # a page served elsewhere
         content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")

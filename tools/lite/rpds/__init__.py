@@ -34,7 +34,7 @@ class HashTrieMap(dict):
             dict.update(new, other)
         return new
 
-    def __hash__(self):
+    def __hash__(self) -> int:  # type: ignore[override]  # immutable, so hashable, unlike dict
         return hash(frozenset(self.items()))
 
     def _immutable(self, *args, **kwargs):
