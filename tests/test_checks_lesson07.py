@@ -360,9 +360,9 @@ def test_unread_citations_accepts_right_answers_however_written(right, capsys):
             "not ['line 12 of discount.py', 'line 3 of discount.py', 'line 9 of discount.py']",
         ),
         (
+            # which scenario fails first depends on the hash seed (a set's order): any of them will do
             lambda answer, observations: list(set(unread_citations(answer, observations))),
-            "it should return ['line 9 of discount.py', 'line "
-            "12 of discount.py', 'line 3 of discount.py'], not",
+            "it should return ['",
         ),
         (
             last_line_not_shown,
