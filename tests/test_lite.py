@@ -8,27 +8,16 @@ fails the test.
 import functools
 import http.server
 import json
-import os
 import re
-import shutil
 import threading
 from pathlib import Path
 
 import nbformat
 import pytest
+from headless_chromium import CHROMIUM_FLAGS, chromium, missing
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITION = ROOT / "build" / "lite"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 # outputs that differ from run to run by design: a widget's model id
 UNCOMPARED = {"application/vnd.jupyter.widget-view+json"}
 # cells whose output differs in the browser by design, each said in the lesson's text
@@ -39,10 +28,8 @@ DIFFERS_BY_DESIGN = {
 KERNEL_START = 240_000  # ms: Pyodide, then the kernel's wheels, in a cold browser on a busy machine
 
 
-def _missing(reason: str):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the browser edition's tests must run in CI)")
-    pytest.skip(reason)
+def _missing(reason: str) -> None:
+    missing(reason, "the browser edition's tests")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -67,11 +54,7 @@ def edition():
 @pytest.fixture(scope="module")
 def browser(edition, tmp_path_factory):
     """headless Chromium with an empty profile; yields it and the outside URLs it refused"""
-    executable = (
-        os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
-    )
-    if executable is None:
-        _missing("no Chromium found: apt-get install chromium, or set AGENT_CORE_CHROMIUM")
+    executable = chromium("the browser edition's tests")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

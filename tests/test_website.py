@@ -8,9 +8,7 @@ Without Chromium these tests skip, except in CI (CI=true), where a missing brows
 import functools
 import http.server
 import json
-import os
 import re
-import shutil
 import sys
 import threading
 from pathlib import Path
@@ -22,37 +20,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import website  # noqa: E402
+from headless_chromium import CHROMIUM_FLAGS, chromium, missing  # noqa: E402
 
 SCREENSHOTS = ROOT / "test-artifacts" / "website"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # what slipped past the interception finds no host
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 
 
-def _missing(reason: str):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the website tests must run in CI)")
-    pytest.skip(reason)
+def _missing(reason: str) -> None:
+    missing(reason, "the website tests")
 
 
 def _chromium() -> str:
-    candidates = [os.environ.get("AGENT_CORE_CHROMIUM")]
-    candidates += [shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "chrome")]
-    found = next((c for c in candidates if c), None)
-    if found is None:
-        _missing(
-            "no Chromium found: install it (Debian or Ubuntu: apt-get install chromium) "
-            "or set AGENT_CORE_CHROMIUM to a Chrome or Chromium executable"
-        )
-    return found
+    return chromium("the website tests")
 
 
 @pytest.fixture(scope="module")
