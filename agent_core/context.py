@@ -1,4 +1,4 @@
-"""Context and cost: the token ledger, a price model with caching, pruning results, compaction (lesson 06)."""
+"""Context: the token ledger, pruning results, compaction (lesson 06); what the tokens cost is in costs.py."""
 
 from __future__ import annotations
 
@@ -20,11 +20,6 @@ __all__ = [
     "LedgerRow",
     "Ledger",
     "token_ledger",
-    "Prices",
-    "call_costs",
-    "billed_costs",
-    "run_cost",
-    "caching_pays_from",
     "count_tokens",
     "keep_head_and_tail",
     "pruned",
@@ -51,9 +46,8 @@ class LedgerRow:
     resent: int  # input tokens that the previous call had already sent (its prefix)
     cumulative_input: int
     cumulative_output: int
-    cached: int = (
-        0  # input tokens the provider read from its cache: usage.prompt_tokens_details.cached_tokens
-    )
+    # input tokens the provider read from its cache: usage.prompt_tokens_details.cached_tokens
+    cached: int = 0
 
 
 @dataclass(frozen=True)
@@ -143,69 +137,6 @@ def _resent(previous: Any, turn: Any) -> int:
     if same == len(old):  # the history only grew: all of the previous prompt is sent again
         return previous.usage["prompt_tokens"]
     return count_request(new[:same], turn.request.get("tools"))
-
-
-# --- cost: prices are inputs you set, per million tokens ---------------------------------------
-
-
-@dataclass(frozen=True)
-class Prices:
-    """what a provider charges, in dollars per million tokens; look up your own, these change"""
-
-    input: float
-    output: float
-    cache_read_multiplier: float = 0.10  # a cached prefix read costs this times `input`
-    cache_write_multiplier: float = 1.25  # writing a prefix to the cache costs this times `input`
-
-
-def call_costs(ledger: Ledger, prices: Prices, *, caching: bool = False) -> list[float]:
-    """dollars per call; with caching, each call reads the re-sent prefix from the cache and
-    writes the rest (so the next call can read it)"""
-    costs = []
-    for row in ledger.rows:
-        if caching:
-            new = row.prompt - row.resent
-            input_cost = prices.input * (
-                row.resent * prices.cache_read_multiplier + new * prices.cache_write_multiplier
-            )
-        else:
-            input_cost = prices.input * row.prompt
-        costs.append((input_cost + prices.output * row.completion) / 1_000_000)
-    return costs
-
-
-def billed_costs(ledger: Ledger, prices: Prices) -> list[float]:
-    """dollars per call as the usage reports it: cached tokens at `cache_read_multiplier` times the input
-    price
-    (OpenAI's automatic caching has no write premium), the rest of the prompt at the input price"""
-    return [
-        (
-            prices.input * (row.prompt - row.cached + row.cached * prices.cache_read_multiplier)
-            + prices.output * row.completion
-        )
-        / 1_000_000
-        for row in ledger.rows
-    ]
-
-
-def run_cost(ledger: Ledger, prices: Prices, *, caching: bool = False) -> float:
-    """dollars for the whole run"""
-    return sum(call_costs(ledger, prices, caching=caching))
-
-
-def caching_pays_from(ledger: Ledger, prices: Prices) -> int | None:
-    """the first call after which the run so far costs less with caching than without (or None)"""
-    with_cache = without = 0.0
-    for row, cached, plain in zip(
-        ledger.rows,
-        call_costs(ledger, prices, caching=True),
-        call_costs(ledger, prices),
-        strict=True,
-    ):
-        with_cache, without = with_cache + cached, without + plain
-        if with_cache < without:
-            return row.call
-    return None
 
 
 # --- prune the result, not the prompt ----------------------------------------------------------

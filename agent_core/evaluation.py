@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from . import mock
 from ._browser import PlainTable
 from .coding.tiny_project import DISCOUNT_TASK, TinyProject
-from .context import Prices, run_cost, token_ledger
+from .context import token_ledger
+from .costs import Prices, run_cost
 from .dispatch import ToolRegistry
 from .guardrails import Limits, LoopDetector, VerifyBeforeDone
 from .loop import AgentRun, Guardrail, run_agent

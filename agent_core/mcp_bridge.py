@@ -27,7 +27,7 @@ import regex
 from mcp import Client, Implementation, MCPError, StdioServerParameters, stdio_client
 from mcp.client._memory import InMemoryTransport  # the SDK's in-process transport (a private module)
 
-from ._guard_checks import readonly_from_annotations
+from ._guard_calls import readonly_from_annotations
 from ._jsonschema import Draft202012Validator, ValidationError, relevance  # before jsonschema: see there
 
 # isort: split

@@ -10,7 +10,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from . import render
-from ._call_text import describe_call
+from ._guard_calls import describe_call
 from .guardrails import Decision
 from .trace import Trace, Turn
 

@@ -86,7 +86,8 @@ def test_the_responses_api_reports_cached_input_tokens():
 
 
 def test_the_ledger_reads_cached_tokens_from_usage_and_bills_them_at_the_cache_price():
-    from agent_core.context import Prices, billed_costs, call_costs, token_ledger
+    from agent_core.context import token_ledger
+    from agent_core.costs import Prices, billed_costs, call_costs
 
     run = run_agent(mock.client(mock.Calculator()), "5 + 8/12 + 1", [add], system=LONG_RULES)
     ledger = token_ledger(run)

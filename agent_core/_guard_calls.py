@@ -1,14 +1,58 @@
-"""Small checks the guardrails rely on: the same call again, a tool that only reads, text safe for a terminal
-(lesson 05)."""
+"""A tool call as the guardrails read it: its arguments, one readable line, the same call again, a
+tool that only reads, text safe for a terminal (lesson 05)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["same_call", "times_asked", "readonly_from_annotations", "escape_for_terminal"]
+from .calls import parse_arguments
+
+__all__ = [
+    "describe_call",
+    "call_arguments",
+    "times_text",
+    "takes_an_argument",
+    "same_call",
+    "times_asked",
+    "readonly_from_annotations",
+    "escape_for_terminal",
+]
+
+
+def describe_call(call: dict[str, Any]) -> str:
+    """a tool call as one readable line: send_email(to="ana@example.com", subject="Hi")"""
+    name, arguments = call["function"]["name"], call_arguments(call)
+    if arguments is None:  # broken JSON: show it as it came
+        return f"{name}({call['function'].get('arguments')})"
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return f"{name}({shown})"
+
+
+def call_arguments(call: dict[str, Any]) -> dict[str, Any] | None:
+    """the call's arguments, or None when they are not a JSON object"""
+    try:
+        return parse_arguments(call)
+    except (ValueError, TypeError):
+        return None
+
+
+def times_text(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+def takes_an_argument(function: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(function).bind(None)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some built-ins): assume check(answer)
+        return True
+    return True
 
 
 def same_call(a: dict[str, Any], b: dict[str, Any]) -> bool:

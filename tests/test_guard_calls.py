@@ -1,11 +1,11 @@
-"""Tests for agent_core._guard_checks: calls compared as values, MCP annotations, terminal-safe text (lesson
+"""Tests for agent_core._guard_calls: calls compared as values, MCP annotations, terminal-safe text (lesson
 05)."""
 
 import json
 
 import pytest
 
-from agent_core._guard_checks import escape_for_terminal, readonly_from_annotations, same_call, times_asked
+from agent_core._guard_calls import escape_for_terminal, readonly_from_annotations, same_call, times_asked
 
 
 def call(arguments, name="add", call_id="call_1"):
