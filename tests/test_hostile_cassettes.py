@@ -174,11 +174,13 @@ def paths(value, where=()):
 
 
 def mutants(cassette: dict):
-    """the cassette with one place changed to a wrong value, or removed; in each turn, one place
-    stands for all the list items it shares a path with (messages[0] and messages[3] alike)"""
+    """the cassette with one place changed to a wrong value, or removed; one place stands for all
+    the list items it shares a path with, across turns too (turns[0].request.messages[0] and
+    turns[1].request.messages[3] alike): a field that only one turn has, such as the streamed
+    turn's chunks, is still broken there"""
     seen = set()
     for where in paths(cassette):
-        shape = where[:2] + tuple("*" if isinstance(key, int) else key for key in where[2:])
+        shape = tuple("*" if isinstance(key, int) else key for key in where)
         if not where or shape in seen:
             continue
         seen.add(shape)
@@ -212,7 +214,7 @@ def test_every_field_of_a_cassette_broken_every_way_replays_or_is_refused_in_one
         except Exception as error:  # collected, so that one run shows every kind of failure
             failures.append(f"{label}: {type(error).__name__}: {error}"[:300])
     assert not failures, f"{len(failures)} of {tried} broken cassettes:\n" + "\n".join(failures[:30])
-    assert tried > 500 and 0 < refused < tried
+    assert tried > 400 and 0 < refused < tried
 
 
 def replays_or_is_refused(path, requests, capsys) -> bool:
