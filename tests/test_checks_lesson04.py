@@ -1,11 +1,85 @@
 """Lesson 04's exercise checks: they pass the solutions and name what is wrong in tempting wrong answers."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from agent_core.calls import assistant_message, tool_calls_of
 from agent_core.checks.lesson04 import PREDICTION_CASES, check_my_run, check_predictions
 
 RIGHT = dict(zip(PREDICTION_CASES, [3, 3, 2, 2, 4, 1], strict=True))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def by_rule(*calls):
+    return dict(zip(PREDICTION_CASES, calls, strict=True))
+
+
+# the rules a learner is tempted by, most tempting first; each tells on at least one case
+WRONG_RULES = [
+    (
+        by_rule(3, 4, 2, 3, 4, 1),
+        "'(1 + 2) * (3 + 4)' with add, multiply: you predicted 4; too many",
+    ),  # per call
+    (
+        by_rule(3, 4, 4, 3, 4, 4),
+        "'(1 + 2) * (3 + 4)' with multiply: you predicted 4; too many",
+    ),  # operations + 1
+    (by_rule(2, 2, 1, 1, 3, 0), "'2*3 + 4' with add, multiply: you predicted 2; too few"),  # no answer call
+    (by_rule(3, 3, 3, 2, 4, 4), "'(1 + 2) * (3 + 4)' with multiply: you predicted 3; too many"),  # all tools
+    (
+        by_rule(3, 3, 2, 2, 4, 0),
+        "'1 + 2 + 3 + 4' with no tools: you predicted 0; too few",
+    ),  # no tool, no call
+    (by_rule(3, 3, 2, 2, 2, 1), "'1 + 2 + 3 + 4' with add: you predicted 2; too few"),  # a sum in parallel
+]
+
+
+@pytest.mark.parametrize(("wrong", "message"), WRONG_RULES)
+def test_check_predictions_rejects_each_tempting_rule(wrong, message, capsys):
+    result = check_predictions(wrong)
+    assert not result and result.scenarios == 6
+    assert message in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "right",
+    [
+        {  # the cases in another order, a case's tools the other way round
+            ("1 + 2 + 3 + 4", ()): 1,
+            ("2*3 + 4", ("multiply", "add")): 3,
+            ("10 - 4 and 6/3", ("divide", "subtract")): 2,
+            ("(1 + 2) * (3 + 4)", ("multiply",)): 2,
+            ("1 + 2 + 3 + 4", ("add",)): 4,
+            ("(1 + 2) * (3 + 4)", ("multiply", "add")): 3,
+        },
+        {  # built from a table, the tools given as lists
+            (expression, tuple(tools)): calls
+            for expression, tools, calls in [
+                ("2*3 + 4", ["add", "multiply"], 3),
+                ("(1 + 2) * (3 + 4)", ["add", "multiply"], 3),
+                ("(1 + 2) * (3 + 4)", ["multiply"], 2),
+                ("10 - 4 and 6/3", ["subtract", "divide"], 2),
+                ("1 + 2 + 3 + 4", ["add"], 4),
+                ("1 + 2 + 3 + 4", [], 1),
+            ]
+        },
+        {**RIGHT, ("4+2 and 7+8", ("add",)): 2},  # a case of the learner's own, predicted right
+    ],
+)
+def test_check_predictions_accepts_right_answers_written_differently(right, capsys):
+    result = check_predictions(right)
+    assert result and result.scenarios == len(right)
+    assert "✓ Exercise 4.2" in capsys.readouterr().out
+
+
+def test_check_predictions_gives_the_same_verdict_every_time(capsys):
+    first, second = check_predictions(WRONG_RULES[0][0]), check_predictions(WRONG_RULES[0][0])
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 6 and out[1] == out[2]
 
 
 def test_right_predictions_pass(capsys):
@@ -400,3 +474,23 @@ def test_check_my_run_gives_the_same_verdict_every_time(capsys):
     first = capsys.readouterr().out
     check_my_run(keeps_a_window)
     assert capsys.readouterr().out == first
+
+
+def test_the_lesson_04_checks_give_the_same_verdicts_under_another_hash_seed():
+    code = (
+        "import sys; sys.path.insert(0, 'tests'); import test_checks_lesson04 as t; "
+        "from agent_core.checks import lesson04 as c; "
+        "c.check_predictions(t.WRONG_RULES[0][0]); c.check_my_run(t.runs_each_distinct_call_once)"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=ROOT,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 4.") == 2
