@@ -274,6 +274,91 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
     assert "✗ Exercise 5.4: not yet." in out and problem in out
 
 
+def edits_named_by(is_test):
+    """the solution, with its own idea of which changed paths are test files"""
+
+    def make(project):
+        def tests_pass():
+            report = project.run_tests()
+            edited = [path for path in project.changed() if is_test(path)]
+            if edited:
+                return False, f"Test files changed: {', '.join(edited)}. Put them back.\n{report}"
+            return report.startswith("exit code: 0"), report
+
+        return tests_pass
+
+    return make
+
+
+@pytest.mark.parametrize(
+    ("make_attempt", "problem"),
+    [
+        (  # any path holding 'test', latest.md among them
+            edits_named_by(lambda path: "test" in path),
+            "with the code fixed, latest.md added, tests_pass() said ok=False; it should say ok=True",
+        ),
+        (  # any change but the code: notes and a README are no tests
+            edits_named_by(lambda path: path != "discount.py"),
+            "with the code fixed, notes.txt added, tests_pass() said ok=False; it should say ok=True",
+        ),
+        (  # any Python file but the code: a helper module is no test
+            edits_named_by(lambda path: path.endswith(".py") and path != "discount.py"),
+            "with the code fixed, helpers.py added, tests_pass() said ok=False; it should say ok=True",
+        ),
+    ],
+)
+def test_check_tests_pass_finds_a_wrong_idea_of_a_test_file_on_generated_projects(
+    project, make_attempt, problem, capsys
+):
+    result = check_tests_pass(make_attempt(project), project)
+    assert not result and result.scenarios == 12
+    assert problem in capsys.readouterr().out
+
+
+def compares_with_the_original(project):
+    """right, written differently: compares the files with project.original itself, names each change"""
+
+    def tests_pass():
+        report = project.run_tests()
+        paths = set(project.files) | set(project.original)
+        touched = sorted(
+            p for p in paths if p.startswith("test_") and project.files.get(p) != project.original.get(p)
+        )
+        if touched:
+            return False, "\n".join(f"{path} was modified or removed; restore it." for path in touched)
+        return "exit code: 0" in report.splitlines()[0], report
+
+    return tests_pass
+
+
+def glob_and_two_reports(project):
+    """right, written differently: fnmatch for the test files, the run first, the verdict after it"""
+    import fnmatch
+
+    def tests_pass():
+        report = project.run_tests()
+        changed = fnmatch.filter(project.changed(), "test_*")
+        ok = report.startswith("exit code: 0") and not changed
+        why = "" if not changed else f"Not done: you changed {' and '.join(changed)}.\n\n"
+        return ok, why + report
+
+    return tests_pass
+
+
+@pytest.mark.parametrize("make_right", [compares_with_the_original, glob_and_two_reports])
+def test_check_tests_pass_accepts_right_answers_written_differently(project, make_right, capsys):
+    result = check_tests_pass(make_right(project), project)
+    assert result and result.scenarios == 12
+    assert "✓ Exercise 5.4" in capsys.readouterr().out
+
+
+def test_check_tests_pass_gives_the_same_verdict_every_time(project, capsys):
+    wrong = edits_named_by(lambda path: "test" in path)(project)
+    first, second = check_tests_pass(wrong, project), check_tests_pass(wrong, project)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 12 and out[1] == out[2]
+
+
 def test_check_tests_pass_needs_the_project(capsys):
     assert not check_tests_pass(lambda: (True, ""), None)
     assert "pass the lesson's TinyProject" in capsys.readouterr().out
