@@ -764,3 +764,58 @@ def test_the_lesson_01_checks_give_the_same_verdicts_under_another_hash_seed():
         for seed in ("1", "2")
     }
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 1.") == 4
+
+
+def definition_from_type_hints(function):
+    """right, written differently: typing.get_type_hints, docstring lines walked one by one"""
+    import typing
+
+    hints = typing.get_type_hints(function)
+    lines = (inspect.getdoc(function) or "").splitlines()
+    cut = lines.index("Args:") if "Args:" in lines else len(lines)
+    paragraphs, current = [], []
+    for line in [*lines[:cut], ""]:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    notes = {}
+    for line in lines[cut + 1 :]:
+        name, colon, text = line.strip().partition(":")
+        if colon:
+            notes[name] = text.strip()
+    names = {str: "string", bool: "boolean", int: "integer", float: "number"}
+    properties, required = {}, []
+    for parameter in inspect.signature(function).parameters.values():
+        schema = {"type": names[hints[parameter.name]]}
+        if parameter.name in notes:
+            schema["description"] = notes[parameter.name]
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+        else:
+            schema["default"] = parameter.default
+        properties[parameter.name] = schema
+    parameters = {"type": "object", "properties": properties, "required": required}
+    inner = {"name": function.__name__, "description": "\n\n".join(paragraphs), "parameters": parameters}
+    return {"type": "function", "function": inner}
+
+
+def test_check_make_definition_accepts_another_right_answer_written_differently(capsys):
+    result = check_make_definition(definition_from_type_hints)
+    assert result and result.scenarios == 43
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong"),
+    [
+        (check_make_definition, with_mistake(no_defaults=True)),
+        (check_schedule_delivery, delivery(day=str)),
+        (check_cancel_description, vague_cancel_order),
+        (check_strict_find_orders, find_orders_stub),
+    ],
+)
+def test_each_lesson_01_check_gives_the_same_verdict_every_time(check, wrong, capsys):
+    first, second = check(wrong), check(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert not first and first.scenarios == second.scenarios and out[1] == out[2]

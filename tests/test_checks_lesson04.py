@@ -494,3 +494,29 @@ def test_the_lesson_04_checks_give_the_same_verdicts_under_another_hash_seed():
         for seed in ("1", "2")
     }
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 4.") == 2
+
+
+def loop_counting_down(client, task, registry, max_turns=10):
+    """right, written differently: a while loop counting the turns left, tool messages built by hand"""
+    messages, left = [{"role": "user", "content": task}], max_turns
+    while left > 0:
+        left -= 1
+        message = (
+            client.chat.completions.create(model="mock-model", messages=messages, tools=registry.definitions)
+            .choices[0]
+            .message
+        )
+        entry = message.model_dump(include={"role", "content", "tool_calls"}, exclude_none=True)
+        entry.setdefault("content", None)
+        messages.append(entry)
+        if not message.tool_calls:
+            return message.content, messages, "answered"
+        for call in message.tool_calls:
+            result = registry.dispatch(call)
+            messages.append({"role": "tool", "content": result["content"], "tool_call_id": call.id})
+    return f"Gave up: no answer within {max_turns} model calls.", messages, "max_turns"
+
+
+def test_another_right_loop_written_differently_passes(capsys):
+    result = check_my_run(loop_counting_down)
+    assert result and result.scenarios == 18, capsys.readouterr().out
