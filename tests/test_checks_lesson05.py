@@ -745,3 +745,84 @@ def test_check_apply_for_explains_what_is_wrong(wrong, problem, capsys):
     assert not check_apply_for(wrong, JOB_TOOLS)
     out = capsys.readouterr().out
     assert "✗ Exercise 5.3: not yet." in out and problem in out
+
+
+class CountsPerRunFromStart(Guardrail):
+    """right, written differently: a counter reset in start(run) and raised in after_tool"""
+
+    def __init__(self, name, limit):
+        self.name, self.limit, self.ran = name, limit, 0
+
+    def start(self, run):
+        self.ran = 0
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] == self.name and self.ran >= self.limit:
+            return f"The {self.name} tool is used up for this task ({self.limit} runs); answer now."
+        return None
+
+    def after_tool(self, run, call, observation):
+        if observation.name == self.name and observation.error_type != "refused":
+            self.ran += 1
+
+
+def test_check_max_uses_passes_another_right_answer_written_differently(capsys):
+    result = check_max_uses(CountsPerRunFromStart)
+    assert result and result.scenarios == 16, capsys.readouterr().out
+
+
+def test_check_max_uses_gives_the_same_verdict_every_time(capsys):
+    first, second = check_max_uses(CountsEarlierReplies), check_max_uses(CountsEarlierReplies)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 16 and out[1] == out[2]
+
+
+class AsksWithAMatch(Guardrail):
+    """right, written differently: match on the name, the tools kept as a tuple, the reason up front"""
+
+    def __init__(self, decide, tools):
+        self.guarded = tuple(tools)
+        self.decide = decide
+
+    def before_tool(self, run, call):
+        match call["function"]:
+            case {"name": name} if name in self.guarded:
+                decision = self.decide(call)
+                if decision.approved:
+                    return None
+                return f"{decision.reason} (a person refused {name}; do not try again)"
+            case _:
+                return None
+
+
+def test_check_ask_first_passes_another_right_answer_written_differently(capsys):
+    result = check_ask_first(AsksWithAMatch)
+    assert result and result.scenarios == 12, capsys.readouterr().out
+
+
+def apply_for_with_its_own_registry(client, offer, decide):
+    """right, written differently: a ToolRegistry of the tools, keyword arguments in another order,
+    the tools' own names guarded through a set"""
+    from agent_core.dispatch import ToolRegistry
+
+    registry = ToolRegistry(JOB_TOOLS)
+    guard = AskFirst(decide, {name for name in registry.names if name.startswith("send_")})
+    return run_agent(
+        client,
+        offer,
+        registry,
+        guardrails=[guard],
+        max_turns=5,  # exactly the chain: analyse, match, draft, send, answer
+        system="Apply for jobs on the person's behalf, honestly: claim only what the CV shows.",
+    )
+
+
+def test_check_apply_for_passes_another_right_agent_written_differently(capsys):
+    result = check_apply_for(apply_for_with_its_own_registry, JOB_TOOLS)
+    assert result and result.scenarios == 12, capsys.readouterr().out
+
+
+def test_check_apply_for_gives_the_same_verdict_every_time(capsys):
+    first, second = check_apply_for(too_few_turns, JOB_TOOLS), check_apply_for(too_few_turns, JOB_TOOLS)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 12 and out[1] == out[2]
