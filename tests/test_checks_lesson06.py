@@ -197,6 +197,25 @@ def head_only(text, budget):
     return "\n".join(lines[: at + 1])
 
 
+def keep_lines_by_measuring(text, max_tokens):
+    """right, written differently: grow the kept ends one line at a time, measuring the whole result"""
+
+    def shown(head, tail):
+        cut = len(lines) - head - tail
+        return "\n".join([*lines[:head], f"-- {cut} lines omitted --", *lines[len(lines) - tail :]])
+
+    if count_text(text) <= max_tokens:
+        return text
+    lines = text.splitlines()
+    head, tail = 1, 1
+    while head + tail < len(lines):
+        grown = (head + 1, tail) if head <= tail else (head, tail + 1)
+        if count_text(shown(*grown)) > max_tokens:
+            break
+        head, tail = grown
+    return shown(head, tail)
+
+
 WRONG_KEEP_LINES = [
     (cuts_at_the_budget, "fits means <=, not <"),
     (
@@ -215,7 +234,7 @@ WRONG_KEEP_LINES = [
 ]
 
 
-@pytest.mark.parametrize("attempt", [keep_lines, head_then_tail])
+@pytest.mark.parametrize("attempt", [keep_lines, head_then_tail, keep_lines_by_measuring])
 def test_check_keep_lines_passes_right_answers_however_written(attempt, capsys):
     assert check_keep_lines(attempt)
     assert "✓ Exercise 6.2" in capsys.readouterr().out
