@@ -329,7 +329,18 @@ def no_prefix_last_server_wins(servers):
     return definitions, {name: (server, t["name"]) for name, (server, t) in by_name.items()}
 
 
-@pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library])
+def prefix_by_comprehension(servers):
+    """right, written differently: pairs listed first, names cleaned character by character"""
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+    pairs = [(server, mcp_tool) for server, tools in servers.items() for mcp_tool in tools]
+    names = [
+        "".join(c if c in allowed else "_" for c in f"{server}__{t['name']}")[:64] for server, t in pairs
+    ]
+    definitions = [to_openai_tool(t, name=name) for name, (_, t) in zip(names, pairs, strict=True)]
+    return definitions, {name: (server, t["name"]) for name, (server, t) in zip(names, pairs, strict=True)}
+
+
+@pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library, prefix_by_comprehension])
 def test_check_prefix_tools_accepts_solutions(solution, capsys):
     assert check_prefix_tools(solution)
     assert "✓ Exercise 10.3" in capsys.readouterr().out
