@@ -89,7 +89,19 @@ def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat 
     return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
 
 
-@pytest.mark.parametrize("solution", [definition_solved, definition_without_titles, to_openai_tool])
+def definition_by_copy(mcp_tool):
+    """right, written differently: a deep copy of the schema, keys in another order, the description
+    only when the server gave one"""
+    import copy
+
+    function = {"parameters": copy.deepcopy(mcp_tool["inputSchema"]), "name": mcp_tool["name"]}
+    function.update({k: v for k, v in mcp_tool.items() if k == "description"})
+    return {"function": function, "type": "function"}
+
+
+@pytest.mark.parametrize(
+    "solution", [definition_solved, definition_without_titles, definition_by_copy, to_openai_tool]
+)
 def test_check_tool_definition_accepts_solutions(solution, capsys):
     assert check_tool_definition(solution)
     assert "✓ Exercise 10.1" in capsys.readouterr().out
@@ -208,7 +220,25 @@ def message_without_id(tool_call_id, result):
     return message
 
 
-@pytest.mark.parametrize("solution", [message_solved, message_keeps_text_too, to_tool_message])
+def message_by_parts(tool_call_id, result):
+    """right, written differently: the parts listed, then joined; the error prefix added last"""
+    structured = result.get("structuredContent")
+    parts = (
+        [json.dumps(structured, ensure_ascii=False, sort_keys=True)]
+        if structured is not None
+        else [block.get("text", "") for block in result.get("content", []) if block.get("type") == "text"]
+    )
+    text = "\n".join(parts)
+    return {
+        "content": f"ERROR: {text}" if result.get("isError") else text,
+        "tool_call_id": tool_call_id,
+        "role": "tool",
+    }
+
+
+@pytest.mark.parametrize(
+    "solution", [message_solved, message_keeps_text_too, message_by_parts, to_tool_message]
+)
 def test_check_result_message_accepts_solutions(solution, capsys):
     assert check_result_message(solution)
     assert "✓ Exercise 10.2" in capsys.readouterr().out
