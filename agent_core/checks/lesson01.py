@@ -555,10 +555,11 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
         }
         for name, description, parameter in _OTHER_SHOP_TOOLS
     ] + [made.definition]
+    client = mock.client(DescriptionReader())
     if not problems:
         expected = [(question, "cancel_order") for question in _CANCEL_REQUESTS] + _OTHER_REQUESTS
         for question, wanted in expected:
-            problem = _judge_pick(definitions, ("", question, "", wanted))
+            problem = _judge_pick(client, definitions, ("", question, "", wanted))
             if problem:
                 problems.append(f"for {question!r} {problem}")
     if problems:
@@ -568,7 +569,7 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
     result = judge_scenarios(
         "1.3",
         cases,
-        functools.partial(_judge_pick, definitions),
+        functools.partial(_judge_pick, client, definitions),
         lambda request: f"for {''.join(request[:3])!r}",
         "the model now calls cancel_order to cancel, and still looks up and searches with the right tools.",
         _plainer_request,
@@ -619,10 +620,9 @@ def _plainer_request(request: _Request) -> Iterator[_Request]:
         yield greeting, body, "", wanted
 
 
-def _judge_pick(definitions: list[dict[str, Any]], request: _Request) -> str | None:
+def _judge_pick(client: openai.OpenAI, definitions: list[dict[str, Any]], request: _Request) -> str | None:
     """the model calls the tool the request is for; else which it called, the scores, and where to look"""
     greeting, body, closing, wanted = request
-    client = mock.client(DescriptionReader())
     try:
         picked = _pick(client, greeting + body + closing, definitions)
     except openai.APIError as error:
