@@ -2,14 +2,11 @@
 
 import enum
 import inspect
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Literal, Optional, TypedDict
 
 import pydantic
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson01 import (
     DELIVERY_TARGET,
@@ -19,8 +16,6 @@ from agent_core.checks.lesson01 import (
     check_strict_find_orders,
 )
 from agent_core.schema import tool_definition
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # --- exercise 1.1 -----------------------------------------------------------------------------
 
@@ -744,25 +739,14 @@ def test_check_strict_find_orders_gives_the_same_verdict_every_time(capsys):
 
 
 def test_the_lesson_01_checks_give_the_same_verdicts_under_another_hash_seed():
-    code = (
-        "import sys; sys.path.insert(0, 'tests'); import test_checks_lesson01 as t; "
-        "from agent_core.checks import lesson01 as c; "
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson01",
         "c.check_make_definition(t.with_mistake(no_defaults=True)); "
         "c.check_schedule_delivery(t.delivery(body=lambda *a: a[4].upper())); "
         "c.check_cancel_description(t.vague_cancel_order); "
-        "c.check_strict_find_orders(t.find_orders_joining_tags)"
+        "c.check_strict_find_orders(t.find_orders_joining_tags)",
     )
-    outputs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            cwd=ROOT,
-        ).stdout
-        for seed in ("1", "2")
-    }
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 1.") == 4
 
 

@@ -4,6 +4,7 @@ import inspect
 import json
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson03 import check_honest_tool, check_safe_dispatch
 from agent_core.dispatch import ToolRegistry
@@ -498,3 +499,12 @@ def test_check_honest_tool_gives_the_same_verdict_every_time(capsys):
     first, second = check_honest_tool(wrong), check_honest_tool(wrong)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios == 68 and out[1] == out[2]
+
+
+def test_the_lesson_03_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson03",
+        "c.check_safe_dispatch(t.true_is_a_float); c.check_honest_tool(t.one_message_for_both)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 3.") == 2

@@ -1,17 +1,12 @@
 """Lesson 04's exercise checks: they pass the solutions and name what is wrong in tempting wrong answers."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.calls import assistant_message, tool_calls_of
 from agent_core.checks.lesson04 import PREDICTION_CASES, check_my_run, check_predictions
 
 RIGHT = dict(zip(PREDICTION_CASES, [3, 3, 2, 2, 4, 1], strict=True))
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def by_rule(*calls):
@@ -477,22 +472,11 @@ def test_check_my_run_gives_the_same_verdict_every_time(capsys):
 
 
 def test_the_lesson_04_checks_give_the_same_verdicts_under_another_hash_seed():
-    code = (
-        "import sys; sys.path.insert(0, 'tests'); import test_checks_lesson04 as t; "
-        "from agent_core.checks import lesson04 as c; "
-        "c.check_predictions(t.WRONG_RULES[0][0]); c.check_my_run(t.runs_each_distinct_call_once)"
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson04",
+        "c.check_predictions(t.WRONG_RULES[0][0]); c.check_my_run(t.runs_each_distinct_call_once)",
     )
-    outputs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            cwd=ROOT,
-        ).stdout
-        for seed in ("1", "2")
-    }
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 4.") == 2
 
 

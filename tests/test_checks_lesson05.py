@@ -1,6 +1,7 @@
 """Lesson 05's exercise checks: they pass the solutions and say exactly what is wrong with the rest."""
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson05 import check_apply_for, check_ask_first, check_max_uses, check_tests_pass
 from agent_core.coding.tiny_project import TinyProject
@@ -826,3 +827,14 @@ def test_check_apply_for_gives_the_same_verdict_every_time(capsys):
     first, second = check_apply_for(too_few_turns, JOB_TOOLS), check_apply_for(too_few_turns, JOB_TOOLS)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios == 12 and out[1] == out[2]
+
+
+def test_the_lesson_05_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check but 5.4 (it runs pytest) on a wrong answer: the same words whatever a set's order"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson05",
+        "c.check_max_uses(t.CountsEarlierReplies); "
+        "c.check_ask_first(t.FailsOpen); "
+        "c.check_apply_for(t.too_few_turns, t.JOB_TOOLS)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 5.") == 3

@@ -4,6 +4,7 @@ import itertools
 from typing import NamedTuple
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson06 import check_keep_lines, check_split, check_token_rows
 from agent_core.context import split_point
@@ -343,3 +344,14 @@ def test_check_split_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_split(moves_back_once), check_split(moves_back_once)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios == 156 and out[1] == out[2]
+
+
+def test_the_lesson_06_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson06",
+        "c.check_token_rows(t.WRONG_TOKEN_ROWS[0][0]); "
+        "c.check_keep_lines(t.WRONG_KEEP_LINES[0][0]); "
+        "c.check_split(t.WRONG_SPLITS[0][0])",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 6.") == 3

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson07 import check_read_file, check_tests_after_change, check_unread_citations
 from agent_core.loop import Guardrail
@@ -681,3 +682,12 @@ def test_tests_after_change_gives_the_same_verdict_every_time(capsys):
     first, second = check_tests_after_change(FirstChangeOnly), check_tests_after_change(FirstChangeOnly)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios and out[1] == out[2]
+
+
+def test_the_lesson_07_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check but 7.3 (it runs pytest) on a wrong answer: the same words whatever a set's order"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson07",
+        "c.check_read_file(t.textual_check); c.check_unread_citations(t.file_was_read)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 7.") == 2

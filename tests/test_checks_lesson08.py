@@ -11,6 +11,7 @@ from importlib.resources import files
 
 import httpx2
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core import mock, replay
 from agent_core.checks.lesson04 import add, divide
@@ -507,3 +508,14 @@ def test_check_settings_gives_the_same_verdict_every_time(capsys):
     first, second = check_settings(wrong), check_settings(wrong)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios == 0 and out[1] == out[2]
+
+
+def test_the_lesson_08_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson08",
+        "c.check_settings({}); "
+        "c.check_recorder(t.WRONG_RECORDERS[0][0]); "
+        "c.check_find_difference(t.WRONG_DIFFERENCES[0][0])",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 8.") == 3

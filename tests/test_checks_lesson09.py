@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.anthropic_loop import run_on_anthropic
 from agent_core.checks.lesson09 import CONVERSATION, check_anthropic, check_anthropic_loop
@@ -437,3 +438,12 @@ def test_check_anthropic_gives_the_same_verdict_every_time(capsys):
     first, second = check_anthropic(wrong), check_anthropic(wrong)
     out = capsys.readouterr().out.split("✗")
     assert not first and first.scenarios == second.scenarios == 0 and out[1] == out[2]
+
+
+def test_the_lesson_09_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson09",
+        "c.check_anthropic({}); c.check_anthropic_loop(t.results_split)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 9.") == 2

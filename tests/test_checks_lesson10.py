@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson10 import check_prefix_tools, check_result_message, check_tool_definition
 from agent_core.mcp_bridge import openai_name, to_openai_tool, to_tool_message
@@ -448,3 +449,14 @@ def test_generated_schemas_reach_what_the_fixed_tools_do_not(capsys):
 
     assert not check_tool_definition(first_level_only)
     assert ".items" in capsys.readouterr().out
+
+
+def test_the_lesson_10_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson10",
+        "c.check_tool_definition(t.definition_properties_only); "
+        "c.check_result_message(t.message_drops_is_error); "
+        "c.check_prefix_tools(t.prefix_keeping_dots)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 10.") == 3
