@@ -278,6 +278,18 @@ def back_to_the_caller(messages, keep_last):
     return start
 
 
+def split_by_scanning_back(messages, keep_last):
+    """right, written differently: a for loop down from the naive split to the first message that is no
+    tool result"""
+    first = max(len(messages) - keep_last, 1)
+    if first >= len(messages):
+        return first
+    for start in range(first, 0, -1):
+        if messages[start]["role"] != "tool":
+            return start
+    return 1
+
+
 def moves_forward(messages, keep_last):
     """the most tempting shortcut: skip the tool results instead of keeping their call"""
     start = max(len(messages) - keep_last, 1)
@@ -321,7 +333,7 @@ WRONG_SPLITS = [
 ]
 
 
-@pytest.mark.parametrize("attempt", [choose_split, back_to_the_caller, split_point])
+@pytest.mark.parametrize("attempt", [choose_split, back_to_the_caller, split_by_scanning_back, split_point])
 def test_check_split_passes_right_answers_however_written(attempt, capsys):
     assert check_split(attempt)
     assert "✓ Exercise 6.3" in capsys.readouterr().out
