@@ -280,3 +280,10 @@ def test_check_repaired_rejects_a_message_changed_on_the_way(capsys):
     changed = [QUESTION, CALLS, RESULT_A, {**RESULT_B, "content": "16"}, ANSWER]
     assert not check_repaired(changed, JUMBLED)
     assert "exactly the same messages" in capsys.readouterr().out
+
+
+def test_check_repaired_gives_the_same_verdict_every_time(capsys):
+    wrong = [QUESTION, ANSWER, CALLS, RESULT_A, RESULT_B]
+    first, second = check_repaired(wrong, JUMBLED), check_repaired(wrong, JUMBLED)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 0 and out[1] == out[2]

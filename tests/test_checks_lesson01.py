@@ -1,9 +1,12 @@
 """Lesson 01's exercise checks: they pass the solutions and say what is wrong with the stubs."""
 
+import enum
 import inspect
-from typing import Literal, TypedDict
+from typing import Literal, Optional, TypedDict
 
+import pydantic
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson01 import (
     DELIVERY_TARGET,
@@ -502,3 +505,301 @@ def test_no_check_raises_on_something_that_is_not_a_function(capsys):
     for check in (check_schedule_delivery, check_cancel_description, check_strict_find_orders):
         assert not check(None)
     assert capsys.readouterr().out.count("cannot become a tool") == 3
+
+
+# --- the catalogues: wrong answers (most tempting first), right ones written differently --------
+
+DOCSTRING = schedule_delivery.__doc__
+WEEKDAY = Literal["monday", "tuesday", "wednesday", "thursday", "friday"]
+WINDOW = Literal["morning", "afternoon", "evening"]
+
+
+def delivery(*, day=WEEKDAY, window=WINDOW, door=False, instructions=str | None, body=None, doc=DOCSTRING):
+    """schedule_delivery with one part written wrong by name"""
+
+    def schedule_delivery(
+        order_id: str,
+        day: day,
+        window: window = "morning",
+        leave_at_door: bool = door,
+        instructions: instructions = None,
+    ) -> str:
+        if body:
+            return body(order_id, day, window, leave_at_door, instructions)
+        return f"{order_id} {day} {window}"
+
+    schedule_delivery.__doc__ = doc
+    return schedule_delivery
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        (delivery(day=str), "property 'day' has no enum"),
+        (
+            delivery(instructions=str),
+            'property \'instructions\' type should be ["string", "null"], yours is "string"',
+        ),
+        (delivery(window=str), "property 'window' has no enum"),
+        (delivery(door=0), "property 'leave_at_door' default should be false, yours is 0"),
+        (
+            delivery(doc="Books a delivery slot for an order that has not arrived yet."),
+            "property 'order_id' has no description",
+        ),
+        (
+            delivery(body=lambda order_id, day, window, door, note: f"{order_id}: {note.strip()}"),
+            'the model\'s call schedule_delivery({"order_id": "A-1042", "day": "monday"}): the target '
+            "definition allows this call, but your tool answered \"ERROR: the tool 'schedule_delivery' "
+            "raised AttributeError",
+        ),
+        (  # a body that assumes every id looks like A-1042
+            delivery(body=lambda order_id, day, window, door, note: f"order {int(order_id.split('-')[1])}"),
+            "your tool answered \"ERROR: the tool 'schedule_delivery' raised",
+        ),
+    ],
+)
+def test_check_schedule_delivery_rejects_the_wrong_answer_catalogue(wrong, message, capsys):
+    result = check_schedule_delivery(wrong)
+    assert not result and result.scenarios == 34
+    assert message in capsys.readouterr().out
+
+
+class Weekday(enum.Enum):
+    MONDAY = "monday"
+    TUESDAY = "tuesday"
+    WEDNESDAY = "wednesday"
+    THURSDAY = "thursday"
+    FRIDAY = "friday"
+
+
+class Window(enum.StrEnum):
+    MORNING = "morning"
+    AFTERNOON = "afternoon"
+    EVENING = "evening"
+
+
+def delivery_with_enums(
+    order_id: str,
+    day: Weekday,
+    window: Window = Window.MORNING,
+    leave_at_door: bool = False,
+    instructions: Optional[str] = None,  # noqa: UP045  # the older spelling is right too
+) -> str:
+    return f"{order_id} on {day.value}, {window.value}" + (f": {instructions}" if instructions else "")
+
+
+delivery_with_enums.__name__ = "schedule_delivery"
+delivery_with_enums.__doc__ = """Books a delivery slot for an order
+    that has not arrived yet.
+
+    Args:
+        order_id: The order's id, like A-1042.
+        day: Weekday of the delivery.
+        window: Part of the day the courier comes.
+        leave_at_door: Whether the courier may leave the parcel without a signature.
+        instructions: A note for the courier, if any.
+    """
+
+
+@pytest.mark.parametrize(
+    "right",
+    [
+        delivery_with_enums,
+        delivery(body=lambda order_id, day, window, door, note: f"{note or 'no note'} for {order_id}"),
+    ],
+)
+def test_check_schedule_delivery_accepts_right_answers_written_differently(right, capsys):
+    result = check_schedule_delivery(right)
+    assert result and result.scenarios == 34
+    assert "✓ Exercise 1.2" in capsys.readouterr().out
+
+
+def test_check_schedule_delivery_gives_the_same_verdict_every_time(capsys):
+    wrong = delivery(body=lambda order_id, day, window, door, note: note.upper())
+    first, second = check_schedule_delivery(wrong), check_schedule_delivery(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 34 and out[1] == out[2]
+
+
+@pytest.mark.parametrize(
+    "docstring",
+    [
+        "Cancels an order that has not left the warehouse yet.",
+        "Stops an order before it ships and cancels the payment.",
+        "Cancel an order by its id.",
+    ],
+)
+def test_check_cancel_description_accepts_right_descriptions_written_differently(docstring, capsys):
+    def cancel_order(order_id: str) -> str:
+        return order_id
+
+    cancel_order.__doc__ = docstring
+    result = check_cancel_description(cancel_order)
+    assert result and result.scenarios == 34
+    assert "✓ Exercise 1.3" in capsys.readouterr().out
+
+
+def vague_cancel_order(order_id: str) -> str:
+    """Handles changes."""
+    return order_id
+
+
+vague_cancel_order.__name__ = "cancel_order"
+
+
+def test_check_cancel_description_gives_the_same_verdict_every_time(capsys):
+    first, second = check_cancel_description(vague_cancel_order), check_cancel_description(vague_cancel_order)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 34 and out[1] == out[2]
+
+
+class FiltersModel(pydantic.BaseModel):
+    status: Literal["open", "shipped", "delivered", "cancelled"]
+    placed_after: str
+
+
+def find_orders_with_a_model(
+    customer_email: str, filters: FiltersModel, tags: list[str] | None = None
+) -> str:
+    """the most tempting: a pydantic model makes strict mode happy, but the body indexes a dict"""
+    return f"No {filters['status']} orders for {customer_email} since {filters['placed_after']}."
+
+
+def find_orders_joining_tags(
+    customer_email: str, filters: OrderFilters, tags: list[str] | None = None
+) -> str:
+    """tags may be null: joining them without a look fails"""
+    return f"No {filters['status']} orders tagged {', '.join(tags)}."
+
+
+@pytest.mark.parametrize(
+    ("wrong", "message"),
+    [
+        (
+            find_orders_with_a_model,
+            "the strict definition the exercise describes allows this call, but your tool answered "
+            "\"ERROR: the tool 'find_orders' raised TypeError: 'FiltersModel' object is not subscriptable",
+        ),
+        (find_orders_stub, "'filters' is a free-form dict"),
+        (find_orders_joining_tags, "raised TypeError: can only join an iterable"),
+    ],
+)
+def test_check_strict_find_orders_rejects_the_wrong_answer_catalogue(wrong, message, capsys):
+    result = check_strict_find_orders(wrong)
+    assert not result and result.scenarios == 34
+    assert message in capsys.readouterr().out
+
+
+FunctionalFilters = TypedDict(  # noqa: UP013  # the functional spelling is right too
+    "FunctionalFilters",
+    {"placed_after": str, "status": Literal["open", "shipped", "delivered", "cancelled"]},
+)
+
+
+class Status(enum.StrEnum):
+    OPEN = "open"
+    SHIPPED = "shipped"
+    DELIVERED = "delivered"
+    CANCELLED = "cancelled"
+
+
+class FiltersWithAnEnum(TypedDict):
+    placed_after: str
+    status: Status
+
+
+def find_orders_functional(
+    customer_email: str,
+    filters: FunctionalFilters,
+    tags: Optional[list[str]] = None,  # noqa: UP045  # the older spelling is right too
+) -> str:
+    """Finds a customer's orders, newest first."""
+    return f"No {filters['status']} orders for {customer_email} ({len(tags or [])} tags)."
+
+
+def find_orders_enum(customer_email: str, filters: FiltersWithAnEnum, tags: list[str] | None = None) -> str:
+    """Finds a customer's orders, newest first."""
+    return f"No {filters['status'].value} orders for {customer_email}."
+
+
+@pytest.mark.parametrize("right", [find_orders_functional, find_orders_enum])
+def test_check_strict_find_orders_accepts_right_answers_written_differently(right, capsys):
+    result = check_strict_find_orders(right)
+    assert result and result.scenarios == 34
+    assert "✓ Exercise 1.4" in capsys.readouterr().out
+
+
+def test_check_strict_find_orders_gives_the_same_verdict_every_time(capsys):
+    first, second = (
+        check_strict_find_orders(find_orders_joining_tags),
+        check_strict_find_orders(find_orders_joining_tags),
+    )
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 34 and out[1] == out[2]
+
+
+def test_the_lesson_01_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson01",
+        "c.check_make_definition(t.with_mistake(no_defaults=True)); "
+        "c.check_schedule_delivery(t.delivery(body=lambda *a: a[4].upper())); "
+        "c.check_cancel_description(t.vague_cancel_order); "
+        "c.check_strict_find_orders(t.find_orders_joining_tags)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 1.") == 4
+
+
+def definition_from_type_hints(function):
+    """right, written differently: typing.get_type_hints, docstring lines walked one by one"""
+    import typing
+
+    hints = typing.get_type_hints(function)
+    lines = (inspect.getdoc(function) or "").splitlines()
+    cut = lines.index("Args:") if "Args:" in lines else len(lines)
+    paragraphs, current = [], []
+    for line in [*lines[:cut], ""]:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    notes = {}
+    for line in lines[cut + 1 :]:
+        name, colon, text = line.strip().partition(":")
+        if colon:
+            notes[name] = text.strip()
+    names = {str: "string", bool: "boolean", int: "integer", float: "number"}
+    properties, required = {}, []
+    for parameter in inspect.signature(function).parameters.values():
+        schema = {"type": names[hints[parameter.name]]}
+        if parameter.name in notes:
+            schema["description"] = notes[parameter.name]
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+        else:
+            schema["default"] = parameter.default
+        properties[parameter.name] = schema
+    parameters = {"type": "object", "properties": properties, "required": required}
+    inner = {"name": function.__name__, "description": "\n\n".join(paragraphs), "parameters": parameters}
+    return {"type": "function", "function": inner}
+
+
+def test_check_make_definition_accepts_another_right_answer_written_differently(capsys):
+    result = check_make_definition(definition_from_type_hints)
+    assert result and result.scenarios == 43
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong"),
+    [
+        (check_make_definition, with_mistake(no_defaults=True)),
+        (check_schedule_delivery, delivery(day=str)),
+        (check_cancel_description, vague_cancel_order),
+        (check_strict_find_orders, find_orders_stub),
+    ],
+)
+def test_each_lesson_01_check_gives_the_same_verdict_every_time(check, wrong, capsys):
+    first, second = check(wrong), check(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert not first and first.scenarios == second.scenarios and out[1] == out[2]

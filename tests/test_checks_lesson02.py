@@ -4,6 +4,7 @@ solutions pass."""
 import json
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.calls import assistant_message, parse_arguments, tool_calls_of, tool_message
 from agent_core.checks.lesson02 import check_ask_once
@@ -254,3 +255,12 @@ def test_check_ask_once_reports_an_exception_instead_of_raising(capsys):
 
     assert not check_ask_once(broken)
     assert "your code raised KeyError: 'oops'" in capsys.readouterr().out
+
+
+def test_the_lesson_02_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson02",
+        "c.check_ask_once(t.ask_once_answering_each_call_once)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 2.") == 1

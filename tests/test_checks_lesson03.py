@@ -4,6 +4,7 @@ import inspect
 import json
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson03 import check_honest_tool, check_safe_dispatch
 from agent_core.dispatch import ToolRegistry
@@ -445,3 +446,65 @@ def test_a_missing_argument_left_to_python_s_type_error_is_named(capsys):
     assert (
         "a missing argument is the model's mistake, not an exception in the tool" in capsys.readouterr().out
     )
+
+
+class Refused(Exception):
+    """one failed stage: its text is what the model reads"""
+
+
+def dispatch_through_exceptions(functions, call):
+    """right, written differently: every stage raises Refused, one except turns it into the message;
+    types checked by a table of allowed Python types, errors worded in its own way"""
+    allowed = {int: (int,), float: (int, float), str: (str,), bool: (bool,), list: (list,), dict: (dict,)}
+    name = call["function"]["name"]
+    try:
+        if name not in functions:
+            raise Refused(f"unknown tool {name!r}; choose one of: {', '.join(sorted(functions))}")
+        try:
+            arguments = json.loads(call["function"]["arguments"])
+        except ValueError as error:
+            raise Refused(f"the arguments are not valid JSON: {error}") from error
+        if type(arguments) is not dict:
+            raise Refused("the arguments must be a JSON object of named arguments")
+        signature = inspect.signature(functions[name])
+        for key in arguments:
+            if key not in signature.parameters:
+                raise Refused(f"{key!r} is not a parameter of {name}")
+        for parameter in signature.parameters.values():
+            if parameter.name not in arguments:
+                if parameter.default is parameter.empty:
+                    raise Refused(f"the argument {parameter.name!r} is missing")
+                continue
+            value = arguments[parameter.name]
+            kinds = allowed.get(parameter.annotation, (object,))
+            if type(value) not in kinds and kinds != (object,):
+                raise Refused(f"{parameter.name!r} must be of type {parameter.annotation.__name__}")
+        try:
+            result = functions[name](**arguments)
+        except Exception as error:
+            raise Refused(f"{name} failed with {type(error).__name__}: {error}") from error
+    except Refused as refusal:
+        return {"tool_call_id": call["id"], "content": f"ERROR: {refusal}", "role": "tool"}
+    content = result if type(result) is str else json.dumps(result, ensure_ascii=False)
+    return {"tool_call_id": call["id"], "content": content, "role": "tool"}
+
+
+def test_check_safe_dispatch_passes_another_right_answer_written_differently(capsys):
+    result = check_safe_dispatch(dispatch_through_exceptions)
+    assert result and result.scenarios == 136, capsys.readouterr().out
+
+
+def test_check_honest_tool_gives_the_same_verdict_every_time(capsys):
+    wrong = _booking(lambda day, people: people > 8 and day.istitle())
+    first, second = check_honest_tool(wrong), check_honest_tool(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 68 and out[1] == out[2]
+
+
+def test_the_lesson_03_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson03",
+        "c.check_safe_dispatch(t.true_is_a_float); c.check_honest_tool(t.one_message_for_both)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 3.") == 2

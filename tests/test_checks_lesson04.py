@@ -1,11 +1,80 @@
 """Lesson 04's exercise checks: they pass the solutions and name what is wrong in tempting wrong answers."""
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.calls import assistant_message, tool_calls_of
 from agent_core.checks.lesson04 import PREDICTION_CASES, check_my_run, check_predictions
 
 RIGHT = dict(zip(PREDICTION_CASES, [3, 3, 2, 2, 4, 1], strict=True))
+
+
+def by_rule(*calls):
+    return dict(zip(PREDICTION_CASES, calls, strict=True))
+
+
+# the rules a learner is tempted by, most tempting first; each tells on at least one case
+WRONG_RULES = [
+    (
+        by_rule(3, 4, 2, 3, 4, 1),
+        "'(1 + 2) * (3 + 4)' with add, multiply: you predicted 4; too many",
+    ),  # per call
+    (
+        by_rule(3, 4, 4, 3, 4, 4),
+        "'(1 + 2) * (3 + 4)' with multiply: you predicted 4; too many",
+    ),  # operations + 1
+    (by_rule(2, 2, 1, 1, 3, 0), "'2*3 + 4' with add, multiply: you predicted 2; too few"),  # no answer call
+    (by_rule(3, 3, 3, 2, 4, 4), "'(1 + 2) * (3 + 4)' with multiply: you predicted 3; too many"),  # all tools
+    (
+        by_rule(3, 3, 2, 2, 4, 0),
+        "'1 + 2 + 3 + 4' with no tools: you predicted 0; too few",
+    ),  # no tool, no call
+    (by_rule(3, 3, 2, 2, 2, 1), "'1 + 2 + 3 + 4' with add: you predicted 2; too few"),  # a sum in parallel
+]
+
+
+@pytest.mark.parametrize(("wrong", "message"), WRONG_RULES)
+def test_check_predictions_rejects_each_tempting_rule(wrong, message, capsys):
+    result = check_predictions(wrong)
+    assert not result and result.scenarios == 6
+    assert message in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "right",
+    [
+        {  # the cases in another order, a case's tools the other way round
+            ("1 + 2 + 3 + 4", ()): 1,
+            ("2*3 + 4", ("multiply", "add")): 3,
+            ("10 - 4 and 6/3", ("divide", "subtract")): 2,
+            ("(1 + 2) * (3 + 4)", ("multiply",)): 2,
+            ("1 + 2 + 3 + 4", ("add",)): 4,
+            ("(1 + 2) * (3 + 4)", ("multiply", "add")): 3,
+        },
+        {  # built from a table, the tools given as lists
+            (expression, tuple(tools)): calls
+            for expression, tools, calls in [
+                ("2*3 + 4", ["add", "multiply"], 3),
+                ("(1 + 2) * (3 + 4)", ["add", "multiply"], 3),
+                ("(1 + 2) * (3 + 4)", ["multiply"], 2),
+                ("10 - 4 and 6/3", ["subtract", "divide"], 2),
+                ("1 + 2 + 3 + 4", ["add"], 4),
+                ("1 + 2 + 3 + 4", [], 1),
+            ]
+        },
+        {**RIGHT, ("4+2 and 7+8", ("add",)): 2},  # a case of the learner's own, predicted right
+    ],
+)
+def test_check_predictions_accepts_right_answers_written_differently(right, capsys):
+    result = check_predictions(right)
+    assert result and result.scenarios == len(right)
+    assert "✓ Exercise 4.2" in capsys.readouterr().out
+
+
+def test_check_predictions_gives_the_same_verdict_every_time(capsys):
+    first, second = check_predictions(WRONG_RULES[0][0]), check_predictions(WRONG_RULES[0][0])
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 6 and out[1] == out[2]
 
 
 def test_right_predictions_pass(capsys):
@@ -400,3 +469,38 @@ def test_check_my_run_gives_the_same_verdict_every_time(capsys):
     first = capsys.readouterr().out
     check_my_run(keeps_a_window)
     assert capsys.readouterr().out == first
+
+
+def test_the_lesson_04_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson04",
+        "c.check_predictions(t.WRONG_RULES[0][0]); c.check_my_run(t.runs_each_distinct_call_once)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 4.") == 2
+
+
+def loop_counting_down(client, task, registry, max_turns=10):
+    """right, written differently: a while loop counting the turns left, tool messages built by hand"""
+    messages, left = [{"role": "user", "content": task}], max_turns
+    while left > 0:
+        left -= 1
+        message = (
+            client.chat.completions.create(model="mock-model", messages=messages, tools=registry.definitions)
+            .choices[0]
+            .message
+        )
+        entry = message.model_dump(include={"role", "content", "tool_calls"}, exclude_none=True)
+        entry.setdefault("content", None)
+        messages.append(entry)
+        if not message.tool_calls:
+            return message.content, messages, "answered"
+        for call in message.tool_calls:
+            result = registry.dispatch(call)
+            messages.append({"role": "tool", "content": result["content"], "tool_call_id": call.id})
+    return f"Gave up: no answer within {max_turns} model calls.", messages, "max_turns"
+
+
+def test_another_right_loop_written_differently_passes(capsys):
+    result = check_my_run(loop_counting_down)
+    assert result and result.scenarios == 18, capsys.readouterr().out

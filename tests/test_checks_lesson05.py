@@ -1,6 +1,7 @@
 """Lesson 05's exercise checks: they pass the solutions and say exactly what is wrong with the rest."""
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson05 import check_apply_for, check_ask_first, check_max_uses, check_tests_pass
 from agent_core.coding.tiny_project import TinyProject
@@ -272,6 +273,91 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
     assert not check_tests_pass(make_attempt(project), project)
     out = capsys.readouterr().out
     assert "✗ Exercise 5.4: not yet." in out and problem in out
+
+
+def edits_named_by(is_test):
+    """the solution, with its own idea of which changed paths are test files"""
+
+    def make(project):
+        def tests_pass():
+            report = project.run_tests()
+            edited = [path for path in project.changed() if is_test(path)]
+            if edited:
+                return False, f"Test files changed: {', '.join(edited)}. Put them back.\n{report}"
+            return report.startswith("exit code: 0"), report
+
+        return tests_pass
+
+    return make
+
+
+@pytest.mark.parametrize(
+    ("make_attempt", "problem"),
+    [
+        (  # any path holding 'test', latest.md among them
+            edits_named_by(lambda path: "test" in path),
+            "with the code fixed, latest.md added, tests_pass() said ok=False; it should say ok=True",
+        ),
+        (  # any change but the code: notes and a README are no tests
+            edits_named_by(lambda path: path != "discount.py"),
+            "with the code fixed, notes.txt added, tests_pass() said ok=False; it should say ok=True",
+        ),
+        (  # any Python file but the code: a helper module is no test
+            edits_named_by(lambda path: path.endswith(".py") and path != "discount.py"),
+            "with the code fixed, helpers.py added, tests_pass() said ok=False; it should say ok=True",
+        ),
+    ],
+)
+def test_check_tests_pass_finds_a_wrong_idea_of_a_test_file_on_generated_projects(
+    project, make_attempt, problem, capsys
+):
+    result = check_tests_pass(make_attempt(project), project)
+    assert not result and result.scenarios == 12
+    assert problem in capsys.readouterr().out
+
+
+def compares_with_the_original(project):
+    """right, written differently: compares the files with project.original itself, names each change"""
+
+    def tests_pass():
+        report = project.run_tests()
+        paths = set(project.files) | set(project.original)
+        touched = sorted(
+            p for p in paths if p.startswith("test_") and project.files.get(p) != project.original.get(p)
+        )
+        if touched:
+            return False, "\n".join(f"{path} was modified or removed; restore it." for path in touched)
+        return "exit code: 0" in report.splitlines()[0], report
+
+    return tests_pass
+
+
+def glob_and_two_reports(project):
+    """right, written differently: fnmatch for the test files, the run first, the verdict after it"""
+    import fnmatch
+
+    def tests_pass():
+        report = project.run_tests()
+        changed = fnmatch.filter(project.changed(), "test_*")
+        ok = report.startswith("exit code: 0") and not changed
+        why = "" if not changed else f"Not done: you changed {' and '.join(changed)}.\n\n"
+        return ok, why + report
+
+    return tests_pass
+
+
+@pytest.mark.parametrize("make_right", [compares_with_the_original, glob_and_two_reports])
+def test_check_tests_pass_accepts_right_answers_written_differently(project, make_right, capsys):
+    result = check_tests_pass(make_right(project), project)
+    assert result and result.scenarios == 12
+    assert "✓ Exercise 5.4" in capsys.readouterr().out
+
+
+def test_check_tests_pass_gives_the_same_verdict_every_time(project, capsys):
+    wrong = edits_named_by(lambda path: "test" in path)(project)
+    first, second = check_tests_pass(wrong, project), check_tests_pass(wrong, project)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 12 and out[1] == out[2]
 
 
 def test_check_tests_pass_needs_the_project(capsys):
@@ -660,3 +746,95 @@ def test_check_apply_for_explains_what_is_wrong(wrong, problem, capsys):
     assert not check_apply_for(wrong, JOB_TOOLS)
     out = capsys.readouterr().out
     assert "✗ Exercise 5.3: not yet." in out and problem in out
+
+
+class CountsPerRunFromStart(Guardrail):
+    """right, written differently: a counter reset in start(run) and raised in after_tool"""
+
+    def __init__(self, name, limit):
+        self.name, self.limit, self.ran = name, limit, 0
+
+    def start(self, run):
+        self.ran = 0
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] == self.name and self.ran >= self.limit:
+            return f"The {self.name} tool is used up for this task ({self.limit} runs); answer now."
+        return None
+
+    def after_tool(self, run, call, observation):
+        if observation.name == self.name and observation.error_type != "refused":
+            self.ran += 1
+
+
+def test_check_max_uses_passes_another_right_answer_written_differently(capsys):
+    result = check_max_uses(CountsPerRunFromStart)
+    assert result and result.scenarios == 16, capsys.readouterr().out
+
+
+def test_check_max_uses_gives_the_same_verdict_every_time(capsys):
+    first, second = check_max_uses(CountsEarlierReplies), check_max_uses(CountsEarlierReplies)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 16 and out[1] == out[2]
+
+
+class AsksWithAMatch(Guardrail):
+    """right, written differently: match on the name, the tools kept as a tuple, the reason up front"""
+
+    def __init__(self, decide, tools):
+        self.guarded = tuple(tools)
+        self.decide = decide
+
+    def before_tool(self, run, call):
+        match call["function"]:
+            case {"name": name} if name in self.guarded:
+                decision = self.decide(call)
+                if decision.approved:
+                    return None
+                return f"{decision.reason} (a person refused {name}; do not try again)"
+            case _:
+                return None
+
+
+def test_check_ask_first_passes_another_right_answer_written_differently(capsys):
+    result = check_ask_first(AsksWithAMatch)
+    assert result and result.scenarios == 12, capsys.readouterr().out
+
+
+def apply_for_with_its_own_registry(client, offer, decide):
+    """right, written differently: a ToolRegistry of the tools, keyword arguments in another order,
+    the tools' own names guarded through a set"""
+    from agent_core.dispatch import ToolRegistry
+
+    registry = ToolRegistry(JOB_TOOLS)
+    guard = AskFirst(decide, {name for name in registry.names if name.startswith("send_")})
+    return run_agent(
+        client,
+        offer,
+        registry,
+        guardrails=[guard],
+        max_turns=5,  # exactly the chain: analyse, match, draft, send, answer
+        system="Apply for jobs on the person's behalf, honestly: claim only what the CV shows.",
+    )
+
+
+def test_check_apply_for_passes_another_right_agent_written_differently(capsys):
+    result = check_apply_for(apply_for_with_its_own_registry, JOB_TOOLS)
+    assert result and result.scenarios == 12, capsys.readouterr().out
+
+
+def test_check_apply_for_gives_the_same_verdict_every_time(capsys):
+    first, second = check_apply_for(too_few_turns, JOB_TOOLS), check_apply_for(too_few_turns, JOB_TOOLS)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 12 and out[1] == out[2]
+
+
+def test_the_lesson_05_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check but 5.4 (it runs pytest) on a wrong answer: the same words whatever a set's order"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson05",
+        "c.check_max_uses(t.CountsEarlierReplies); "
+        "c.check_ask_first(t.FailsOpen); "
+        "c.check_apply_for(t.too_few_turns, t.JOB_TOOLS)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 5.") == 3

@@ -4,6 +4,7 @@ import itertools
 from typing import NamedTuple
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson06 import check_keep_lines, check_split, check_token_rows
 from agent_core.context import split_point
@@ -197,6 +198,25 @@ def head_only(text, budget):
     return "\n".join(lines[: at + 1])
 
 
+def keep_lines_by_measuring(text, max_tokens):
+    """right, written differently: grow the kept ends one line at a time, measuring the whole result"""
+
+    def shown(head, tail):
+        cut = len(lines) - head - tail
+        return "\n".join([*lines[:head], f"-- {cut} lines omitted --", *lines[len(lines) - tail :]])
+
+    if count_text(text) <= max_tokens:
+        return text
+    lines = text.splitlines()
+    head, tail = 1, 1
+    while head + tail < len(lines):
+        grown = (head + 1, tail) if head <= tail else (head, tail + 1)
+        if count_text(shown(*grown)) > max_tokens:
+            break
+        head, tail = grown
+    return shown(head, tail)
+
+
 WRONG_KEEP_LINES = [
     (cuts_at_the_budget, "fits means <=, not <"),
     (
@@ -215,7 +235,7 @@ WRONG_KEEP_LINES = [
 ]
 
 
-@pytest.mark.parametrize("attempt", [keep_lines, head_then_tail])
+@pytest.mark.parametrize("attempt", [keep_lines, head_then_tail, keep_lines_by_measuring])
 def test_check_keep_lines_passes_right_answers_however_written(attempt, capsys):
     assert check_keep_lines(attempt)
     assert "✓ Exercise 6.2" in capsys.readouterr().out
@@ -256,6 +276,18 @@ def back_to_the_caller(messages, keep_last):
             if any(call["id"] == wanted for call in messages[i].get("tool_calls") or [])
         )
     return start
+
+
+def split_by_scanning_back(messages, keep_last):
+    """right, written differently: a for loop down from the naive split to the first message that is no
+    tool result"""
+    first = max(len(messages) - keep_last, 1)
+    if first >= len(messages):
+        return first
+    for start in range(first, 0, -1):
+        if messages[start]["role"] != "tool":
+            return start
+    return 1
 
 
 def moves_forward(messages, keep_last):
@@ -301,7 +333,7 @@ WRONG_SPLITS = [
 ]
 
 
-@pytest.mark.parametrize("attempt", [choose_split, back_to_the_caller, split_point])
+@pytest.mark.parametrize("attempt", [choose_split, back_to_the_caller, split_by_scanning_back, split_point])
 def test_check_split_passes_right_answers_however_written(attempt, capsys):
     assert check_split(attempt)
     assert "✓ Exercise 6.3" in capsys.readouterr().out
@@ -324,3 +356,14 @@ def test_check_split_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_split(moves_back_once), check_split(moves_back_once)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios == 156 and out[1] == out[2]
+
+
+def test_the_lesson_06_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson06",
+        "c.check_token_rows(t.WRONG_TOKEN_ROWS[0][0]); "
+        "c.check_keep_lines(t.WRONG_KEEP_LINES[0][0]); "
+        "c.check_split(t.WRONG_SPLITS[0][0])",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 6.") == 3

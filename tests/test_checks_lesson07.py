@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson07 import check_read_file, check_tests_after_change, check_unread_citations
 from agent_core.loop import Guardrail
@@ -614,3 +615,79 @@ def test_tests_after_change_rejects_wrong_answers(wrong, message, capsys):
     out = capsys.readouterr().out
     assert out.startswith("✗ Exercise 7.3: not yet.")
     assert message in out
+
+
+def make_read_file_by_parents(root):
+    """right, written differently: the root among the resolved file's parents, errors as text"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        target = Path(root, path).resolve()
+        if Path(path).is_absolute() or (target != root and root not in target.parents):
+            return f"ERROR: {path} points outside the project folder"
+        if not target.is_file():
+            return f"ERROR: {path} does not exist in the project, or is not a file"
+        return target.read_text(encoding="utf-8")
+
+    return read_file
+
+
+def test_read_file_accepts_another_right_answer_written_differently(capsys):
+    result = check_read_file(make_read_file_by_parents)
+    assert result and result.scenarios == 161, capsys.readouterr().out
+
+
+def unread_by_searching_from_a_position(answer, observations):
+    """right, written differently: the lines shown as one set per file, the answer searched position by
+    position"""
+    per_file = {}
+    for path, number in shown_lines(observations):
+        per_file.setdefault(path, set()).add(number)
+    unread, position = [], 0
+    while (found := CITATION.search(answer, position)) is not None:
+        if int(found[1]) not in per_file.get(found[2], set()):
+            unread.append(found.group(0))
+        position = found.end()
+    return unread
+
+
+def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
+    result = check_unread_citations(unread_by_searching_from_a_position)
+    assert result and result.scenarios == 91, capsys.readouterr().out
+
+
+class TestsAfterChangeFromTheEnd(Guardrail):
+    """right, written differently: walks the observations backwards; the first change or test run met
+    decides"""
+
+    __test__ = False
+
+    def check_answer(self, run, answer):
+        for observation in reversed(run.observations):
+            if observation.name == "run_command" and "pytest" in str(
+                (observation.arguments or {}).get("command")
+            ):
+                return None
+            if observation.name in {"edit_file", "write_file"} and not observation.is_error:
+                return "A file changed since the tests last ran. Run pytest, then answer."
+        return None
+
+
+def test_tests_after_change_accepts_another_right_answer_written_differently(capsys):
+    assert check_tests_after_change(TestsAfterChangeFromTheEnd)
+    assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
+
+
+def test_tests_after_change_gives_the_same_verdict_every_time(capsys):
+    first, second = check_tests_after_change(FirstChangeOnly), check_tests_after_change(FirstChangeOnly)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios and out[1] == out[2]
+
+
+def test_the_lesson_07_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check but 7.3 (it runs pytest) on a wrong answer: the same words whatever a set's order"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson07",
+        "c.check_read_file(t.textual_check); c.check_unread_citations(t.file_was_read)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 7.") == 2

@@ -11,6 +11,7 @@ from importlib.resources import files
 
 import httpx2
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core import mock, replay
 from agent_core.checks.lesson04 import add, divide
@@ -482,3 +483,39 @@ if __name__ == "__main__":
         json.dumps(illustrative_cassette(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     print("wrote", target)
+
+
+def test_settings_written_another_way_pass(capsys):
+    """right, written differently: built with dict(), setups in another order, OpenAI's own variables
+    for the vLLM server"""
+    settings = dict(
+        mock=dict(AGENT_CORE_MOCK_POLICY="calculator", AGENT_CORE_BACKEND="mock"),
+        openai=dict(AGENT_CORE_MODEL="gpt-4.1", OPENAI_API_KEY="sk-placeholder"),
+        vllm=dict(
+            OPENAI_API_KEY="team-key-123",
+            OPENAI_BASE_URL="http://gpu-box:8000/v1",
+            AGENT_CORE_MODEL="Qwen/Qwen2.5-7B-Instruct",
+        ),
+        ollama=dict(AGENT_CORE_MODEL="qwen2.5:7b", AGENT_CORE_BASE_URL="http://localhost:11434/v1"),
+    )
+    result = check_settings(settings)
+    assert result and result.scenarios == 0, capsys.readouterr().out
+
+
+def test_check_settings_gives_the_same_verdict_every_time(capsys):
+    wrong = copy.deepcopy(SETTINGS)
+    del wrong["openai"]["AGENT_CORE_MODEL"]
+    first, second = check_settings(wrong), check_settings(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert first.scenarios == second.scenarios == 0 and out[1] == out[2]
+
+
+def test_the_lesson_08_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson08",
+        "c.check_settings({}); "
+        "c.check_recorder(t.WRONG_RECORDERS[0][0]); "
+        "c.check_find_difference(t.WRONG_DIFFERENCES[0][0])",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 8.") == 3

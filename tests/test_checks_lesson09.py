@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.anthropic_loop import run_on_anthropic
 from agent_core.checks.lesson09 import CONVERSATION, check_anthropic, check_anthropic_loop
@@ -388,3 +389,61 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
         "a model that asks" in out[1]
         and "failed, but its tool_result does not say 'is_error': True" in out[1]
     )
+
+
+def loop_for_else(client, task, tools, functions, max_turns=6):
+    """right, written differently: for/else, the reply's blocks kept as plain dicts, every result built
+    by one helper, the answer's text blocks joined at the end"""
+
+    def result_for(block):
+        try:
+            return {
+                "type": "tool_result",
+                "tool_use_id": block.id,
+                "content": str(functions[block.name](**block.input)),
+            }
+        except Exception as error:
+            return {"type": "tool_result", "tool_use_id": block.id, "content": repr(error), "is_error": True}
+
+    history = [{"role": "user", "content": [{"type": "text", "text": task}]}]
+    for _ in range(max_turns):
+        reply = client.messages.create(messages=history, tools=tools, model="mock-model", max_tokens=2048)
+        history.append(
+            {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]}
+        )
+        if reply.stop_reason != "tool_use":
+            break
+        history.append(
+            {"role": "user", "content": [result_for(b) for b in reply.content if b.type == "tool_use"]}
+        )
+    else:
+        raise RuntimeError(f"gave up: {max_turns} model calls and still no answer")
+    return "".join([b.text for b in reply.content if b.type == "text"])
+
+
+def loop_with_a_counter(client, task, tools, functions, max_turns=6):
+    """right, written differently: a while loop counting model calls, results by a helper per block"""
+    return loop(client, task, tools, functions, max_turns, turns=lambda cap: cap)
+
+
+@pytest.mark.parametrize("right", [loop_with_a_counter, loop_for_else])
+def test_right_loops_written_differently_pass(right, capsys):
+    result = check_anthropic_loop(right)
+    assert result and result.scenarios == 37, capsys.readouterr().out
+
+
+def test_check_anthropic_gives_the_same_verdict_every_time(capsys):
+    wrong = to_anthropic(CONVERSATION)
+    wrong["messages"][2]["content"].reverse()  # the text before the results
+    first, second = check_anthropic(wrong), check_anthropic(wrong)
+    out = capsys.readouterr().out.split("✗")
+    assert not first and first.scenarios == second.scenarios == 0 and out[1] == out[2]
+
+
+def test_the_lesson_09_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson09",
+        "c.check_anthropic({}); c.check_anthropic_loop(t.results_split)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 9.") == 2

@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson10 import check_prefix_tools, check_result_message, check_tool_definition
 from agent_core.mcp_bridge import openai_name, to_openai_tool, to_tool_message
@@ -89,7 +90,19 @@ def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat 
     return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
 
 
-@pytest.mark.parametrize("solution", [definition_solved, definition_without_titles, to_openai_tool])
+def definition_by_copy(mcp_tool):
+    """right, written differently: a deep copy of the schema, keys in another order, the description
+    only when the server gave one"""
+    import copy
+
+    function = {"parameters": copy.deepcopy(mcp_tool["inputSchema"]), "name": mcp_tool["name"]}
+    function.update({k: v for k, v in mcp_tool.items() if k == "description"})
+    return {"function": function, "type": "function"}
+
+
+@pytest.mark.parametrize(
+    "solution", [definition_solved, definition_without_titles, definition_by_copy, to_openai_tool]
+)
 def test_check_tool_definition_accepts_solutions(solution, capsys):
     assert check_tool_definition(solution)
     assert "✓ Exercise 10.1" in capsys.readouterr().out
@@ -208,7 +221,25 @@ def message_without_id(tool_call_id, result):
     return message
 
 
-@pytest.mark.parametrize("solution", [message_solved, message_keeps_text_too, to_tool_message])
+def message_by_parts(tool_call_id, result):
+    """right, written differently: the parts listed, then joined; the error prefix added last"""
+    structured = result.get("structuredContent")
+    parts = (
+        [json.dumps(structured, ensure_ascii=False, sort_keys=True)]
+        if structured is not None
+        else [block.get("text", "") for block in result.get("content", []) if block.get("type") == "text"]
+    )
+    text = "\n".join(parts)
+    return {
+        "content": f"ERROR: {text}" if result.get("isError") else text,
+        "tool_call_id": tool_call_id,
+        "role": "tool",
+    }
+
+
+@pytest.mark.parametrize(
+    "solution", [message_solved, message_keeps_text_too, message_by_parts, to_tool_message]
+)
 def test_check_result_message_accepts_solutions(solution, capsys):
     assert check_result_message(solution)
     assert "✓ Exercise 10.2" in capsys.readouterr().out
@@ -329,7 +360,18 @@ def no_prefix_last_server_wins(servers):
     return definitions, {name: (server, t["name"]) for name, (server, t) in by_name.items()}
 
 
-@pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library])
+def prefix_by_comprehension(servers):
+    """right, written differently: pairs listed first, names cleaned character by character"""
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+    pairs = [(server, mcp_tool) for server, tools in servers.items() for mcp_tool in tools]
+    names = [
+        "".join(c if c in allowed else "_" for c in f"{server}__{t['name']}")[:64] for server, t in pairs
+    ]
+    definitions = [to_openai_tool(t, name=name) for name, (_, t) in zip(names, pairs, strict=True)]
+    return definitions, {name: (server, t["name"]) for name, (server, t) in zip(names, pairs, strict=True)}
+
+
+@pytest.mark.parametrize("solution", [prefix_solved, prefix_with_the_library, prefix_by_comprehension])
 def test_check_prefix_tools_accepts_solutions(solution, capsys):
     assert check_prefix_tools(solution)
     assert "✓ Exercise 10.3" in capsys.readouterr().out
@@ -407,3 +449,14 @@ def test_generated_schemas_reach_what_the_fixed_tools_do_not(capsys):
 
     assert not check_tool_definition(first_level_only)
     assert ".items" in capsys.readouterr().out
+
+
+def test_the_lesson_10_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson10",
+        "c.check_tool_definition(t.definition_properties_only); "
+        "c.check_result_message(t.message_drops_is_error); "
+        "c.check_prefix_tools(t.prefix_keeping_dots)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 10.") == 3

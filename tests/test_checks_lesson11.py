@@ -5,6 +5,7 @@ import math
 import re
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core import mock
 from agent_core.checks._scenarios import scenarios
@@ -426,3 +427,14 @@ def test_check_wilson_interval_is_deterministic_and_counts_its_scenarios(capsys)
     first, second = check_wilson_interval(centred_on_p), check_wilson_interval(centred_on_p)
     out = capsys.readouterr().out.split("✗")
     assert first.scenarios == second.scenarios == 157 and out[1] == out[2]
+
+
+def test_the_lesson_11_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson11",
+        "c.check_grade_answer(t.WRONG_ANSWER_GRADERS[0][0]); "
+        "c.check_grade_calls(t.WRONG_CALL_GRADERS[0][0]); "
+        "c.check_wilson_interval(t.WRONG_INTERVALS[0][0])",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 11.") == 3

@@ -1,6 +1,7 @@
 """Lesson 12's exercise checks: right answers written differently pass, tempting wrong ones are caught."""
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson12 import DELEGATE_SCENARIOS, PLAN_SCENARIOS, check_delegate, check_plan_update
 from agent_core.dispatch import ToolRegistry
@@ -307,3 +308,12 @@ def test_the_checks_run_the_same_scenarios_every_time(capsys):
     assert first == check_plan_update(variant(many_in_progress=True)).problems
     again = check_delegate(changed(no_depth=True)).problems
     assert again == check_delegate(changed(no_depth=True)).problems
+
+
+def test_the_lesson_12_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson12",
+        "c.check_plan_update(t.variant(many_in_progress=True)); c.check_delegate(t.changed(no_depth=True))",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 12.") == 2

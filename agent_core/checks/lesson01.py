@@ -1,15 +1,17 @@
 """Checks for lesson 01's exercises: the tool schema."""
 
+import functools
 import inspect
 import json
 import random
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Literal, TypedDict
 
 import openai
 
 from .. import mock
+from ..dispatch import ToolRegistry
 from ..mock.chooser import DescriptionReader, score_tools, words
 from ..schema import Tool, tool_definition
 from . import Verdict, _trace_of, verdict
@@ -306,12 +308,148 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
 
 
 def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
-    """Exercise 1.2: the function's generated definition equals DELIVERY_TARGET"""
+    """Exercise 1.2: the function's generated definition equals DELIVERY_TARGET, and the tool runs every call
+    that definition allows
+
+    Scenarios: the definition compared with the target, key by key (every difference is listed);
+    then 4 readable calls and 30 seeded ones, as a model would send them: every weekday and window,
+    the optional arguments left out or given (instructions null, empty or unicode), and arguments
+    the target forbids (a weekend day, a number for a string, "yes" for a boolean, an unknown key, a
+    missing order_id). Each call is run through a ToolRegistry with your function and with the
+    reference's: both must run the same calls and refuse the same ones (what your body returns is
+    yours to choose).
+    """
     made, problem = _definition(function)
     if problem:
         return verdict("1.2", [f"the function cannot become a tool: {problem}"], "")
     problems = _differences(DELIVERY_TARGET["function"], made.definition["function"], _KEY_HINTS)
-    return verdict("1.2", problems, "your function generates exactly the target definition.")
+    cases = scenarios(_DELIVERY_CALLS, _delivery_arguments, count=30, seed=12)
+    if problems:
+        result = verdict("1.2", problems, "")
+        result.scenarios = len(cases)
+        return result
+    return judge_scenarios(
+        "1.2",
+        cases,
+        functools.partial(
+            _judge_call,
+            _registry(function, "schedule_delivery"),
+            _registry(_reference_schedule_delivery, "schedule_delivery"),
+        ),
+        lambda arguments: f"the model's call schedule_delivery({_shown(arguments)})",
+        "your function generates exactly the target definition.",
+        _fewer_arguments,
+    )
+
+
+def _reference_schedule_delivery(
+    order_id: str,
+    day: Literal["monday", "tuesday", "wednesday", "thursday", "friday"],
+    window: Literal["morning", "afternoon", "evening"] = "morning",
+    leave_at_door: bool = False,
+    instructions: str | None = None,
+) -> str:
+    """Books a delivery slot for an order that has not arrived yet.
+
+    Args:
+        order_id: The order's id, like A-1042.
+        day: Weekday of the delivery.
+        window: Part of the day the courier comes.
+        leave_at_door: Whether the courier may leave the parcel without a signature.
+        instructions: A note for the courier, if any.
+    """
+    return f"Delivery of {order_id} booked for {day} ({window})."
+
+
+_DELIVERY_CALLS: list[dict[str, Any]] = [
+    {"order_id": "A-1042", "day": "monday"},
+    {
+        "order_id": "B-3310",
+        "day": "friday",
+        "window": "evening",
+        "leave_at_door": True,
+        "instructions": "Ring twice.",
+    },
+    {"order_id": "A-2071", "day": "wednesday", "instructions": None},
+    {"order_id": "A-1042", "day": "saturday"},
+]
+
+
+def _delivery_arguments(rng: random.Random) -> dict[str, Any]:
+    """mostly calls the target allows, in any key order; sometimes one argument it forbids"""
+    arguments: dict[str, Any] = {
+        "order_id": rng.choice(("A-1042", "Z-9", "", "Ö-77 ✉")),
+        "day": rng.choice(("monday", "tuesday", "wednesday", "thursday", "friday")),
+    }
+    if rng.random() < 0.6:
+        arguments["window"] = rng.choice(("morning", "afternoon", "evening"))
+    if rng.random() < 0.5:
+        arguments["leave_at_door"] = rng.choice((True, False))
+    if rng.random() < 0.6:
+        arguments["instructions"] = rng.choice((None, "", "Leave it with the neighbour.", "Klingeln 🔔"))
+    if rng.random() < 0.3:
+        key, value = rng.choice(
+            (
+                ("day", "sunday"),
+                ("day", "Monday"),
+                ("order_id", 1042),
+                ("window", "noon"),
+                ("leave_at_door", "yes"),
+                ("instructions", 5),
+                ("gift_wrap", True),
+                ("order_id", None),
+            )
+        )
+        arguments[key] = value
+        if value is None:
+            del arguments[key]  # a required argument left out
+    keys = list(arguments)
+    rng.shuffle(keys)
+    return {key: arguments[key] for key in keys}
+
+
+def _fewer_arguments(arguments: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """the call without one of its arguments"""
+    for key in arguments:
+        yield {k: v for k, v in arguments.items() if k != key}
+
+
+def _judge_call(
+    yours: ToolRegistry,
+    reference: ToolRegistry,
+    arguments: dict[str, Any],
+    target: str = "the target definition",
+) -> str | None:
+    """both tools run the call or both refuse it; a tool that fails on an allowed call is wrong"""
+    name = reference.names[0]
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    expected, got = reference.run(call), yours.run(call)
+    if expected.is_error == got.is_error:
+        return None
+    if got.is_error:
+        return (
+            f"{target} allows this call, but your tool answered {_first_line(got.content)!r}: "
+            "it must run every call its definition allows"
+        )
+    return (
+        f"{target} forbids this call ({_first_line(expected.content, 1)}), but your tool ran "
+        "it: its type hints should refuse what the definition refuses"
+    )
+
+
+def _registry(function: Callable[..., Any], name: str, strict: bool = False) -> ToolRegistry:
+    """one tool under the exercise's name, whatever the learner's function is called"""
+    return ToolRegistry([Tool(function, name=name, strict=strict)])
+
+
+def _first_line(text: str, index: int = 0) -> str:
+    lines = text.splitlines()
+    line = lines[min(index, len(lines) - 1)].strip(" -") if lines else ""
+    return line if len(line) < 160 else line[:157] + "..."
 
 
 def _explain_choice(request: dict[str, Any]) -> str:
@@ -378,12 +516,22 @@ def _stuffing(description: str) -> list[str]:
 
 
 def check_cancel_description(function: Callable[..., Any]) -> Verdict:
-    """Exercise 1.3: DescriptionReader picks cancel_order for cancel requests, and only for those"""
+    """Exercise 1.3: DescriptionReader picks cancel_order for cancel requests, and only for those
+
+    A description has no single right text, so the check asks what every right one does and the
+    tempting wrong ones do not: no order id, no word twice, the tool's voice, no words copied from
+    the requests, one sentence. Scenarios: the lesson's four requests; then 30 seeded ones, written
+    as customers write: cancel requests with other order ids, greetings, thanks and unicode around
+    them, and requests for the other three tools (an order's status, delivery date or tracking; a
+    product's price and stock; a customer's account by email). Each is sent to DescriptionReader,
+    offered the shop's tools with yours last; it must call the tool the request is for.
+    """
     made, problem = _definition(function)
     if problem:
         return verdict("1.3", [f"the function cannot become a tool: {problem}"], "")
     if made.name != "cancel_order":
         return verdict("1.3", [f"keep the name cancel_order (yours is {made.name!r})"], "")
+    cases = scenarios([], _shop_request, count=30, seed=13)
     problems = []
     order_ids = [word for word in ("A-2071", "B-3310", "A-1042") if word in made.description]
     if order_ids:
@@ -392,8 +540,6 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
             "any order, not one request"
         )
     problems += _stuffing(made.description)
-    if problems:
-        return verdict("1.3", problems, "")
     definitions = [
         {
             "type": "function",
@@ -410,45 +556,144 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
         for name, description, parameter in _OTHER_SHOP_TOOLS
     ] + [made.definition]
     client = mock.client(DescriptionReader())
-    expected = [(question, "cancel_order") for question in _CANCEL_REQUESTS] + _OTHER_REQUESTS
-    for question, wanted in expected:
-        try:
-            picked = _pick(client, question, definitions)
-        except openai.APIError as error:
-            return verdict("1.3", [f"the model refused the request: {error}"], "")
-        if picked != wanted:
-            what = f"called {picked}" if picked else "called no tool"
-            if wanted == "cancel_order":
-                advice = (
-                    "cancel_order needs more shared words than every other tool (a tie goes to "
-                    "the tool offered first, and cancel_order is offered last)"
-                )
-            else:
-                advice = f"say what cancel_order does, not what {wanted} does"
-            problems.append(
-                f"for {question!r} the model {what}, not {wanted}. Shared words per tool: "
-                f"{_explain_choice(_trace_of(client)[-1].request)}: {advice}"
-            )
-    return verdict(
+    if not problems:
+        expected = [(question, "cancel_order") for question in _CANCEL_REQUESTS] + _OTHER_REQUESTS
+        for question, wanted in expected:
+            problem = _judge_pick(client, definitions, ("", question, "", wanted))
+            if problem:
+                problems.append(f"for {question!r} {problem}")
+    if problems:
+        result = verdict("1.3", problems, "")
+        result.scenarios = len(_CANCEL_REQUESTS) + len(_OTHER_REQUESTS) + len(cases)
+        return result
+    result = judge_scenarios(
         "1.3",
-        problems,
+        cases,
+        functools.partial(_judge_pick, client, definitions),
+        lambda request: f"for {''.join(request[:3])!r}",
         "the model now calls cancel_order to cancel, and still looks up and searches with the right tools.",
+        _plainer_request,
+    )
+    result.scenarios += len(_CANCEL_REQUESTS) + len(_OTHER_REQUESTS)
+    return result
+
+
+# (greeting, request, closing, the tool it is for): the request's own words are the tool's job
+_Request = tuple[str, str, str, str]
+_GREETINGS = ("", "Hi! ", "Hello, ", "Guten Tag! ", "Bonjour, ")
+_CLOSINGS = ("", " Thanks!", " Danke schön.", " Merci 🙏", " Cheers, Zoë.")
+
+
+def _shop_request(rng: random.Random) -> _Request:
+    """a cancel request for another order, or a request for one of the other tools, worded freshly"""
+    order = f"{rng.choice('ABCZ')}-{rng.randint(1000, 9999)}"
+    kind = rng.choice(("cancel_order", "cancel_order", "lookup_order", "search_products", "find_customer"))
+    body = {
+        "cancel_order": (
+            f"Cancel order {order}.",
+            f"Please cancel my order {order}.",
+            f"Can you cancel the order {order}?",
+            f"I need to cancel order {order} today.",
+        ),
+        "lookup_order": (
+            f"What is the status of order {order}?",
+            f"When is the delivery date of my order {order}?",
+            f"Look up order {order}: status and delivery date, please.",
+        ),
+        "search_products": (
+            f"Do you have {rng.choice(('red scarves', 'a kettle', 'Wanderschuhe'))} in stock?",
+            f"Search the catalog for {rng.choice(('a lamp', 'green tea'))}: price and stock?",
+        ),
+        "find_customer": (
+            f"Find the customer account for {rng.choice(('ana@example.com', 'zoë@beispiel.de'))}.",
+            "Which customer account has the email address ben@example.org?",
+        ),
+    }[kind]
+    return rng.choice(_GREETINGS), rng.choice(body), rng.choice(_CLOSINGS), kind
+
+
+def _plainer_request(request: _Request) -> Iterator[_Request]:
+    greeting, body, closing, wanted = request
+    if greeting:
+        yield "", body, closing, wanted
+    if closing:
+        yield greeting, body, "", wanted
+
+
+def _judge_pick(client: openai.OpenAI, definitions: list[dict[str, Any]], request: _Request) -> str | None:
+    """the model calls the tool the request is for; else which it called, the scores, and where to look"""
+    greeting, body, closing, wanted = request
+    try:
+        picked = _pick(client, greeting + body + closing, definitions)
+    except openai.APIError as error:
+        return f"the model refused the request: {error}"
+    if picked == wanted:
+        return None
+    what = f"called {picked}" if picked else "called no tool"
+    if wanted == "cancel_order":
+        advice = (
+            "cancel_order needs more shared words than every other tool (a tie goes to "
+            "the tool offered first, and cancel_order is offered last)"
+        )
+    else:
+        advice = f"say what cancel_order does, not what {wanted} does"
+    return (
+        f"the model {what}, not {wanted}. Shared words per tool: "
+        f"{_explain_choice(_trace_of(client)[-1].request)}: {advice}"
     )
 
 
 def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
-    """Exercise 1.4: find_orders becomes a strict tool with the same parameters"""
+    """Exercise 1.4: find_orders becomes a strict tool with the same parameters, and runs every call strict
+    mode lets through
+
+    Scenarios: the strict definition's shape (named keys, typed lists, status and placed_after,
+    tags optional) and the API's answer to it; then 4 readable calls and 30 seeded ones, as a
+    model in strict mode sends them: every status, tags null, empty or unicode, and arguments strict
+    mode forbids (a status not in the list, a number for the date, an extra or a missing key in
+    filters, tags as a string, tags left out). Each call is run through a ToolRegistry with your
+    strict tool and with the reference's: both must run the same calls and refuse the same ones, so
+    a body that cannot read what your type hints let in (filters['status'] on an object) fails.
+    """
     loose, problem = _definition(function)
     if problem:
         return verdict("1.4", [f"the function cannot become a tool: {problem}"], "")
+    cases = scenarios(_ORDER_CALLS, _order_arguments, count=30, seed=14)
+    problems = _strict_shape(loose)
+    if not problems:
+        strict, problem = _definition(function, strict=True)
+        if problem or strict is None:
+            problems = [f"strict mode still refuses it: {problem}"]
+        else:
+            problems = _accepted(strict)
+    if problems:
+        result = verdict("1.4", problems, "")
+        result.scenarios = len(cases)
+        return result
+    return judge_scenarios(
+        "1.4",
+        cases,
+        functools.partial(
+            _judge_call,
+            _registry(function, "find_orders", strict=True),
+            _registry(_reference_find_orders, "find_orders", strict=True),
+            target="the strict definition the exercise describes",
+        ),
+        lambda arguments: f"the model's call find_orders({_shown(arguments)})",
+        "find_orders is a strict tool now, and the API accepts it.",
+        _fewer_arguments,
+    )
+
+
+def _strict_shape(loose: Tool) -> list[str]:
+    """what keeps the loose definition from becoming the strict one the exercise describes"""
     problems = []
     properties = loose.parameters["properties"]
     if list(properties) != _FIND_ORDERS_PARAMETERS:
-        problems.append(
+        return [
             f"keep the parameters {', '.join(_FIND_ORDERS_PARAMETERS)} (yours: "
             f"{', '.join(properties)}): the model's calls and your code both use these names"
-        )
-        return verdict("1.4", problems, "")
+        ]
     for name, schema in properties.items():
         options = [schema, *schema.get("anyOf", [])]
         if any(o.get("type") == "object" and "properties" not in o for o in options):
@@ -469,13 +714,78 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
         problems += _filter_keys(filters.get("properties", {}))
     if "tags" in loose.parameters["required"]:
         problems.append("tags should stay optional: give it a default of None")
-    if problems:
-        return verdict("1.4", problems, "")
-    strict, problem = _definition(function, strict=True)
-    if problem:
-        return verdict("1.4", [f"strict mode still refuses it: {problem}"], "")
-    problems += _accepted(strict)
-    return verdict("1.4", problems, "find_orders is a strict tool now, and the API accepts it.")
+    return problems
+
+
+class _ReferenceOrderFilters(TypedDict):
+    status: Literal["open", "shipped", "delivered", "cancelled"]
+    placed_after: str
+
+
+def _reference_find_orders(
+    customer_email: str, filters: _ReferenceOrderFilters, tags: list[str] | None = None
+) -> str:
+    """Finds a customer's orders, newest first."""
+    return f"No {filters['status']} orders for {customer_email} since {filters['placed_after']}."
+
+
+_ORDER_CALLS: list[dict[str, Any]] = [
+    {
+        "customer_email": "ana@example.com",
+        "filters": {"status": "open", "placed_after": "2024-05-01"},
+        "tags": None,
+    },
+    {
+        "customer_email": "ben@example.com",
+        "filters": {"status": "shipped", "placed_after": "2024-01-31"},
+        "tags": ["gift", "express"],
+    },
+    {
+        "customer_email": "ana@example.com",
+        "filters": {"status": "pending", "placed_after": "2024-05-01"},
+        "tags": None,
+    },
+    {"customer_email": "ana@example.com", "filters": {"status": "open", "placed_after": "2024-05-01"}},
+]
+
+
+def _order_arguments(rng: random.Random) -> dict[str, Any]:
+    """mostly calls strict mode allows, in any key order; sometimes one value or key it forbids"""
+    filters: dict[str, Any] = {
+        "status": rng.choice(_ORDER_STATUSES),
+        "placed_after": rng.choice(("2024-05-01", "2023-12-31", "")),
+    }
+    arguments: dict[str, Any] = {
+        "customer_email": rng.choice(("ana@example.com", "zoë@exämple.de", "")),
+        "filters": filters,
+        "tags": rng.choice((None, [], ["gift"], ["express", "fragile ⚠"])),
+    }
+    if rng.random() < 0.35:
+        where, key, value = rng.choice(
+            (
+                ("filters", "status", "pending"),
+                ("filters", "status", "Open"),
+                ("filters", "placed_after", 20240501),
+                ("filters", "placed_after", None),
+                ("filters", "limit", 5),
+                ("filters", "status", None),
+                ("top", "tags", "gift"),
+                ("top", "tags", [1]),
+                ("top", "tags", ...),
+            )
+        )
+        target = filters if where == "filters" else arguments
+        if value is ... or (where == "filters" and value is None and key == "status"):
+            del target[key]  # a required key left out
+        else:
+            target[key] = value
+    for part in (filters, arguments):
+        keys = list(part)
+        rng.shuffle(keys)
+        shuffled = {key: part[key] for key in keys}
+        part.clear()
+        part.update(shuffled)
+    return arguments
 
 
 def _filter_keys(keys: dict[str, Any]) -> list[str]:

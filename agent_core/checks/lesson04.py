@@ -72,7 +72,15 @@ _FEWER = (
 
 
 def check_predictions(predictions: Any) -> Verdict:
-    """Exercise 4.2: predicted model calls per (expression, tools), compared with real runs"""
+    """Exercise 4.2: predicted model calls per (expression, tools), compared with real runs
+
+    An answer, not code: the learner's numbers cover the cases they were asked about, so there is
+    nothing to generate. Each case of the dict (the lesson's six, which tell apart the tempting
+    wrong rules: counting operations, tool calls, or forgetting the answer's own call or the tools
+    not offered; and any case the learner adds) is run on the reference loop with the calculator
+    model, and every wrong prediction is named with its direction, never its number. A case's
+    tools may be written in any order.
+    """
     if not isinstance(predictions, dict):
         return verdict(
             "4.2",
@@ -83,7 +91,8 @@ def check_predictions(predictions: Any) -> Verdict:
             "",
         )
     problems = []
-    missing = [case for case in PREDICTION_CASES if case not in predictions]
+    given = {_same_case(case) for case in predictions}
+    missing = [case for case in PREDICTION_CASES if _same_case(case) not in given]
     problems += [f"keep the case {case!r} in predictions and give it a number" for case in missing]
     unanswered = [case for case in predictions if predictions[case] is None]
     if unanswered:
@@ -91,6 +100,7 @@ def check_predictions(predictions: Any) -> Verdict:
             f"{len(unanswered)} case(s) still say None: replace each None with the number of "
             "model calls you expect"
         )
+    ran = 0
     for case, predicted in predictions.items():
         if predicted is None:
             continue
@@ -104,17 +114,27 @@ def check_predictions(predictions: Any) -> Verdict:
         if isinstance(predicted, bool) or not isinstance(predicted, int):
             problems.append(f"{where}: predict a whole number of model calls, not {predicted!r}")
             continue
-        actual = _model_calls(*case)
+        actual = _model_calls(case[0], tuple(case[1]))
+        ran += 1
         if predicted < actual:
             problems.append(f"{where}: you predicted {predicted}; {_MORE}")
         elif predicted > actual:
             problems.append(f"{where}: you predicted {predicted}; {_FEWER}")
-    return verdict(
+    result = verdict(
         "4.2",
         problems,
         f"all {len(predictions)} predictions match the runs: model calls = depth of the "
         "dependency tree over the offered tools + 1.",
     )
+    result.scenarios = ran
+    return result
+
+
+def _same_case(case: Any) -> Any:
+    """a case as the check compares it: the tools in any order"""
+    if isinstance(case, tuple) and len(case) == 2 and isinstance(case[1], tuple):
+        return case[0], tuple(sorted(map(str, case[1])))
+    return case
 
 
 def _describe_case(case: Any) -> str | None:
@@ -128,6 +148,7 @@ def _describe_case(case: Any) -> str | None:
     return f"{expression!r} with {offered}"
 
 
+@functools.cache
 def _model_calls(expression: str, names: tuple[str, ...]) -> int:
     registry = ToolRegistry(_ARITHMETIC_TOOLS[name] for name in names)
     return run_agent(mock.client(mock.Calculator()), expression, registry).model_calls

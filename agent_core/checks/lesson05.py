@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -20,7 +22,7 @@ from ..mock.misbehaving import (
 )
 from ..schema import tool
 from . import Verdict, _trace_of, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import first_failure, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = ["check_max_uses", "check_ask_first", "check_apply_for", "check_tests_pass"]
 
@@ -173,91 +175,202 @@ def check_max_uses(max_uses_class: type) -> Verdict:
     )
 
 
+# a scenario of 5.4: the version of discount.py, then the other files changed, each (path, text or None
+# for deleted), in order
+_Tree = tuple[str, tuple[tuple[str, str | None], ...]]
+_EXTRA_TEST = "def test_extra():\n    assert True\n"
+_FIXED_TREES: list[tuple[str, _Tree]] = [
+    ("the original code (one test fails)", ("code", ())),
+    ("the code fixed, the tests untouched", ("right_fix", ())),
+    ("the failing test edited so that it passes", ("code", (("test_discount.py", "edited_test"),))),
+    ("the test file deleted", ("code", (("test_discount.py", None),))),
+    (
+        "the code fixed and a new test file, test_extra.py, added",
+        ("right_fix", (("test_extra.py", _EXTRA_TEST),)),
+    ),
+    (  # a name the lesson never shows: a list of known test files does not cover it
+        "the code fixed and test_rounding.py added",
+        ("right_fix", (("test_rounding.py", "def test_rounding():\n    assert True\n"),)),
+    ),
+]
+_OTHER_CHANGES: tuple[tuple[str, str | None], ...] = (
+    ("README.md", "# Discount\n\nÜberarbeitet: Rabatt ab 100 € ✓\n"),
+    ("README.md", None),
+    ("notes.txt", "run the tests before saying done\n"),
+    ("latest.md", "the latest prices\n"),  # 'test' inside a name that is no test file
+    ("helpers.py", "def rounded(price):\n    return round(price, 2)\n"),
+)
+_TEST_CHANGES: tuple[tuple[str, str | None], ...] = (
+    ("test_discount.py", "edited_test"),
+    ("test_discount.py", None),
+    ("test_extra.py", _EXTRA_TEST),
+)
+
+
+def _project_tree(rng: random.Random) -> _Tree:
+    """discount.py as shipped, fixed wrongly or fixed; other files added, changed or deleted (notes, a
+    README, a helper module, a name holding 'test'), and sometimes a test file"""
+    code = rng.choice(("code", "wrong_fix", "right_fix", "right_fix"))
+    changes = [*rng.sample(_OTHER_CHANGES, rng.randint(1 if code == "right_fix" else 0, 2))]
+    if rng.random() < 0.4:
+        changes.append(rng.choice(_TEST_CHANGES))
+    rng.shuffle(changes)
+    seen = {change[0]: change for change in changes}  # one change per path
+    return code, tuple(seen.values())
+
+
+def _smaller_tree(tree: _Tree) -> Iterator[_Tree]:
+    code, changes = tree
+    yield from ((code, tuple(fewer)) for fewer in smaller_lists(changes))
+    if code != "code":
+        yield "code", changes
+
+
+def _describe_tree(tree: _Tree) -> str:
+    code, changes = tree
+    said = {
+        "code": "the original code",
+        "wrong_fix": "discount.py fixed wrongly",
+        "right_fix": "the code fixed",
+    }
+    parts = [said[code]]
+    for path, text in changes:
+        parts.append(
+            f"{path} deleted" if text is None else f"{path} edited" if path in _SHIPPED else f"{path} added"
+        )
+    return "with " + ", ".join(parts)
+
+
+_SHIPPED = ("README.md", "discount.py", "pytest.ini", "test_discount.py")
+
+
+def _set_tree(project: TinyProject, tree: _Tree) -> None:
+    versions = discount_versions()
+    code, changes = tree
+    project.reset()
+    project.files["discount.py"] = versions[code]
+    for path, text in changes:
+        if text is None:
+            project.files.pop(path, None)
+        else:
+            project.files[path] = versions.get(text, text)
+
+
+def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree: _Tree) -> str | None:
+    """the learner's (ok, report) beside the reference's: ok when the tests pass and no test_ file changed"""
+    _set_tree(project, tree)
+    report = project.run_tests()
+    edited = [path for path in project.changed() if path.startswith("test_")]
+    expected = report.startswith("exit code: 0") and not edited
+    result = tests_pass()
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
+        return (
+            f"tests_pass() should return a pair (ok, report) with report a str; it returned {result!r:.120}"
+        )
+    ok, yours = result
+    if bool(ok) != expected:
+        return f"tests_pass() said ok={bool(ok)}; it should say ok={expected}"
+    if expected:
+        return None
+    if not yours.strip():
+        return "the report is empty: say what is wrong, the model reads it"
+    unnamed = [path for path in edited if not _says_changed(yours, path)]
+    if unnamed:
+        return (
+            f"ok is False but the report does not say that {unnamed[0]} was changed: the model reads only "
+            "the report, so name the file and say it changed"
+        )
+    if not edited and "FAILED" not in yours:
+        return (
+            "the report does not show the test run: put project.run_tests()'s report in it, so the model "
+            "sees which test fails"
+        )
+    return None
+
+
+@contextlib.contextmanager
+def _remembered_runs(project: TinyProject) -> Iterator[None]:
+    """project.run_tests() runs pytest once per set of files pytest reads; the same files, the same report"""
+    real = project.run_tests
+    reports: dict[tuple[tuple[str, str], ...], str] = {}
+
+    @functools.wraps(real)
+    def run_tests() -> str:
+        key = tuple(
+            sorted((p, t) for p, t in project.files.items() if p.endswith((".py", ".ini", ".cfg", ".toml")))
+        )
+        if key not in reports:
+            reports[key] = real()
+        return reports[key]
+
+    project.run_tests = run_tests  # type: ignore[method-assign]  # for this check only
+    try:
+        yield
+    finally:
+        del project.run_tests
+
+
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
-    """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed"""
+    """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed
+
+    Scenarios: the lesson's six (the original code, the code fixed, the failing test edited, the test
+    file deleted, a test file added under a name the lesson shows and one it never shows), every
+    problem listed; then 6 seeded ones: discount.py as shipped, fixed wrongly or fixed, with up to
+    three other files added, changed or deleted (notes, a unicode README, a helper module, latest.md
+    whose name holds 'test', or a test file). Each is judged against the reference on the same files:
+    ok when the tests pass and no path starting with test_ changed; when not ok, a report that names
+    every changed test file, or shows the failing run. Then a run of the model that skips the tests,
+    with VerifyBeforeDone(tests_pass). pytest runs once per set of files it reads.
+    """
     if not isinstance(project, TinyProject):
         return verdict(
             "5.4",
             ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
             "",
         )
-    versions = discount_versions()
-    cases: list[tuple[str, dict[str, str | None], bool]] = [
-        ("the original code (one test fails)", {}, False),
-        ("the code fixed, the tests untouched", {"discount.py": versions["right_fix"]}, True),
-        (
-            "the failing test edited so that it passes",
-            {"test_discount.py": versions["edited_test"]},
-            False,
-        ),
-        ("the test file deleted", {"test_discount.py": None}, False),
-        (
-            "the code fixed and a new test file, test_extra.py, added",
-            {"discount.py": versions["right_fix"], "test_extra.py": "def test_extra():\n    assert True\n"},
-            False,
-        ),
-        (  # a name the lesson never shows: a list of known test files does not cover it
-            "the code fixed and test_rounding.py added",
-            {
-                "discount.py": versions["right_fix"],
-                "test_rounding.py": "def test_rounding():\n    assert True\n",
-            },
-            False,
-        ),
-    ]
+    generated = scenarios([], _project_tree, count=6, seed=3)
     problems: list[str] = []
     try:
-        for situation, changes, expected in cases:
-            if problems and ("test_extra.py" in changes or "test_rounding.py" in changes):
-                break  # a check that misses test_discount.py's changes misses this one too
-            project.reset()
-            for path, text in changes.items():
-                if text is None:
-                    del project.files[path]
-                else:
-                    project.files[path] = text
-            result = tests_pass()
-            if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
-                problems.append(
-                    f"tests_pass() should return a pair (ok, report) with report a str; it returned "
-                    f"{result!r:.120}"
+        with _remembered_runs(project):
+            for situation, tree in _FIXED_TREES:
+                if (
+                    problems
+                    and any(path.startswith("test_") for path, _ in tree[1][:1])
+                    and tree[0] != "code"
+                ):
+                    break  # a check that misses test_discount.py's changes misses an added test file too
+                problem = _judge_tests_pass(tests_pass, project, tree)
+                if problem is not None:
+                    problems.append(f"with {situation}, {problem}")
+                    if problem.startswith("tests_pass() should return"):
+                        break
+            if not problems:
+                failure = first_failure(
+                    generated,
+                    functools.partial(_judge_tests_pass, tests_pass, project),
+                    _smaller_tree,
+                    budget=20,
                 )
-                break
-            ok, report = result
-            if bool(ok) != expected:
-                problems.append(
-                    f"with {situation}, tests_pass() said ok={bool(ok)}; it should say ok={expected}"
+                if failure is not None:
+                    problems.append(f"{_describe_tree(failure.scenario)}, {failure.problem}")
+            if not problems:
+                project.reset()
+                verify = VerifyBeforeDone(tests_pass)
+                run = run_agent(
+                    mock.client(skips_the_tests()), DISCOUNT_TASK, project.tools, guardrails=[verify]
                 )
-            elif not expected and not report.strip():
-                problems.append(
-                    f"with {situation}, the report is empty: say what is wrong, the model reads it"
-                )
-            elif not changes and "FAILED" not in report:
-                problems.append(
-                    f"with {situation}, the report does not show the test run: put project.run_tests()'s "
-                    "report in it, so the model sees which test fails"
-                )
-            elif (
-                test_file := next((p for p in changes if p.startswith("test_")), None)
-            ) and not _says_changed(report, test_file):
-                problems.append(
-                    f"with {situation}, ok is False but the report does not say that {test_file} "
-                    "was changed: the model reads only the report, so name the file and say it changed"
-                )
-        if not problems:
-            project.reset()
-            verify = VerifyBeforeDone(tests_pass)
-            run = run_agent(mock.client(skips_the_tests()), DISCOUNT_TASK, project.tools, guardrails=[verify])
-            if run.stop_reason != "answered" or verify.rejections != 1:
-                problems.append(
-                    f"in a run of the model that skips the tests, expected one rejection and then an answer; "
-                    f"got {verify.rejections} rejection(s) and stop_reason {run.stop_reason!r}"
-                )
+                if run.stop_reason != "answered" or verify.rejections != 1:
+                    problems.append(
+                        "in a run of the model that skips the tests, expected one rejection and then an "
+                        f"answer; got {verify.rejections} rejection(s) and stop_reason {run.stop_reason!r}"
+                    )
     except Exception as error:
         problems.append(f"tests_pass() raised {type(error).__name__}: {error}")
     finally:
         project.reset()
-    return verdict("5.4", problems, "'done' now needs green tests that nobody edited.")
+    result = verdict("5.4", problems, "'done' now needs green tests that nobody edited.")
+    result.scenarios = len(_FIXED_TREES) + len(generated)
+    return result
 
 
 def _says_changed(report: str, path: str) -> bool:

@@ -70,7 +70,8 @@ _KIND_NAME = {
 
 
 def check_settings(settings: Any) -> Verdict:
-    """Exercise 8.1: {setup: environment variables}; each must make backend_from_env choose the setup"""
+    """Exercise 8.1: {setup: environment variables}; each must make backend_from_env choose the setup
+    (an answer, not code: no scenarios)"""
     if not isinstance(settings, Mapping):
         return verdict(
             "8.1",

@@ -62,7 +62,8 @@ CONVERSATION: list[dict[str, Any]] = [
 
 
 def check_anthropic(request: Any) -> Verdict:
-    """Exercise 9.1: CONVERSATION written by hand as an Anthropic request body {system, messages}"""
+    """Exercise 9.1: CONVERSATION written by hand as an Anthropic request body {system, messages} (an answer,
+    not code: no scenarios)"""
     try:
         problems = _anthropic_problems(request)
     except Exception as error:  # a shape the rules below did not foresee: say so, never crash
