@@ -6,7 +6,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ._jsonschema import Draft202012Validator, ValidationError, relevance
+from referencing.exceptions import Unresolvable
+
+from ._jsonschema import NOTHING_TO_FETCH, Draft202012Validator, ValidationError, relevance
 from .schema import Tool, json_type
 
 __all__ = [
@@ -96,7 +98,16 @@ def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
     """raise a CallFailure listing every way the arguments break the tool's JSON Schema"""
     # the function takes no other arguments, so report unknown ones even if the schema allows them
     schema = {"additionalProperties": False, **tool.parameters}
-    errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=relevance, reverse=True)
+    validator = Draft202012Validator(schema, registry=NOTHING_TO_FETCH)  # a "$ref" is never fetched
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=relevance, reverse=True)
+    except Unresolvable as error:  # the tool's own schema is broken: the model cannot fix that
+        raise CallFailure(
+            "tool_error",
+            f"the tool {tool.name!r} cannot be called: its parameters schema refers to "
+            f"{getattr(error, 'ref', error)!r}, which is not inside the schema (a schema is never "
+            "fetched). Do the task without this tool.",
+        ) from None
     if errors:
         order = list(tool.parameters.get("properties", {}))
         explained = dict.fromkeys(_explain(error) for error in errors)  # drop repeats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["Draft202012Validator", "ValidationError", "relevance"]
+__all__ = ["Draft202012Validator", "ValidationError", "relevance", "NOTHING_TO_FETCH"]
 
 # `import jsonschema` loads every library it can find for checking string formats ("iri", "date",
 # "duration"...), and JupyterLab installs them all. Building the IRI grammar of rfc3987_syntax
@@ -28,3 +28,16 @@ finally:
     for name in _hidden:
         if sys.modules.get(name, ...) is None:
             del sys.modules[name]
+
+import referencing  # noqa: E402  (jsonschema has imported it already)
+
+
+def _refuse_to_fetch(uri: str) -> referencing.Resource:
+    raise LookupError(f"{uri} is outside the schema, and a schema is never fetched")
+
+
+# A validator given this registry resolves a "$ref" only inside its own schema. jsonschema's default
+# registry would fetch any other URI over the network (with a DeprecationWarning). `retrieve` is
+# Registry's documented argument (the alias of its attrs field _retrieve, which mypy's attrs plugin
+# does not read).
+NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)  # type: ignore[call-arg]

@@ -80,16 +80,17 @@ def _call_on_this_thread(tool: Tool, kwargs: dict[str, Any]) -> tuple[str, Any] 
     except ToolFailure as error:  # the tool's own words for what went wrong, sent as they are
         return CallFailure("tool_error", str(error))
     except BaseException as error:  # SystemExit (argparse does it) and KeyboardInterrupt included
+        said = safe_one_line(error)
+        stop = "" if said.endswith((".", "!", "?")) else "."  # "a larger group." gets no second period
         return CallFailure(
             "tool_error",
-            f"the tool {tool.name!r} raised {type(error).__name__}: {safe_one_line(error)}. "
+            f"the tool {tool.name!r} raised {type(error).__name__}: {said}{stop} "
             "Check the arguments and call it again, or try another approach.",
         )
     try:
         return to_text(value), value
-    except (
-        BaseException
-    ) as error:  # a __str__ that raises, a structure that contains itself, nesting too deep
+    # a __str__ that raises, a structure that contains itself, nesting too deep
+    except BaseException as error:
         return CallFailure(
             "tool_error",
             f"the tool {tool.name!r} returned a value that cannot be written as text "

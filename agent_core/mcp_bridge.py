@@ -22,13 +22,17 @@ from typing import Any
 import anyio
 import anyio.from_thread
 import mcp_types
-import referencing
 import regex
 from mcp import Client, Implementation, MCPError, StdioServerParameters, stdio_client
 from mcp.client._memory import InMemoryTransport  # the SDK's in-process transport (a private module)
 
 from ._guard_calls import readonly_from_annotations
-from ._jsonschema import Draft202012Validator, ValidationError, relevance  # before jsonschema: see there
+from ._jsonschema import (
+    NOTHING_TO_FETCH,
+    Draft202012Validator,
+    ValidationError,
+    relevance,
+)  # before jsonschema
 
 # isort: split
 from jsonschema.exceptions import SchemaError
@@ -59,7 +63,9 @@ DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool 
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
 MAX_PAGES = 100  # pages of tools/list read at most: a server that always says "more" is stopped there
 WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
-CLIENT_INFO = Implementation(name="agent-core", version="0.1.0")  # fixed, so the wire is the same everywhere
+# written out, not read from the installed package, so the wire is the same everywhere; a test keeps
+# it equal to the version in pyproject.toml
+CLIENT_INFO = Implementation(name="agent-core", version="0.2.0")
 
 
 class MCPServerError(ToolFailure):
@@ -668,21 +674,12 @@ _ServerSchemaValidator = extend(
 )
 
 
-def _refuse_to_fetch(uri: str) -> Any:
-    raise LookupError(f"{uri} is outside the schema, and a schema is never fetched")
-
-
-# retrieve is Registry's documented argument (the alias of its attrs field _retrieve, which mypy's
-# attrs plugin does not read)
-_NOTHING_TO_FETCH: referencing.Registry = referencing.Registry(retrieve=_refuse_to_fetch)  # type: ignore[call-arg]
-
-
 def _argument_problems(schema: dict[str, Any], arguments: dict[str, Any], seconds: float) -> list[str]:
     """what is wrong with the arguments under the server's whole schema; raises ToolFailure when
     the schema itself cannot be applied (in time, or at all)"""
     _deadline.at = time.monotonic() + seconds
     try:
-        validator = _ServerSchemaValidator(schema, registry=_NOTHING_TO_FETCH)
+        validator = _ServerSchemaValidator(schema, registry=NOTHING_TO_FETCH)
         errors = sorted(validator.iter_errors(arguments), key=relevance, reverse=True)
     except TimeoutError:
         raise ToolFailure(

@@ -232,6 +232,15 @@ def test_an_exception_in_the_tool_becomes_a_short_observation(registry):
     assert "Traceback" not in content
 
 
+def test_an_exception_whose_message_ends_a_sentence_gets_no_second_period():
+    def book(guests: int) -> str:
+        """Book a table."""
+        raise RuntimeError("We seat at most 8; call the restaurant for a larger group.")
+
+    content = ToolRegistry([book]).dispatch(call("book", '{"guests": 12}'))["content"]
+    assert "for a larger group. Check the arguments" in content and ".." not in content
+
+
 def test_an_unserialisable_result_is_reported():
     def loop() -> list:
         """Return a list that contains itself."""

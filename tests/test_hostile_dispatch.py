@@ -2,6 +2,7 @@
 
 import argparse
 import asyncio
+import http.server
 import signal
 import sys
 import threading
@@ -313,3 +314,33 @@ def test_run_agent_answers_every_hostile_tool_and_goes_on(tool, arguments, start
     assert run.stop_reason == "answered" and run.answer == "Done."
     assert run.messages[-2]["role"] == "tool" and run.messages[-2]["content"].startswith(starts)
     assert run.observations[0].is_error == starts.startswith("ERROR: ")
+
+
+def test_a_schema_that_refers_outside_itself_is_never_fetched_and_the_run_goes_on():
+    fetched = []
+
+    class Schemas(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            fetched.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Schemas)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        registry = ToolRegistry([add])
+        url = f"http://127.0.0.1:{server.server_address[1]}/number.json"
+        registry["add"].parameters["properties"]["a"] = {"$ref": url}  # a hand-edited schema
+        observation = registry.run(call("add", '{"a": 1, "b": 2}'))
+        run = run_agent(mock.client(mock.Calculator()), "What is 1 + 2?", registry)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert fetched == []
+    assert observation.is_error and url in observation.content and "never fetched" in observation.content
+    assert run.stop_reason == "answered" and run.observations[0].is_error

@@ -4,6 +4,8 @@
 import json
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 from mcp.server.mcpserver import MCPServer
@@ -45,7 +47,8 @@ def stdio_weather():
 def test_stdio_session_starts_with_the_initialize_handshake(stdio_weather):
     first, reply, initialized = stdio_weather.wire[:3]
     assert (first.direction, first.message["method"], first.message["id"]) == ("->", "initialize", 1)
-    assert first.message["params"]["clientInfo"] == {"name": "agent-core", "version": "0.1.0"}
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
+    assert first.message["params"]["clientInfo"] == {"name": "agent-core", "version": project["version"]}
     assert reply.direction == "<-" and reply.message["id"] == 1
     assert reply.message["result"]["serverInfo"] == {"name": "weather", "version": "1.0.0"}
     assert reply.message["result"]["protocolVersion"] == first.message["params"]["protocolVersion"]

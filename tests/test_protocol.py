@@ -149,6 +149,21 @@ def test_tool_choice_without_tools():
             "Invalid type for 'messages[0].content': expected one of a string or array of objects",
             "messages[0].content",
         ),
+        (
+            {"role": "user", "content": ["hi"]},
+            "Invalid type for 'messages[0].content[0]': expected an object, but got a string instead.",
+            "messages[0].content[0]",
+        ),
+        (
+            {"role": "user", "content": [{"text": "hi"}]},
+            "Missing required parameter: 'messages[0].content[0].type'.",
+            "messages[0].content[0].type",
+        ),
+        (
+            {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": 7}]},
+            "Invalid type for 'messages[0].content[1].text': expected a string, but got a number instead.",
+            "messages[0].content[1].text",
+        ),
     ],
 )
 def test_messages_need_a_valid_role_and_content(message, text, param):
@@ -163,6 +178,13 @@ def test_empty_messages():
         "Invalid 'messages': empty array. Expected an array with minimum length 1"
     )
     assert error.body["code"] == "empty_array"
+
+
+def test_content_given_as_text_parts_is_accepted():
+    client = mock.client(mock.Script("hello"))
+    parts = [{"type": "text", "text": "Say "}, {"type": "text", "text": "hello"}]
+    reply = client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": parts}])
+    assert reply.choices[0].message.content == "hello"
 
 
 def test_a_correct_tool_round_trip_is_accepted():

@@ -115,6 +115,20 @@ def test_raw_http_gets_models_completions_and_errors():
     assert broken == 400 and json.loads(refusal)["error"]["message"].startswith("Missing required parameter")
 
 
+def test_a_form_encoded_body_gets_openais_not_json_400():
+    form = b"model=mock-model&messages=hello"
+    with serve() as server:
+        connection = HTTPConnection("127.0.0.1", server.port, timeout=30)
+        connection.request(
+            "POST", "/v1/chat/completions", form, {"Content-Type": "application/x-www-form-urlencoded"}
+        )
+        answer = connection.getresponse()
+        error = json.loads(answer.read())["error"]
+        connection.close()
+    assert answer.status == 400 and error["type"] == "invalid_request_error"
+    assert error["message"].startswith("We could not parse the JSON body of your request.")
+
+
 def test_a_taken_port_gives_a_clear_message():
     with serve() as server:
         with pytest.raises(ServerStartError) as caught:

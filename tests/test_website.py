@@ -23,6 +23,7 @@ import website  # noqa: E402
 from headless_chromium import CHROMIUM_FLAGS, chromium, missing  # noqa: E402
 
 SCREENSHOTS = ROOT / "test-artifacts" / "website"
+PHONE = {"width": 390, "height": 844}
 
 
 def _missing(reason: str) -> None:
@@ -116,8 +117,11 @@ def _wait_for_widgets(page) -> None:
         page.wait_for_selector(".agent-core-kernel-free .widget-toggle-button", timeout=15_000)
 
 
-def test_every_page_loads_with_no_console_errors_and_no_outside_requests(browser, site):
+def test_every_page_loads_with_no_console_errors_and_no_outside_requests_and_fits_a_phone(browser, site):
+    """each page is loaded once and looked at twice: on a desktop screen, then on a phone's (390 px)
+    screen, where nothing may scroll sideways and a lesson's title is on the first screen"""
     context, refused = browser
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     pages = website.pages()
     assert {"home", "lesson", "solution", "doc"} <= {p.kind for p in pages}
     for entry in pages:
@@ -135,10 +139,17 @@ def test_every_page_loads_with_no_console_errors_and_no_outside_requests(browser
                 ".filter(e => !e.innerText.trim() && !e.querySelector('img')).length"
             )
             assert blank == 0, f"{entry.target}: {blank} outputs show nothing"
+        page.set_viewport_size(PHONE)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{entry.target} scrolls {overflow} px sideways on a 390 px screen"
+        if entry.kind in ("lesson", "solution"):
+            top = page.locator("main h1").first.bounding_box()["y"]
+            assert top < PHONE["height"] - 40, f"{entry.target}: the title starts {top} px down"
+        if entry.target in ("index.html", "lessons/00_one_model_call.html", "lessons/04_the_loop.html"):
+            page.screenshot(path=str(SCREENSHOTS / ("phone_" + entry.target.replace("/", "_") + ".png")))
         page.close()
         assert not problems, f"{entry.target}: " + "\n".join(problems)
     assert not refused, "requests left the site: " + ", ".join(refused)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for target in ("index.html", "docs/teaching.html", "lessons/00_one_model_call.html"):
         page, _ = _open(context, (site / target).as_uri())
         page.screenshot(path=str(SCREENSHOTS / (target.replace("/", "_") + ".png")))
@@ -263,8 +274,6 @@ def test_a_request_outside_the_site_is_refused_and_reported(browser, tmp_path):
 
 # --- a phone, dark mode, the markdown pages ----------------------------------------------------
 
-PHONE = {"width": 390, "height": 844}
-
 
 def _phone_page(context, url: str, dark: bool = False):
     page, problems = _open(context, url)
@@ -272,23 +281,6 @@ def _phone_page(context, url: str, dark: bool = False):
     page.emulate_media(color_scheme="dark" if dark else "light")
     _wait_for_widgets(page)
     return page, problems
-
-
-def test_on_a_phone_no_page_scrolls_sideways_and_each_lessons_title_is_on_the_first_screen(browser, site):
-    context, refused = browser
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for entry in website.pages():
-        page, problems = _phone_page(context, (site / entry.target).as_uri())
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{entry.target} scrolls {overflow} px sideways on a 390 px screen"
-        if entry.kind in ("lesson", "solution"):
-            top = page.locator("main h1").first.bounding_box()["y"]
-            assert top < PHONE["height"] - 40, f"{entry.target}: the title starts {top} px down"
-        if entry.target in ("index.html", "lessons/00_one_model_call.html", "lessons/04_the_loop.html"):
-            page.screenshot(path=str(SCREENSHOTS / ("phone_" + entry.target.replace("/", "_") + ".png")))
-        page.close()
-        assert not problems, f"{entry.target}: " + "\n".join(problems)
-    assert not refused
 
 
 def test_on_a_phone_the_menu_opens_from_a_button(browser, site):

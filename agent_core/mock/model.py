@@ -182,8 +182,7 @@ class ChatCompletions:
     def count_cached_tokens(self, chat_request: dict[str, Any], completion: dict[str, Any]) -> None:
         """OpenAI's prompt caching: usage.prompt_tokens_details.cached_tokens, from this model's cache"""
         cached = self.cache.cached_tokens(chat_request["messages"], chat_request.get("tools"))
-        if cached:  # the real API always sends prompt_tokens_details; the mock only when something was cached
-            completion["usage"]["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+        completion["usage"]["prompt_tokens_details"]["cached_tokens"] = cached
 
 
 def _depth(value: Any) -> int:
@@ -258,10 +257,18 @@ def _build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "created": CREATED,
         "model": request["model"],
         "choices": choices,
+        # every field the real API sends, zeros included (platform.openai.com/docs/api-reference/chat/object)
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
         },
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }

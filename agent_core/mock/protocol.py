@@ -600,7 +600,46 @@ def _check_message_shape(i: int, message: Any) -> str:
             code="invalid_type",
             hint="Turn the value into text first, e.g. json.dumps(result).",
         )
+    if isinstance(content, list):
+        _check_content_parts(i, content)
     return role
+
+
+def _check_content_parts(i: int, parts: list[Any]) -> None:
+    """each part of an array content is an object with a type; a text part's text is a string"""
+    for j, part in enumerate(parts):
+        where = f"messages[{i}].content[{j}]"
+        if not isinstance(part, dict):
+            # the real text, as quoted in microsoft/graphrag#672
+            raise ProtocolError(
+                f"Invalid type for '{where}': expected an object, but got {json_type(part)} instead.",
+                param=where,
+                code="invalid_type",
+                hint='Each part is an object such as {"type": "text", "text": "..."}; or send the text '
+                "itself as the content.",
+            )
+        if "type" not in part:
+            raise ProtocolError(
+                f"Missing required parameter: '{where}.type'.",
+                param=f"{where}.type",
+                code="missing_required_parameter",
+                hint='Give each part its type: {"type": "text", "text": "..."}.',
+            )
+        if part["type"] == "text" and not isinstance(part.get("text"), str):
+            if "text" not in part:
+                raise ProtocolError(
+                    f"Missing required parameter: '{where}.text'.",
+                    param=f"{where}.text",
+                    code="missing_required_parameter",
+                    hint="A text part carries its words in 'text'.",
+                )
+            raise ProtocolError(
+                f"Invalid type for '{where}.text': expected a string, but got {json_type(part['text'])} "
+                "instead.",
+                param=f"{where}.text",
+                code="invalid_type",
+                hint="Turn the value into text first, e.g. json.dumps(value).",
+            )
 
 
 def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
