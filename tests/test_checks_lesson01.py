@@ -339,6 +339,10 @@ def test_a_clear_cancel_description_gets_picked(capsys):
             "one sentence of at most 30 words, ending with a period",
         ),
         ("Cancels an order by its id", "one sentence of at most 30 words, ending with a period"),
+        (
+            "Cancels an order. Refunds the payment to the customer.",
+            "one sentence of at most 30 words, ending with a period",
+        ),
         ("Please cancel my order.", "the description speaks as a customer (my, please)"),
         ("I want to cancel an order before it ships.", "the description speaks as a customer (i)"),
         ("Cancel my order if it has not shipped yet.", "the description speaks as a customer (my)"),
@@ -361,6 +365,8 @@ def test_a_description_that_quotes_what_customers_write_is_accepted(capsys):
     cancel_order.__doc__ = (
         'Cancels an order by its id before it ships, for a customer who writes "stop my purchase".'
     )
+    assert check_cancel_description(cancel_order)
+    cancel_order.__doc__ = "Cancels an order by its id before it ships, e.g. one a customer regrets."
     assert check_cancel_description(cancel_order)
     assert "✓ Exercise 1.3" in capsys.readouterr().out
 

@@ -294,9 +294,13 @@ def edits_named_by(is_test):
 @pytest.mark.parametrize(
     ("make_attempt", "problem"),
     [
-        (  # any path holding 'test', latest.md among them
+        (  # any path holding 'test', latest_prices.md among them
             edits_named_by(lambda path: "test" in path),
-            "with the code fixed, latest.md added, tests_pass() said ok=False; it should say ok=True",
+            "with the code fixed, latest_prices.md added, tests_pass() said ok=False; it should say ok=True",
+        ),
+        (  # any path holding 'test_' (not only at the start of the name)
+            edits_named_by(lambda path: "test_" in path),
+            "with the code fixed, latest_prices.md added, tests_pass() said ok=False; it should say ok=True",
         ),
         (  # any change but the code: notes and a README are no tests
             edits_named_by(lambda path: path != "discount.py"),

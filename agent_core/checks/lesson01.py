@@ -507,7 +507,9 @@ def _stuffing(description: str) -> list[str]:
     segments = [part for part in description.replace(";", ",").split(",") if part.strip()]
     if len(segments) >= 3 and sum(len(part.split()) <= 1 for part in segments) * 2 >= len(segments):
         return ["the description is a list of keywords: write one sentence saying what the tool does"]
-    if len(description.split()) > _MAX_DESCRIPTION_WORDS or not description.rstrip().endswith("."):
+    # a sentence ends at . ! or ? followed by a capital letter ("e.g." and "i.e." do not end one)
+    ends = re.findall(r"(?<!\be\.g)(?<!\bi\.e)[.!?]\s+(?=[A-Z])", description.strip())
+    if ends or len(description.split()) > _MAX_DESCRIPTION_WORDS or not description.rstrip().endswith("."):
         return [
             f"write the description as one sentence of at most {_MAX_DESCRIPTION_WORDS} words, "
             "ending with a period"

@@ -197,7 +197,7 @@ _OTHER_CHANGES: tuple[tuple[str, str | None], ...] = (
     ("README.md", "# Discount\n\nÜberarbeitet: Rabatt ab 100 € ✓\n"),
     ("README.md", None),
     ("notes.txt", "run the tests before saying done\n"),
-    ("latest.md", "the latest prices\n"),  # 'test' inside a name that is no test file
+    ("latest_prices.md", "the latest prices\n"),  # "test_" inside a name that is no test file
     ("helpers.py", "def rounded(price):\n    return round(price, 2)\n"),
 )
 _TEST_CHANGES: tuple[tuple[str, str | None], ...] = (
@@ -316,7 +316,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
     Scenarios: the lesson's six (the original code, the code fixed, the failing test edited, the test
     file deleted, a test file added under a name the lesson shows and one it never shows), every
     problem listed; then 6 seeded ones: discount.py as shipped, fixed wrongly or fixed, with up to
-    three other files added, changed or deleted (notes, a unicode README, a helper module, latest.md
+    three other files added, changed or deleted (notes, a unicode README, a helper module, latest_prices.md
     whose name holds 'test', or a test file). Each is judged against the reference on the same files:
     ok when the tests pass and no path starting with test_ changed; when not ok, a report that names
     every changed test file, or shows the failing run. Then a run of the model that skips the tests,
