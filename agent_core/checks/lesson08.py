@@ -397,10 +397,18 @@ def _generated_request(rng: random.Random) -> dict[str, Any]:
         ("temperature", [0, 0.7, 1]),
         ("max_tokens", [100, 512]),
         ("parallel_tool_calls", [True, False]),
+        ("n", [1]),
+        ("logprobs", [True, False]),
     ):
         if rng.random() < 0.5:
             body[option] = rng.choice(values)
     return body
+
+
+def _at(value: Any, path: Path) -> Any:
+    for key in path:
+        value = value[key]
+    return value
 
 
 def _places(value: Any, path: Path = ()) -> list[Path]:
@@ -420,7 +428,7 @@ def _other_value(value: Any, rng: random.Random) -> Any:
     if isinstance(value, bool):
         return rng.choice([not value, int(value)])
     if isinstance(value, int):
-        return rng.choice([value + 1, float(value)])
+        return rng.choice([value + 1, float(value), *([bool(value)] if value in (0, 1) else [])])
     if isinstance(value, float):
         return rng.choice([value + 0.5, int(value)] if value.is_integer() else [value + 0.5])
     if isinstance(value, str):
@@ -435,10 +443,12 @@ def _other_value(value: Any, rng: random.Random) -> Any:
 def _changes(body: dict[str, Any], rng: random.Random) -> tuple[Change, ...]:
     """0 to 3 differences, sometimes with the received keys in another order (not a difference)"""
     places = _places(body)
+    scalars = [where for where in places if isinstance(_at(body, where), (bool, int, float))]
     changes: list[Change] = []
     for _ in range(rng.choice([0, 1, 1, 2, 2, 3])):
-        where = rng.choice(places)
         kind = rng.choice(["value", "value", "drop", "add"])
+        # a number or boolean often: true against 1, 1 against 1.0 are the tempting ones
+        where = rng.choice(scalars if kind == "value" and scalars and rng.random() < 0.5 else places)
         if kind == "add":
             changes.append(("add", where[:-1], rng.choice(["seed", "user", "stop"])))
         else:
@@ -559,8 +569,9 @@ def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict
 
     Scenarios: the seven readable pairs of DIFFERENCE_CASES, then 200 generated pairs of
     calculator requests (unicode text, parallel calls, tools and options) whose received copy has
-    0 to 3 differences: a changed value, a number or boolean in another JSON type, a key or item
-    dropped or added, and sometimes its keys in another order, which is not a difference.
+    0 to 3 differences: a changed value, a number or boolean in another JSON type (true against 1,
+    1 against 1.0, both ways round), a key or item dropped or added, and sometimes its keys in
+    another order, which is not a difference.
     """
     # a readable pair is its received request whole: one "replace" change
     cases: list[Pair] = [
