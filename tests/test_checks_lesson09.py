@@ -289,6 +289,11 @@ WRONG_LOOPS = {
         lambda *a, **k: loop(*a, **k, stop=lambda r: r.content[0].type == "text"),
         "stopped after 1 model call(s) although the last reply's stop_reason was 'tool_use'",
     ),
+    "goes on while the reply has a tool_use block": (
+        lambda *a, **k: loop(*a, **k, stop=lambda r: not any(b.type == "tool_use" for b in r.content)),
+        "a reply cut off at max_tokens in the middle of a tool_use block: reply 1 had stop_reason "
+        "'max_tokens' and your loop called the model again",
+    ),
     "goes on until stop_reason is end_turn": (
         lambda *a, **k: loop(*a, **k, stop=lambda r: r.stop_reason == "end_turn"),
         "had stop_reason 'max_tokens' and your loop called the model again",
@@ -309,10 +314,16 @@ WRONG_LOOPS = {
         "request 2 does not carry the tools it was given",
     ),
     "a hard-coded answer": (hard_coded, "return the text of the last reply"),
+    "text blocks joined with newlines": (
+        lambda *a, **k: loop(
+            *a, **k, read=lambda r: "\n".join(b.text for b in r.content if b.type == "text")
+        ),
+        "yours returned '8/12 is about 0.667. \\n1/0 cannot be computed: division by zero.'",
+    ),
     "only the first text block returned": (
         lambda *a, **k: loop(*a, **k, read=lambda r: next(b.text for b in r.content if b.type == "text")),
         "a final answer in two text blocks: return the text "
-        "of the last reply (every text block of it, joined), "
+        "of the last reply (every text block of it, joined with no separator), "
         "'8/12 is about 0.667. 1/0 cannot be computed: division "
         "by zero.'; yours returned '8/12 is about 0.667. '",
     ),
