@@ -223,9 +223,13 @@ def changed(**wrongs):
                     guardrails=() if wrongs.get("no_guards") else guardrails,
                 )
             except Exception as error:
+                if wrongs.get("no_catch"):
+                    raise
                 return f"ERROR: {error}"
             finally:
-                running -= 1 if not wrongs.get("never_decrements") else 0
+                released = not (wrongs.get("never_decrements") or wrongs.get("released_on_success_only"))
+                running -= 1 if released else 0
+            running -= 1 if wrongs.get("released_on_success_only") else 0
             if child.stop_reason != "answered" and not wrongs.get("passes_the_stop_text"):
                 return f"ERROR: stopped ({child.stop_reason})"
             return child.answer
@@ -282,7 +286,20 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
     ("wrong", "says"),
     [
         (changed(no_depth=True), "no more than max_depth"),  # a child may delegate without bound
-        (changed(never_decrements=True), "no more than max_depth"),  # the second delegation is refused
+        (  # the second delegation is refused
+            changed(never_decrements=True),
+            "delegate call 2 started no child (the parent read 'ERROR: too deep'), though no child was "
+            "running then: delegate call 1's child had answered",
+        ),
+        (
+            changed(released_on_success_only=True),
+            "delegate call 2 started no child (the parent read 'ERROR: too deep'), though no child was "
+            "running then: delegate call 1's child had ended without an answer",
+        ),
+        (
+            changed(no_catch=True),
+            "delegate('Subtask 9: look at notes.txt.') called by hand raised InternalServerError",
+        ),
         (changed(no_guards=True), "notes.txt was changed"),  # the child ignores the parent's guards
         (changed(max_turns=10), "its own max_turns"),  # the child's budget is not the one asked for
         (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),

@@ -4,6 +4,7 @@ scenarios."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -211,6 +212,11 @@ class _Outcome:
     observations: list[tuple[bool, str]]  # what the parent read for each delegate call: (error?, text)
     turns: list[tuple[str, int, tuple[str, ...], tuple[str, ...], int]]  # who, messages, roles, tools, status
     files: dict[str, str]
+    per_call: dict[int, int]  # delegate call number -> its children's model calls
+    direct: Any = None  # what delegate(task) returned, called by hand, when children fail (or what it raised)
+
+
+_DIRECT_TASK = "Subtask 9: look at notes.txt."
 
 
 def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcome:
@@ -241,6 +247,7 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         tools.append(delegate)
     run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
     turns = []
+    per_call: Counter[int] = Counter()
     for turn in _trace_of(client):
         messages = turn.messages
         task = next((str(m["content"]) for m in messages if m["role"] == "user"), "")
@@ -248,8 +255,16 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         roles = tuple(m["role"] for m in messages[:2])
         offered = tuple(sorted(t["function"]["name"] for t in turn.request.get("tools") or []))
         turns.append((who, len(messages), roles, offered, turn.status))
+        if who == "child":
+            per_call[int(task.lstrip("> ").split(":")[0].split()[-1])] += 1
     observations = [(o.is_error, o.content) for o in run.observations]
-    return _Outcome(observations, turns, files)
+    outcome = _Outcome(observations, turns, dict(files), dict(per_call))
+    if case.child[-1] == "fail":  # delegate called by hand, not through a dispatcher that catches for it
+        try:
+            outcome.direct = delegate(_DIRECT_TASK)
+        except Exception as error:  # the learner's delegate let the child's failure out
+            outcome.direct = error
+    return outcome
 
 
 def _reference(client: Any, tools: list[Any], **options: Any) -> Any:
@@ -265,6 +280,17 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
             "no child's model call reached the client you were given: run the child with run_agent on "
             "that client, so its calls (and tokens) are recorded with the parent's"
         )
+    for number in sorted(expected.per_call):
+        if expected.per_call[number] and not yours.per_call.get(number):
+            read = yours.observations[number - 1][1] if number <= len(yours.observations) else None
+            ended = "ended without an answer" if expected.observations[number - 2][0] else "answered"
+            why = (
+                f", though no child was running then: delegate call {number - 1}'s child had {ended}, and "
+                "a child that has ended, even by raising, no longer counts towards max_depth"
+                if number > 1
+                else ""
+            )
+            return f"delegate call {number} started no child (the parent read {read!r}){why}"
     if len(your_children) != len(children):
         return (
             f"the children made {len(your_children)} model calls in all; the reference's made "
@@ -306,6 +332,19 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 f"for delegate call {number} the child stopped at its max_turns; the parent read "
                 f"{your_text!r}, which does not say why (name the stop_reason)"
             )
+    if isinstance(yours.direct, Exception):
+        return (
+            f"delegate({_DIRECT_TASK!r}) called by hand raised {type(yours.direct).__name__}: "
+            f"{yours.direct}. The parent's dispatcher caught it for you, but delegate itself should "
+            "return a text starting with 'ERROR: ' when run_agent raises, whoever calls it"
+        )
+    if expected.direct is not None and not (
+        isinstance(yours.direct, str) and yours.direct.startswith("ERROR: ")
+    ):
+        return (
+            f"delegate({_DIRECT_TASK!r}) called by hand returned {yours.direct!r}; when the child's run "
+            "raises, it should return a text starting with 'ERROR: '"
+        )
     return None
 
 
