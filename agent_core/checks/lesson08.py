@@ -232,26 +232,30 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
 
     Scenarios: a three-turn calculator run, then 30 generated runs on the strict mock: 0 to 3 turns
     of 1 to 3 parallel calls (some dividing by zero), a unicode answer, and sometimes a request the
-    API refuses with HTTP 400. The learner's recorder and the library's RecordingTransport wrap the
-    same mock; each must keep the same calls, and the run through it must end the same way.
+    API refuses with HTTP 400. The learner's recorder runs between two of the library's
+    RecordingTransports: it must keep the calls the inner one saw, and pass them on unchanged.
     """
     fixed: list[Run] = [
         ("5 + 8/12", ((("divide", 8, 12),), (("add", 5, 0.6666666666666666),), "5 + 8/12 = 5.667"), False)
     ]
 
     def judge(run: Run) -> str | None:
-        reference = RecordingTransport(mock.transport(_policy(run[1])))
-        expected_end = _drive(reference, run)
+        # one run, the library's recorder on each side of the learner's: the inner one sees what the server
+        # was sent and answered, the outer one what the SDK sent and got back through the learner's
+        server_side = RecordingTransport(mock.transport(_policy(run[1])))
+        yours = recorder_class(server_side)
+        sdk_side = RecordingTransport(yours)
+        answer, _ = _drive(sdk_side, run)
         expected = [
-            {"request": t.request, "status": t.status, "response": t.response} for t in reference.trace
+            {"request": t.request, "status": t.status, "response": t.response} for t in server_side.trace
         ]
-        yours = recorder_class(mock.transport(_policy(run[1])))
-        end = _drive(yours, run)
         calls = getattr(yours, "calls", None)
-        if end != expected_end:
+        seen = [(t.request, t.status, t.response) for t in sdk_side.trace]
+        if seen != [(t.request, t.status, t.response) for t in server_side.trace]:
             return (
-                f"through your recorder the run ended differently ({end[0]!r:.60}); return the "
-                "response you got from the inner transport, unchanged"
+                f"through your recorder the run ended differently ({answer!r:.60}): what the SDK sent or got "
+                "back is not what the server saw. Pass the request on and return the response you got from "
+                "the inner transport, unchanged"
             )
         if not isinstance(calls, list):
             return f"keep the calls in a list, self.calls; it is {calls!r:.60}"
