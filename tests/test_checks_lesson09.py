@@ -394,8 +394,36 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
         check_anthropic_loop(forgets_failures_after_the_first_turn),
     )
     out = capsys.readouterr().out.split("✗")
-    assert not first and first.scenarios == second.scenarios == 37 and out[1] == out[2]
+    assert not first and first.scenarios == second.scenarios == 19 and out[1] == out[2]
     assert (
         "a model that asks" in out[1]
         and "failed, but its tool_result does not say 'is_error': True" in out[1]
     )
+
+
+def test_the_generated_runs_hold_every_shape_the_check_promises():
+    from agent_core.checks._scenarios import scenarios
+    from agent_core.checks.lesson09 import _GENERATED, _generated_run
+
+    shapes = set()
+    for steps, _, max_turns, split, cut in scenarios([], _generated_run, count=_GENERATED, seed=902):
+        needed = len(steps) + 1
+        shapes.add("below" if max_turns < needed else "at" if max_turns == needed else "above")
+        shapes |= {"split"} if split else set()
+        shapes |= {"cut"} if cut else set()
+        shapes |= {"parallel"} if any(len(step) > 1 for step in steps) else set()
+        shapes |= (
+            {"divides by 0"} if any(n == "divide" and b == 0 for step in steps for n, _, b in step) else set()
+        )
+        shapes |= {"no calls"} if not steps else {"3 turns or more"} if len(steps) >= 3 else set()
+    assert shapes == {
+        "below",
+        "at",
+        "above",
+        "split",
+        "cut",
+        "parallel",
+        "divides by 0",
+        "no calls",
+        "3 turns or more",
+    }

@@ -314,7 +314,19 @@ class _Recorder(httpx2.BaseTransport):
         self.inner.close()
 
 
+class _Served:
+    """one serve-mock for the whole check, whose policy each run sets (a server takes a while to stop)"""
+
+    def __init__(self) -> None:
+        self.policy: Callable[[dict[str, Any]], Any] = mock.Echo()
+        self.url = ""
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        return self.policy(request)
+
+
 def _run(
+    served: _Served,
     run_on_anthropic: Callable[..., Any],
     policy: Any,
     task: str,
@@ -324,8 +336,8 @@ def _run(
 ) -> dict[str, Any]:
     """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the
     wire"""
-    with serve(policy) as server:
-        return _run_on(server.url, run_on_anthropic, task, max_turns, split_text, cut)
+    served.policy = mock.as_policy(policy)
+    return _run_on(served.url, run_on_anthropic, task, max_turns, split_text, cut)
 
 
 def _run_on(
@@ -489,6 +501,7 @@ def _final_text(outcome: dict[str, Any]) -> str | None:
 
 
 def _answer_problems(
+    served: _Served,
     run_on_anthropic: Callable[..., Any],
     name: str,
     policy: Any,
@@ -497,7 +510,7 @@ def _answer_problems(
     split_text: bool = False,
     cut: int | None = None,
 ) -> list[str]:
-    outcome = _run(run_on_anthropic, policy, task, max_turns=6, split_text=split_text, cut=cut)
+    outcome = _run(served, run_on_anthropic, policy, task, max_turns=6, split_text=split_text, cut=cut)
     made = len(outcome["recorder"].requests)
     problems = _wire_problems(outcome["recorder"], _calculated) or _raised(outcome, name)
     if problems:
@@ -519,12 +532,14 @@ def _answer_problems(
     return []
 
 
-def _cap_problems(run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
+def _cap_problems(served: _Served, run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
     name = f"a model that never stops asking, max_turns={max_turns}"
     always_two = mock.calls(
         mock.call("add", a=1, b=1), mock.call("add", a=2, b=2)
     )  # a cap on tool calls stops early
-    outcome = _run(run_on_anthropic, lambda request: always_two, "1 + 1 and 2 + 2, for ever", max_turns)
+    outcome = _run(
+        served, run_on_anthropic, lambda request: always_two, "1 + 1 and 2 + 2, for ever", max_turns
+    )
     made = len(outcome["recorder"].requests)
     if outcome["recorder"].runaway:
         return [f"{name}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls. Cap it"]
@@ -548,7 +563,7 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
 
     Scenarios: seven readable runs (the calculator, parallel calls, text with a failing call, a reply
     cut at max_tokens in the middle of a tool_use block, an answer in two text blocks, a model that
-    never stops at max_turns 3 and 1), then, once they pass, 30 generated on one server: 0 to 4 turns
+    never stops at max_turns 3 and 1), then, once they pass, 12 generated: 0 to 4 turns
     of 1 to 3 parallel calls (some dividing by zero), a unicode answer, sometimes in two text blocks
     or cut off at max_tokens with an unfinished call, and max_turns above, exactly at, or below the
     calls the model needs.
@@ -574,33 +589,37 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     ]
     two_blocks = mock.Script("8/12 is about 0.667. 1/0 cannot be computed: division by zero.")
     problems: list[str] = []
-    try:
-        for name, policy, task, calls, cut_at in cases:
-            problems += _answer_problems(run_on_anthropic, name, policy, task, calls, cut=cut_at)
-        problems += _answer_problems(
-            run_on_anthropic,
-            "a final answer in two text blocks",
-            two_blocks,
-            "8/12 and 1/0?",
-            1,
-            split_text=True,
-        )
-        for max_turns in (3, 1):
-            problems += _cap_problems(run_on_anthropic, max_turns)
-    except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
-        problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
-    if problems:
-        result = verdict("9.2", problems, "")
-        result.scenarios = 7 + _GENERATED
-        return result
-    # the readable runs pass: now generated ones, on one server whose replies change per scenario
-    replies: list[Any] = []
+    served = _Served()
+    with serve(served) as server:
+        served.url = server.url
+        try:
+            for name, policy, task, calls, cut_at in cases:
+                problems += _answer_problems(served, run_on_anthropic, name, policy, task, calls, cut=cut_at)
+            problems += _answer_problems(
+                served,
+                run_on_anthropic,
+                "a final answer in two text blocks",
+                two_blocks,
+                "8/12 and 1/0?",
+                1,
+                split_text=True,
+            )
+            for max_turns in (3, 1):
+                problems += _cap_problems(served, run_on_anthropic, max_turns)
+        except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
+            problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
+        if problems:
+            result = verdict("9.2", problems, "")
+            result.scenarios = 7 + _GENERATED
+            return result
+        # the readable runs pass: now generated ones, the server's replies changing per scenario
+        replies: list[Any] = []
 
-    def replay(request: dict[str, Any]) -> Any:
-        turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
-        return replies[min(turn, len(replies) - 1)]
+        def replay(request: dict[str, Any]) -> Any:
+            turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
+            return replies[min(turn, len(replies) - 1)]
 
-    with serve(replay) as server:
+        served.policy = mock.as_policy(replay)
 
         def judge(case: Generated) -> str | None:
             steps, answer, max_turns, split, cut = case
@@ -609,17 +628,10 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
                 *(mock.calls(*(mock.call(n, a=a, b=b) for n, a, b in step)) for step in steps),
                 last,
             ]
-            return _generated_problem(
-                _run_on(
-                    server.url,
-                    run_on_anthropic,
-                    "Compute them.",
-                    max_turns,
-                    split,
-                    len(steps) if cut else None,
-                ),
-                case,
+            outcome = _run_on(
+                server.url, run_on_anthropic, "Compute them.", max_turns, split, len(steps) if cut else None
             )
+            return _generated_problem(outcome, case)
 
         result = judge_scenarios(
             "9.2",
@@ -634,7 +646,7 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     return result
 
 
-_GENERATED = 30
+_GENERATED = 12  # the seed's twelve hold every shape below (a test keeps it so); each is a real HTTP run
 Generated = tuple[
     tuple[tuple[tuple[str, float, float], ...], ...], str, int, bool, bool
 ]  # steps, answer, max_turns, split, cut
