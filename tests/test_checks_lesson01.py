@@ -107,9 +107,25 @@ def args_required(function):
     return make_definition(function)
 
 
+def args_line_by_prefix(function):
+    """finds a parameter's Args: line as the first line that starts with its name: max finds max_results"""
+    definition = make_definition(function)
+    lines = [line.strip() for line in inspect.getdoc(function).partition("\n\nArgs:\n")[2].splitlines()]
+    for name, schema in definition["function"]["parameters"]["properties"].items():
+        line = next((line for line in lines if line.startswith(name)), None)
+        if line is not None:
+            schema["description"] = line.split(":", 1)[1].strip()
+    return definition
+
+
 @pytest.mark.parametrize(
     ("wrong", "message"),
     [
+        (
+            args_line_by_prefix,
+            'property \'id\' description should be "The id, as text: ünïcode ok.", yours is "The id_type, as '
+            'text: ünïcode ok."',
+        ),
         (
             with_mistake(whole_docstring=True),
             'for search_catalog(): description should be "Searches the catalog by '

@@ -38,6 +38,7 @@ def ask_once_by_hand(
     positional=False,
     first_function=False,
     eval_arguments=False,
+    no_text=False,
 ):
     """the exercise done without agent_core, with one tempting mistake switched on by name"""
     messages = [{"role": "user", "content": question}]
@@ -53,7 +54,7 @@ def ask_once_by_hand(
     else:
         assistant = {
             "role": "assistant",
-            "content": message.content,
+            "content": None if no_text else message.content,
             "tool_calls": [
                 {
                     "id": c.id,
@@ -186,6 +187,11 @@ def ask_once_rounding(client, question, tools, functions):
             "on 'What are 4+2 and 7+8?' with the tools divide, add: answer the calls in the order they came",
         ),
         (by_hand(tools_once=True), "call 2 was sent without tools"),
+        (
+            by_hand(no_text=True),
+            "the assistant message you appended holds the content None; the model's reply said 'Let me "
+            "divide that first.' beside its call",
+        ),
         (by_hand(first_id=True), "tool message 2 has tool_call_id"),
         (
             by_hand(positional=True),

@@ -189,8 +189,28 @@ def dispatch_by_type_table(functions, call):
     return {**reply, "content": result if type(result) is str else json.dumps(result, ensure_ascii=False)}
 
 
-def test_check_safe_dispatch_passes_a_right_answer_written_differently(capsys):
-    assert check_safe_dispatch(dispatch_by_type_table)
+def dispatch_naming_the_type_of_what_is_missing(functions, call):
+    """right, written differently: a missing argument named with its type ("was not given"), no word
+    'missing'"""
+    name = call["function"]["name"]
+    function = functions.get(name)
+    if function is not None and not isinstance(function, type):
+        try:
+            arguments = json.loads(call["function"]["arguments"])
+        except ValueError:
+            arguments = None
+        if isinstance(arguments, dict):
+            for parameter in inspect.signature(function).parameters.values():
+                if parameter.name not in arguments and parameter.default is inspect.Parameter.empty:
+                    kind = {int: "integer", float: "number", str: "string"}[parameter.annotation]
+                    content = f"ERROR: required argument {parameter.name} ({kind}) was not given."
+                    return {"role": "tool", "tool_call_id": call["id"], "content": content}
+    return safe_dispatch(functions, call)
+
+
+@pytest.mark.parametrize("right", [dispatch_by_type_table, dispatch_naming_the_type_of_what_is_missing])
+def test_check_safe_dispatch_passes_a_right_answer_written_differently(right, capsys):
+    assert check_safe_dispatch(right)
 
 
 def test_check_safe_dispatch_gives_the_same_verdict_every_time(capsys):
@@ -337,7 +357,7 @@ def test_check_honest_tool_accepts_an_error_text_instead_of_an_exception(capsys)
     def returns_errors(day: str, people: int) -> str:
         """Book a table."""
         if day.lower() == "monday":
-            return f"ERROR: closed on Mondays, not open on {day}"
+            return f"ERROR: closed on Mondays, not open on {day}: pick another day"
         if people > 8:
             return f"ERROR: at most 8 people, not {people}"
         return "booked"
@@ -360,13 +380,53 @@ def _booking(limit_test):
 def one_message_for_both(day: str, people: int) -> str:
     """Book a table."""
     if day.lower() == "monday" or people > 8:
-        raise ValueError("closed on Mondays, and at most 8 people")
+        raise ValueError("closed on Mondays (choose another day), and at most 8 people")
+    return f"Booked a table for {people} on {day}."
+
+
+def raises_a_plain_exception(day: str, people: int) -> str:
+    """Book a table."""
+    if day.lower() == "monday":
+        raise Exception("We are closed on Mondays: choose another day.")
+    if people > 8:
+        raise ValueError("A table seats at most 8 people: book several tables for a larger group.")
+    return f"Booked a table for {people} on {day}."
+
+
+def says_why_not_what(day: str, people: int) -> str:
+    """Book a table."""
+    if day.lower() == "monday":
+        raise ValueError("Closed on Mondays: choose another day.")
+    if people > 8:
+        raise ValueError("More than 8 people.")
+    return f"Booked a table for {people} on {day}."
+
+
+def closed_without_a_way_out(day: str, people: int) -> str:
+    """Book a table."""
+    if day.lower() == "monday":
+        raise ValueError("We are closed on Mondays.")
+    if people > 8:
+        raise ValueError("A table seats at most 8 people.")
     return f"Booked a table for {people} on {day}."
 
 
 @pytest.mark.parametrize(
     ("wrong", "message"),
     [
+        (
+            raises_a_plain_exception,
+            "a table for 1 on 'Monday': it raised Exception: a call whose values break a rule of the tool is "
+            "a ValueError",
+        ),
+        (
+            says_why_not_what,
+            "a table for 9 on 'Friday': the error says what is wrong, but not what would work",
+        ),
+        (
+            closed_without_a_way_out,
+            "a table for 1 on 'Monday': the error says why, but not what would work: suggest another day",
+        ),
         (_booking(lambda day, people: people >= 8), "a table for 8 on 'Tuesday': it should be booked"),
         (_booking(lambda day, people: people > 9), "a table for 9 on 'Friday': it was accepted"),
         (one_message_for_both, "a table for 9 on 'Friday': the error talks about Monday"),

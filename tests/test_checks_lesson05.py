@@ -126,16 +126,37 @@ class CountsBackwards(Guardrail):
         self.limit, self.name = limit, name
 
     def before_tool(self, run, call):
-        left = self.limit - len([o for o in run.observations if (o.name, o.error_type) == (self.name, None)])
+        refused = [o for o in run.observations if (o.name, o.error_type) == (self.name, "refused")]
+        left = self.limit - (len([o for o in run.observations if o.name == self.name]) - len(refused))
         if call["function"]["name"] == self.name and left <= 0:
             return f"No more {self.name}: its {self.limit} uses are spent."
         return None
 
 
+class CountsRefusalsToo(MaxUses):
+    """counts every observation of the tool, the calls another guard refused among them"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name:
+            return None
+        used = sum(1 for o in run.observations if o.name == self.name)
+        return f"{self.name} may not run again" if used >= self.limit else None
+
+
+class CountsOnlySuccesses(MaxUses):
+    """a run that failed is not counted: a failing tool runs for ever"""
+
+    def before_tool(self, run, call):
+        if call["function"]["name"] != self.name:
+            return None
+        used = sum(1 for o in run.observations if o.name == self.name and not o.is_error)
+        return f"{self.name} may not run again" if used >= self.limit else None
+
+
 @pytest.mark.parametrize("right", [MaxUses, CountsBackwards])
 def test_check_max_uses_passes_right_answers_written_differently(right, capsys):
     result = check_max_uses(right)
-    assert result and result.scenarios == 16
+    assert result and result.scenarios == 18
 
 
 def test_check_max_uses_passes_the_solution(capsys):
@@ -189,6 +210,16 @@ def test_check_max_uses_passes_the_solution(capsys):
         (
             CountsInItself,
             "the same guard used for a second run: yours let add run 0 times, the reference 1 time",
+        ),
+        (
+            CountsRefusalsToo,
+            "MaxUses('add', 1) with a model that counts for ever with add, after another guard that refuses "
+            "each tool's first call in a run: yours let add run 0 times, the reference 1 time",
+        ),
+        (
+            CountsOnlySuccesses,
+            "MaxUses('add', 1) with a model that counts for ever with add, the tools failing on every other "
+            "call: yours let add run 2 times, the reference 1 time",
         ),
         (NotAGuard, "MaxUses should be a subclass of Guardrail"),
         (lambda name: None, "MaxUses('add', 3) raised TypeError"),
@@ -376,12 +407,44 @@ class AskFirst(Guardrail):
         self.decide, self.tools = decide, tools
 
     def before_tool(self, run, call):
-        if call["function"]["name"] not in self.tools:
+        name = call["function"]["name"]
+        if name not in self.tools:
             return None
-        decision = self.decide(call)
+        try:
+            decision = self.decide(call)
+        except Exception as error:
+            return f"nobody could approve {name} ({error}): do not call it again"
         if decision.approved:
             return None
-        return f"a person did not approve {call['function']['name']}: {decision.reason}"
+        return f"a person did not approve {name}: {decision.reason}"
+
+
+class LetsDecideRaise(AskFirst):
+    """no try around decide: the tool does not run, but the exception crashes the whole run"""
+
+    def before_tool(self, run, call):
+        name = call["function"]["name"]
+        if name not in self.tools:
+            return None
+        decision = self.decide(call)
+        return None if decision.approved else f"a person did not approve {name}: {decision.reason}"
+
+
+class CachesPerTool(AskFirst):
+    """asks once per tool name, and reuses that answer for every later call of the tool"""
+
+    def before_tool(self, run, call):
+        name = call["function"]["name"]
+        if name not in self.tools:
+            return None
+        self.cache = getattr(self, "cache", {})
+        try:
+            if name not in self.cache:
+                self.cache[name] = self.decide(call)
+        except Exception as error:
+            return f"nobody could approve {name} ({error})"
+        decision = self.cache[name]
+        return None if decision.approved else f"a person did not approve {name}: {decision.reason}"
 
 
 class AsksAfterwards(AskFirst):
@@ -469,10 +532,13 @@ class FailsOpen(AskFirst):
     """the tempting 'robust' guard: when decide raises, it lets the call through"""
 
     def before_tool(self, run, call):
+        if call["function"]["name"] not in self.tools:
+            return None
         try:
-            return super().before_tool(run, call)
+            decision = self.decide(call)
         except Exception:
             return None
+        return None if decision.approved else f"refused: {decision.reason}"
 
 
 class AsksOnlyAboutTheFirst(AskFirst):
@@ -488,8 +554,11 @@ class DecidesOnce(AskFirst):
     def before_tool(self, run, call):
         if call["function"]["name"] not in self.tools:
             return None
-        if not hasattr(self, "decision"):
-            self.decision = self.decide(call)
+        try:
+            if not hasattr(self, "decision"):
+                self.decision = self.decide(call)
+        except Exception as error:
+            return f"nobody could approve it ({error})"
         return None if self.decision.approved else f"denied: {self.decision.reason}"
 
 
@@ -500,17 +569,20 @@ class AsksFirstWrittenDifferently(Guardrail):
         self.names, self.decide = set(tools), decide
 
     def before_tool(self, run, call):
-        if call["function"]["name"] in self.names:
+        if call["function"]["name"] not in self.names:
+            return None
+        try:
             decision = self.decide(call)
             denial = f"Denied by a person - {decision.reason}"
-            return denial if not decision.approved else None
-        return None
+        except Exception:
+            decision, denial = None, "Denied: the person who approves could not be asked"
+        return None if decision and decision.approved else denial
 
 
 @pytest.mark.parametrize("right", [AskFirst, AsksFirstWrittenDifferently])
 def test_check_ask_first_passes_right_answers_written_differently(right, capsys):
     result = check_ask_first(right)
-    assert result and result.scenarios == 12
+    assert result and result.scenarios == 13
 
 
 def test_check_ask_first_gives_the_same_verdict_every_time(capsys):
@@ -533,6 +605,18 @@ def test_check_ask_first_passes_the_solution(capsys):
             "decide answering raises (the person cannot be asked), every time: decide raised on "
             "send_application, and yours let send_application run",
         ),
+        (
+            LetsDecideRaise,
+            "decide answering raises (the person cannot be asked), every time: decide raised an exception "
+            "(the approval service is down), and it escaped run_agent: the whole run crashed",
+        ),
+        (
+            CachesPerTool,
+            "AskFirst(decide, ['send_application']) on the job-offer agent, decide answering no ('one "
+            "application per company'), every time, the same guard then used for a second offer: decide was "
+            "asked about ['send_application']; it should be asked about ['send_application', "
+            "'send_application']",
+        ),
         (AsksAfterwards, "yours let send_application run, though the person did not approve it"),
         (Stub2, "decide was asked about []; it should be asked about ['send_application']"),
         (RefusesWithoutReason, "the refusal of send_application should carry the person's reason"),
@@ -543,7 +627,10 @@ def test_check_ask_first_passes_the_solution(capsys):
             "AskFirst(decide, ['match_cv', 'send_application']) on the job-offer agent, decide answering "
             "yes, every time: decide was asked about ['match_cv']",
         ),
-        (DecidesOnce, "AskFirst(decide, ['match_cv', 'send_application'])"),
+        (
+            DecidesOnce,
+            "the same guard then used for a second offer: decide was asked about ['send_application']",
+        ),
         (
             HardCodesSend,
             "decide was asked about ['send_application']; it should be asked about ['draft_application']",
@@ -773,13 +860,13 @@ class CountsPerRunFromStart(Guardrail):
 
 def test_check_max_uses_passes_another_right_answer_written_differently(capsys):
     result = check_max_uses(CountsPerRunFromStart)
-    assert result and result.scenarios == 16, capsys.readouterr().out
+    assert result and result.scenarios == 18, capsys.readouterr().out
 
 
 def test_check_max_uses_gives_the_same_verdict_every_time(capsys):
     first, second = check_max_uses(CountsEarlierReplies), check_max_uses(CountsEarlierReplies)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 16 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 18 and out[1] == out[2]
 
 
 class AsksWithAMatch(Guardrail):
@@ -792,7 +879,10 @@ class AsksWithAMatch(Guardrail):
     def before_tool(self, run, call):
         match call["function"]:
             case {"name": name} if name in self.guarded:
-                decision = self.decide(call)
+                try:
+                    decision = self.decide(call)
+                except Exception as error:  # nobody could say yes
+                    return f"could not ask a person ({error}), so {name} was not run"
                 if decision.approved:
                     return None
                 return f"{decision.reason} (a person refused {name}; do not try again)"
@@ -802,7 +892,7 @@ class AsksWithAMatch(Guardrail):
 
 def test_check_ask_first_passes_another_right_answer_written_differently(capsys):
     result = check_ask_first(AsksWithAMatch)
-    assert result and result.scenarios == 12, capsys.readouterr().out
+    assert result and result.scenarios == 13, capsys.readouterr().out
 
 
 def apply_for_with_its_own_registry(client, offer, decide):

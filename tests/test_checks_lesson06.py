@@ -313,6 +313,14 @@ def no_floor(messages, keep_last):
     return start
 
 
+def nearest_safe_index(messages, keep_last):
+    """the safe index nearest len - keep_last, which may keep fewer than keep_last: the spec asks for the
+    largest safe index that keeps at least keep_last"""
+    safe = [k for k in range(1, len(messages)) if messages[k]["role"] != "tool"]
+    target = len(messages) - keep_last
+    return min(safe, key=lambda k: (abs(k - target), k))
+
+
 def trims(messages, keep_last):
     start = split_point(messages, keep_last)
     del messages[:start]
@@ -325,6 +333,7 @@ WRONG_SPLITS = [
         "a tool result whose call would be summarised",
     ),
     (moves_forward, "keep at least the last"),
+    (nearest_safe_index, "keep at least the last 4"),
     (moves_back_once, "a tool result whose call would be summarised"),
     (no_floor, "would summarise the system prompt away"),
     (lambda messages, keep_last: 1, "split later"),

@@ -386,6 +386,16 @@ def test_unread_citations_rejects_wrong_answers(wrong, message, capsys):
     assert message in out
 
 
+@pytest.mark.parametrize("project", ["discount", "users_api"])
+def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project, tmp_path):
+    from agent_core.checks.lesson07 import _TEST_RUNS
+    from agent_core.coding.agent import coding_tools, fresh_workspace
+    from agent_core.mock.coding_policies import TEST_COMMAND
+
+    (run_command,) = coding_tools(fresh_workspace(project, tmp_path), "run_command")
+    assert run_command(TEST_COMMAND) == _TEST_RUNS[project]
+
+
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")

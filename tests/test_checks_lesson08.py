@@ -430,7 +430,36 @@ def list_items_only_up_to_the_shorter(recorded, received, path=""):
     return find_difference(recorded, received, path)
 
 
+def isinstance_for_the_type(recorded, received, path=""):
+    """compares types with isinstance(recorded, type(received)): true recorded, 1 received looks equal"""
+    if isinstance(recorded, (dict, list)) and isinstance(received, (dict, list)):
+        return (
+            find_difference(recorded, received, path)
+            if type(recorded) is not type(received)
+            else (_walk_with(isinstance_for_the_type, recorded, received, path))
+        )
+    return None if (isinstance(recorded, type(received)) and recorded == received) else path
+
+
+def _walk_with(compare, recorded, received, path):
+    if isinstance(recorded, dict):
+        for key in [*recorded, *(k for k in received if k not in recorded)]:
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in received:
+                return where
+            if found := compare(recorded[key], received[key], where):
+                return found
+        return None
+    for i in range(max(len(recorded), len(received))):
+        if i >= len(recorded) or i >= len(received):
+            return f"{path}[{i}]"
+        if found := compare(recorded[i], received[i], f"{path}[{i}]"):
+            return found
+    return None
+
+
 WRONG_DIFFERENCES = [  # the most tempting first
+    (isinstance_for_the_type, "(False and 0: in Python they are ==, but in JSON they are different text"),
     (equality_only, "in Python they are ==, but in JSON they are different text"),
     (received_keys_first, "the first difference is at"),
     (sorted_keys, "the first difference is at"),

@@ -290,6 +290,11 @@ WRONG_LOOPS = {
         lambda *a, **k: loop(*a, **k, stop=lambda r: r.content[0].type == "text"),
         "stopped after 1 model call(s) although the last reply's stop_reason was 'tool_use'",
     ),
+    "goes on while the reply has a tool_use block": (
+        lambda *a, **k: loop(*a, **k, stop=lambda r: not any(b.type == "tool_use" for b in r.content)),
+        "a reply cut off at max_tokens in the middle of a tool_use block: reply 1 had stop_reason "
+        "'max_tokens' and your loop called the model again",
+    ),
     "goes on until stop_reason is end_turn": (
         lambda *a, **k: loop(*a, **k, stop=lambda r: r.stop_reason == "end_turn"),
         "had stop_reason 'max_tokens' and your loop called the model again",
@@ -310,10 +315,16 @@ WRONG_LOOPS = {
         "request 2 does not carry the tools it was given",
     ),
     "a hard-coded answer": (hard_coded, "return the text of the last reply"),
+    "text blocks joined with newlines": (
+        lambda *a, **k: loop(
+            *a, **k, read=lambda r: "\n".join(b.text for b in r.content if b.type == "text")
+        ),
+        "yours returned '8/12 is about 0.667. \\n1/0 cannot be computed: division by zero.'",
+    ),
     "only the first text block returned": (
         lambda *a, **k: loop(*a, **k, read=lambda r: next(b.text for b in r.content if b.type == "text")),
         "a final answer in two text blocks: return the text "
-        "of the last reply (every text block of it, joined), "
+        "of the last reply (every text block of it, joined with no separator), "
         "'8/12 is about 0.667. 1/0 cannot be computed: division "
         "by zero.'; yours returned '8/12 is about 0.667. '",
     ),
@@ -384,7 +395,7 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
         check_anthropic_loop(forgets_failures_after_the_first_turn),
     )
     out = capsys.readouterr().out.split("✗")
-    assert not first and first.scenarios == second.scenarios == 37 and out[1] == out[2]
+    assert not first and first.scenarios == second.scenarios == 19 and out[1] == out[2]
     assert (
         "a model that asks" in out[1]
         and "failed, but its tool_result does not say 'is_error': True" in out[1]
@@ -429,7 +440,7 @@ def loop_with_a_counter(client, task, tools, functions, max_turns=6):
 @pytest.mark.parametrize("right", [loop_with_a_counter, loop_for_else])
 def test_right_loops_written_differently_pass(right, capsys):
     result = check_anthropic_loop(right)
-    assert result and result.scenarios == 37, capsys.readouterr().out
+    assert result and result.scenarios == 19, capsys.readouterr().out
 
 
 def test_check_anthropic_gives_the_same_verdict_every_time(capsys):
@@ -447,3 +458,31 @@ def test_the_lesson_09_checks_give_the_same_verdicts_under_another_hash_seed():
         "c.check_anthropic({}); c.check_anthropic_loop(t.results_split)",
     )
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 9.") == 2
+
+
+def test_the_generated_runs_hold_every_shape_the_check_promises():
+    from agent_core.checks._scenarios import scenarios
+    from agent_core.checks.lesson09 import _GENERATED, _generated_run
+
+    shapes = set()
+    for steps, _, max_turns, split, cut in scenarios([], _generated_run, count=_GENERATED, seed=902):
+        needed = len(steps) + 1
+        shapes.add("below" if max_turns < needed else "at" if max_turns == needed else "above")
+        shapes |= {"split"} if split else set()
+        shapes |= {"cut"} if cut else set()
+        shapes |= {"parallel"} if any(len(step) > 1 for step in steps) else set()
+        shapes |= (
+            {"divides by 0"} if any(n == "divide" and b == 0 for step in steps for n, _, b in step) else set()
+        )
+        shapes |= {"no calls"} if not steps else {"3 turns or more"} if len(steps) >= 3 else set()
+    assert shapes == {
+        "below",
+        "at",
+        "above",
+        "split",
+        "cut",
+        "parallel",
+        "divides by 0",
+        "no calls",
+        "3 turns or more",
+    }

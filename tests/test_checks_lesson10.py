@@ -166,7 +166,7 @@ def message_solved(tool_call_id, result):
 def message_keeps_text_too(tool_call_id, result):
     """right, written differently: the text blocks too, then the structured content's JSON"""
     message = message_solved(tool_call_id, result)
-    texts = "\n".join(block["text"] for block in result["content"])
+    texts = "\n".join(block["text"] for block in result["content"] if block["type"] == "text")
     if result.get("structuredContent") is not None:
         data = json.dumps(result["structuredContent"], indent=1)
         message["content"] = ("ERROR: " if result.get("isError") else "") + texts + "\n" + data
@@ -207,6 +207,23 @@ def message_blocks_run_together(tool_call_id, result):
     message = message_solved(tool_call_id, result)
     if result.get("structuredContent") is None:
         text = "".join(block["text"] for block in result["content"])
+        message["content"] = ("ERROR: " if result.get("isError") else "") + text
+    return message
+
+
+def message_blocks_joined_with_spaces(tool_call_id, result):
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        text = " ".join(block["text"] for block in result["content"] if block["type"] == "text")
+        message["content"] = ("ERROR: " if result.get("isError") else "") + text
+    return message
+
+
+def message_every_block_read_as_text(tool_call_id, result):
+    """reads block["text"] from every block: an image block has none"""
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        text = "\n".join(block["text"] for block in result["content"])
         message["content"] = ("ERROR: " if result.get("isError") else "") + text
     return message
 
@@ -257,6 +274,8 @@ CATALOGUE_9_2 = [  # most tempting first
         message_blocks_run_together,
         "run together: join the text blocks with newlines",
     ),
+    (message_blocks_joined_with_spaces, "each text block should be a line of its own, in order"),
+    (message_every_block_read_as_text, "your code raised KeyError: 'text'"),
     (message_content_blocks, "content should be one string of text"),
     (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
 ]
@@ -346,6 +365,28 @@ def prefix_keeping_dots(servers):
     return definitions, route
 
 
+def prefix_server_name_as_it_is(servers):
+    """cleans the tool's name only: a server named 'my.files' gives 'my.files__read'"""
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = server + "__" + re.sub(r"[^A-Za-z0-9_-]", "_", mcp_tool["name"])
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_dots_only(servers):
+    """replaces '.' only: 'fetch url' keeps its space"""
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = f"{server}__{mcp_tool['name']}".replace(".", "_")
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
 def prefix_route_by_server_name(servers):
     definitions, route = prefix_solved(servers)
     return definitions, {tool_name: (server, tool_name) for server, tool_name in route.values()}
@@ -391,6 +432,8 @@ CATALOGUE_9_3 = [  # most tempting first
         "your function changed the servers' tool lists it was given",
     ),
     (prefix_names_only, "should keep its description"),
+    (prefix_server_name_as_it_is, "is not a name the API accepts (letters, digits, '_' and '-' only)"),
+    (prefix_dots_only, "is not a name the API accepts (letters, digits, '_' and '-' only)"),
 ]
 
 

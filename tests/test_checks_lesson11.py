@@ -374,6 +374,21 @@ def high_first(passed, n, z=1.96):
     return high, low
 
 
+def unclamped(passed, n, z=1.96):
+    """Wilson's formula, its ends not kept within [0, 1]: rounding gives -5.6e-17 for (0, 1)"""
+    p = passed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def half_width_without_its_last_term(passed, n, z=1.96):
+    p = passed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def wilson_from_the_quadratic(passed, n, z=1.96):
     """right, written differently: the roots of the quadratic the interval solves"""
     p = passed / n
@@ -381,7 +396,7 @@ def wilson_from_the_quadratic(passed, n, z=1.96):
     b = -(2 * p + z * z / n)
     c = p * p
     root = math.sqrt(max(0.0, b * b - 4 * a * c))
-    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+    return max(0.0, (-b - root) / (2 * a)), min(1.0, (-b + root) / (2 * a))
 
 
 def wilson_with_named_parts(passed, n, z=1.96):
@@ -390,13 +405,19 @@ def wilson_with_named_parts(passed, n, z=1.96):
     denominator = n + z2
     centre = (passed + z2 / 2) / denominator
     spread = z * math.sqrt(passed * (n - passed) / n + z2 / 4) / denominator
-    return centre - spread, centre + spread
+    low, high = centre - spread, centre + spread
+    return (low if low > 0 else 0.0), (high if high < 1 else 1.0)
 
 
 WRONG_INTERVALS = [  # the most tempting first
     (wald, "(Wald) interval, which shrinks to nothing"),
     (wald_clipped, "(Wald) interval"),
     (centred_on_p, "Check the centre (p + z²/2n) / (1 + z²/n)"),
+    (unclamped, "outside [0, 1]: a proportion is never below 0 or above 1"),
+    (
+        half_width_without_its_last_term,
+        "you gave 0.397-0.397; Wilson's interval is 0.000-0.793. Your centre is right; check the half-width",
+    ),
     (ninety_percent, "Wilson's interval is"),
     (ignores_z, "the interval for z=1.96: use the z you are given"),
     (high_first, "return (low, high), the smaller first"),

@@ -224,9 +224,13 @@ def changed(**wrongs):
                     guardrails=() if wrongs.get("no_guards") else guardrails,
                 )
             except Exception as error:
+                if wrongs.get("no_catch"):
+                    raise
                 return f"ERROR: {error}"
             finally:
-                running -= 1 if not wrongs.get("never_decrements") else 0
+                released = not (wrongs.get("never_decrements") or wrongs.get("released_on_success_only"))
+                running -= 1 if released else 0
+            running -= 1 if wrongs.get("released_on_success_only") else 0
             if child.stop_reason != "answered" and not wrongs.get("passes_the_stop_text"):
                 return f"ERROR: stopped ({child.stop_reason})"
             return child.answer
@@ -283,7 +287,20 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
     ("wrong", "says"),
     [
         (changed(no_depth=True), "no more than max_depth"),  # a child may delegate without bound
-        (changed(never_decrements=True), "no more than max_depth"),  # the second delegation is refused
+        (  # the second delegation is refused
+            changed(never_decrements=True),
+            "delegate call 2 started no child (the parent read 'ERROR: too deep'), though no child was "
+            "running then: delegate call 1's child had answered",
+        ),
+        (
+            changed(released_on_success_only=True),
+            "delegate call 2 started no child (the parent read 'ERROR: too deep'), though no child was "
+            "running then: delegate call 1's child had ended without an answer",
+        ),
+        (
+            changed(no_catch=True),
+            "delegate('Subtask 9: look at notes.txt.') called by hand raised InternalServerError",
+        ),
         (changed(no_guards=True), "notes.txt was changed"),  # the child ignores the parent's guards
         (changed(max_turns=10), "its own max_turns"),  # the child's budget is not the one asked for
         (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),
@@ -317,3 +334,32 @@ def test_the_lesson_12_checks_give_the_same_verdicts_under_another_hash_seed():
         "c.check_plan_update(t.variant(many_in_progress=True)); c.check_delegate(t.changed(no_depth=True))",
     )
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 12.") == 2
+
+
+def test_check_delegate_s_generated_cases_hold_the_shapes_the_fixed_ones_lack():
+    from agent_core.checks._scenarios import scenarios
+    from agent_core.checks.lesson12 import DELEGATE_GENERATED, DELEGATE_SEED, _delegation
+
+    shapes = set()
+    for case in scenarios([], _delegation, count=DELEGATE_GENERATED, seed=DELEGATE_SEED):
+        shapes |= (
+            {"two delegations, the first child failing"}
+            if (case.subtasks, case.child[-1]) == (2, "fail")
+            else set()
+        )
+        if case.recursion and "delegate" in case.child:
+            shapes.add(f"a child delegating again, max_depth={case.max_depth}")
+        if case.read_only and "write" in case.child and "write_file" in case.given:
+            shapes.add("a child writing under a read-only parent")
+        shapes |= {"a child that never answers"} if case.child[-1] == "loop" else set()
+        shapes |= {"a child without read_file"} if "read_file" not in case.given else set()
+        shapes |= {"max_turns=4"} if case.max_turns == 4 else set()
+    assert shapes == {
+        "two delegations, the first child failing",
+        "a child delegating again, max_depth=1",
+        "a child delegating again, max_depth=2",
+        "a child writing under a read-only parent",
+        "a child that never answers",
+        "a child without read_file",
+        "max_turns=4",
+    }

@@ -69,6 +69,7 @@ _GENERATOR_HINTS = {
 
 
 _NAMES = ("city", "count", "price", "urgent", "label", "limit", "ratio", "größe", "query", "page")
+_PREFIXED_NAMES = (("max_results", "max"), ("id_type", "id"), ("city_code", "city"))
 _SUMMARIES = (
     "Finds rooms in a hotel.",
     "Converts a price to another currency,\nrounded to cents.",
@@ -80,15 +81,22 @@ _DEFAULTS = {str: ("", "none", "Zürich"), int: (0, 3, -1), float: (0.0, 2.5), b
 
 def _generated_function(rng: random.Random) -> Callable[..., Any]:
     """a function of 0 to 4 str/int/float/bool parameters, some with defaults (0 and False among them),
-    its docstring a summary of one or two lines or paragraphs, and Args: lines for some of them"""
+    sometimes two whose names start alike (max_results before max), its docstring a summary of one or
+    two lines or paragraphs, and Args: lines for some of them"""
     names = rng.sample(_NAMES, rng.randint(0, 4))
+    alike: tuple[str, ...] = ()
+    if (
+        rng.random() < 0.25
+    ):  # a name that starts another, listed after it: find its Args: line by the whole name
+        alike = rng.choice(_PREFIXED_NAMES)
+        names = [*alike, *(name for name in names[:2] if name not in alike)]
     types = [rng.choice((str, int, float, bool)) for _ in names]
     first_default = rng.randint(0, len(names))
     parameters = [
         f"{name}: {kind.__name__}" + (f" = {rng.choice(_DEFAULTS[kind])!r}" if index >= first_default else "")
         for index, (name, kind) in enumerate(zip(names, types, strict=True))
     ]
-    documented = [name for name in names if rng.random() < 0.7]
+    documented = [name for name in names if name in alike or rng.random() < 0.7]
     docstring = rng.choice(_SUMMARIES)
     if documented:
         docstring += "\n\nArgs:\n" + "\n".join(
@@ -114,7 +122,8 @@ def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) 
 
     Scenarios: the three probe functions, then 40 seeded ones of 0 to 4 str/int/float/bool
     parameters, some with defaults (0, False, "" and negative numbers among them), their docstrings
-    of one or two lines or paragraphs, unicode, with Args: lines for some parameters. Each definition
+    of one or two lines or paragraphs, unicode, with Args: lines for some parameters; in some, one
+    name starts another listed before it (max_results, then max). Each definition
     is compared with the library's (as the JSON the model reads), then sent to the mock API.
     """
     cases = scenarios(PROBES, _generated_function, count=40, seed=1)

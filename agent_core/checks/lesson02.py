@@ -272,6 +272,13 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
             "the assistant message should carry the model's tool_calls exactly as they came "
             "(id, type, function name, arguments as the JSON string)"
         ]
+    text = reply.get("content")
+    if text and assistant.get("content") != text:
+        return [
+            f"the assistant message you appended holds the content {assistant.get('content')!r}; the "
+            f"model's reply said {text!r} beside its call: append the assistant message with its text "
+            "as well as its tool_calls"
+        ]
     ids, wanted = [m.get("tool_call_id") for m in answers], [c["id"] for c in calls]
     if sorted(map(str, ids)) == sorted(wanted) and ids != wanted:
         return ["answer the calls in the order they came: the first tool message answers the first call"]

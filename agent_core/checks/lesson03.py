@@ -129,19 +129,35 @@ def _expect_refused(
     return judge
 
 
-def _expect_missing(parameter: str) -> Callable[[str, int], str | None]:
-    """a required argument left out: the model's mistake, found before the call, not the tool's"""
-    said = _expect_error("missing", why="say which argument is missing", words=(parameter,))
+_TYPE_WORDS = {
+    int: ("int", "integer"),
+    float: ("float", "number"),
+    str: ("str", "string"),
+    list: ("list", "array"),
+}
+
+_SAYS_MISSING = r"missing|required|not given|not provided|absent|omitted|left out|needed|needs"
+
+
+def _expect_missing(parameter: str, annotation: type) -> Callable[[str, int], str | None]:
+    """a required argument left out: the model's mistake, found before the call, not the tool's. The error
+    names the argument, and says it is missing (in any words) or gives the type it should be."""
+    type_words = "|".join(_TYPE_WORDS[annotation])
+    why = f"name the argument that is missing, {parameter!r}, and say so or give its type ({type_words})"
 
     def judge(content: str, ran: int) -> str | None:
-        problem = said(content, ran)
-        if problem is None and "TypeError" in content:
+        if not content.startswith("ERROR: "):
+            return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
+        said = re.search(rf"\b({_SAYS_MISSING}|{type_words})\b", content, re.IGNORECASE)
+        if not _names(parameter, content) or not said:
+            return f"the error should {why}; it is {content!r}"
+        if "TypeError" in content:
             return (
                 f"a missing argument is the model's mistake, not an exception in the tool: check "
                 f"the required parameters before calling and say {parameter!r} is missing, instead "
                 f"of passing on Python's TypeError ({content!r})"
             )
-        return problem
+        return None
 
     return judge
 
@@ -209,7 +225,7 @@ CASES = [
     (
         _call(11, "add", '{"a": 4}'),
         "arguments",
-        _expect_missing("b"),
+        _expect_missing("b", int),
     ),
     (
         _call(12, "divide", '{"a": 1, "b": 0}'),
@@ -259,12 +275,6 @@ _JSON_VALUES = {  # JSON values of every type, each with its JSON type's name
     "object": ({"value": 2},),
 }
 _FITS = {int: ("integer",), float: ("integer", "number"), str: ("string",), list: ("array",)}
-_TYPE_WORDS = {
-    int: ("int", "integer"),
-    float: ("float", "number"),
-    str: ("str", "string"),
-    list: ("list", "array"),
-}
 
 
 def _fits(value: Any, annotation: Any) -> bool:
@@ -428,10 +438,13 @@ def _reference_judge(
         return _expect_error("ZeroDivisionError", why="give the exception's type and message")
     arguments = json.loads(call["function"]["arguments"])
     parameters = inspect.signature(FUNCTIONS[name]).parameters.values()
-    missing = [p.name for p in parameters if p.name not in arguments and p.default is inspect.Parameter.empty]
+    absent = [p for p in parameters if p.name not in arguments and p.default is inspect.Parameter.empty]
+    missing = [p.name for p in absent]
     wrong = [p for p in parameters if p.name in arguments and not _fits(arguments[p.name], p.annotation)]
     if missing and not wrong:
-        return _expect_missing(missing[0]) if len(missing) == 1 else _expect_any_named(missing, "missing")
+        if len(absent) == 1:
+            return _expect_missing(absent[0].name, absent[0].annotation)
+        return _expect_any_named(missing, "missing")
     return _expect_any_refused(wrong, missing, arguments)
 
 
@@ -519,7 +532,8 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
     Scenarios: the lesson's bookings (Friday for 4, Tuesday for 8, Monday, 12 and 9 people, 'four'
     people), then 60 seeded ones: every day in any case, Mondays often, 1 to 14 people, often 8 or 9.
     Each is dispatched through a ToolRegistry and compared with the rules: booked unless Monday or
-    more than 8 people; a refusal says which rule, the limit given.
+    more than 8 people; a refusal is a ValueError that says which rule and what would work (another
+    day; at most 8, the limit given).
     """
     try:
         registry = ToolRegistry([book_table])
@@ -560,7 +574,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
     return judge_scenarios(
         "3.2",
         cases,
-        lambda booking: _judge_booking(dispatch, *booking),
+        lambda booking: _judge_booking(dispatch, book_table, *booking),
         _describe_booking,
         "the tool refuses what it cannot do, and says what would work.",
         _smaller_booking,
@@ -588,7 +602,15 @@ def _describe_booking(booking: tuple[str, Any]) -> str:
     return f"a table for {people!r} on {day!r}"
 
 
-def _judge_booking(dispatch: Callable[[Any, Any], str], day: str, people: Any) -> str | None:
+_ANOTHER_DAY = (
+    r"another|other|different|choose|pick|instead|any day|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
+_SMALLER_GROUP = r"at most|up to|no more than|maximum|max|split|several|separate|tables|fewer|smaller|instead"
+
+
+def _judge_booking(
+    dispatch: Callable[[Any, Any], str], book_table: Callable[..., Any], day: str, people: Any
+) -> str | None:
     content = dispatch(day, people)
     if not isinstance(people, int):
         if not is_error(content):
@@ -605,14 +627,32 @@ def _judge_booking(dispatch: Callable[[Any, Any], str], day: str, people: Any) -
     if not is_error(content):
         why = "the restaurant is closed on Mondays" if monday else "a table seats at most 8"
         return f"it was accepted ({content!r}); {why}: raise ValueError saying so"
-    if monday and not too_many and "monday" not in content.lower():
-        return f"the error should say the problem is Monday: {content!r}"
-    if too_many and not monday:
-        if "8" not in content:
-            return f"the error should give the limit, 8, so the model can adjust: {content!r}"
-        if "monday" in content.lower():
+    try:  # the tool itself, to see which exception it raises and the message it wrote
+        book_table(day=day, people=people)
+        said = content
+    except Exception as error:
+        if not isinstance(error, ValueError):
             return (
-                f"the error talks about Monday ({content!r}): give each rule its own message, saying "
+                f"it raised {type(error).__name__}: a call whose values break a rule of the tool is a "
+                "ValueError: raise ValueError(...)"
+            )
+        said = str(error)
+    if monday and not too_many:
+        if "monday" not in said.lower():
+            return f"the error should say the problem is Monday: {said!r}"
+        if not re.search(rf"\b({_ANOTHER_DAY})\b", said, re.IGNORECASE):
+            return f"the error says why, but not what would work: suggest another day ({said!r})"
+    if too_many and not monday:
+        if "8" not in said:
+            return f"the error should give the limit, 8, so the model can adjust: {said!r}"
+        if "monday" in said.lower():
+            return (
+                f"the error talks about Monday ({said!r}): give each rule its own message, saying "
                 "what is wrong with this call"
+            )
+        if not re.search(rf"\b({_SMALLER_GROUP})\b", said, re.IGNORECASE):
+            return (
+                "the error says what is wrong, but not what would work: say that 8 is the most a table "
+                f"seats, or that a larger group can split ({said!r})"
             )
     return None

@@ -6,7 +6,9 @@ import contextlib
 import functools
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import mock
@@ -37,11 +39,35 @@ def _divide(a: float, b: float) -> float:
     return a / b
 
 
-def _tools() -> ToolRegistry:
+def _tools(failing: bool = False) -> ToolRegistry:
+    """add and divide; failing: each call that comes in an odd place in the run raises (a failed run is
+    still a use)"""
     registry = ToolRegistry()
-    registry.add(_add, name="add")
-    registry.add(_divide, name="divide")
+    runs = [0]
+
+    def failing_every_other(function: Callable[[float, float], float]) -> Callable[[float, float], float]:
+        @functools.wraps(function)
+        def run(a: float, b: float) -> float:
+            runs[0] += 1
+            if failing and runs[0] % 2:
+                raise ConnectionError("the calculator service did not answer")
+            return function(a, b)
+
+        return run
+
+    registry.add(failing_every_other(_add), name="add")
+    registry.add(failing_every_other(_divide), name="divide")
     return registry
+
+
+class _RefusesFirstCall(Guardrail):
+    """another guard, listed before MaxUses: refuses the first call of each tool in a run"""
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        name = call["function"]["name"]
+        if not any(o.name == name for o in run.observations):
+            return f"{name} is warming up: call it again."
+        return None
 
 
 def _ran(run: AgentRun, name: str) -> int:
@@ -86,41 +112,57 @@ _USE_MODELS = {  # what the model does, described, and (policy, task)
 }
 
 
-def _uses(rng: random.Random) -> tuple[str, int, str, bool]:
-    """a tool, a limit from 0 to 4, a model, and whether the same guard serves a second run"""
+_ALSO = {
+    "": "",
+    "refused": ", after another guard that refuses each tool's first call in a run",
+    "failing": ", the tools failing on every other call",
+}
+Uses = tuple[str, int, str, bool, str]
+
+
+def _uses(rng: random.Random) -> Uses:
+    """a tool, a limit from 0 to 4, a model, whether the same guard serves a second run, and what else
+    happens: another guard refusing first, or tools that fail"""
     return (
         rng.choice(("add", "add", "divide")),
         rng.randint(0, 4),
         rng.choice(list(_USE_MODELS)),
         rng.random() < 0.3,
+        rng.choice(("", "", "refused", "failing")),
     )
 
 
-def _fewer_uses(scenario: tuple[str, int, str, bool]) -> Iterator[tuple[str, int, str, bool]]:
-    name, limit, model, again = scenario
+def _fewer_uses(scenario: Uses) -> Iterator[Uses]:
+    name, limit, model, again, also = scenario
+    if also:
+        yield name, limit, model, again, ""
     if again:
-        yield name, limit, model, False
-    yield from ((name, fewer, model, again) for fewer in smaller_ints(limit, floor=min(limit, 1)))
+        yield name, limit, model, False, also
+    yield from ((name, fewer, model, again, also) for fewer in smaller_ints(limit, floor=min(limit, 1)))
 
 
-def _describe_uses(scenario: tuple[str, int, str, bool]) -> str:
-    name, limit, model, again = scenario
-    return f"MaxUses({name!r}, {limit}) with {model}" + (
+def _describe_uses(scenario: Uses) -> str:
+    name, limit, model, again, also = scenario
+    return f"MaxUses({name!r}, {limit}) with {model}{_ALSO[also]}" + (
         ", the same guard used for a second run" if again else ""
     )
 
 
-def _capped_run(guard: Guardrail, model: str) -> AgentRun:
+def _capped_run(guard: Guardrail, model: str, also: str) -> AgentRun:
     policy, task = _USE_MODELS[model]
-    return run_agent(mock.client(policy()), task, _tools(), max_turns=4, guardrails=[guard])
+    guards = [_RefusesFirstCall(), guard] if also == "refused" else [guard]
+    tools = _tools(failing=also == "failing")
+    return run_agent(mock.client(policy()), task, tools, max_turns=4, guardrails=guards)
 
 
-def _judge_uses(max_uses_class: type, name: str, limit: int, model: str, again: bool) -> str | None:
-    expected = _capped_run(_ReferenceMaxUses(name, limit), model)
+def _judge_uses(
+    max_uses_class: type, name: str, limit: int, model: str, again: bool, also: str
+) -> str | None:
+    expected = _capped_run(_ReferenceMaxUses(name, limit), model, also)
     guard = max_uses_class(name, limit)
-    yours = _capped_run(guard, model)
+    yours = _capped_run(guard, model, also)
     if again:
-        yours = _capped_run(guard, model)
+        yours = _capped_run(guard, model, also)
     for tool_name in ("add", "divide"):
         if _ran(yours, tool_name) != _ran(expected, tool_name):
             return (
@@ -135,7 +177,10 @@ def _judge_uses(max_uses_class: type, name: str, limit: int, model: str, again: 
     refusals = [o.content for o in yours.observations if o.error_type == "refused"]
     if len(refusals) != sum(o.error_type == "refused" for o in expected.observations):
         return f"yours refused {len(refusals)} call(s), the reference refused {_count(len(refusals))}"
-    if any(name not in refusal for refusal in refusals):
+    ours = [
+        o.content for o in yours.observations if o.error_type == "refused" and "warming up" not in o.content
+    ]
+    if any(name not in refusal for refusal in ours):
         return f"the refusal should name the tool ({name!r}), so the model knows which tool it may not use"
     return None
 
@@ -143,11 +188,14 @@ def _judge_uses(max_uses_class: type, name: str, limit: int, model: str, again: 
 def check_max_uses(max_uses_class: type) -> Verdict:
     """Exercise 5.1: MaxUses(name, limit) refuses a tool once it has run `limit` times in a run
 
-    Scenarios: MaxUses('add', 3) with a runaway model that listens, and a few readable others;
-    then 10 seeded ones: add or divide, limits from 0 to 4, five models (runaways that listen or
-    not, parallel and repeated calls in one reply, a run that needs each tool once), sometimes the
-    same guard used for a second run. Each run is compared with a reference guard's on the same
-    model: how many times each tool ran, how many calls were refused, how the run ended.
+    Scenarios: MaxUses('add', 3) with a runaway model that listens, and a few readable others (one
+    behind another guard that refuses first, one with tools that fail); then 10 seeded ones: add or
+    divide, limits from 0 to 4, five models (runaways that listen or not, parallel and repeated calls
+    in one reply, a run that needs each tool once), sometimes the same guard used for a second run,
+    sometimes another guard before it that refuses each tool's first call, or tools failing on every
+    other call (a call that ran and failed is a use; one a guard refused is not). Each run is compared
+    with a reference guard's on the same model: how many times each tool ran, how many calls were
+    refused, how the run ended.
     """
     try:
         guard = max_uses_class("add", 3)
@@ -157,12 +205,14 @@ def check_max_uses(max_uses_class: type) -> Verdict:
         return verdict("5.1", ["MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)"], "")
     models = list(_USE_MODELS)
     fixed = [
-        ("add", 3, models[0], False),
-        ("add", 3, models[0], True),
-        ("divide", 2, models[2], False),
-        ("divide", 1, models[1], False),
-        ("add", 2, models[3], False),
-        ("add", 1, models[4], False),
+        ("add", 3, models[0], False, ""),
+        ("add", 3, models[0], True, ""),
+        ("divide", 2, models[2], False, ""),
+        ("divide", 1, models[1], False, ""),
+        ("add", 2, models[3], False, ""),
+        ("add", 1, models[4], False, ""),
+        ("add", 2, models[1], False, "refused"),
+        ("add", 2, models[1], False, "failing"),
     ]
     cases = scenarios(fixed, _uses, count=10, seed=6)
     return judge_scenarios(
@@ -429,7 +479,8 @@ class _DecideFailed(Exception):
 
 
 class _ReferenceAskFirst(Guardrail):
-    """the reference: ask decide(call) before a listed tool runs; a denial carries the reason"""
+    """the reference: ask decide(call) before a listed tool runs; a denial carries the reason, and a decide
+    that raises refuses the call (nobody could say yes), so the run goes on"""
 
     def __init__(self, decide: Callable[[dict[str, Any]], Decision], tools: Any):
         self.decide, self.tools = decide, tools
@@ -437,34 +488,42 @@ class _ReferenceAskFirst(Guardrail):
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         if call["function"]["name"] not in self.tools:
             return None
-        decision = self.decide(call)
+        try:
+            decision = self.decide(call)
+        except Exception as error:
+            return f"nobody could approve this call ({error}): do not try it again"
         return None if decision.approved else f"a person said no: {decision.reason}"
 
 
 _JOB_TOOLS = ("analyse_offer", "match_cv", "draft_application", "send_application")
 _REASONS = ("a person reviews every application", "drafts wait for Ana", "Ana prüft jeden Entwurf ✉", "")
-# a scenario: (guarded tool names, as list/tuple/set), then the answers of decide, in turn (the last repeats)
+# a scenario: (guarded tool names, as list/tuple/set), the answers of decide, in turn (the last repeats),
+# and whether the same guard serves a second offer (so it is asked about the same tool twice)
+Approvals = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], bool]
 
 
-def _approvals(rng: random.Random) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """some of the four tools guarded, given as a list, tuple or set; decide says yes, no or raises"""
+def _approvals(rng: random.Random) -> Approvals:
+    """some of the four tools guarded, given as a list, tuple or set; decide says yes, no or raises;
+    sometimes a second offer for the same guard"""
     guarded = tuple(t for t in _JOB_TOOLS if rng.random() < 0.4) or ("send_application",)
     answers = tuple(
         (rng.choice(("yes", "no", "no", "raises")), rng.choice(_REASONS)) for _ in range(rng.randint(1, 3))
     )
-    return rng.choice(("list", "tuple", "set")), guarded, answers
+    return rng.choice(("list", "tuple", "set")), guarded, answers, rng.random() < 0.4
 
 
-def _fewer_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> Iterator[Any]:
-    kind, guarded, answers = scenario
+def _fewer_approvals(scenario: Approvals) -> Iterator[Any]:
+    kind, guarded, answers, again = scenario
     if kind != "list":
-        yield "list", guarded, answers
-    yield from ((kind, g, answers) for g in map(tuple, smaller_lists(guarded)) if g)
-    yield from ((kind, guarded, a) for a in map(tuple, smaller_lists(answers)) if a)
+        yield "list", guarded, answers, again
+    yield from ((kind, g, answers, again) for g in map(tuple, smaller_lists(guarded)) if g)
+    yield from ((kind, guarded, a, again) for a in map(tuple, smaller_lists(answers)) if a)
+    if again:
+        yield kind, guarded, answers, False
 
 
-def _describe_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]) -> str:
-    kind, guarded, answers = scenario
+def _describe_approvals(scenario: Approvals) -> str:
+    kind, guarded, answers, again = scenario
     shown: dict[str, Callable[[tuple[str, ...]], Any]] = {
         "list": list,
         "tuple": tuple,
@@ -476,91 +535,102 @@ def _describe_approvals(scenario: tuple[str, tuple[str, ...], tuple[tuple[str, s
         for answer, reason in answers
     ]
     then = ", then ".join(said) + (" (the last answer repeats)" if len(said) > 1 else ", every time")
-    return f"AskFirst(decide, {tools}) on the job-offer agent, decide answering {then}"
+    twice = ", the same guard then used for a second offer" if again else ""
+    return f"AskFirst(decide, {tools}) on the job-offer agent, decide answering {then}{twice}"
+
+
+@dataclass
+class _Approved:
+    """what the runs of one scenario did: their observations and stop reasons, what was sent, what decide
+    was asked and said, and the exception that escaped run_agent, if one did"""
+
+    observations: list[Any] = field(default_factory=list)
+    stop_reasons: list[str] = field(default_factory=list)
+    outbox: list[str] = field(default_factory=list)
+    decisions: list[tuple[str, str, str]] = field(default_factory=list)
+    crashed: _DecideFailed | None = None
+
+    @property
+    def asked(self) -> list[str]:
+        return [name for name, _, _ in self.decisions]
 
 
 def _approval_run(
-    guard_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]
-):
-    """(run or None if it raised, sent to, decide asked about, whether decide raised)"""
-    outbox: list[str] = []
-    asked: list[str] = []
+    guard_class: type, kind: str, guarded: tuple[str, ...], answers: Any, again: bool
+) -> _Approved:
+    done = _Approved()
 
     def decide(call: dict[str, Any]) -> Decision:
-        asked.append(call["function"]["name"])
-        answer, reason = answers[min(len(asked), len(answers)) - 1]
+        answer, reason = answers[min(len(done.decisions) + 1, len(answers)) - 1]
+        done.decisions.append((call["function"]["name"], answer, reason))
         if answer == "raises":
             raise _DecideFailed("the approval service is down")
         return Decision(answer == "yes", reason or "no reason given" if answer == "no" else _APPROVAL_REASON)
 
-    tools = {"list": list, "tuple": tuple, "set": set}[kind](guarded)
-    try:
-        run = run_agent(
-            mock.client(JobApplicant()),
-            "Apply to this offer.",
-            _job_tools(outbox),
-            guardrails=[guard_class(decide, tools)],
-        )
-    except _DecideFailed:
-        return None, outbox, asked
-    return run, outbox, asked
+    guard = guard_class(decide, {"list": list, "tuple": tuple, "set": set}[kind](guarded))
+    for _ in range(2 if again else 1):
+        try:
+            run = run_agent(
+                mock.client(JobApplicant()),
+                "Apply to this offer.",
+                _job_tools(done.outbox),
+                guardrails=[guard],
+            )
+        except _DecideFailed as error:  # the learner's guard let decide's exception out of run_agent
+            done.crashed = error
+            return done
+        done.observations += run.observations
+        done.stop_reasons.append(run.stop_reason)
+    return done
 
 
 def _judge_approvals(
-    ask_first_class: type, kind: str, guarded: tuple[str, ...], answers: tuple[tuple[str, str], ...]
+    ask_first_class: type, kind: str, guarded: tuple[str, ...], answers: Any, again: bool = False
 ) -> str | None:
-    expected, expected_out, expected_asked = _approval_run(_ReferenceAskFirst, "list", guarded, answers)
-    run, outbox, asked = _approval_run(ask_first_class, kind, guarded, answers)
-    if asked[: len(expected_asked)] != expected_asked[: len(asked)] or (
-        expected is not None and asked != expected_asked
-    ):
+    expected = _approval_run(_ReferenceAskFirst, "list", guarded, answers, again)
+    yours = _approval_run(ask_first_class, kind, guarded, answers, again)
+    if yours.crashed is not None:
         return (
-            f"decide was asked about {asked}; it should be asked "
-            f"about {expected_asked}, once per call of a listed tool"
+            f"decide raised an exception ({yours.crashed}), and it escaped run_agent: the whole run "
+            "crashed. When decide raises, nobody could say yes: catch the exception in "
+            "before_tool and refuse the call with a text that says so, and the run goes on"
         )
-    if expected is None:  # decide raised on a tool (the agent calls each tool once): it must not run
-        stopped = expected_asked[-1]
-        if run is not None and any(o.name == stopped and o.error_type != "refused" for o in run.observations):
-            return (
-                f"decide raised on {stopped}, and yours let {stopped} "
-                "run: when nobody could say yes, it must not run"
-            )
-        return None
-    if run is None:
-        return "the run raised an exception of the check's decider, though decide never raised here"
-    ran = [o.name for o in run.observations if o.error_type != "refused"]
-    expected_ran = [o.name for o in expected.observations if o.error_type != "refused"]
-    extra = [name for name in ran if name not in expected_ran]
-    missing = [name for name in expected_ran if name not in ran]
+    if yours.asked != expected.asked:
+        return (
+            f"decide was asked about {yours.asked}; it should be asked "
+            f"about {expected.asked}, once per call of a listed tool"
+        )
+    ran = Counter(o.name for o in yours.observations if o.error_type != "refused")
+    expected_ran = Counter(o.name for o in expected.observations if o.error_type != "refused")
+    raised_on = {name for name, answer, _ in yours.decisions if answer == "raises"}
+    extra, missing = sorted(ran - expected_ran), sorted(expected_ran - ran)
+    if extra and extra[0] in raised_on:
+        return (
+            f"decide raised on {extra[0]}, and yours let {extra[0]} "
+            "run: when nobody could say yes, it must not run"
+        )
     if extra:
         return (
             f"yours let {extra[0]} run, though the person did not approve it: decide in before_tool, "
             "before the tool runs, and return a refusal text when the decision is not approved"
         )
     if missing:
-        why = "the person approved it" if missing[0] in asked else "it is not in the list"
+        why = "the person approved it" if missing[0] in yours.asked else "it is not in the list"
         return (
             f"yours did not let {missing[0]} run, though {why}: return None when decision.approved "
             "is true, and for the tools not in self.tools"
         )
-    if outbox != expected_out:
-        return f"yours sent {len(outbox)} application(s), the reference {len(expected_out)}"
-    if run.stop_reason != expected.stop_reason:
+    if yours.outbox != expected.outbox:
+        return f"yours sent {len(yours.outbox)} application(s), the reference {len(expected.outbox)}"
+    if yours.stop_reasons != expected.stop_reasons:
         return (
-            f"the run ended with stop_reason {run.stop_reason!r}; the reference's with "
-            f"{expected.stop_reason!r}{_RETURNS}"
+            f"the run ended with stop_reason {yours.stop_reasons[-1]!r}; the reference's with "
+            f"{expected.stop_reasons[-1]!r}{_RETURNS}"
         )
-    for refused in (o for o in run.observations if o.error_type == "refused"):
-        answer, reason = (
-            answers[min(asked.index(refused.name) + 1, len(answers)) - 1]
-            if refused.name in asked
-            else ("", "")
-        )
-        if reason and reason not in refused.content:
-            return (
-                f"the refusal of {refused.name} should carry the "
-                f"person's reason ({reason!r}): the model reads it"
-            )
+    refusals = [o for o in yours.observations if o.error_type == "refused"]
+    for name, answer, reason in yours.decisions:
+        if answer == "no" and reason and not any(reason in o.content for o in refusals if o.name == name):
+            return f"the refusal of {name} should carry the person's reason ({reason!r}): the model reads it"
     return None
 
 
@@ -568,11 +638,13 @@ def check_ask_first(ask_first_class: type) -> Verdict:
     """Exercise 5.2: AskFirst(decide, tools) asks decide(call) before a listed tool runs; a denial is refused
 
     Scenarios: the lesson's person who says no, one who says yes with a reason, another person's
-    reason on draft_application, a decider that raises; then 8 seeded ones: any of the four tools
-    guarded, given as a list, a tuple or a set, decide answering yes, no (with reasons in several
-    languages, or none) or raising, changing from one call to the next. Each run of the job-offer
+    reason on draft_application, a decider that raises, one guard asked about two offers (yes, then
+    no); then 8 seeded ones: any of the four tools guarded, given as a list, a tuple or a set, decide
+    answering yes, no (with reasons in several languages, or none) or raising, changing from one
+    call to the next, sometimes the same guard used for a second offer. Each run of the job-offer
     agent is compared with a reference guard's: whom decide was asked about, which tools ran, what
-    was sent, how the run ended; a refusal carries the reason; when decide raises, the tool never runs.
+    was sent, how the run ended; a refusal carries the reason; when decide raises, the tool never
+    runs and run_agent still returns.
     """
     try:
         guard = ask_first_class(lambda call: Decision(True), ["send_application"])
@@ -580,11 +652,12 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
-    fixed: list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = [
-        ("list", ("send_application",), (("no", "a person reviews every application"),)),
-        ("list", ("send_application",), (("yes", ""),)),
-        ("list", ("draft_application",), (("no", "drafts wait for Ana"),)),
-        ("list", ("send_application",), (("raises", ""),)),
+    fixed: list[Approvals] = [
+        ("list", ("send_application",), (("no", "a person reviews every application"),), False),
+        ("list", ("send_application",), (("yes", ""),), False),
+        ("list", ("draft_application",), (("no", "drafts wait for Ana"),), False),
+        ("list", ("send_application",), (("raises", ""),), False),
+        ("list", ("send_application",), (("yes", ""), ("no", "one application per company")), True),
     ]
     cases = scenarios(fixed, _approvals, count=8, seed=7)
     return judge_scenarios(

@@ -208,12 +208,41 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
 # --- Exercise 7.2 ------------------------------------------------------------------------------
 
 
-def _test_run(workspace: Any) -> Observation:
-    """one real pytest run in the workspace, as the observation a run_command call leaves"""
-    (run_command,) = coding_tools(workspace, "run_command")
-    return Observation(
-        "call_0", "run_command", run_command(TEST_COMMAND), arguments={"command": TEST_COMMAND}
-    )
+# What run_command(TEST_COMMAND) answers in each fresh project, as a real run printed it: kept as text, since
+# the exercise only reads observations and a sandboxed pytest run per check took a second.
+_TEST_RUNS = {
+    "discount": (
+        "exit code: 1\n...F" + " " * 69 + "[100%]\n" + "=" * 35 + " FAILURES " + "=" * 35 + "\n"
+        "_____________________ test_discount_starts_at_exactly_100 ______________________\n\n"
+        "    def test_discount_starts_at_exactly_100():\n"
+        ">       assert final_price(100, is_member=True) == 90\n"
+        "E       assert 100 == 90\n"
+        "E        +  where 100 = final_price(100, is_member=True)\n\n"
+        "test_discount.py:17: AssertionError\n" + "=" * 27 + " short test summary info " + "=" * 28 + "\n"
+        "FAILED test_discount.py::test_discount_starts_at_exactly_100 - assert 100 == 90\n"
+        "1 failed, 3 passed in ?.??s\n"
+    ),
+    "users_api": (
+        "exit code: 1\n......F" + " " * 66 + "[100%]\n" + "=" * 35 + " FAILURES " + "=" * 35 + "\n"
+        "_______________________ test_filter_users_by_role_editor _______________________\n\n"
+        "    def test_filter_users_by_role_editor():\n"
+        '        status, body = handle("GET", "/users?role=editor")\n'
+        ">       assert status == 200\n"
+        "E       assert 500 == 200\n\n"
+        "tests/test_users_api.py:31: AssertionError\n"
+        + "=" * 27
+        + " short test summary info "
+        + "=" * 28
+        + "\n"
+        "FAILED tests/test_users_api.py::test_filter_users_by_role_editor - assert 500...\n"
+        "1 failed, 6 passed in ?.??s\n"
+    ),
+}
+
+
+def _test_run(project: str) -> Observation:
+    """the pytest run of a fresh project, as the observation a run_command call leaves"""
+    return Observation("call_0", "run_command", _TEST_RUNS[project], arguments={"command": TEST_COMMAND})
 
 
 def _reads(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[Observation]:
@@ -305,7 +334,7 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             "discount": fresh_workspace("discount", parent),
             "users_api": fresh_workspace("users_api", parent),
         }
-        tests = {name: _test_run(workspace) for name, workspace in workspaces.items()}  # one pytest run each
+        tests = {name: _test_run(name) for name in workspaces}
         fixed: list[Citing] = [
             ("discount", "The bug is on line 8 of discount.py: it reads `if total > 100:`.", ()),
             (

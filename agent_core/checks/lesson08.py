@@ -233,26 +233,30 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
 
     Scenarios: a three-turn calculator run, then 30 generated runs on the strict mock: 0 to 3 turns
     of 1 to 3 parallel calls (some dividing by zero), a unicode answer, and sometimes a request the
-    API refuses with HTTP 400. The learner's recorder and the library's RecordingTransport wrap the
-    same mock; each must keep the same calls, and the run through it must end the same way.
+    API refuses with HTTP 400. The learner's recorder runs between two of the library's
+    RecordingTransports: it must keep the calls the inner one saw, and pass them on unchanged.
     """
     fixed: list[Run] = [
         ("5 + 8/12", ((("divide", 8, 12),), (("add", 5, 0.6666666666666666),), "5 + 8/12 = 5.667"), False)
     ]
 
     def judge(run: Run) -> str | None:
-        reference = RecordingTransport(mock.transport(_policy(run[1])))
-        expected_end = _drive(reference, run)
+        # one run, the library's recorder on each side of the learner's: the inner one sees what the server
+        # was sent and answered, the outer one what the SDK sent and got back through the learner's
+        server_side = RecordingTransport(mock.transport(_policy(run[1])))
+        yours = recorder_class(server_side)
+        sdk_side = RecordingTransport(yours)
+        answer, _ = _drive(sdk_side, run)
         expected = [
-            {"request": t.request, "status": t.status, "response": t.response} for t in reference.trace
+            {"request": t.request, "status": t.status, "response": t.response} for t in server_side.trace
         ]
-        yours = recorder_class(mock.transport(_policy(run[1])))
-        end = _drive(yours, run)
         calls = getattr(yours, "calls", None)
-        if end != expected_end:
+        seen = [(t.request, t.status, t.response) for t in sdk_side.trace]
+        if seen != [(t.request, t.status, t.response) for t in server_side.trace]:
             return (
-                f"through your recorder the run ended differently ({end[0]!r:.60}); return the "
-                "response you got from the inner transport, unchanged"
+                f"through your recorder the run ended differently ({answer!r:.60}): what the SDK sent or got "
+                "back is not what the server saw. Pass the request on and return the response you got from "
+                "the inner transport, unchanged"
             )
         if not isinstance(calls, list):
             return f"keep the calls in a list, self.calls; it is {calls!r:.60}"
@@ -398,10 +402,18 @@ def _generated_request(rng: random.Random) -> dict[str, Any]:
         ("temperature", [0, 0.7, 1]),
         ("max_tokens", [100, 512]),
         ("parallel_tool_calls", [True, False]),
+        ("n", [1]),
+        ("logprobs", [True, False]),
     ):
         if rng.random() < 0.5:
             body[option] = rng.choice(values)
     return body
+
+
+def _at(value: Any, path: Path) -> Any:
+    for key in path:
+        value = value[key]
+    return value
 
 
 def _places(value: Any, path: Path = ()) -> list[Path]:
@@ -421,7 +433,7 @@ def _other_value(value: Any, rng: random.Random) -> Any:
     if isinstance(value, bool):
         return rng.choice([not value, int(value)])
     if isinstance(value, int):
-        return rng.choice([value + 1, float(value)])
+        return rng.choice([value + 1, float(value), *([bool(value)] if value in (0, 1) else [])])
     if isinstance(value, float):
         return rng.choice([value + 0.5, int(value)] if value.is_integer() else [value + 0.5])
     if isinstance(value, str):
@@ -436,10 +448,12 @@ def _other_value(value: Any, rng: random.Random) -> Any:
 def _changes(body: dict[str, Any], rng: random.Random) -> tuple[Change, ...]:
     """0 to 3 differences, sometimes with the received keys in another order (not a difference)"""
     places = _places(body)
+    scalars = [where for where in places if isinstance(_at(body, where), (bool, int, float))]
     changes: list[Change] = []
     for _ in range(rng.choice([0, 1, 1, 2, 2, 3])):
-        where = rng.choice(places)
         kind = rng.choice(["value", "value", "drop", "add"])
+        # a number or boolean often: true against 1, 1 against 1.0 are the tempting ones
+        where = rng.choice(scalars if kind == "value" and scalars and rng.random() < 0.5 else places)
         if kind == "add":
             changes.append(("add", where[:-1], rng.choice(["seed", "user", "stop"])))
         else:
@@ -560,8 +574,9 @@ def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict
 
     Scenarios: the seven readable pairs of DIFFERENCE_CASES, then 200 generated pairs of
     calculator requests (unicode text, parallel calls, tools and options) whose received copy has
-    0 to 3 differences: a changed value, a number or boolean in another JSON type, a key or item
-    dropped or added, and sometimes its keys in another order, which is not a difference.
+    0 to 3 differences: a changed value, a number or boolean in another JSON type (true against 1,
+    1 against 1.0, both ways round), a key or item dropped or added, and sometimes its keys in
+    another order, which is not a difference.
     """
     # a readable pair is its received request whole: one "replace" change
     cases: list[Pair] = [

@@ -267,12 +267,13 @@ def _tls() -> ssl.SSLContext:
 class _Recorder(httpx2.BaseTransport):
     """a real HTTP transport that keeps every request body and, when it parsed, every reply"""
 
-    def __init__(self, split_text: bool = False) -> None:
+    def __init__(self, split_text: bool = False, cut: int | None = None) -> None:
         self.inner = httpx2.HTTPTransport(verify=_tls())
         self.requests: list[Any] = []
         self.replies: list[Any] = []
         self.runaway = False
         self.split_text = split_text  # a final answer arrives as two text blocks, as Claude's can
+        self.cut = cut  # this reply (0 is the first) is cut off at max_tokens in the middle of a tool_use
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         if len(self.requests) >= _RUNAWAY:
@@ -289,9 +290,23 @@ class _Recorder(httpx2.BaseTransport):
         except ValueError:  # a streamed reply: not the shape this exercise asks for
             self.replies.append(None)
         reply = self.replies[-1]
-        if self.split_text and isinstance(reply, dict) and [b["type"] for b in reply["content"]] == ["text"]:
+        split = (
+            self.split_text and isinstance(reply, dict) and [b["type"] for b in reply["content"]] == ["text"]
+        )
+        if split:
             first, _, rest = reply["content"][0]["text"].partition(". ")
             reply["content"] = [{"type": "text", "text": first + ". "}, {"type": "text", "text": rest}]
+        cut = (
+            self.cut == len(self.replies) - 1
+            and isinstance(reply, dict)
+            and reply.get("stop_reason") == "tool_use"
+        )
+        if cut:  # the tokens ran out while the model wrote its call: the call is there, but unfinished
+            reply["stop_reason"] = "max_tokens"
+            for block in reply["content"]:
+                if block["type"] == "tool_use":
+                    block["input"] = dict(list(block["input"].items())[:1])
+        if split or cut:
             headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
             return httpx2.Response(200, headers=headers, content=json.dumps(reply).encode(), request=request)
         return response
@@ -300,19 +315,41 @@ class _Recorder(httpx2.BaseTransport):
         self.inner.close()
 
 
+class _Served:
+    """one serve-mock for the whole check, whose policy each run sets (a server takes a while to stop)"""
+
+    def __init__(self) -> None:
+        self.policy: Callable[[dict[str, Any]], Any] = mock.Echo()
+        self.url = ""
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        return self.policy(request)
+
+
 def _run(
-    run_on_anthropic: Callable[..., Any], policy: Any, task: str, max_turns: int, split_text: bool = False
+    served: _Served,
+    run_on_anthropic: Callable[..., Any],
+    policy: Any,
+    task: str,
+    max_turns: int,
+    split_text: bool = False,
+    cut: int | None = None,
 ) -> dict[str, Any]:
     """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the
     wire"""
-    with serve(policy) as server:
-        return _run_on(server.url, run_on_anthropic, task, max_turns, split_text)
+    served.policy = mock.as_policy(policy)
+    return _run_on(served.url, run_on_anthropic, task, max_turns, split_text, cut)
 
 
 def _run_on(
-    url: str, run_on_anthropic: Callable[..., Any], task: str, max_turns: int, split_text: bool = False
+    url: str,
+    run_on_anthropic: Callable[..., Any],
+    task: str,
+    max_turns: int,
+    split_text: bool = False,
+    cut: int | None = None,
 ) -> dict[str, Any]:
-    recorder = _Recorder(split_text)
+    recorder = _Recorder(split_text, cut)
     outcome: dict[str, Any] = {"recorder": recorder, "returned": None, "raised": None}
     with anthropic.Anthropic(
         base_url=url, api_key="mock-key", max_retries=0, http_client=httpx2.Client(transport=recorder)
@@ -465,14 +502,16 @@ def _final_text(outcome: dict[str, Any]) -> str | None:
 
 
 def _answer_problems(
+    served: _Served,
     run_on_anthropic: Callable[..., Any],
     name: str,
     policy: Any,
     task: str,
     calls: int,
     split_text: bool = False,
+    cut: int | None = None,
 ) -> list[str]:
-    outcome = _run(run_on_anthropic, policy, task, max_turns=6, split_text=split_text)
+    outcome = _run(served, run_on_anthropic, policy, task, max_turns=6, split_text=split_text, cut=cut)
     made = len(outcome["recorder"].requests)
     problems = _wire_problems(outcome["recorder"], _calculated) or _raised(outcome, name)
     if problems:
@@ -486,7 +525,7 @@ def _answer_problems(
             ]
         return [f"{name}: expected {calls} model call{'s' * (calls != 1)}, your loop made {made}"]
     if outcome["returned"] != _final_text(outcome):
-        blocks = " (every text block of it, joined)" if split_text else ""
+        blocks = " (every text block of it, joined with no separator)" if split_text else ""
         return [
             f"{name}: return the text of the last reply{blocks}, {_final_text(outcome)!r}; "
             f"yours returned {outcome['returned']!r}"
@@ -494,12 +533,14 @@ def _answer_problems(
     return []
 
 
-def _cap_problems(run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
+def _cap_problems(served: _Served, run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
     name = f"a model that never stops asking, max_turns={max_turns}"
     always_two = mock.calls(
         mock.call("add", a=1, b=1), mock.call("add", a=2, b=2)
     )  # a cap on tool calls stops early
-    outcome = _run(run_on_anthropic, lambda request: always_two, "1 + 1 and 2 + 2, for ever", max_turns)
+    outcome = _run(
+        served, run_on_anthropic, lambda request: always_two, "1 + 1 and 2 + 2, for ever", max_turns
+    )
     made = len(outcome["recorder"].requests)
     if outcome["recorder"].runaway:
         return [f"{name}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls. Cap it"]
@@ -522,10 +563,11 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on serve-mock, by behaviour
 
     Scenarios: seven readable runs (the calculator, parallel calls, text with a failing call, a reply
-    cut at max_tokens, an answer in two text blocks, a model that never stops at max_turns 3 and 1),
-    then, once they pass, 30 generated on one server: 0 to 4 turns of 1 to 3 parallel calls (some
-    dividing by zero), a unicode answer, sometimes in two text blocks, and max_turns above, exactly
-    at, or below the calls the model needs.
+    cut at max_tokens in the middle of a tool_use block, an answer in two text blocks, a model that
+    never stops at max_turns 3 and 1), then, once they pass, 12 generated: 0 to 4 turns
+    of 1 to 3 parallel calls (some dividing by zero), a unicode answer, sometimes in two text blocks
+    or cut off at max_tokens with an unfinished call, and max_turns above, exactly at, or below the
+    calls the model needs.
     """
     failing = mock.Script(
         mock.calls(
@@ -533,52 +575,64 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         ),
         "8/12 is about 0.667; 1/0 cannot be computed: division by zero.",
     )
-    cut = mock.Script(" ".join(["far"] * 3000))
-    cases = [
-        ("5 + 8/12", mock.Calculator(), "5 + 8/12", 3),
-        ("4+2 and 7+8 (two calls at once)", mock.Calculator(), "4+2 and 7+8", 2),
-        ("text, then two calls, one failing", failing, "What are 8/12 and 1/0?", 2),
-        ("a reply cut off at max_tokens", cut, "Say 'far' 3000 times.", 1),
+    cut = mock.Script(mock.calls(mock.call("add", a=2, b=3), content="Let me add 2 and 3 with the tool."))
+    cases: list[tuple[str, Any, str, int, int | None]] = [
+        ("5 + 8/12", mock.Calculator(), "5 + 8/12", 3, None),
+        ("4+2 and 7+8 (two calls at once)", mock.Calculator(), "4+2 and 7+8", 2, None),
+        ("text, then two calls, one failing", failing, "What are 8/12 and 1/0?", 2, None),
+        (
+            "a reply cut off at max_tokens in the middle of a tool_use block",
+            cut,
+            "What is 2 + 3? Explain at length.",
+            1,
+            0,
+        ),
     ]
     two_blocks = mock.Script("8/12 is about 0.667. 1/0 cannot be computed: division by zero.")
     problems: list[str] = []
-    try:
-        for name, policy, task, calls in cases:
-            problems += _answer_problems(run_on_anthropic, name, policy, task, calls)
-        problems += _answer_problems(
-            run_on_anthropic,
-            "a final answer in two text blocks",
-            two_blocks,
-            "8/12 and 1/0?",
-            1,
-            split_text=True,
-        )
-        for max_turns in (3, 1):
-            problems += _cap_problems(run_on_anthropic, max_turns)
-    except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
-        problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
-    if problems:
-        result = verdict("9.2", problems, "")
-        result.scenarios = 7 + _GENERATED
-        return result
-    # the readable runs pass: now generated ones, on one server whose replies change per scenario
-    replies: list[Any] = []
+    served = _Served()
+    with serve(served) as server:
+        served.url = server.url
+        try:
+            for name, policy, task, calls, cut_at in cases:
+                problems += _answer_problems(served, run_on_anthropic, name, policy, task, calls, cut=cut_at)
+            problems += _answer_problems(
+                served,
+                run_on_anthropic,
+                "a final answer in two text blocks",
+                two_blocks,
+                "8/12 and 1/0?",
+                1,
+                split_text=True,
+            )
+            for max_turns in (3, 1):
+                problems += _cap_problems(served, run_on_anthropic, max_turns)
+        except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
+            problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
+        if problems:
+            result = verdict("9.2", problems, "")
+            result.scenarios = 7 + _GENERATED
+            return result
+        # the readable runs pass: now generated ones, the server's replies changing per scenario
+        replies: list[Any] = []
 
-    def replay(request: dict[str, Any]) -> Any:
-        turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
-        return replies[min(turn, len(replies) - 1)]
+        def replay(request: dict[str, Any]) -> Any:
+            turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
+            return replies[min(turn, len(replies) - 1)]
 
-    with serve(replay) as server:
+        served.policy = mock.as_policy(replay)
 
         def judge(case: Generated) -> str | None:
-            steps, answer, max_turns, split = case
+            steps, answer, max_turns, split, cut = case
+            last = mock.calls(mock.call("add", a=1, b=2), content=answer) if cut else answer
             replies[:] = [
                 *(mock.calls(*(mock.call(n, a=a, b=b) for n, a, b in step)) for step in steps),
-                answer,
+                last,
             ]
-            return _generated_problem(
-                _run_on(server.url, run_on_anthropic, "Compute them.", max_turns, split), case
+            outcome = _run_on(
+                server.url, run_on_anthropic, "Compute them.", max_turns, split, len(steps) if cut else None
             )
+            return _generated_problem(outcome, case)
 
         result = judge_scenarios(
             "9.2",
@@ -593,15 +647,16 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     return result
 
 
-_GENERATED = 30
+_GENERATED = 12  # the seed's twelve hold every shape below (a test keeps it so); each is a real HTTP run
 Generated = tuple[
-    tuple[tuple[tuple[str, float, float], ...], ...], str, int, bool
-]  # steps, answer, max_turns, split
+    tuple[tuple[tuple[str, float, float], ...], ...], str, int, bool, bool
+]  # steps, answer, max_turns, split, cut
 
 
 def _generated_run(rng: random.Random) -> Generated:
     """0 to 4 turns of 1 to 3 parallel calls (some dividing by zero), a unicode answer, sometimes in two
-    text blocks; max_turns above, exactly at, or below the calls the model needs"""
+    text blocks, sometimes cut off at max_tokens in the middle of one more call; max_turns above,
+    exactly at, or below the calls the model needs"""
     steps = tuple(
         tuple(
             (rng.choice(["add", "divide"]), rng.choice([1, 8, 2.5]), rng.choice([0, 3, 12]))
@@ -611,28 +666,37 @@ def _generated_run(rng: random.Random) -> Generated:
     )
     answer = rng.choice(["Done. All computed.", "Résultat : 3 × 4 = 12. 🙂 Voilà.", "答えは 7 です。 Yes."])
     needed = len(steps) + 1
-    return steps, answer, max(1, needed + rng.choice([-2, -1, 0, 0, 1, 3])), rng.random() < 0.3
+    ending = rng.choice(["whole", "whole", "split", "cut"])
+    return (
+        steps,
+        answer,
+        max(1, needed + rng.choice([-2, -1, 0, 0, 1, 3])),
+        ending == "split",
+        ending == "cut",
+    )
 
 
 def _smaller_generated(case: Generated) -> Any:
-    steps, answer, max_turns, split = case
-    if split:
-        yield steps, answer, max_turns, False
+    steps, answer, max_turns, split, cut = case
+    if split or cut:
+        yield steps, answer, max_turns, False, False
     for fewer in smaller_lists(steps):
-        yield tuple(fewer), answer, max(1, max_turns - (len(steps) - len(fewer))), split
+        yield tuple(fewer), answer, max(1, max_turns - (len(steps) - len(fewer))), split, cut
 
 
 def _describe_generated(case: Generated) -> str:
-    steps, answer, max_turns, split = case
+    steps, answer, max_turns, split, cut = case
     said = [" and ".join(f"{n}({a}, {b})" for n, a, b in step) for step in steps]
     shown = f"{answer!r}" + (" in two text blocks" if split else "")
+    if cut:
+        shown += ", then starts a call to add and is cut off at max_tokens"
     return (
         f"a model that asks {'; then '.join(said) or 'nothing'}; then answers {shown}, max_turns={max_turns}"
     )
 
 
 def _generated_problem(outcome: dict[str, Any], case: Generated) -> str | None:
-    steps, _, max_turns, split = case
+    steps, _, max_turns, split, _ = case
     made = len(outcome["recorder"].requests)
     if outcome["recorder"].runaway:
         return f"your loop never stopped; the check cut it off after {_RUNAWAY} model calls"
@@ -657,7 +721,7 @@ def _generated_problem(outcome: dict[str, Any], case: Generated) -> str | None:
     if made != needed:
         return f"expected {needed} model call{'s' * (needed != 1)}, your loop made {made}"
     if outcome["returned"] != _final_text(outcome):
-        blocks = " (every text block of it, joined)" if split else ""
+        blocks = " (every text block of it, joined with no separator)" if split else ""
         return (
             f"return the text of the last reply{blocks}, {_final_text(outcome)!r}; yours returned "
             f"{outcome['returned']!r}"

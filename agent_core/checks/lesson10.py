@@ -7,6 +7,7 @@ import functools
 import itertools
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -341,11 +342,21 @@ _TEXTS = [
 ]
 
 
+_OTHER_BLOCKS = [
+    {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+    {"type": "resource_link", "uri": "file:///reports/oslo.csv", "name": "oslo.csv"},
+]
+
+
 def _mcp_result(rng: random.Random) -> dict[str, Any]:
-    """a tools/call result: 0 to 3 text blocks, structuredContent or not, isError true, false or absent"""
+    """a tools/call result: 0 to 3 text blocks, sometimes an image or a resource link among them,
+    structuredContent or not, isError true, false or absent"""
     result: dict[str, Any] = {
         "content": [{"type": "text", "text": rng.choice(_TEXTS)} for _ in range(rng.randint(0, 3))]
     }
+    if rng.random() < 0.3:  # a block that is not text: it has no "text" to read
+        other = rng.choice(_OTHER_BLOCKS)
+        result["content"].insert(rng.randint(0, len(result["content"])), copy.deepcopy(other))
     if rng.random() < 0.4:
         structured = {
             key: rng.choice([9.5, "light rain", 0, True, None, ["a", "b"], {"deep": "é"}])
@@ -384,10 +395,10 @@ def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], 
     """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call
 
     Scenarios: the four readable results, then 100 generated: 0 to 3 text blocks (some unicode),
-    structuredContent of every JSON type or none (with or without its JSON as a text block), and
-    isError true, false or absent. Judged by what every right message has: the call's id, the
-    structured content as JSON when there is some, else every text block on its own line, and
-    'ERROR: ' in front exactly when the result is an error.
+    sometimes an image or a resource link among them, structuredContent of every JSON type or none
+    (with or without its JSON as a text block), and isError true, false or absent. Judged by what
+    every right message has: the call's id, the structured content as JSON when there is some, else
+    every text block on its own line, and 'ERROR: ' in front exactly when the result is an error.
     """
 
     def judge(result: dict[str, Any]) -> str | None:
@@ -450,7 +461,29 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
             problems.append(f"every text block must reach the model; {', '.join(map(repr, lost))} did not")
         elif together:
             problems.append(f"{'; '.join(together)} run together: join the text blocks with newlines")
+        elif not _each_on_its_line(content.removeprefix("ERROR: "), texts):
+            problems.append(
+                f"each text block should be a line of its own, in order (join them with newlines); the "
+                f"content is {content!r}"
+            )
     return problems
+
+
+def _each_on_its_line(text: str, lines: list[str]) -> bool:
+    """are these pieces, in this order, whole lines of the text? (a piece may hold several lines, and
+    other lines may come between them)"""
+    start = 0
+    for line in lines:
+        at = text.find(line, start)
+        while at >= 0 and not (
+            (at == 0 or text[at - 1] == "\n")
+            and (at + len(line) in (len(text), text.find("\n", at + len(line))))
+        ):
+            at = text.find(line, at + 1)
+        if at < 0:
+            return False
+        start = at + len(line)
+    return True
 
 
 def _mentions(content: str, key: str, value: Any) -> bool:
@@ -532,12 +565,22 @@ ROUTES = {
 }
 
 
-_SERVER_NAMES = ["weather", "marine", "files", "git-hub", "calendar"]
-_TOOL_NAMES = ["forecast", "search", "files.read", "get-user", "list_events", "read"]
+_SERVER_NAMES = ["weather", "marine", "files", "git-hub", "calendar", "my.files", "web tools"]
+_TOOL_NAMES = [
+    "forecast",
+    "search",
+    "files.read",
+    "get-user",
+    "list_events",
+    "read",
+    "fetch url",
+    "repo/list",
+]
 
 
 def _servers(rng: random.Random) -> dict[str, list[dict[str, Any]]]:
-    """1 to 4 servers of 1 to 3 tools; the same tool name on several servers; names with '.' and '-'"""
+    """1 to 4 servers of 1 to 3 tools; the same tool name on several servers; server and tool names
+    with '.', '-', ' ' and '/'"""
     servers = {}
     for server in rng.sample(_SERVER_NAMES, rng.randint(1, 4)):
         names = rng.sample(_TOOL_NAMES, rng.randint(1, 3))
@@ -567,8 +610,8 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
     """Exercise 10.3: every server's tools under server__name, and the way back to the server's name
 
     Scenarios: three servers whose tools clash and include 'files.read', then 60 generated sets of
-    1 to 4 servers (names with '-'), 1 to 3 tools each, drawn from names that clash between
-    servers or hold '.' or '-'. Every definition set is sent to the strict mock.
+    1 to 4 servers (names with '-', '.' or a space), 1 to 3 tools each, drawn from names that clash
+    between servers or hold '.', '-', a space or '/'. Every definition set is sent to the strict mock.
     """
 
     def judge(servers: dict[str, list[dict[str, Any]]]) -> str | None:
@@ -604,7 +647,7 @@ def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> 
         if name in names:
             continue
         bare = {tool_name, tool_name.replace(".", "_")}
-        near = [n for n in names if isinstance(n, str) and n.replace(".", "_") == name]
+        near = [n for n in names if isinstance(n, str) and re.sub(r"[^a-zA-Z0-9_-]", "_", n) == name]
         if bare & set(names):
             unprefixed.append(f"the {server} server's {tool_name!r} should be {name!r}")
         elif near:

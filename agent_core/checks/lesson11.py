@@ -447,6 +447,11 @@ def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[
         return math.isclose(low, pair[0], abs_tol=1e-6) and math.isclose(high, pair[1], abs_tol=1e-6)
 
     if same(expected):
+        if low < 0 or high > 1:  # exactly, not within a tolerance: rounding leaves [0, 1] by 1e-16
+            return (
+                f"you gave ({low!r}, {high!r}), outside [0, 1]: a proportion is never below 0 or above 1, "
+                "and rounding takes the formula just past them; keep each end within [0, 1]"
+            )
         return None
     if same(expected[::-1]):
         return f"you gave {low:.3f}-{high:.3f}: return (low, high), the smaller first"
@@ -465,5 +470,22 @@ def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[
         )
     return (
         f"you gave {low:.3f}-{high:.3f}; Wilson's interval is {expected[0]:.3f}-{expected[1]:.3f}. "
-        "Check the centre (p + z²/2n) / (1 + z²/n)"
+        + _which_part((low, high), p, n, z)
     )
+
+
+def _which_part(got: tuple[float, float], p: float, n: int, z: float) -> str:
+    """which of Wilson's two parts is off, when the ends were not clamped and so show both"""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    centre_formula = "the centre (p + z²/2n) / (1 + z²/n)"
+    half_formula = "the half-width z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)"
+    low, high = got
+    if 0 < low and high < 1:
+        centre_right = math.isclose((low + high) / 2, centre, abs_tol=1e-6)
+        half_right = math.isclose((high - low) / 2, half, abs_tol=1e-6)
+        if centre_right and not half_right:
+            return f"Your centre is right; check {half_formula}"
+        if half_right and not centre_right:
+            return f"Your half-width is right; check {centre_formula}"
+    return f"Check {centre_formula} and {half_formula}"

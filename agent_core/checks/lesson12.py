@@ -4,8 +4,10 @@ scenarios."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from .. import mock
@@ -16,7 +18,14 @@ from ..planning import Delegate, plan_update, show_plan
 from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
-__all__ = ["check_plan_update", "check_delegate", "PLAN_SCENARIOS", "DELEGATE_SCENARIOS"]
+__all__ = [
+    "check_plan_update",
+    "check_delegate",
+    "PLAN_SCENARIOS",
+    "DELEGATE_SCENARIOS",
+    "DELEGATE_GENERATED",
+    "DELEGATE_SEED",
+]
 
 # --- 12.1: the plan tool ------------------------------------------------------------------------
 
@@ -122,7 +131,10 @@ DELEGATE_FIXED = [
     DelegationCase(child=("delegate", "answer"), recursion=True),
     DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True),
 ]
-DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + 15
+# six generated: the seed's six hold every shape the fixed cases lack (a test keeps it so), and each is two
+# whole agent runs with children
+DELEGATE_GENERATED, DELEGATE_SEED = 6, 1201
+DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + DELEGATE_GENERATED
 
 
 def _delegation(rng: random.Random) -> DelegationCase:
@@ -211,6 +223,11 @@ class _Outcome:
     observations: list[tuple[bool, str]]  # what the parent read for each delegate call: (error?, text)
     turns: list[tuple[str, int, tuple[str, ...], tuple[str, ...], int]]  # who, messages, roles, tools, status
     files: dict[str, str]
+    per_call: dict[int, int]  # delegate call number -> its children's model calls
+    direct: Any = None  # what delegate(task) returned, called by hand, when children fail (or what it raised)
+
+
+_DIRECT_TASK = "Subtask 9: look at notes.txt."
 
 
 def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcome:
@@ -241,6 +258,7 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         tools.append(delegate)
     run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
     turns = []
+    per_call: Counter[int] = Counter()
     for turn in _trace_of(client):
         messages = turn.messages
         task = next((str(m["content"]) for m in messages if m["role"] == "user"), "")
@@ -248,16 +266,30 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         roles = tuple(m["role"] for m in messages[:2])
         offered = tuple(sorted(t["function"]["name"] for t in turn.request.get("tools") or []))
         turns.append((who, len(messages), roles, offered, turn.status))
+        if who == "child":
+            per_call[int(task.lstrip("> ").split(":")[0].split()[-1])] += 1
     observations = [(o.is_error, o.content) for o in run.observations]
-    return _Outcome(observations, turns, files)
+    outcome = _Outcome(observations, turns, dict(files), dict(per_call))
+    if case.child[-1] == "fail":  # delegate called by hand, not through a dispatcher that catches for it
+        try:
+            outcome.direct = delegate(_DIRECT_TASK)
+        except Exception as error:  # the learner's delegate let the child's failure out
+            outcome.direct = error
+    return outcome
 
 
 def _reference(client: Any, tools: list[Any], **options: Any) -> Any:
     return Delegate(client, tools, **options).tool
 
 
+@cache
+def _expected(case: DelegationCase) -> _Outcome:
+    """the reference's outcome: the same on every run, so a check run again does not redo it"""
+    return _outcome(_reference, case)
+
+
 def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | None:
-    expected, yours = _outcome(_reference, case), _outcome(make_delegate, case)
+    expected, yours = _expected(case), _outcome(make_delegate, case)
     children = [t for t in expected.turns if t[0] == "child"]
     your_children = [t for t in yours.turns if t[0] == "child"]
     if children and not your_children:
@@ -265,6 +297,17 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
             "no child's model call reached the client you were given: run the child with run_agent on "
             "that client, so its calls (and tokens) are recorded with the parent's"
         )
+    for number in sorted(expected.per_call):
+        if expected.per_call[number] and not yours.per_call.get(number):
+            read = yours.observations[number - 1][1] if number <= len(yours.observations) else None
+            ended = "ended without an answer" if expected.observations[number - 2][0] else "answered"
+            why = (
+                f", though no child was running then: delegate call {number - 1}'s child had {ended}, and "
+                "a child that has ended, even by raising, no longer counts towards max_depth"
+                if number > 1
+                else ""
+            )
+            return f"delegate call {number} started no child (the parent read {read!r}){why}"
     if len(your_children) != len(children):
         return (
             f"the children made {len(your_children)} model calls in all; the reference's made "
@@ -306,6 +349,19 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 f"for delegate call {number} the child stopped at its max_turns; the parent read "
                 f"{your_text!r}, which does not say why (name the stop_reason)"
             )
+    if isinstance(yours.direct, Exception):
+        return (
+            f"delegate({_DIRECT_TASK!r}) called by hand raised {type(yours.direct).__name__}: "
+            f"{yours.direct}. The parent's dispatcher caught it for you, but delegate itself should "
+            "return a text starting with 'ERROR: ' when run_agent raises, whoever calls it"
+        )
+    if expected.direct is not None and not (
+        isinstance(yours.direct, str) and yours.direct.startswith("ERROR: ")
+    ):
+        return (
+            f"delegate({_DIRECT_TASK!r}) called by hand returned {yours.direct!r}; when the child's run "
+            "raises, it should return a text starting with 'ERROR: '"
+        )
     return None
 
 
@@ -313,9 +369,10 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
     """Exercise 12.2: make_delegate(client, tools, *, system, max_turns, guardrails, max_depth) -> a delegate
     tool
 
-    Runs 7 fixed cases, then 15 generated ones (one or two delegations in one reply; children that
+    Runs 7 fixed cases, then 6 generated ones (one or two delegations in one reply; children that
     read, write, delegate again, then answer, loop or fail; tool subsets; max_turns 1-4; max_depth
-    1-2; an inherited read-only guard; the delegate given to its own children), beside
+    1-2; an inherited read-only guard; the delegate given to its own children; among them two
+    delegations whose first child fails, and a child that writes under a read-only parent), beside
     agent_core.planning.Delegate, and compares the children's requests, their number of model
     calls, the files, and what the parent reads.
     """
@@ -325,7 +382,7 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
         return verdict("12.2", [f"make_delegate(...) raised {type(error).__name__}: {error}"], "")
     if not callable(probe) or getattr(probe, "__name__", getattr(probe, "name", "")) != "delegate":
         return verdict("12.2", ["make_delegate should return the inner function, named delegate"], "")
-    cases = scenarios(DELEGATE_FIXED, _delegation, count=15, seed=1202)
+    cases = scenarios(DELEGATE_FIXED, _delegation, count=DELEGATE_GENERATED, seed=DELEGATE_SEED)
     return judge_scenarios(
         "12.2",
         cases,
