@@ -41,7 +41,13 @@ class Approval(Guardrail):
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         if self.tool_names is not None and call["function"]["name"] not in self.tool_names:
             return None
-        decision = self.decide(call)
+        try:
+            decision = self.decide(call)
+        except Exception as error:  # nobody could say yes, so the call does not run; the run goes on
+            return (
+                f"the approval could not be asked ({type(error).__name__}: {error}), so this call was "
+                "not run. Do not try it again; tell the user what you would have done."
+            )
         if decision is None:
             self.pending = call
             raise StopRun(

@@ -42,6 +42,16 @@ def test_a_denial_goes_back_to_the_model_and_the_loop_goes_on():
     assert "send_email: ERROR: a person denied this call" in run.answer
 
 
+def test_a_decider_that_raises_fails_closed_and_the_run_goes_on():
+    def decide(call):
+        raise ConnectionError("the approval service is down")
+
+    _, _, run = mail_run(decide, tool_names=["send_email"])
+    assert OUTBOX == [] and run.stop_reason == "answered"
+    assert run.observations[1].is_error
+    assert "could not be asked (ConnectionError: the approval service is down)" in run.observations[1].content
+
+
 def test_an_approval_lets_the_call_run_and_a_bool_is_a_decision():
     _, _, run = mail_run(lambda call: True)  # every tool is risky: both were asked
     assert OUTBOX == ["jobs@acme.example"] and not any(o.is_error for o in run.observations)
