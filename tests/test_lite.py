@@ -1,13 +1,19 @@
 """The browser edition (tools/lite.py) in headless Chromium: lessons run cell by cell in its kernel.
 
+By default lessons 00-04 take turns in one kernel (see Tabs); `python tools/lite.py check` runs every
+lesson the browser runs, each in a fresh kernel, and the first cell of those that need a local install.
+
 Needs the built edition (`python tools/lite.py build`) and Chromium; without either these tests skip,
 except in CI (CI=true), where that is a failure. Every request that leaves 127.0.0.1 is refused and
 fails the test.
 """
 
+import contextlib
 import functools
 import http.server
+import io
 import json
+import os
 import re
 import threading
 from pathlib import Path
@@ -97,13 +103,6 @@ RUN_CELL = """async (code) => {
 }"""
 
 
-def open_lesson(context, edition: str, notebook: str):
-    """a new tab opening the lesson in the Notebook view (its kernel starts on its own)"""
-    page = context.new_page()
-    page.goto(f"{edition}notebooks/index.html?path={notebook}")
-    return page
-
-
 def wait_for_kernel(page) -> None:
     page.wait_for_function(
         "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
@@ -165,7 +164,6 @@ def _first_difference(want: list[dict], got: list[dict]) -> str:
 
 def run_lesson(page, notebook: str) -> list[str]:
     """every code cell of the stored notebook run in the lesson's tab; how it differs from what is stored"""
-    wait_for_kernel(page)
     stored = nbformat.read(ROOT / notebook, as_version=4)
     differences = []
     for number, cell in enumerate(stored.cells):
@@ -177,23 +175,79 @@ def run_lesson(page, notebook: str) -> list[str]:
         want = _comparable(cell.outputs)
         if got != want:
             differences.append(f"{notebook} cell {number}: {_first_difference(want, got)}")
-    page.close()
     return differences
 
 
-LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
+class Tabs:
+    """the tab and kernel the lessons run in, one booting at a time (five side by side on a busy 2-core
+    machine ran out of time). Fresh, each lesson gets its own tab and kernel, as a learner does. Shared (CI),
+    the lessons take turns in one kernel, every name cleared between them (%reset -f): a Pyodide kernel
+    costs about half a minute of CPU to start. A lesson then cannot lean on the one before it (its names are
+    gone), every output is still compared with the stored one (which a fresh kernel made), and
+    `tools/lite.py check` runs each lesson in a fresh kernel against the same outputs."""
+
+    def __init__(self, context, edition: str, fresh: bool) -> None:
+        self.context, self.edition, self.fresh, self.page = context, edition, fresh, None
+
+    def open(self, notebook: str):
+        """the lesson's tab, its kernel idle: a new tab, or in shared mode the open one with no names left"""
+        if self.page is not None and not self.fresh:
+            assert self.page.evaluate(RUN_CELL, "get_ipython().run_line_magic('reset', '-f')") == []
+            return self.page
+        self.close()
+        self.page = self.context.new_page()
+        self.page.goto(f"{self.edition}notebooks/index.html?path={notebook}")
+        wait_for_kernel(self.page)
+        return self.page
+
+    def close(self) -> None:
+        if self.page is not None:
+            self.page.close()  # its kernel's worker ends with it
+            self.page = None
 
 
 @pytest.fixture(scope="module")
-def lesson_tabs(browser, edition):
-    """every lesson opened at once, each in its tab: their kernels start side by side (a worker each)"""
+def tabs(browser, edition):
     context, _ = browser
-    return {lesson: open_lesson(context, edition, f"lessons/{lesson}.ipynb") for lesson in LESSONS}
+    opened = Tabs(context, edition, fresh=ALL)
+    yield opened
+    opened.close()
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, lesson_tabs, lesson):
+# CI runs these; `python tools/lite.py check` (AGENT_CORE_LITE_LESSONS=all) runs every lesson the browser runs
+LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
+EVERY_LESSON = [*LESSONS, "05_guardrails", "06_context_and_cost", "09_wire_formats", "11_evaluating_an_agent"]
+# the lessons that need a local install: in the browser their first code cell says so in one line
+LOCAL_ONLY = {"07_coding_agent": "07", "08_real_models": "08", "10_mcp_tools": "10"}
+ALL = os.environ.get("AGENT_CORE_LITE_LESSONS") == "all"
+
+
+@pytest.mark.parametrize("lesson", EVERY_LESSON if ALL else LESSONS)
+def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, lesson):
     _, refused = browser
-    differences = run_lesson(lesson_tabs[lesson], f"lessons/{lesson}.ipynb")
+    notebook = f"lessons/{lesson}.ipynb"
+    differences = run_lesson(tabs.open(notebook), notebook)
     assert not differences, "\n".join(differences)
     assert not refused, f"requests that left 127.0.0.1: {refused}"
+
+
+# lesson 11's practice project, run twice: as it is (one test fails), then fixed (imported afresh)
+PRACTICE = """from agent_core.coding.tiny_project import TinyProject
+project = TinyProject()
+print(project.run_tests(), end="\\f")
+project.files["discount.py"] = project.files["discount.py"].replace("total > DISCOUNT", "total >= DISCOUNT")
+print(project.run_tests(), end="")
+"""
+
+
+def test_in_the_browser_the_practice_project_runs_its_tests_inside_the_kernel_with_the_same_report(tabs):
+    """no subprocess in the browser: pytest runs inside the kernel, and reports what a process reports here"""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(PRACTICE, {})  # here, pytest runs in a process
+    page = tabs.page or tabs.open("lessons/04_the_loop.ipynb")  # the last lesson's kernel, when it has run
+    outputs = _comparable(page.evaluate(RUN_CELL, PRACTICE))
+    assert [output.get("name") for output in outputs] == ["stdout"], outputs
+    failing, fixed = outputs[0]["text"].split("\f")
+    assert failing.startswith("exit code: 1\n") and fixed.startswith("exit code: 0\n")
+    assert [failing, fixed] == printed.getvalue().split("\f")
