@@ -98,7 +98,12 @@ RUN_CELL = """async (code) => {
     else if (t === 'error') outputs.push({output_type: 'error', ename: c.ename, evalue: c.evalue});
     else if (t === 'clear_output') outputs.length = 0;
   };
-  await future.done;
+  // a cell that never ends fails its test, as nbval's --nbval-cell-timeout=300 does, instead of hanging it
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the cell still ran after 300 s')), 300000);
+  });
+  try { await Promise.race([future.done, late]); } finally { clearTimeout(timer); }
   return outputs;
 }"""
 
@@ -217,8 +222,8 @@ def tabs(browser, edition):
 # CI runs these; `python tools/lite.py check` (AGENT_CORE_LITE_LESSONS=all) runs every lesson the browser runs
 LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
 EVERY_LESSON = [*LESSONS, "05_guardrails", "06_context_and_cost", "09_wire_formats", "11_evaluating_an_agent"]
-# the lessons that need a local install: in the browser their first code cell says so in one line
-LOCAL_ONLY = {"07_coding_agent": "07", "08_real_models": "08", "10_mcp_tools": "10"}
+# lessons that need a local install and whose first code cell says so, in one line, in the browser
+LOCAL_ONLY = {"07_coding_agent": "07", "10_mcp_tools": "10"}
 ALL = os.environ.get("AGENT_CORE_LITE_LESSONS") == "all"
 
 
@@ -229,6 +234,26 @@ def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, les
     differences = run_lesson(tabs.open(notebook), notebook)
     assert not differences, "\n".join(differences)
     assert not refused, f"requests that left 127.0.0.1: {refused}"
+
+
+if ALL:  # three more kernels: `tools/lite.py check` only
+
+    @pytest.mark.parametrize("lesson", LOCAL_ONLY)
+    def test_a_lesson_that_needs_a_local_install_says_so_at_the_top_and_in_its_first_code_cell(
+        browser, tabs, lesson
+    ):
+        notebook = f"lessons/{lesson}.ipynb"
+        stored = nbformat.read(ROOT / notebook, as_version=4)
+        assert "**Needs a local install" in stored.cells[0].source
+        first = next(cell for cell in stored.cells if cell.cell_type == "code")
+        outputs = _comparable(tabs.open(notebook).evaluate(RUN_CELL, first.source))
+        assert outputs[-1]["output_type"] == "error" and outputs[-1]["ename"] == "NeedsLocalInstall", outputs
+        assert outputs[-1]["evalue"].endswith(
+            f"which the browser edition cannot do: run lesson {LOCAL_ONLY[lesson]} from a local install "
+            "(README, quick start)."
+        )
+        assert [output for output in outputs if output["output_type"] == "error"] == outputs[-1:]
+        assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"
 
 
 # lesson 11's practice project, run twice: as it is (one test fails), then fixed (imported afresh)

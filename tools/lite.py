@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "check",
         help="run every lesson the browser runs (00-06, 09, 11) in headless Chromium against its stored "
-        "outputs, and the first cell of those that need a local install (07, 08, 10); CI runs 00-04",
+        "outputs, and the first cell of those that need a local install (07, 10); CI runs 00-04",
     )
     args = parser.parse_args(argv)
     if args.command == "lock":
