@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+from ._browser import needs_local_install
+
+# before the imports the browser edition lacks (mcp, regex): one clear line there, not a traceback
+needs_local_install("MCP's stdio servers run as processes", "10")
+
 import copy
 import json
 import logging

@@ -1,10 +1,13 @@
 """agent_core._browser: in the browser, what needs a local install says so in one line; plots are tables."""
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 from agent_core import _browser
 from agent_core._browser import NeedsLocalInstall, PlainTable, needs_local_install
-from agent_core.coding import sandbox
+from agent_core.coding import Workspace, sandbox
 from agent_core.mock.server import MockServer
 
 
@@ -32,6 +35,27 @@ def test_a_command_in_the_browser_names_the_lesson_to_run_locally(in_browser, tm
 def test_a_server_in_the_browser_is_refused_before_it_opens_a_port(in_browser):
     with pytest.raises(NeedsLocalInstall, match="serve\\(\\) starts an HTTP server"):
         MockServer(port=0)
+
+
+def test_a_workspace_in_the_browser_names_lesson_07_before_a_search_that_never_stops(in_browser, tmp_path):
+    with pytest.raises(NeedsLocalInstall) as raised:
+        Workspace(tmp_path)
+    assert str(raised.value) == (
+        "A workspace runs commands in processes and limits each search's time, which the browser edition "
+        "cannot do: run lesson 07 from a local install (README, quick start)."
+    )
+
+
+def test_lesson_10s_module_in_the_browser_stops_on_import_before_it_needs_the_mcp_package(in_browser):
+    path = Path(_browser.__file__).with_name("mcp_bridge.py")
+    spec = importlib.util.spec_from_file_location("agent_core._mcp_bridge_in_a_browser", path)
+    assert spec is not None and spec.loader is not None
+    with pytest.raises(NeedsLocalInstall) as raised:
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert str(raised.value) == (
+        "MCP's stdio servers run as processes, which the browser edition cannot do: "
+        "run lesson 10 from a local install (README, quick start)."
+    )
 
 
 def test_a_plain_table_shows_the_numbers_as_text_and_html():

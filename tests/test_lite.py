@@ -1,13 +1,19 @@
 """The browser edition (tools/lite.py) in headless Chromium: lessons run cell by cell in its kernel.
 
+By default lessons 00-04 take turns in one kernel (see Tabs); `python tools/lite.py check` runs every
+lesson the browser runs, each in a fresh kernel, and the first cell of those that need a local install.
+
 Needs the built edition (`python tools/lite.py build`) and Chromium; without either these tests skip,
 except in CI (CI=true), where that is a failure. Every request that leaves 127.0.0.1 is refused and
 fails the test.
 """
 
+import contextlib
 import functools
 import http.server
+import io
 import json
+import os
 import re
 import threading
 from pathlib import Path
@@ -25,6 +31,8 @@ DIFFERS_BY_DESIGN = {
     ("lessons/03_dispatcher.ipynb", 35): "no threads: the slow tool runs to its end, with no time limit",
     ("lessons/05_guardrails.ipynb", 25): "the same: only the run's max_seconds stops it",
 }
+# cells that need a local install: in the browser they say so in one line instead of their stored output
+SAYS_SO = {("lessons/06_context_and_cost.ipynb", 33): "serve() starts an HTTP server on a network port"}
 KERNEL_START = 240_000  # ms: Pyodide, then the kernel's wheels, in a cold browser on a busy machine
 
 
@@ -92,16 +100,14 @@ RUN_CELL = """async (code) => {
     else if (t === 'error') outputs.push({output_type: 'error', ename: c.ename, evalue: c.evalue});
     else if (t === 'clear_output') outputs.length = 0;
   };
-  await future.done;
+  // a cell that never ends fails its test, as nbval's --nbval-cell-timeout=300 does, instead of hanging it
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the cell still ran after 300 s')), 300000);
+  });
+  try { await Promise.race([future.done, late]); } finally { clearTimeout(timer); }
   return outputs;
 }"""
-
-
-def open_lesson(context, edition: str, notebook: str):
-    """a new tab opening the lesson in the Notebook view (its kernel starts on its own)"""
-    page = context.new_page()
-    page.goto(f"{edition}notebooks/index.html?path={notebook}")
-    return page
 
 
 def wait_for_kernel(page) -> None:
@@ -137,6 +143,9 @@ def _comparable(outputs: list[dict]) -> list[dict]:
                 if k not in UNCOMPARED
             }
             data = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in data.items()}
+            if "image/png" in data or data.get("text/html", "").startswith("<table><caption>"):
+                # a plot: matplotlib's figure here, its numbers as a table in the browser (no matplotlib)
+                data = {"plot": "a figure, or in the browser the table of its numbers"}
             if not data:  # nothing but a widget's model id
                 continue
             merged.append({"output_type": "output", "data": data})
@@ -165,7 +174,6 @@ def _first_difference(want: list[dict], got: list[dict]) -> str:
 
 def run_lesson(page, notebook: str) -> list[str]:
     """every code cell of the stored notebook run in the lesson's tab; how it differs from what is stored"""
-    wait_for_kernel(page)
     stored = nbformat.read(ROOT / notebook, as_version=4)
     differences = []
     for number, cell in enumerate(stored.cells):
@@ -174,26 +182,107 @@ def run_lesson(page, notebook: str) -> list[str]:
         got = _comparable(page.evaluate(RUN_CELL, cell.source))
         if (notebook, number) in DIFFERS_BY_DESIGN:
             continue
+        if (notebook, number) in SAYS_SO:
+            said = [(o.get("ename"), o.get("evalue", "")[: len(SAYS_SO[notebook, number])]) for o in got]
+            if said != [("NeedsLocalInstall", SAYS_SO[notebook, number])]:
+                differences.append(f"{notebook} cell {number}: not one NeedsLocalInstall line: {got!r:.600}")
+            continue
         want = _comparable(cell.outputs)
         if got != want:
             differences.append(f"{notebook} cell {number}: {_first_difference(want, got)}")
-    page.close()
     return differences
 
 
-LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
+class Tabs:
+    """the tab and kernel the lessons run in, one booting at a time (five side by side on a busy 2-core
+    machine ran out of time). Fresh, each lesson gets its own tab and kernel, as a learner does. Shared (CI),
+    the lessons take turns in one kernel, every name cleared between them (%reset -f): a Pyodide kernel
+    costs about half a minute of CPU to start. A lesson then cannot lean on the one before it (its names are
+    gone), every output is still compared with the stored one (which a fresh kernel made), and
+    `tools/lite.py check` runs each lesson in a fresh kernel against the same outputs."""
+
+    def __init__(self, context, edition: str, fresh: bool) -> None:
+        self.context, self.edition, self.fresh, self.page = context, edition, fresh, None
+
+    def open(self, notebook: str):
+        """the lesson's tab, its kernel idle: a new tab, or in shared mode the open one with no names left"""
+        if self.page is not None and not self.fresh:
+            assert self.page.evaluate(RUN_CELL, "get_ipython().run_line_magic('reset', '-f')") == []
+            return self.page
+        self.close()
+        self.page = self.context.new_page()
+        self.page.goto(f"{self.edition}notebooks/index.html?path={notebook}")
+        wait_for_kernel(self.page)
+        return self.page
+
+    def close(self) -> None:
+        if self.page is not None:
+            self.page.close()  # its kernel's worker ends with it
+            self.page = None
 
 
 @pytest.fixture(scope="module")
-def lesson_tabs(browser, edition):
-    """every lesson opened at once, each in its tab: their kernels start side by side (a worker each)"""
+def tabs(browser, edition):
     context, _ = browser
-    return {lesson: open_lesson(context, edition, f"lessons/{lesson}.ipynb") for lesson in LESSONS}
+    opened = Tabs(context, edition, fresh=ALL)
+    yield opened
+    opened.close()
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, lesson_tabs, lesson):
+# CI runs these; `python tools/lite.py check` (AGENT_CORE_LITE_LESSONS=all) runs every lesson the browser runs
+LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
+EVERY_LESSON = [*LESSONS, "05_guardrails", "06_context_and_cost", "09_wire_formats", "11_evaluating_an_agent"]
+# lessons that need a local install and whose first code cell says so, in one line, in the browser
+LOCAL_ONLY = {"07_coding_agent": "07", "10_mcp_tools": "10"}
+ALL = os.environ.get("AGENT_CORE_LITE_LESSONS") == "all"
+
+
+@pytest.mark.parametrize("lesson", EVERY_LESSON if ALL else LESSONS)
+def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, lesson):
     _, refused = browser
-    differences = run_lesson(lesson_tabs[lesson], f"lessons/{lesson}.ipynb")
+    notebook = f"lessons/{lesson}.ipynb"
+    differences = run_lesson(tabs.open(notebook), notebook)
     assert not differences, "\n".join(differences)
     assert not refused, f"requests that left 127.0.0.1: {refused}"
+
+
+if ALL:  # three more kernels: `tools/lite.py check` only
+
+    @pytest.mark.parametrize("lesson", LOCAL_ONLY)
+    def test_a_lesson_that_needs_a_local_install_says_so_at_the_top_and_in_its_first_code_cell(
+        browser, tabs, lesson
+    ):
+        notebook = f"lessons/{lesson}.ipynb"
+        stored = nbformat.read(ROOT / notebook, as_version=4)
+        assert "**Needs a local install" in stored.cells[0].source
+        first = next(cell for cell in stored.cells if cell.cell_type == "code")
+        outputs = _comparable(tabs.open(notebook).evaluate(RUN_CELL, first.source))
+        assert outputs[-1]["output_type"] == "error" and outputs[-1]["ename"] == "NeedsLocalInstall", outputs
+        assert outputs[-1]["evalue"].endswith(
+            f"which the browser edition cannot do: run lesson {LOCAL_ONLY[lesson]} from a local install "
+            "(README, quick start)."
+        )
+        assert [output for output in outputs if output["output_type"] == "error"] == outputs[-1:]
+        assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"
+
+
+# lesson 11's practice project, run twice: as it is (one test fails), then fixed (imported afresh)
+PRACTICE = """from agent_core.coding.tiny_project import TinyProject
+project = TinyProject()
+print(project.run_tests(), end="\\f")
+project.files["discount.py"] = project.files["discount.py"].replace("total > DISCOUNT", "total >= DISCOUNT")
+print(project.run_tests(), end="")
+"""
+
+
+def test_in_the_browser_the_practice_project_runs_its_tests_inside_the_kernel_with_the_same_report(tabs):
+    """no subprocess in the browser: pytest runs inside the kernel, and reports what a process reports here"""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(PRACTICE, {})  # here, pytest runs in a process
+    page = tabs.page or tabs.open("lessons/04_the_loop.ipynb")  # the last lesson's kernel, when it has run
+    outputs = _comparable(page.evaluate(RUN_CELL, PRACTICE))
+    assert [output.get("name") for output in outputs] == ["stdout"], outputs
+    failing, fixed = outputs[0]["text"].split("\f")
+    assert failing.startswith("exit code: 1\n") and fixed.startswith("exit code: 0\n")
+    assert [failing, fixed] == printed.getvalue().split("\f")

@@ -2,6 +2,7 @@
 
     python tools/lite.py build   # build/lite/: serve it with `python -m http.server -d build/lite`
     python tools/lite.py size    # what the first lesson fetches on open, and the whole edition
+    python tools/lite.py check   # every lesson the browser runs, in headless Chromium, against its outputs
     python tools/lite.py lock    # refresh tools/lite/wheels.txt after changing tools/lite/requirements.in
 
 Everything comes from the registries, pinned, and nothing from a CDN: the JupyterLite app from PyPI
@@ -318,6 +319,15 @@ def build(out: Path = OUT) -> Path:
     return out
 
 
+def check() -> int:
+    """tests/test_lite.py on every lesson (AGENT_CORE_LITE_LESSONS=all), in one process: a few minutes"""
+    if not (OUT / "jupyter-lite.json").exists():
+        sys.exit("no browser edition in build/lite: run `python tools/lite.py build` first")
+    env = dict(os.environ, AGENT_CORE_LITE_LESSONS="all")
+    command = [sys.executable, "-m", "pytest", "-n0", "-v", "tests/test_lite.py"]
+    return subprocess.run(command, cwd=ROOT, env=env).returncode
+
+
 def total_size(out: Path = OUT) -> int:
     return sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
 
@@ -331,9 +341,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub.add_parser("size", help="print what the first lesson fetches on open, and the whole edition")
     sub.add_parser("lock", help="refresh tools/lite/wheels.txt")
+    sub.add_parser(
+        "check",
+        help="run every lesson the browser runs (00-06, 09, 11) in headless Chromium against its stored "
+        "outputs, and the first cell of those that need a local install (07, 10); CI runs 00-04",
+    )
     args = parser.parse_args(argv)
     if args.command == "lock":
         return lock()
+    if args.command == "check":
+        return check()
     if args.command == "build":
         build(args.out.resolve())
         return 0

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-import ssl
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import Any
 
 import anthropic
@@ -15,7 +13,6 @@ import httpx2
 
 from .. import mock
 from ..formats import ERROR_PREFIX, to_anthropic
-from ..mock.server import serve
 from ..replay import first_difference
 from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
@@ -258,17 +255,12 @@ class _Stopped(Exception):
     """raised by the recorder to end a loop that would never stop"""
 
 
-@cache
-def _tls() -> ssl.SSLContext:
-    """one TLS context for every run of the check: building one loads the system's certificates"""
-    return httpx2.create_ssl_context()
-
-
 class _Recorder(httpx2.BaseTransport):
-    """a real HTTP transport that keeps every request body and, when it parsed, every reply"""
+    """the mock's transport, in process (the browser edition has no sockets), keeping every request
+    body and, when it parsed, every reply"""
 
-    def __init__(self, split_text: bool = False, cut: int | None = None) -> None:
-        self.inner = httpx2.HTTPTransport(verify=_tls())
+    def __init__(self, inner: httpx2.BaseTransport, split_text: bool = False, cut: int | None = None) -> None:
+        self.inner = inner
         self.requests: list[Any] = []
         self.replies: list[Any] = []
         self.runaway = False
@@ -311,16 +303,13 @@ class _Recorder(httpx2.BaseTransport):
             return httpx2.Response(200, headers=headers, content=json.dumps(reply).encode(), request=request)
         return response
 
-    def close(self) -> None:
-        self.inner.close()
-
 
 class _Served:
-    """one serve-mock for the whole check, whose policy each run sets (a server takes a while to stop)"""
+    """one mock model for the whole check, in process, whose policy each run sets"""
 
     def __init__(self) -> None:
         self.policy: Callable[[dict[str, Any]], Any] = mock.Echo()
-        self.url = ""
+        self.transport = mock.transport(self)  # the real SDK's requests, answered in process
 
     def __call__(self, request: dict[str, Any]) -> Any:
         return self.policy(request)
@@ -335,24 +324,27 @@ def _run(
     split_text: bool = False,
     cut: int | None = None,
 ) -> dict[str, Any]:
-    """the learner's loop on serve-mock with the real anthropic SDK: what it returned or raised, and the
+    """the learner's loop on the mock with the real anthropic SDK: what it returned or raised, and the
     wire"""
     served.policy = mock.as_policy(policy)
-    return _run_on(served.url, run_on_anthropic, task, max_turns, split_text, cut)
+    return _run_on(served.transport, run_on_anthropic, task, max_turns, split_text, cut)
 
 
 def _run_on(
-    url: str,
+    inner: httpx2.BaseTransport,
     run_on_anthropic: Callable[..., Any],
     task: str,
     max_turns: int,
     split_text: bool = False,
     cut: int | None = None,
 ) -> dict[str, Any]:
-    recorder = _Recorder(split_text, cut)
+    recorder = _Recorder(inner, split_text, cut)
     outcome: dict[str, Any] = {"recorder": recorder, "returned": None, "raised": None}
     with anthropic.Anthropic(
-        base_url=url, api_key="mock-key", max_retries=0, http_client=httpx2.Client(transport=recorder)
+        base_url=mock.ANTHROPIC_BASE_URL,
+        api_key="mock-key",
+        max_retries=0,
+        http_client=httpx2.Client(transport=recorder),
     ) as client:
         try:
             outcome["returned"] = run_on_anthropic(client, task, TOOLS, dict(FUNCTIONS), max_turns=max_turns)
@@ -560,7 +552,7 @@ def _cap_problems(served: _Served, run_on_anthropic: Callable[..., Any], max_tur
 
 
 def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
-    """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on serve-mock, by behaviour
+    """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on the mock, by behaviour
 
     Scenarios: seven readable runs (the calculator, parallel calls, text with a failing call, a reply
     cut at max_tokens in the middle of a tool_use block, an answer in two text blocks, a model that
@@ -591,63 +583,61 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     two_blocks = mock.Script("8/12 is about 0.667. 1/0 cannot be computed: division by zero.")
     problems: list[str] = []
     served = _Served()
-    with serve(served) as server:
-        served.url = server.url
-        try:
-            for name, policy, task, calls, cut_at in cases:
-                problems += _answer_problems(served, run_on_anthropic, name, policy, task, calls, cut=cut_at)
-            problems += _answer_problems(
-                served,
-                run_on_anthropic,
-                "a final answer in two text blocks",
-                two_blocks,
-                "8/12 and 1/0?",
-                1,
-                split_text=True,
-            )
-            for max_turns in (3, 1):
-                problems += _cap_problems(served, run_on_anthropic, max_turns)
-        except Exception as error:  # the check's own setup failed (a port, the SDK): say so, never crash
-            problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
-        if problems:
-            result = verdict("9.2", problems, "")
-            result.scenarios = 7 + _GENERATED
-            return result
-        # the readable runs pass: now generated ones, the server's replies changing per scenario
-        replies: list[Any] = []
-
-        def replay(request: dict[str, Any]) -> Any:
-            turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
-            return replies[min(turn, len(replies) - 1)]
-
-        served.policy = mock.as_policy(replay)
-
-        def judge(case: Generated) -> str | None:
-            steps, answer, max_turns, split, cut = case
-            last = mock.calls(mock.call("add", a=1, b=2), content=answer) if cut else answer
-            replies[:] = [
-                *(mock.calls(*(mock.call(n, a=a, b=b) for n, a, b in step)) for step in steps),
-                last,
-            ]
-            outcome = _run_on(
-                server.url, run_on_anthropic, "Compute them.", max_turns, split, len(steps) if cut else None
-            )
-            return _generated_problem(outcome, case)
-
-        result = judge_scenarios(
-            "9.2",
-            scenarios([], _generated_run, count=_GENERATED, seed=902),
-            judge,
-            _describe_generated,
-            "full replies appended, every call answered in one user message (failures with is_error), "
-            "tools on every call, stopped on stop_reason, and capped at max_turns.",
-            _smaller_generated,
+    try:
+        for name, policy, task, calls, cut_at in cases:
+            problems += _answer_problems(served, run_on_anthropic, name, policy, task, calls, cut=cut_at)
+        problems += _answer_problems(
+            served,
+            run_on_anthropic,
+            "a final answer in two text blocks",
+            two_blocks,
+            "8/12 and 1/0?",
+            1,
+            split_text=True,
         )
+        for max_turns in (3, 1):
+            problems += _cap_problems(served, run_on_anthropic, max_turns)
+    except Exception as error:  # the check's own setup failed (the SDK): say so, never crash
+        problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
+    if problems:
+        result = verdict("9.2", problems, "")
+        result.scenarios = 7 + _GENERATED
+        return result
+    # the readable runs pass: now generated ones, the mock's replies changing per scenario
+    replies: list[Any] = []
+
+    def replay(request: dict[str, Any]) -> Any:
+        turn = sum(m.get("role") == "assistant" for m in request.get("messages", []))
+        return replies[min(turn, len(replies) - 1)]
+
+    served.policy = mock.as_policy(replay)
+
+    def judge(case: Generated) -> str | None:
+        steps, answer, max_turns, split, cut = case
+        last = mock.calls(mock.call("add", a=1, b=2), content=answer) if cut else answer
+        replies[:] = [
+            *(mock.calls(*(mock.call(n, a=a, b=b) for n, a, b in step)) for step in steps),
+            last,
+        ]
+        outcome = _run_on(
+            served.transport, run_on_anthropic, "Compute them.", max_turns, split, len(steps) if cut else None
+        )
+        return _generated_problem(outcome, case)
+
+    result = judge_scenarios(
+        "9.2",
+        scenarios([], _generated_run, count=_GENERATED, seed=902),
+        judge,
+        _describe_generated,
+        "full replies appended, every call answered in one user message (failures with is_error), "
+        "tools on every call, stopped on stop_reason, and capped at max_turns.",
+        _smaller_generated,
+    )
     result.scenarios += 7
     return result
 
 
-_GENERATED = 12  # the seed's twelve hold every shape below (a test keeps it so); each is a real HTTP run
+_GENERATED = 12  # the seed's twelve hold every shape below (a test keeps it so)
 Generated = tuple[
     tuple[tuple[tuple[str, float, float], ...], ...], str, int, bool, bool
 ]  # steps, answer, max_turns, split, cut

@@ -20,6 +20,7 @@ try:
 except ImportError:  # the browser edition (no WebAssembly wheel): `re`, whose matching cannot be stopped
     regex = None
 
+from agent_core._browser import needs_local_install
 from agent_core.coding.sandbox import SandboxLimits, run_sandboxed
 from agent_core.coding.workspace import copy_project, diff, show_name, snapshot, unsafe_path, walk_files
 from agent_core.dispatch import ERROR_PREFIX
@@ -78,6 +79,9 @@ class Workspace:
         limits: ToolLimits | None = None,
         sandbox: SandboxLimits | None = None,
     ):
+        # the search's time limit and every command need what the browser lacks (regex, processes): say so
+        # here, before a learner meets a search that never ends
+        needs_local_install("A workspace runs commands in processes and limits each search's time", "07")
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotADirectoryError(f"a workspace needs an existing directory, not {root}")

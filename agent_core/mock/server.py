@@ -98,7 +98,7 @@ class MockServer:
         max_body_bytes: int = MAX_BODY_BYTES,
         cors: bool = False,
     ):
-        needs_local_install("serve() starts an HTTP server on a network port", "06, 08 or 09")
+        needs_local_install("serve() starts an HTTP server on a network port", "06 or 08")
         if not hasattr(model, "respond"):
             model = MockModel(model, models=models or MODELS)
         self.model: Responder = model  # type: ignore[assignment]  # hasattr() does not narrow to the Protocol
