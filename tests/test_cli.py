@@ -151,15 +151,58 @@ WRONG_USAGES = [
 ]
 
 
-@pytest.mark.parametrize("args", WRONG_USAGES, ids=" ".join)
-def test_a_wrong_usage_is_one_line_and_a_non_zero_exit(args):
-    result = agent_core(*args)
-    assert result.returncode != 0
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
+# Every wrong usage through the command's entry point (what the agent-core script calls), all in one
+# real process: one start-up instead of one per case (each costs about a second of imports). Two of
+# them also run as the installed command itself, below.
+ENTRY_POINT = """
+import contextlib, io, json, sys
+from agent_core import cli
+answers = []
+for args in json.load(sys.stdin):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.run(args)
+        except SystemExit as exit:  # argparse's error() exits
+            code = exit.code if isinstance(exit.code, int) else 1
+    answers.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(answers))
+"""
+
+
+@pytest.fixture(scope="module")
+def wrong_usage_answers():
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY_POINT],
+        input=json.dumps(WRONG_USAGES),
+        capture_output=True,
+        text=True,
+        env=NO_KEYS,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = json.loads(done.stdout)
+    return {" ".join(args): answer for args, answer in zip(WRONG_USAGES, answers, strict=True)}
+
+
+def assert_one_line_and_non_zero(code, stdout, stderr):
+    assert code != 0
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
     assert lines[0].startswith("agent-core")
-    assert "serving" not in result.stdout  # refused before it listened
+    assert "serving" not in stdout  # refused before it listened
+
+
+@pytest.mark.parametrize("args", WRONG_USAGES, ids=" ".join)
+def test_a_wrong_usage_is_one_line_and_a_non_zero_exit(args, wrong_usage_answers):
+    assert_one_line_and_non_zero(*wrong_usage_answers[" ".join(args)])
+
+
+@pytest.mark.parametrize("args", [["bogus"], ["serve-mock", "--port", "eighty"]], ids=" ".join)
+def test_the_installed_command_answers_a_wrong_usage_in_one_line(args):
+    result = agent_core(*args)
+    assert_one_line_and_non_zero(result.returncode, result.stdout, result.stderr)
 
 
 def test_the_help_of_serve_mock_shows_defaults_and_how_to_get_tool_calls():
