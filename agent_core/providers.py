@@ -5,6 +5,12 @@
 
 from __future__ import annotations
 
+from ._browser import needs_local_install
+
+# the lesson's first library cell gives one clear line in the browser edition, instead of a
+# lesson that half works there: later cells start servers and talk to real ones over the network
+needs_local_install("Lesson 08 talks to servers over the network and records them", "08")
+
 import os
 import re
 from collections.abc import Mapping

@@ -58,6 +58,15 @@ def test_lesson_10s_module_in_the_browser_stops_on_import_before_it_needs_the_mc
     )
 
 
+def test_lesson_08s_module_in_the_browser_stops_on_import_with_one_line(in_browser):
+    path = Path(_browser.__file__).with_name("providers.py")
+    spec = importlib.util.spec_from_file_location("agent_core._providers_in_a_browser", path)
+    assert spec is not None and spec.loader is not None
+    with pytest.raises(NeedsLocalInstall) as raised:
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert "run lesson 08 from a local install" in str(raised.value)
+
+
 def test_a_plain_table_shows_the_numbers_as_text_and_html():
     table = PlainTable("cost", ["call", "tokens"], [(1, 120), (2, 1234)])
     assert repr(table) == "cost\ncall  tokens\n1     120\n2     1234"
