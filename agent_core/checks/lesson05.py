@@ -545,7 +545,7 @@ class _Approved:
     was asked and said, and the exception that escaped run_agent, if one did"""
 
     observations: list[Any] = field(default_factory=list)
-    stop_reasons: list[str] = field(default_factory=list)
+    stop_reasons: list[str | None] = field(default_factory=list)
     outbox: list[str] = field(default_factory=list)
     decisions: list[tuple[str, str, str]] = field(default_factory=list)
     crashed: _DecideFailed | None = None
