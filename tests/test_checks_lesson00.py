@@ -1,16 +1,10 @@
 """Lesson 00's exercise checks: each wrong answer is rejected with a message naming its fault; the solution
 passes."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson00 import check_ask, check_repaired
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # --- exercise 0.1 -----------------------------------------------------------------------------
 
@@ -201,21 +195,7 @@ def test_check_ask_gives_the_same_verdict_every_time(capsys):
 
 
 def test_check_ask_gives_the_same_verdict_under_another_hash_seed():
-    code = (
-        "import sys; sys.path.insert(0, 'tests'); from test_checks_lesson00 import ask_last_five; "
-        "from agent_core.checks.lesson00 import check_ask; check_ask(ask_last_five)"
-    )
-    outputs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            cwd=ROOT,
-        ).stdout
-        for seed in ("1", "2")
-    }
+    outputs = under_two_hash_seeds("test_checks_lesson00", "c.check_ask(t.ask_last_five)")
     assert len(outputs) == 1 and "call 4 sent 5 message(s)" in outputs.pop()
 
 
