@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import referencing  # jsonschema's registry of schemas; loads no format library
+
 __all__ = ["Draft202012Validator", "ValidationError", "relevance", "NOTHING_TO_FETCH"]
 
 # `import jsonschema` loads every library it can find for checking string formats ("iri", "date",
@@ -28,8 +30,6 @@ finally:
     for name in _hidden:
         if sys.modules.get(name, ...) is None:
             del sys.modules[name]
-
-import referencing  # noqa: E402  (jsonschema has imported it already)
 
 
 def _refuse_to_fetch(uri: str) -> referencing.Resource:

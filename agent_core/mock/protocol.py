@@ -625,14 +625,16 @@ def _check_content_parts(i: int, parts: list[Any]) -> None:
                 code="missing_required_parameter",
                 hint='Give each part its type: {"type": "text", "text": "..."}.',
             )
-        if part["type"] == "text" and not isinstance(part.get("text"), str):
-            if "text" not in part:
-                raise ProtocolError(
-                    f"Missing required parameter: '{where}.text'.",
-                    param=f"{where}.text",
-                    code="missing_required_parameter",
-                    hint="A text part carries its words in 'text'.",
-                )
+        if part["type"] != "text":
+            continue
+        if "text" not in part:
+            raise ProtocolError(
+                f"Missing required parameter: '{where}.text'.",
+                param=f"{where}.text",
+                code="missing_required_parameter",
+                hint="A text part carries its words in 'text'.",
+            )
+        if not isinstance(part["text"], str):
             raise ProtocolError(
                 f"Invalid type for '{where}.text': expected a string, but got {json_type(part['text'])} "
                 "instead.",
