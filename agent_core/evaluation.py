@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from . import mock
 from ._browser import PlainTable
@@ -332,7 +332,7 @@ def discount_task() -> Task:
     claim = "Fixed: an order of exactly 100 now gets the member discount. All 4 tests pass."
 
     def setup() -> Setup:
-        project = _RememberingProject()
+        project = TinyProject()
 
         def check() -> tuple[bool, str]:
             report = project.run_tests()
@@ -345,24 +345,6 @@ def discount_task() -> Task:
         )
 
     return Task("discount", DISCOUNT_TASK, lambda: ClaimsDone(proper_fix, claim, [*proper_fix, claim]), setup)
-
-
-class _RememberingProject(TinyProject):
-    """a TinyProject whose run_tests runs the tests once per distinct set of files and remembers the report
-
-    The report of the same files is the same every time (the tests are deterministic), and an
-    evaluation asks for it hundreds of times over a handful of distinct versions of the project.
-    """
-
-    reports: ClassVar[dict[tuple[tuple[str, str], ...], str]] = {}  # shared by every attempt
-
-    def run_tests(self) -> str:
-        files = tuple(sorted(self.files.items()))
-        if files not in self.reports:
-            self.reports[files] = super().run_tests()
-        return self.reports[files]
-
-    run_tests.__doc__ = TinyProject.run_tests.__doc__  # the tool's description, as the model reads it
 
 
 def task_suite() -> list[Task]:

@@ -16,6 +16,7 @@ agent on the mock; they run as the suite does, so its ratio can be no lower than
 
 from __future__ import annotations
 
+import re
 import shlex
 import statistics
 import subprocess
@@ -98,11 +99,13 @@ def nbval_seconds(paths: list[Path], lax: bool = False, parallel: bool = True) -
     """wall time of one pytest run over these notebooks, with the README's options (lax: without
     comparing outputs; parallel: on every core as the README runs them, else one after another)"""
     # notebooks outside the project (the system's temp folder) take its settings, and its
-    # conftest.py as a plugin by name: pytest looks for conftest.py files only above the paths given
+    # conftest.py as a plugin by name: pytest looks for conftest.py files only above the paths given.
+    # Their folder is the rootdir: their test ids are then their names ("sdk_03.ipynb::Cell 0");
+    # with the project as rootdir every one of them is "::Cell 0", and pytest-xdist runs only one.
     outside = (
         []
         if paths[0].is_relative_to(ROOT)
-        else ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT), "-p", "conftest"]
+        else ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(paths[0].parent), "-p", "conftest"]
     )
     started = time.perf_counter()
     result = subprocess.run(
@@ -123,9 +126,14 @@ def nbval_seconds(paths: list[Path], lax: bool = False, parallel: bool = True) -
         capture_output=True,
         text=True,
     )
+    seconds = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"nbval failed:\n{result.stdout[-3000:]}")
-    return time.perf_counter() - started
+    # every cell of every notebook ran and passed, or the time means nothing
+    cells = sum(c.cell_type == "code" for path in paths for c in nbformat.read(path, as_version=4).cells)
+    if not re.search(rf"\b{cells} passed\b", result.stdout):
+        raise SystemExit(f"expected {cells} cells to pass:\n{result.stdout[-3000:]}")
+    return seconds
 
 
 # What a notebook costs before its own content: a course notebook cannot start lighter than these.

@@ -59,3 +59,32 @@ def test_in_the_browser_the_tests_run_inside_the_kernel_with_the_same_report(mon
     )
     fixed = project.run_tests()  # the changed file is imported afresh, never the copy of the last run
     assert fixed.startswith("exit code: 0\n") and "4 passed" in fixed
+
+
+def test_the_same_files_run_pytest_once_and_a_change_runs_it_again(monkeypatch):
+    runs = []
+    real = tiny_project.run_sandboxed
+    monkeypatch.setattr(tiny_project, "run_sandboxed", lambda *a, **k: runs.append(a) or real(*a, **k))
+    project = TinyProject()
+    project.write_file("notes.txt", "a note no other test writes\n")  # files no earlier test ran
+    first = project.run_tests()
+    assert first.startswith("exit code: 1\n") and len(runs) == 1
+    assert project.run_tests() == first and len(runs) == 1  # remembered
+    project.write_file("notes.txt", "changed\n")
+    assert project.run_tests() == first and len(runs) == 2  # any changed file: pytest runs again
+    project.files["discount.py"] = project.files["discount.py"].replace("total > ", "total >= ")
+    assert project.run_tests().startswith("exit code: 0\n") and len(runs) == 3
+
+
+def test_a_run_that_timed_out_is_not_remembered(monkeypatch):
+    monkeypatch.setattr(tiny_project, "TEST_TIMEOUT", 0.5)
+    project = TinyProject()
+    project.write_file("test_slow.py", "import time\n\n\ndef test_slow():\n    time.sleep(60)\n")
+    assert project.run_tests().startswith("timed out after 0.5s")
+    monkeypatch.setattr(tiny_project, "TEST_TIMEOUT", 1.0)
+    runs = []
+    real = tiny_project.run_sandboxed
+    monkeypatch.setattr(tiny_project, "run_sandboxed", lambda *a, **k: runs.append(a) or real(*a, **k))
+    assert (
+        project.run_tests().startswith("timed out after 1s") and len(runs) == 1
+    )  # the same files: run again

@@ -21,6 +21,7 @@ DISCOUNT_TASK = "The tests of discount.py fail. Fix the code so that they pass."
 
 # one line per test, the failed assert's line, no header, no timing: short and the same on every run
 _PYTEST = "python -m pytest -v --no-header --tb=line -rN -o console_output_style=classic"
+TEST_TIMEOUT = 30  # seconds a test run may take
 
 
 class TinyProject:
@@ -107,18 +108,7 @@ class TinyProject:
             clean, problem = _project_path(path)
             if problem or clean != path:
                 return problem or f"{ERROR_PREFIX}the project holds the path {path!r}; write it as {clean!r}."
-        with tempfile.TemporaryDirectory(prefix="tiny-project-") as folder:
-            root = Path(folder)
-            for path, text in self.files.items():
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                (root / path).write_text(text, encoding="utf-8")
-            if IN_BROWSER:  # no subprocesses: pytest runs in the kernel, without the time limit
-                code, output = run_pytest_here(root, _PYTEST.split()[3:])
-                report = f"exit code: {code}\n{output.rstrip() or '(no output)'}"
-            else:
-                report = run_sandboxed(_PYTEST, root, timeout=30).observation()
-            report = report.replace(str(root.resolve()), ".").replace(str(root), ".")
-            return steady_timings(report).rstrip()
+        return _test_report(tuple(sorted(self.files.items())), IN_BROWSER)
 
     def _missing(self, path: str) -> str:
         return f"{ERROR_PREFIX}there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
@@ -150,3 +140,45 @@ def _project_path(path: object) -> tuple[str, str | None]:
             "'discount.py'",
         )
     return clean, None
+
+
+_REPORTS: dict[tuple[tuple[tuple[str, str], ...], bool], str] = {}  # oldest first
+_REPORTS_KEPT = 64
+
+
+def _test_report(files: tuple[tuple[str, str], ...], in_browser: bool) -> str:
+    """pytest's report on these files: run once per set of files, then remembered
+
+    The tests see their files in a new empty folder and a clean environment, nothing else, so the
+    same files give the same report. A guard that asks again after a reply that changed nothing
+    (VerifyBeforeDone, an evaluation's grader) then does not wait for pytest a second time. A run
+    that timed out or was killed is not remembered: that can depend on how busy the machine was.
+    (A test that read the clock or drew random numbers would break the rule; the practice projects
+    have none.)
+    """
+    key = (files, in_browser)
+    if key in _REPORTS:
+        return _REPORTS[key]
+    report, finished = _run_pytest(files, in_browser)
+    if finished:
+        _REPORTS[key] = report
+        if len(_REPORTS) > _REPORTS_KEPT:
+            del _REPORTS[next(iter(_REPORTS))]
+    return report
+
+
+def _run_pytest(files: tuple[tuple[str, str], ...], in_browser: bool) -> tuple[str, bool]:
+    """(the report of one pytest run on these files in a new folder, whether pytest ran to its end)"""
+    with tempfile.TemporaryDirectory(prefix="tiny-project-") as folder:
+        root = Path(folder)
+        for path, text in files:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        if in_browser:  # no subprocesses: pytest runs in the kernel, without the time limit
+            code, output = run_pytest_here(root, _PYTEST.split()[3:])
+            report, finished = f"exit code: {code}\n{output.rstrip() or '(no output)'}", True
+        else:
+            result = run_sandboxed(_PYTEST, root, timeout=TEST_TIMEOUT)
+            report, finished = result.observation(), result.exit_code is not None and result.exit_code >= 0
+        report = report.replace(str(root.resolve()), ".").replace(str(root), ".")
+        return steady_timings(report).rstrip(), finished
