@@ -338,11 +338,16 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
     return None
 
 
+# the reports of the check's projects, by the files pytest reads (kept for the whole process: the
+# scenarios are the same on every run of the check)
+_REPORTS: dict[tuple[tuple[str, str], ...], str] = {}
+
+
 @contextlib.contextmanager
 def _remembered_runs(project: TinyProject) -> Iterator[None]:
     """project.run_tests() runs pytest once per set of files pytest reads; the same files, the same report"""
     real = project.run_tests
-    reports: dict[tuple[tuple[str, str], ...], str] = {}
+    reports = _REPORTS
 
     @functools.wraps(real)
     def run_tests() -> str:

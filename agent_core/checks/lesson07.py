@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -13,11 +14,12 @@ from typing import Any
 from .. import mock
 from ..coding.agent import SYSTEM, TASKS, coding_tools, fresh_workspace
 from ..coding.guards import citations, shown_lines
-from ..coding.tools import ALL_TOOLS
-from ..coding.workspace import project_files
+from ..coding.tools import ALL_TOOLS, Workspace
+from ..coding.workspace import project_files, snapshot
 from ..dispatch import Observation, ToolRegistry
 from ..loop import AgentRun, Guardrail, run_agent
 from ..mock.coding_policies import TEST_COMMAND, CommentDeleter
+from ..schema import Tool
 from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
@@ -410,9 +412,10 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change
 
     Scenarios: eleven real runs on the mock in a real workspace (five whose "done" must be rejected,
-    then six to accept; each runs real pytest where the model asks), then 200 generated histories
-    of 0 to 8 tool calls (reads, writes and edits that worked or failed, pytest runs written two
-    ways, a failing test run, other commands, arguments that did not parse) judged by the rule.
+    then six to accept; each runs real pytest where the model asks, once per state of the project
+    it reaches), then 200 generated histories of 0 to 8 tool calls (reads, writes and edits that
+    worked or failed, pytest runs written two ways, a failing test run, other commands, arguments
+    that did not parse) judged by the rule.
     """
     must_reject = [
         ("the comment deleter (reads, writes, says done, never runs the tests)", CommentDeleter()),
@@ -490,10 +493,15 @@ def _real_run_problem(
 ) -> str | None:
     try:
         guard = guard_class()
+        workspace = fresh_workspace("discount", parent)
+        tools = [
+            _remembered(tool, workspace) if tool.name == "run_command" else tool
+            for tool in coding_tools(workspace, *ALL_TOOLS)
+        ]
         run = run_agent(
             mock.client(policy),
             TASKS["discount"],
-            coding_tools(fresh_workspace("discount", parent), *ALL_TOOLS),
+            tools,
             system=SYSTEM,
             max_turns=6,
             guardrails=[guard],
@@ -505,6 +513,25 @@ def _real_run_problem(
         return f"your guardrail raised {_raised(error)}{hint}"
     feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
     return _feedback_problem(feedback[0] if feedback else None, should_reject)
+
+
+# What run_command printed in the real runs, by (command, every file of the workspace). The runs are
+# the check's own scripted models, so the same command on the same files prints the same: pytest
+# runs once per state of the project they reach (three) in a Python process, not once per call.
+_COMMAND_OUTPUTS: dict[str, str] = {}
+
+
+def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
+    """run_command on this workspace, its output remembered by command and files"""
+
+    @functools.wraps(run_command.function, updated=())  # its name, docstring and signature
+    def remembered_run_command(*args: Any, **kwargs: Any) -> str:
+        key = repr((args, sorted(kwargs.items()), sorted(snapshot(workspace.root).items())))
+        if key not in _COMMAND_OUTPUTS:
+            _COMMAND_OUTPUTS[key] = run_command(*args, **kwargs)
+        return _COMMAND_OUTPUTS[key]
+
+    return Tool(remembered_run_command, writes=run_command.writes, timeout=run_command.timeout)
 
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
