@@ -37,12 +37,14 @@ def test_a_server_in_the_browser_is_refused_before_it_opens_a_port(in_browser):
         MockServer(port=0)
 
 
-def test_a_workspace_in_the_browser_names_lesson_07_before_a_search_that_never_stops(in_browser, tmp_path):
+def test_a_workspace_in_the_browser_names_lessons_07_and_12_before_a_search_that_never_stops(
+    in_browser, tmp_path
+):
     with pytest.raises(NeedsLocalInstall) as raised:
         Workspace(tmp_path)
     assert str(raised.value) == (
         "A workspace runs commands in processes and limits each search's time, which the browser edition "
-        "cannot do: run lesson 07 from a local install (README, quick start)."
+        "cannot do: run lesson 07 or 12 from a local install (README, quick start)."
     )
 
 

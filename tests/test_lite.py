@@ -233,7 +233,7 @@ def tabs(browser, edition):
 LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
 EVERY_LESSON = [*LESSONS, "05_guardrails", "06_context_and_cost", "09_wire_formats", "11_evaluating_an_agent"]
 # lessons that need a local install and whose first code cell says so, in one line, in the browser
-LOCAL_ONLY = {"07_coding_agent": "07", "10_mcp_tools": "10"}
+LOCAL_ONLY = {"07_coding_agent": "07 or 12", "10_mcp_tools": "10", "12_planning_and_subagents": "07 or 12"}
 ALL = os.environ.get("AGENT_CORE_LITE_LESSONS") == "all"
 
 
@@ -246,7 +246,7 @@ def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, les
     assert not refused, f"requests that left 127.0.0.1: {refused}"
 
 
-if ALL:  # three more kernels: `tools/lite.py check` only
+if ALL:  # four more kernels: `tools/lite.py check` only
 
     @pytest.mark.parametrize("lesson", LOCAL_ONLY)
     def test_a_lesson_that_needs_a_local_install_says_so_at_the_top_and_in_its_first_code_cell(

@@ -81,7 +81,9 @@ class Workspace:
     ):
         # the search's time limit and every command need what the browser lacks (regex, processes): say so
         # here, before a learner meets a search that never ends
-        needs_local_install("A workspace runs commands in processes and limits each search's time", "07")
+        needs_local_install(
+            "A workspace runs commands in processes and limits each search's time", "07 or 12"
+        )
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotADirectoryError(f"a workspace needs an existing directory, not {root}")
