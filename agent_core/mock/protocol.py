@@ -14,6 +14,7 @@ from ..schema import json_type
 
 __all__ = [
     "ProtocolError",
+    "invalid_type",
     "Field",
     "is_kind",
     "schema_problem",
@@ -141,6 +142,17 @@ class ProtocolError(Exception):
         return {"error": {"message": message, "type": self.type, "param": self.param, "code": self.code}}
 
 
+def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolError:
+    """the API's 400 for a value of the wrong JSON type: "Invalid type for 'where': expected ..., but
+    got ... instead." (param `where`, code invalid_type), with a hint for the learner"""
+    return ProtocolError(
+        f"Invalid type for '{where}': expected {expected}, but got {json_type(value)} instead.",
+        param=where,
+        code="invalid_type",
+        hint=hint,
+    )
+
+
 def check_request(body: Any) -> None:
     """raise ProtocolError for the first rule the request body breaks"""
     if not isinstance(body, dict):
@@ -198,20 +210,20 @@ def _check_tools(tools: Any) -> list[str]:
             hint="Leave tools out when you offer none.",
         )
     if not isinstance(tools, list):
-        raise ProtocolError(
-            f"Invalid type for 'tools': expected an array, but got {json_type(tools)} instead.",
-            param="tools",
-            code="invalid_type",
+        raise invalid_type(
+            "tools",
+            "an array",
+            tools,
             hint="tools is a list of {'type': 'function', 'function': {...}} dicts.",
         )
     names = []
     for i, tool in enumerate(tools):
         where = f"tools[{i}]"
         if not isinstance(tool, dict):
-            raise ProtocolError(
-                f"Invalid type for '{where}': expected an object, but got {json_type(tool)} instead.",
-                param=where,
-                code="invalid_type",
+            raise invalid_type(
+                where,
+                "an object",
+                tool,
                 hint="Each tool is a dict: {'type': 'function', 'function': {'name': ..., ...}}.",
             )
         if tool.get("type") != "function":
@@ -350,11 +362,10 @@ def _check_ranges(body: dict[str, Any]) -> None:
             continue
         is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not is_number or (kind == "integer" and not isinstance(value, int)):
-            raise ProtocolError(
-                f"Invalid type for '{name}': expected {'an' if kind == 'integer' else 'a'} {kind}, "
-                f"but got {json_type(value)} instead.",
-                param=name,
-                code="invalid_type",
+            raise invalid_type(
+                name,
+                f"{'an' if kind == 'integer' else 'a'} {kind}",
+                value,
                 hint=f"Send {name} as a number, not {json_type(value)}.",
             )
         side = (
@@ -484,11 +495,8 @@ def _check_messages(messages: Any) -> None:
             hint="Pass messages=[{'role': 'user', 'content': '...'}].",
         )
     if not isinstance(messages, list):
-        raise ProtocolError(
-            f"Invalid type for 'messages': expected an array, but got {json_type(messages)} instead.",
-            param="messages",
-            code="invalid_type",
-            hint="messages is a list of dicts, oldest first.",
+        raise invalid_type(
+            "messages", "an array", messages, hint="messages is a list of dicts, oldest first."
         )
     if not messages:
         raise ProtocolError(
@@ -561,11 +569,8 @@ def _check_messages(messages: Any) -> None:
 
 def _check_message_shape(i: int, message: Any) -> str:
     if not isinstance(message, dict):
-        raise ProtocolError(
-            f"Invalid type for 'messages[{i}]': expected an object, but got {json_type(message)} instead.",
-            param=f"messages[{i}]",
-            code="invalid_type",
-            hint="Each message is a dict with 'role' and 'content'.",
+        raise invalid_type(
+            f"messages[{i}]", "an object", message, hint="Each message is a dict with 'role' and 'content'."
         )
     role = message.get("role")
     if role is None:
@@ -593,11 +598,10 @@ def _check_message_shape(i: int, message: Any) -> str:
             "may leave it None.",
         )
     if content is not None and not isinstance(content, (str, list)):
-        raise ProtocolError(
-            f"Invalid type for 'messages[{i}].content': expected one of a string or array of "
-            f"objects, but got {json_type(content)} instead.",
-            param=f"messages[{i}].content",
-            code="invalid_type",
+        raise invalid_type(
+            f"messages[{i}].content",
+            "one of a string or array of objects",
+            content,
             hint="Turn the value into text first, e.g. json.dumps(result).",
         )
     if isinstance(content, list):
@@ -611,10 +615,10 @@ def _check_content_parts(i: int, parts: list[Any]) -> None:
         where = f"messages[{i}].content[{j}]"
         if not isinstance(part, dict):
             # the real text, as quoted in microsoft/graphrag#672
-            raise ProtocolError(
-                f"Invalid type for '{where}': expected an object, but got {json_type(part)} instead.",
-                param=where,
-                code="invalid_type",
+            raise invalid_type(
+                where,
+                "an object",
+                part,
                 hint='Each part is an object such as {"type": "text", "text": "..."}; or send the text '
                 "itself as the content.",
             )
@@ -635,22 +639,20 @@ def _check_content_parts(i: int, parts: list[Any]) -> None:
                 hint="A text part carries its words in 'text'.",
             )
         if not isinstance(part["text"], str):
-            raise ProtocolError(
-                f"Invalid type for '{where}.text': expected a string, but got {json_type(part['text'])} "
-                "instead.",
-                param=f"{where}.text",
-                code="invalid_type",
+            raise invalid_type(
+                f"{where}.text",
+                "a string",
+                part["text"],
                 hint="Turn the value into text first, e.g. json.dumps(value).",
             )
 
 
 def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
     if not isinstance(tool_calls, list):
-        raise ProtocolError(
-            f"Invalid type for 'messages[{i}].tool_calls': expected an array, but got "
-            f"{json_type(tool_calls)} instead.",
-            param=f"messages[{i}].tool_calls",
-            code="invalid_type",
+        raise invalid_type(
+            f"messages[{i}].tool_calls",
+            "an array",
+            tool_calls,
             hint="tool_calls is the list the model sent, copied as it came.",
         )
     ids: list[str] = []
@@ -669,11 +671,10 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
             tool_call["function"].get("arguments") if isinstance(tool_call["function"], dict) else None
         )
         if not isinstance(arguments, str):
-            raise ProtocolError(
-                f"Invalid type for '{where}.function.arguments': expected a string, but got "
-                f"{json_type(arguments)} instead.",
-                param=f"{where}.function.arguments",
-                code="invalid_type",
+            raise invalid_type(
+                f"{where}.function.arguments",
+                "a string",
+                arguments,
                 hint="Arguments travel as a JSON string: json.dumps(args).",
             )
         if tool_call["id"] in ids:

@@ -13,8 +13,7 @@ from typing import Any
 from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 from ..formats import from_responses, tool_from_responses
-from ..schema import json_type
-from .protocol import Field, ProtocolError, is_kind
+from .protocol import Field, ProtocolError, invalid_type, is_kind
 from .wire import Response, error_response, json_response, pieces
 
 __all__ = [
@@ -227,12 +226,7 @@ def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") 
         where = f"{at}{name}"
         if not any(is_kind(value, kind) for kind in field.kinds):
             expected = EXPECTED.get(where) or " or ".join(KIND_WORDS[kind] for kind in field.kinds)
-            raise ProtocolError(
-                f"Invalid type for '{where}': expected {expected}, but got {json_type(value)} instead.",
-                param=where,
-                code="invalid_type",
-                hint=f"{where} is {expected}.",
-            )
+            raise invalid_type(where, expected, value, hint=f"{where} is {expected}.")
         if not field.out_of_range(value):
             continue
         if isinstance(value, str):
