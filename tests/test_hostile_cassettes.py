@@ -12,7 +12,7 @@ import pytest
 
 from agent_core import cli, mock
 from agent_core.loop import run_agent
-from agent_core.render import show_trace
+from agent_core.render import trace_html
 from agent_core.replay import CassetteError, Replay
 from agent_core.schema import tool
 from agent_core.trace import Trace, recorded
@@ -228,7 +228,7 @@ def replays_or_is_refused(path, requests, capsys) -> bool:
             Replay.load(path)
         return True
     assert status == 0 and not err and out, err
-    show_trace(Trace.load(path))._repr_html_()  # the notebook's view
+    trace_html(Trace.load(path))  # the notebook's view (its plain-text copy is what the command printed)
     replay = Replay.load(path)
     for turn, body in zip(replay.turns, requests, strict=False):
         answer, headers, content = replay.respond(turn.method, urlsplit(turn.url).path, body)
