@@ -1,8 +1,10 @@
 """The canary's report (tools/canary.py): versions against the lock, and what broke with its first
 difference."""
 
+import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -51,6 +53,13 @@ def test_the_newest_install_drops_ranges_but_keeps_extras_and_markers():
     )
 
 
+# the project's "-p" options (pyproject.toml's addopts), for a pytest run in a folder outside it: without
+# them it loads the hypothesis and langsmith plugins, and jsonschema builds its IRI grammar (10 s here)
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+ADDOPTS = shlex.split(PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"])
+PLUGIN_OPTIONS = [word for i, word in enumerate(ADDOPTS) if "-p" in (word, ADDOPTS[i - 1])]
+
+
 def test_a_broken_test_and_a_changed_cell_are_named_with_their_first_difference(tmp_path):
     (tmp_path / "test_sample.py").write_text(
         "def test_fields():\n    assert ['content', 'role'] == ['content'], 'the fields changed'\n\n"
@@ -66,7 +75,7 @@ def test_a_broken_test_and_a_changed_cell_are_named_with_their_first_difference(
     nbformat.write(notebook, tmp_path / "lesson.ipynb")
     junit = tmp_path / "junit.xml"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", *PLUGIN_OPTIONS,
          f"--junitxml={junit}", "-q", "test_sample.py", "lesson.ipynb"],
         cwd=tmp_path, capture_output=True,
     )  # fmt: skip

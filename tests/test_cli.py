@@ -104,11 +104,21 @@ def test_version_comes_from_the_package_metadata():
     assert result.stdout.strip() == f"agent-core {metadata.version('agent-core')}"
 
 
-@pytest.mark.parametrize("command", ["demo", "serve-mock", "replay", "fix"])
-def test_every_subcommand_has_a_description_in_its_help(command):
-    result = agent_core(command, "--help")
-    assert result.returncode == 0
-    usage, description = result.stdout.split("\n\n")[:2]
+SUBCOMMANDS = ["demo", "serve-mock", "replay", "fix"]
+
+
+@pytest.fixture(scope="module")
+def help_pages():
+    """`agent-core SUBCOMMAND --help` for each subcommand, through the entry point in one process"""
+    answers = through_the_entry_point([[command, "--help"] for command in SUBCOMMANDS])
+    return dict(zip(SUBCOMMANDS, answers, strict=True))
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_every_subcommand_has_a_description_in_its_help(command, help_pages):
+    code, stdout, stderr = help_pages[command]
+    assert code == 0, stderr
+    usage, description = stdout.split("\n\n")[:2]
     assert usage.startswith(f"usage: agent-core {command}")
     assert len(description.split()) >= 10, description
 
@@ -151,9 +161,9 @@ WRONG_USAGES = [
 ]
 
 
-# Every wrong usage through the command's entry point (what the agent-core script calls), all in one
-# real process: one start-up instead of one per case (each costs about a second of imports). Two of
-# them also run as the installed command itself, below.
+# Every wrong usage, and every help page, through the command's entry point (what the agent-core
+# script calls), all in one real process: one start-up instead of one per case (each costs about a
+# second of imports). Two wrong usages also run as the installed command itself, below.
 ENTRY_POINT = """
 import contextlib, io, json, sys
 from agent_core import cli
@@ -170,18 +180,23 @@ print(json.dumps(answers))
 """
 
 
-@pytest.fixture(scope="module")
-def wrong_usage_answers():
+def through_the_entry_point(commands: list[list[str]]) -> list[list]:
+    """[exit code, stdout, stderr] of each command line, all run by cli.run in one real process"""
     done = subprocess.run(
         [sys.executable, "-c", ENTRY_POINT],
-        input=json.dumps(WRONG_USAGES),
+        input=json.dumps(commands),
         capture_output=True,
         text=True,
         env=NO_KEYS,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    answers = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def wrong_usage_answers():
+    answers = through_the_entry_point(WRONG_USAGES)
     return {" ".join(args): answer for args, answer in zip(WRONG_USAGES, answers, strict=True)}
 
 

@@ -88,8 +88,22 @@ def test_replay_says_what_is_wrong_with_a_broken_cassette(broken, capsys):
     assert words in line
 
 
-def test_serve_mock_refuses_a_broken_cassette_before_listening(broken):
+def test_serve_mock_refuses_a_broken_cassette_before_listening(broken, capsys, monkeypatch):
     path, words = broken
+
+    def listen(**options):
+        raise AssertionError(f"serve-mock went on to listen with the broken cassette {path.name}")
+
+    monkeypatch.setattr("agent_core.mock.server.run", listen)
+    assert cli.main(["serve-mock", "--port", "0", "--cassette", str(path)]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line.startswith(f"agent-core serve-mock: cannot read the cassette {str(path)!r}: ")
+    assert words in line
+
+
+def test_the_real_serve_mock_command_exits_2_on_a_broken_cassette_without_serving(tmp_path):
+    path = tmp_path / "streamed.json"
+    path.write_text(BROKEN["a streamed turn without its id"][0])
     done = subprocess.run(
         [COMMAND, "serve-mock", "--port", "0", "--cassette", str(path)],
         capture_output=True,
@@ -99,7 +113,7 @@ def test_serve_mock_refuses_a_broken_cassette_before_listening(broken):
     assert done.returncode == 2
     line = one_line(done.stderr)
     assert line.startswith(f"agent-core serve-mock: cannot read the cassette {str(path)!r}: ")
-    assert words in line
+    assert "streamed response cannot be sent again" in line
     assert "serving" not in done.stdout
 
 
