@@ -53,11 +53,15 @@ def test_the_newest_install_drops_ranges_but_keeps_extras_and_markers():
     )
 
 
-# the project's "-p" options (pyproject.toml's addopts), for a pytest run in a folder outside it: without
-# them it loads the hypothesis and langsmith plugins, and jsonschema builds its IRI grammar (10 s here)
+# the project's plugin options (pyproject.toml's addopts), for a pytest run in a folder outside it:
+# without them it loads every installed plugin, and jsonschema builds its IRI grammar (10 s here)
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 ADDOPTS = shlex.split(PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"])
-PLUGIN_OPTIONS = [word for i, word in enumerate(ADDOPTS) if "-p" in (word, ADDOPTS[i - 1])]
+PLUGIN_OPTIONS = [
+    word
+    for before, word in zip(["", *ADDOPTS], ADDOPTS, strict=False)
+    if word in ("--disable-plugin-autoload", "-p") or before == "-p"
+]
 
 
 def test_a_broken_test_and_a_changed_cell_are_named_with_their_first_difference(tmp_path):
