@@ -1,13 +1,15 @@
 """Benchmarks: the mock's speed through the real SDK, what recording costs, and the notebook suite's cost.
 
-    python benchmarks/bench.py              # both
+    python benchmarks/bench.py              # all three
     python benchmarks/bench.py calls        # mock calls per second, with and without recording
     python benchmarks/bench.py notebooks    # notebook suite under nbval vs as many empty notebooks
+    python benchmarks/bench.py checks       # how long each exercise's check takes to answer
 
 Targets: recording adds at most 10% per call; the notebook suite, run as the README runs it (the
 options in pyproject.toml: on every core, pytest-xdist's -n auto --dist loadfile), costs at most
 2.5x its floor: the same number of empty notebooks run one after another (-n 0), which is mostly
-kernel start-up.
+kernel start-up; every check that starts no process (the pytest ones do) answers in under 2 s, for
+the learner's stub in lessons/ (a failure, shrunk) and the answer in solutions/ (every scenario).
 
 Two more sets of one-cell notebooks show what a notebook costs before any lesson content: one
 that only imports the openai SDK, and one that imports what a lesson imports and runs one short
@@ -17,6 +19,7 @@ agent on the mock; they run as the suite does, so its ratio can be no lower than
 from __future__ import annotations
 
 import compileall
+import json
 import re
 import shlex
 import statistics
@@ -87,7 +90,6 @@ def bench_calls(rounds: int = 41, calls: int = 60) -> float:
     return overhead
 
 
-# how the README's `python -m pytest` runs notebooks (pyproject's addopts)
 # `python -m pytest` as the README gives it: the options of pyproject.toml, notebooks on every core
 README_OPTIONS = shlex.split(
     tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"][
@@ -217,6 +219,87 @@ def bench_notebooks(rounds: int = 2) -> float:
     return ratio
 
 
+# Run first in each kernel: every public check_* of agent_core.checks.lessonNN, wrapped to record its
+# exercise, its wall time and whether it started processes (pytest), before the notebook imports it.
+TIMED_CHECKS = """\
+import functools, importlib, pkgutil, resource, time
+import agent_core.checks
+
+_check_timings, _depth = [], [0]
+
+
+def _children_seconds():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(name, check):
+    @functools.wraps(check)
+    def timed(*args, **kwargs):
+        _depth[0] += 1
+        children, started = _children_seconds(), time.perf_counter()
+        verdict = None
+        try:
+            verdict = check(*args, **kwargs)
+            return verdict
+        finally:
+            _depth[0] -= 1
+            if not _depth[0]:  # a check that calls another is timed once, as a whole
+                exercise = getattr(verdict, "exercise", "")
+                _check_timings.append(
+                    (exercise, name, time.perf_counter() - started, _children_seconds() > children)
+                )
+
+    return timed
+
+
+for _info in pkgutil.iter_modules(agent_core.checks.__path__):
+    if _info.name.startswith("lesson"):
+        _module = importlib.import_module(f"agent_core.checks.{_info.name}")
+        for _name in _module.__all__:
+            if _name.startswith("check_"):
+                setattr(_module, _name, _timed(_name, getattr(_module, _name)))
+"""
+
+
+def check_timings(path: Path) -> list[tuple[str, str, float, bool]]:
+    """(exercise, check, seconds, started processes) of every check the notebook calls, in a fresh kernel"""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(TIMED_CHECKS))
+    nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(_check_timings))"))
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
+    return [tuple(timing) for timing in json.loads(printed)]
+
+
+def bench_checks(limit: float = 2.0) -> float:
+    """the slowest check that starts no process, in seconds: every check called in lessons/ (the
+    learner's stub: a failure, shrunk) and solutions/ (a right answer: every scenario), one
+    notebook at a time in a fresh kernel; checks that run pytest are listed but not held to it"""
+    rows = []
+    for folder in ("lessons", "solutions"):
+        for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
+            for exercise, check, seconds, processes in check_timings(path):
+                rows.append((exercise, check, folder, seconds, processes))
+    slowest = max((seconds for *_, seconds, processes in rows if not processes), default=0.0)
+    print(f"{'exercise':<14}{'check':<28}{'lessons/':>10}{'solutions/':>12}")
+    for exercise, check in dict.fromkeys((row[0], row[1]) for row in rows):
+        times = {folder: seconds for e, c, folder, seconds, _ in rows if (e, c) == (exercise, check)}
+        runs_pytest = any(processes for e, c, *_, processes in rows if (e, c) == (exercise, check))
+        cells = [f"{times[f]:.2f} s" if f in times else "-" for f in ("lessons", "solutions")]
+        note = "  (starts processes: pytest)" if runs_pytest else ""
+        print(f"{exercise:<14}{check:<28}{cells[0]:>10}{cells[1]:>12}{note}")
+    print(
+        f"the slowest check that starts no process answers in {slowest:.2f} s "
+        f"(target: under {limit:.0f} s; {len(rows)} check calls)"
+    )
+    return slowest
+
+
 def main(argv: list[str]) -> int:
     which = argv[0] if argv else "all"
     ok = True
@@ -224,6 +307,8 @@ def main(argv: list[str]) -> int:
         ok &= bench_calls() <= 0.10
     if which in ("all", "notebooks"):
         ok &= bench_notebooks() <= 2.5
+    if which in ("all", "checks"):
+        ok &= bench_checks() < 2.0
     print("targets met" if ok else "TARGET MISSED")
     return 0 if ok else 1
 
