@@ -4,32 +4,19 @@ from __future__ import annotations
 
 import os
 import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbval.kernel
 import pytest
 import xdist.plugin
-from jupyter_client.manager import KernelManager
 
-# jupyter_client picks a kernel's TCP ports by binding free ones and releasing them; the kernel
-# binds them a moment later. Two kernels starting at once (pytest-xdist runs a notebook on every
-# core) can pick the same port, and one dies with "Kernel died before replying to kernel_info"
-# (jupyter/jupyter_client#487). So on Linux and macOS each kernel gets Unix sockets instead, under
-# a name made for it alone (zmq's ipc transport); the kernels then start side by side. Windows has
-# no ipc transport in every zmq build: there the kernels take turns to start, under a file lock.
+from tools.kernels import OwnSocketsKernelManager
+
+# On Linux and macOS every kernel listens on Unix sockets of its own (tools/kernels.py), so kernels
+# started side by side cannot take each other's ports. Windows has no ipc transport in every zmq
+# build: there the kernels take turns to start, under a file lock.
 LOCK = Path(tempfile.gettempdir()) / "agent-core-kernel-start.lock"
-
-
-class OwnSocketsKernelManager(KernelManager):
-    """a KernelManager whose kernel listens on Unix sockets named for it alone"""
-
-    def __init__(self, **kwargs: object) -> None:
-        # a Unix socket's path has a limit of about 100 bytes: a long TMPDIR gives way to /tmp
-        folder = tempfile.gettempdir()
-        name = Path(folder if len(folder) <= 64 else "/tmp") / f"nb-{uuid.uuid4().hex[:12]}"
-        super().__init__(transport="ipc", ip=str(name), **kwargs)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

@@ -305,8 +305,15 @@ def check_timings(path: Path) -> list[tuple[str, str, float, bool]]:
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(TIMED_CHECKS))
     nb.cells.append(nbformat.v4.new_code_cell("import json\nprint(json.dumps(_check_timings))"))
+    sys.path.insert(0, str(ROOT / "tools"))
+    from kernels import kernel_manager_class  # Unix sockets where there are (tools/kernels.py)
+
     NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        kernel_manager_class=kernel_manager_class(),
     ).execute()
     printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
     return [tuple(timing) for timing in json.loads(printed)]

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from kernels import kernel_manager_class
 
 from agent_core.widgets import KERNEL_FREE
 
@@ -137,6 +138,7 @@ def run(path: Path, timeout: int = 300) -> None:
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
         store_widget_state=True,
+        kernel_manager_class=kernel_manager_class(),  # Unix sockets where there are (tools/kernels.py)
     )
     client.execute()
     nbformat.write(normalise(nb), path)
