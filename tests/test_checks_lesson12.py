@@ -1,5 +1,7 @@
 """Lesson 12's exercise checks: right answers written differently pass, tempting wrong ones are caught."""
 
+from pathlib import Path
+
 import pytest
 from hash_seeds import under_two_hash_seeds
 
@@ -67,6 +69,8 @@ def variant(**changes):
                 return "ERROR: done"
             found["status"] = "in_progress"
         elif action == "done" or changes.get("any_action"):
+            if found["status"] == "done" and not changes.get("done_again"):
+                return "ERROR: already done"
             if found["status"] == "pending" and not changes.get("done_from_pending"):
                 return "ERROR: start first"
             found["status"] = "done"
@@ -77,6 +81,60 @@ def variant(**changes):
 
 def stub(items, action, text):
     return show_plan(items)
+
+
+def started_means_any_non_pending(items, action, text):
+    """'another item in progress' tested as 'another item not pending': a done item blocks the next"""
+    if action == "start" and any(i["status"] != "pending" and i["text"] != text for i in items):
+        return "ERROR: another item is started"
+    return plan_update(items, action, text)
+
+
+def duplicates_among_open_items_only(items, action, text):
+    """a done item's text may be added again"""
+    if action == "add" and text.strip() and all(i["text"] != text or i["status"] == "done" for i in items):
+        items.append({"text": text, "status": "pending"})
+        return show_plan(items)
+    return plan_update(items, action, text)
+
+
+def blank_means_spaces(items, action, text):
+    """only spaces count as blank: a tab or a newline is an item"""
+    if action == "add" and not text.strip(" ") and text:
+        return "ERROR: empty"
+    if action == "add" and text.strip(" ") and not text.strip() and all(i["text"] != text for i in items):
+        items.append({"text": text, "status": "pending"})
+        return show_plan(items)
+    return plan_update(items, action, text)
+
+
+def at_most_four_items(items, action, text):
+    """a limit the exercise never asked for"""
+    if action == "add" and len(items) >= 4:
+        return "ERROR: the plan is full"
+    return plan_update(items, action, text)
+
+
+_busy = {}
+
+
+def busy_item_in_a_global(items, action, text):
+    """the item in progress remembered outside the plan, forgotten when a new plan starts: two plans
+    kept at once share it"""
+    if action == "add" and not items:
+        _busy.clear()
+    found = next((i for i in items if i["text"] == text), None)
+    if action == "start":
+        if found is None or found["status"] != "pending" or _busy.get("text") is not None:
+            return "ERROR: cannot start"
+        found["status"], _busy["text"] = "in_progress", text
+        return show_plan(items)
+    if action == "done":
+        if found is None or _busy.get("text") != text:
+            return "ERROR: not in progress"
+        found["status"], _busy["text"] = "done", None
+        return show_plan(items)
+    return plan_update(items, action, text)
 
 
 def forgets_to_change_in_place(items, action, text):
@@ -103,6 +161,12 @@ def test_check_plan_update_passes_right_answers_written_differently(right, capsy
         (variant(says_ok=True), "return show_plan(items)"),  # the model never sees the plan
         (forgets_to_change_in_place, "the items should be"),
         (stub, "the items should be"),
+        (started_means_any_non_pending, "done 'read the code', start 'fix the bug'"),
+        (variant(done_again=True), "done 'read the code', done 'read the code'"),
+        (duplicates_among_open_items_only, "done 'read the code', add 'read the code'"),
+        (blank_means_spaces, "add '\\t': at step 1"),
+        (at_most_four_items, "the change is allowed, but yours refused it: 'ERROR: the plan is full'"),
+        (busy_item_in_a_global, "on plan 2"),
     ],
 )
 def test_check_plan_update_catches_tempting_wrong_answers(wrong, says, capsys):
@@ -212,28 +276,40 @@ def changed(**wrongs):
             """
             nonlocal running
             if running >= max_depth and not wrongs.get("no_depth"):
-                return "ERROR: too deep"
+                return "Too deep: do it yourself." if wrongs.get("refusal_unmarked") else "ERROR: too deep"
             running += 1
             try:
                 child = run_agent(
                     wrongs.get("client", lambda c: c)(client),
                     wrongs.get("task", lambda t: t)(task),
-                    ToolRegistry(wrongs.get("tools", lambda t: t)(tools)),
+                    registry(tools),
                     system=system,
                     max_turns=wrongs.get("max_turns", max_turns),
-                    guardrails=() if wrongs.get("no_guards") else guardrails,
+                    guardrails=() if wrongs.get("no_guards") else list(guardrails)[: wrongs.get("guards")],
                 )
             except Exception as error:
                 if wrongs.get("no_catch"):
                     raise
-                return f"ERROR: {error}"
+                return "ERROR: no answer." if wrongs.get("failure_unsaid") else f"ERROR: {error}"
             finally:
                 released = not (wrongs.get("never_decrements") or wrongs.get("released_on_success_only"))
                 running -= 1 if released else 0
             running -= 1 if wrongs.get("released_on_success_only") else 0
+            if wrongs.get("always_max_turns") and child.stop_reason != "answered":
+                return "ERROR: the helper hit max_turns."
+            if wrongs.get("only_max_turns_fails") and child.stop_reason not in ("answered", "max_turns"):
+                return child.answer
             if child.stop_reason != "answered" and not wrongs.get("passes_the_stop_text"):
                 return f"ERROR: stopped ({child.stop_reason})"
             return child.answer
+
+        built = []
+
+        def registry(tools):
+            if wrongs.get("registry_once"):  # built at the first call and kept
+                built[:] = built or [ToolRegistry(tools)]
+                return built[0]
+            return ToolRegistry(wrongs.get("tools", lambda t: t)(tools))
 
         return delegate
 
@@ -287,15 +363,15 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
     ("wrong", "says"),
     [
         (changed(no_depth=True), "no more than max_depth"),  # a child may delegate without bound
-        (  # the second delegation is refused
+        (  # a delegation after a child has ended is refused
             changed(never_decrements=True),
-            "delegate call 2 started no child (the parent read 'ERROR: too deep'), though no child was "
-            "running then: delegate call 1's child had answered",
+            "called by hand after the parent's run with no child running, started no child; it "
+            "returned 'ERROR: too deep'. A child that has ended, even by raising, no longer counts",
         ),
         (
             changed(released_on_success_only=True),
-            "delegate call 2 started no child (the parent read 'ERROR: too deep'), though no child was "
-            "running then: delegate call 1's child had ended without an answer",
+            "called by hand after the parent's run with no child running, started no child; it "
+            "returned 'ERROR: too deep'. A child that has ended, even by raising, no longer counts",
         ),
         (
             changed(no_catch=True),
@@ -307,6 +383,12 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
         (changed(tools=lambda tools: tools[:1]), "it should be offered exactly"),
         (changed(client=with_a_new_client), "no child's model call reached the client"),
         (shares_the_parents_messages(), "a child starts fresh"),
+        (changed(refusal_unmarked=True), "it should be refused with a text starting 'ERROR: '"),
+        (changed(only_max_turns_fails=True), "return a clear failure starting with 'ERROR: '"),
+        (changed(always_max_turns=True), "stopped with stop_reason 'max_tool_calls'"),
+        (changed(failure_unsaid=True), "which does not say that the helper failed"),
+        (changed(guards=1), "notes.txt was changed"),  # only the first of the parent's guardrails
+        (changed(registry_once=True), "it should be offered exactly ['read_file', 'write_file']"),
     ],
 )
 def test_check_delegate_catches_tempting_wrong_answers(wrong, says, capsys):
@@ -363,3 +445,18 @@ def test_check_delegate_s_generated_cases_hold_the_shapes_the_fixed_ones_lack():
         "a child without read_file",
         "max_turns=4",
     }
+
+
+@pytest.mark.parametrize("folder", ["lessons", "solutions"])
+def test_the_scenario_counts_the_lesson_states_are_the_checks(folder):
+    """a figure the prose states comes from the code: the lesson says how many scenarios each check runs"""
+    import nbformat
+
+    from agent_core.checks.lesson12 import DELEGATE_FIXED, PLAN_FIXED
+
+    path = Path(__file__).parent.parent / folder / "12_planning_and_subagents.ipynb"
+    prose = " ".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+    assert f"on {PLAN_SCENARIOS} lists of steps" in prose
+    assert f"{len(PLAN_FIXED)} readable ones, then {PLAN_SCENARIOS - len(PLAN_FIXED)} generated ones" in prose
+    assert f"The check runs {DELEGATE_SCENARIOS} cases" in prose
+    assert len(DELEGATE_FIXED) < DELEGATE_SCENARIOS

@@ -4,6 +4,7 @@ scenarios."""
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -12,7 +13,7 @@ from typing import Any
 
 from .. import mock
 from ..dispatch import ERROR_PREFIX
-from ..guardrails import Permissions
+from ..guardrails import Limits, Permissions
 from ..loop import Guardrail, run_agent
 from ..planning import Delegate, plan_update, show_plan
 from . import Verdict, _trace_of, verdict
@@ -29,7 +30,10 @@ __all__ = [
 
 # --- 12.1: the plan tool ------------------------------------------------------------------------
 
-PLAN_FIXED: list[list[tuple[str, str]]] = [
+Step = tuple[str, str] | tuple[str, str, int]
+"""(action, text) on the plan; (action, text, 2) on a second plan beside it, as two agents would keep"""
+
+PLAN_FIXED: list[list[Step]] = [
     [("add", "read the code"), ("add", "fix the bug"), ("start", "read the code"), ("done", "read the code")],
     [("add", "read the code"), ("add", "fix the bug"), ("start", "read the code"), ("start", "fix the bug")],
     [("add", "read the code"), ("done", "read the code")],
@@ -43,36 +47,119 @@ PLAN_FIXED: list[list[tuple[str, str]]] = [
         ("start", "read the code"),
     ],
     [("add", "read the code"), ("remove", "read the code")],
+    [  # the plan worked through: the second item starts once the first is done
+        ("add", "read the code"),
+        ("add", "fix the bug"),
+        ("start", "read the code"),
+        ("done", "read the code"),
+        ("start", "fix the bug"),
+        ("done", "fix the bug"),
+    ],
+    [
+        ("add", "read the code"),
+        ("start", "read the code"),
+        ("done", "read the code"),
+        ("done", "read the code"),
+    ],
+    [
+        ("add", "read the code"),
+        ("start", "read the code"),
+        ("done", "read the code"),
+        ("add", "read the code"),
+    ],
+    [("add", "\t")],
+    [*(("add", f"step {n}") for n in range(1, 12)), ("start", "step 11"), ("done", "step 11")],
+    [
+        ("add", "read the code"),
+        ("start", "read the code"),
+        ("add", "fix the bug", 2),
+        ("start", "fix the bug", 2),
+    ],
 ]
-_TEXTS = ("read the code", "fix the bug", "run the tests", "Fix the bug", "fix the bug ", "", " ", "écrire")
-_ACTIONS = ("add", "add", "start", "start", "done", "done", "remove", "complete", "ADD")
+_TEXTS = (
+    "read the code",
+    "fix the bug",
+    "run the tests",
+    "write the notes",
+    "update the docs",
+    "ask for a review",
+    "écrire le résumé",
+)
+_NEAR = ("Fix the bug", "fix the bug ", " read the code", "run  the tests")  # none of them in _TEXTS
+_BLANKS = ("", " ", "\t", "\n", " \t\n")
+_ODD_ACTIONS = ("remove", "complete", "ADD", "Start", "finish")
 PLAN_SCENARIOS = len(PLAN_FIXED) + 200
 
 
-def _plan_steps(rng: random.Random) -> list[tuple[str, str]]:
-    return [(rng.choice(_ACTIONS), rng.choice(_TEXTS)) for _ in range(rng.randint(1, 12))]
+def _plan_steps(rng: random.Random) -> list[Step]:
+    """a plan worked through as a model would, mostly in order (add, start, done, start the next),
+    with wrong moves mixed in: any item added, started or finished again, near-duplicate and blank
+    texts, unknown actions; plans grow to seven items. One list in four has a second plan beside
+    the first, its steps mixed in"""
+    plans: list[list[dict[str, str]]] = [[], []]
+    steps: list[Step] = []
+    two = rng.random() < 0.25
+    for _ in range(rng.randint(1, 16)):
+        which = 2 if two and rng.random() < 0.4 else 1
+        items = plans[which - 1]
+        busy = [item["text"] for item in items if item["status"] == "in_progress"]
+        pending = [item["text"] for item in items if item["status"] == "pending"]
+        fresh = [text for text in _TEXTS if all(item["text"] != text for item in items)]
+        kind = (
+            "next" if rng.random() < 0.55 else rng.choice(("again", "start", "done", "near", "blank", "odd"))
+        )
+        if kind == "next" and busy:
+            step = ("done", busy[0])
+        elif kind == "next" and pending and (not fresh or rng.random() < 0.5):
+            step = ("start", rng.choice(pending))
+        elif kind == "next" or (kind in ("again", "start", "done") and not items):
+            step = ("add", rng.choice(fresh or list(_TEXTS)))
+        elif kind in ("start", "done"):  # any item: pending, in progress or done, another one busy or not
+            step = (kind, rng.choice(items)["text"])
+        elif kind == "again":  # a text already in the plan, done ones too
+            step = ("add", rng.choice(items)["text"])
+        elif kind == "near":
+            step = (rng.choice(("add", "start", "done")), rng.choice(_NEAR))
+        elif kind == "blank":
+            step = ("add", rng.choice(_BLANKS))
+        else:
+            step = (rng.choice(_ODD_ACTIONS), rng.choice(_TEXTS))
+        plan_update(items, *step)  # the reference keeps the plan the next step is drawn from
+        steps.append(step if which == 1 else (*step, 2))
+    return steps
 
 
-def _describe_steps(steps: list[tuple[str, str]]) -> str:
-    shown = ", ".join(f"{action} {text!r}" for action, text in steps) or "no steps"
-    return f"from an empty plan: {shown}"
+def _describe_steps(steps: list[Step]) -> str:
+    shown = ", ".join(_describe_step(step) for step in steps) or "no steps"
+    two = any(len(step) == 3 for step in steps)
+    return f"from {'two empty plans' if two else 'an empty plan'}: {shown}"
+
+
+def _describe_step(step: Step) -> str:
+    return f"{step[0]} {step[1]!r}" + (" on plan 2" if len(step) == 3 else "")
 
 
 def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
     """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with "ERROR: ..."
 
-    Runs 8 fixed step lists, then 200 generated ones (1 to 12 steps; add, start and done, unknown
-    actions, repeated, empty, blank and near-duplicate texts), each from an empty plan, beside the
-    reference; after every step it compares whether the step was refused, what it returned, and the items.
+    Runs 14 fixed step lists (one of eleven items, one with two plans side by side), then 200
+    generated ones (1 to 16 steps: plans of up to seven items worked through in order, with any
+    item added, started or finished again, near-duplicate and blank texts, tabs and newlines,
+    unknown actions; one in four with a second plan's steps mixed in), each from empty plans,
+    beside the reference; after every step it compares whether the step was refused, what it
+    returned, and the items of both plans.
     """
 
-    def judge(steps: list[tuple[str, str]]) -> str | None:
-        expected: list[dict[str, str]] = []
-        yours: list[dict[str, str]] = []
-        for number, (action, text) in enumerate(steps, start=1):
+    def judge(steps: list[Step]) -> str | None:
+        expected_plans: list[list[dict[str, str]]] = [[], []]
+        your_plans: list[list[dict[str, str]]] = [[], []]
+        for number, step in enumerate(steps, start=1):
+            action, text = step[0], step[1]
+            which = 2 if len(step) == 3 else 1
+            expected, yours = expected_plans[which - 1], your_plans[which - 1]
             reference = plan_update(expected, action, text)
             answer = plan_update_function(yours, action, text)
-            where = f"at step {number} ({action} {text!r})"
+            where = f"at step {number} ({_describe_step(step)})"
             if not isinstance(answer, str):
                 return f"{where} yours returned {answer!r}: return the plan as text, or a refusal"
             refused = reference.startswith(ERROR_PREFIX)
@@ -83,7 +170,12 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
                 )
             if not refused and answer.startswith(ERROR_PREFIX):
                 return f"{where} the change is allowed, but yours refused it: {answer!r}"
-            if yours != expected:
+            if your_plans != expected_plans:
+                if yours == expected:  # the other plan changed: state shared between plans
+                    return (
+                        f"{where} the other plan changed too: each plan is its own list of items; "
+                        "keep nothing about a plan outside the items you are given"
+                    )
                 return f"{where} the items should be {expected!r}; yours are {yours!r}"
             if not refused and answer != show_plan(yours):
                 return f"{where} yours returned {answer!r}; return show_plan(items), the plan the model reads"
@@ -120,6 +212,8 @@ class DelegationCase:
     max_depth: int = 1
     read_only: bool = False  # the parent's Permissions(read_only=True), inherited
     recursion: bool = False  # the child is given the delegate tool too
+    limit: bool = False  # the parent's guardrails start with Limits(max_tool_calls=2), inherited
+    late_tool: bool = False  # after the run a tool is added to the list, and delegate is called by hand
 
 
 DELEGATE_FIXED = [
@@ -130,6 +224,9 @@ DELEGATE_FIXED = [
     DelegationCase(subtasks=2),
     DelegationCase(child=("delegate", "answer"), recursion=True),
     DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True),
+    DelegationCase(child=("read", "read", "read", "answer"), max_turns=4, limit=True),
+    DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True, limit=True),
+    DelegationCase(late_tool=True),
 ]
 # six generated: the seed's six hold every shape the fixed cases lack (a test keeps it so), and each is two
 # whole agent runs with children
@@ -165,8 +262,18 @@ def _describe_delegation(case: DelegationCase) -> str:
         f"given {', '.join(case.given) or 'no tools'}" + (" and the delegate tool" if case.recursion else ""),
         f"max_turns={case.max_turns}, max_depth={case.max_depth}",
     ]
-    if case.read_only:
-        parts.append("the parent's guardrails: Permissions(read_only=True)")
+    guards = [
+        name
+        for name, on in (
+            ("Limits(max_tool_calls=2)", case.limit),
+            ("Permissions(read_only=True)", case.read_only),
+        )
+        if on
+    ]
+    if guards:
+        parts.append(f"the parent's guardrails: {', '.join(guards)}")
+    if case.late_tool:
+        parts.append("then write_file is added to the tools list and delegate is called by hand")
     return "; ".join(parts)
 
 
@@ -183,6 +290,8 @@ def _shrink_delegation(case: DelegationCase) -> Iterator[DelegationCase]:
         yield replace(case, max_depth=1)
     if case.read_only:
         yield replace(case, read_only=False)
+    if case.limit:
+        yield replace(case, limit=False)
     if case.recursion:
         yield replace(case, recursion=False)
 
@@ -221,13 +330,15 @@ def _policy(case: DelegationCase) -> Callable[[dict[str, Any]], Any]:
 @dataclass
 class _Outcome:
     observations: list[tuple[bool, str]]  # what the parent read for each delegate call: (error?, text)
-    turns: list[tuple[str, int, tuple[str, ...], tuple[str, ...], int]]  # who, messages, roles, tools, status
+    # who, messages, roles, tools, status, and the tool results the request sends back
+    turns: list[tuple[str, int, tuple[str, ...], tuple[str, ...], int, tuple[str, ...]]]
     files: dict[str, str]
     per_call: dict[int, int]  # delegate call number -> its children's model calls
     direct: Any = None  # what delegate(task) returned, called by hand, when children fail (or what it raised)
 
 
-_DIRECT_TASK = "Subtask 9: look at notes.txt."
+_DIRECT_NUMBER = 9
+_DIRECT_TASK = f"Subtask {_DIRECT_NUMBER}: look at notes.txt."
 
 
 def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcome:
@@ -245,7 +356,8 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
     client = mock.client(_policy(case))
     by_name: dict[str, Callable[..., Any]] = {"read_file": read_file, "write_file": write_file}
     tools: list[Callable[..., Any]] = [by_name[n] for n in case.given]
-    guards: list[Guardrail] = [Permissions(read_only=True)] if case.read_only else []
+    guards: list[Guardrail] = [Limits(max_tool_calls=2)] if case.limit else []
+    guards += [Permissions(read_only=True)] if case.read_only else []
     delegate = make_delegate(
         client,
         tools,
@@ -257,6 +369,14 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
     if case.recursion:
         tools.append(delegate)
     run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
+    direct: Any = None
+    if case.child[-1] == "fail" or case.late_tool:  # called by hand, not through a dispatcher that catches
+        if case.late_tool:
+            tools.append(write_file)  # ToolRegistry(tools) is built when a child starts: it has it
+        try:
+            direct = delegate(_DIRECT_TASK)
+        except Exception as error:  # the learner's delegate let the child's failure out
+            direct = error
     turns = []
     per_call: Counter[int] = Counter()
     for turn in _trace_of(client):
@@ -265,17 +385,14 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         who = "parent" if task == PARENT_TASK else "child"
         roles = tuple(m["role"] for m in messages[:2])
         offered = tuple(sorted(t["function"]["name"] for t in turn.request.get("tools") or []))
-        turns.append((who, len(messages), roles, offered, turn.status))
-        if who == "child":
-            per_call[int(task.lstrip("> ").split(":")[0].split()[-1])] += 1
+        results = tuple(str(m.get("content")) for m in messages if m["role"] == "tool")
+        turns.append((who, len(messages), roles, offered, turn.status, results))
+        if who == "child":  # which delegate call: "Subtask N", in whichever user message holds it
+            said = " ".join(str(m["content"]) for m in messages if m["role"] == "user")
+            number = re.search(r"Subtask (\d+):", said)
+            per_call[int(number.group(1)) if number else 0] += 1
     observations = [(o.is_error, o.content) for o in run.observations]
-    outcome = _Outcome(observations, turns, dict(files), dict(per_call))
-    if case.child[-1] == "fail":  # delegate called by hand, not through a dispatcher that catches for it
-        try:
-            outcome.direct = delegate(_DIRECT_TASK)
-        except Exception as error:  # the learner's delegate let the child's failure out
-            outcome.direct = error
-    return outcome
+    return _Outcome(observations, turns, dict(files), dict(per_call), direct)
 
 
 def _reference(client: Any, tools: list[Any], **options: Any) -> Any:
@@ -293,11 +410,23 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
     children = [t for t in expected.turns if t[0] == "child"]
     your_children = [t for t in yours.turns if t[0] == "child"]
     if children and not your_children:
+        if yours.observations and yours.observations[0][0]:  # refused or stopped before any call
+            return (
+                f"no child made a model call; the parent read {yours.observations[0][1]!r}. With no "
+                f"child running yet, delegate should start one, and run_agent with "
+                f"max_turns={case.max_turns} makes at least one call"
+            )
         return (
             "no child's model call reached the client you were given: run the child with run_agent on "
             "that client, so its calls (and tokens) are recorded with the parent's"
         )
     for number in sorted(expected.per_call):
+        if number == _DIRECT_NUMBER and not yours.per_call.get(number):
+            return (
+                f"delegate({_DIRECT_TASK!r}), called by hand after the parent's run with no child running, "
+                f"started no child; it returned {yours.direct!r}. A child that has ended, even by "
+                "raising, no longer counts towards max_depth"
+            )
         if expected.per_call[number] and not yours.per_call.get(number):
             read = yours.observations[number - 1][1] if number <= len(yours.observations) else None
             ended = "ended without an answer" if expected.observations[number - 2][0] else "answered"
@@ -325,6 +454,13 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 f"a child's request sent {mine[1]} messages where the reference's sent {theirs[1]}: a child "
                 "starts fresh, with the system prompt and its sub-task only"
             )
+        for your_result, result in zip(mine[5], theirs[5], strict=False):
+            if result.startswith(ERROR_PREFIX) and not your_result.startswith(ERROR_PREFIX):
+                return (
+                    f"a child's delegate call was answered {your_result!r}; max_depth children were "
+                    "running, so it should be refused with a text starting 'ERROR: ' (an error the "
+                    "child's model can see as one)"
+                )
     if yours.files != expected.files:
         return "notes.txt was changed: a child must run with the parent's guardrails"
     if len(yours.observations) != len(expected.observations):
@@ -344,10 +480,16 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 f"for delegate call {number} the child did not answer, but the parent read {your_text!r}: "
                 "return a clear failure starting with 'ERROR: '"
             )
-        if error and "max_turns" in text and "max_turns" not in your_text:
+        stopped = re.search(r"stop_reason '(\w+)'", text) if error else None
+        if stopped and stopped.group(1) not in your_text:
             return (
-                f"for delegate call {number} the child stopped at its max_turns; the parent read "
-                f"{your_text!r}, which does not say why (name the stop_reason)"
+                f"for delegate call {number} the child stopped with stop_reason {stopped.group(1)!r}; the "
+                f"parent read {your_text!r}, which does not say why (name the stop_reason)"
+            )
+        if error and not stopped and not _says_it_failed(your_text):
+            return (
+                f"for delegate call {number} the child's model call failed (HTTP 500); the parent read "
+                f"{your_text!r}, which does not say that the helper failed"
             )
     if isinstance(yours.direct, Exception):
         return (
@@ -355,7 +497,7 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
             f"{yours.direct}. The parent's dispatcher caught it for you, but delegate itself should "
             "return a text starting with 'ERROR: ' when run_agent raises, whoever calls it"
         )
-    if expected.direct is not None and not (
+    if case.child[-1] == "fail" and not (
         isinstance(yours.direct, str) and yours.direct.startswith("ERROR: ")
     ):
         return (
@@ -365,16 +507,27 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
     return None
 
 
+def _says_it_failed(text: str) -> bool:
+    """a failure text that says the helper failed, in any words: fail, error, raised, crashed, the
+    server, HTTP 500, or the exception's name"""
+    words = text.removeprefix(ERROR_PREFIX).lower()
+    return any(
+        w in words for w in ("fail", "error", "rais", "crash", "server", "500", "exception", "overloaded")
+    )
+
+
 def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
     """Exercise 12.2: make_delegate(client, tools, *, system, max_turns, guardrails, max_depth) -> a delegate
     tool
 
-    Runs 7 fixed cases, then 6 generated ones (one or two delegations in one reply; children that
+    Runs 10 fixed cases, then 6 generated ones (one or two delegations in one reply; children that
     read, write, delegate again, then answer, loop or fail; tool subsets; max_turns 1-4; max_depth
-    1-2; an inherited read-only guard; the delegate given to its own children; among them two
-    delegations whose first child fails, and a child that writes under a read-only parent), beside
-    agent_core.planning.Delegate, and compares the children's requests, their number of model
-    calls, the files, and what the parent reads.
+    1-2; an inherited read-only guard, alone or after a Limits guard that stops a child; the
+    delegate given to its own children; a tool added to the list after the first child; among them
+    two delegations whose first child fails, and a child that writes under a read-only parent),
+    beside agent_core.planning.Delegate, and compares the children's requests and the tool results
+    they read back, their number of model calls, the files, and what the parent reads (an answer,
+    or a failure that names the stop_reason or says the helper failed).
     """
     try:
         probe = make_delegate(mock.client(), [], system=CHILD_SYSTEM, max_turns=1, guardrails=[], max_depth=1)
