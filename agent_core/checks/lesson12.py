@@ -330,11 +330,11 @@ def _policy(case: DelegationCase) -> Callable[[dict[str, Any]], Any]:
 @dataclass
 class _Outcome:
     observations: list[tuple[bool, str]]  # what the parent read for each delegate call: (error?, text)
-    # who, messages, roles, tools, status, and the tool results the request sends back
+    # who, messages, roles, tools, status, and the results of the delegate calls the request sends back
     turns: list[tuple[str, int, tuple[str, ...], tuple[str, ...], int, tuple[str, ...]]]
     files: dict[str, str]
     per_call: dict[int, int]  # delegate call number -> its children's model calls
-    direct: Any = None  # what delegate(task) returned, called by hand, when children fail (or what it raised)
+    direct: Any = None  # what delegate(task) returned called by hand (children fail, or a tool added late)
 
 
 _DIRECT_NUMBER = 9
@@ -385,7 +385,16 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         who = "parent" if task == PARENT_TASK else "child"
         roles = tuple(m["role"] for m in messages[:2])
         offered = tuple(sorted(t["function"]["name"] for t in turn.request.get("tools") or []))
-        results = tuple(str(m.get("content")) for m in messages if m["role"] == "tool")
+        asked = {  # the delegate calls in the child's history: their results are what depth decides
+            call["id"]
+            for m in messages
+            if m["role"] == "assistant"
+            for call in m.get("tool_calls") or []
+            if call["function"]["name"] == "delegate"
+        }
+        results = tuple(
+            str(m.get("content")) for m in messages if m["role"] == "tool" and m.get("tool_call_id") in asked
+        )
         turns.append((who, len(messages), roles, offered, turn.status, results))
         if who == "child":  # which delegate call: "Subtask N", in whichever user message holds it
             said = " ".join(str(m["content"]) for m in messages if m["role"] == "user")
