@@ -53,7 +53,8 @@ class Tool:
             function = function.function
         functools.update_wrapper(self, function, updated=())  # its name, docstring and signature
         self.function: Callable[..., Any] = function
-        self.name: str = name or getattr(function, "__name__", "")  # a lambda or partial may lack one
+        function_name: str = getattr(function, "__name__", "")  # a functools.partial has none
+        self.name: str = name or function_name
         self.strict = strict
         if not TOOL_NAME_PATTERN.match(self.name):
             raise ToolSchemaError(
