@@ -1,13 +1,14 @@
-"""A tool call as the guardrails read it: its arguments, one readable line, the same call again, a
-tool that only reads, text safe for a terminal (lesson 05)."""
+"""A tool call as the guardrails read it: its arguments and paths, one readable line, the same call
+again, a tool that only reads, text safe for a terminal (lesson 05)."""
 
 from __future__ import annotations
 
-import inspect
+import fnmatch
 import json
 import math
+import posixpath
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 from .calls import parse_arguments
@@ -16,7 +17,9 @@ __all__ = [
     "describe_call",
     "call_arguments",
     "times_text",
-    "takes_an_argument",
+    "call_paths",
+    "matching_pattern",
+    "PATH_ARGUMENTS",
     "same_call",
     "times_asked",
     "readonly_from_annotations",
@@ -45,14 +48,24 @@ def times_text(count: int) -> str:
     return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
-def takes_an_argument(function: Callable[..., Any]) -> bool:
-    try:
-        inspect.signature(function).bind(None)
-    except TypeError:
-        return False
-    except ValueError:  # no signature to read (some built-ins): assume check(answer)
-        return True
-    return True
+PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "filepath")
+
+
+def call_paths(call: dict[str, Any]) -> list[str]:
+    """the call's arguments named like a path (PATH_ARGUMENTS), normalised ("./a/../b.py" -> "b.py")"""
+    arguments = call_arguments(call) or {}
+    found = [arguments[name] for name in PATH_ARGUMENTS if isinstance(arguments.get(name), str)]
+    return [posixpath.normpath(path.replace("\\", "/")) for path in found]
+
+
+def matching_pattern(path: str, patterns: Sequence[str]) -> str | None:
+    """the first glob pattern the path matches: one without "/" is matched against the file name
+    in any folder, one with "/" against the whole path from the project root"""
+    for pattern in patterns:
+        target = path if "/" in pattern else posixpath.basename(path)
+        if fnmatch.fnmatchcase(target, pattern):
+            return pattern
+    return None
 
 
 def same_call(a: dict[str, Any], b: dict[str, Any]) -> bool:

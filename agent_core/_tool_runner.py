@@ -13,10 +13,12 @@ import typing
 from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
+import pydantic
 import typing_extensions
 
 from ._browser import IN_BROWSER
 from ._dispatch_errors import CallFailure, ToolFailure, one_line, safe_one_line
+from ._schema_rewrites import is_pydantic_model
 from .schema import Tool, split_optional
 
 __all__ = ["run_tool", "python_arguments", "to_text"]
@@ -138,7 +140,7 @@ def _to_python(value: Any, annotation: Any) -> Any:
         return [_to_python(item, args[0]) for item in value]
     if origin is dict and len(args) == 2:
         return {key: _to_python(item, args[1]) for key, item in value.items()}
-    if hasattr(annotation, "model_validate"):  # a pydantic model
+    if is_pydantic_model(annotation):
         fields = annotation.model_fields
         value = {
             key: item
@@ -172,7 +174,7 @@ def to_text(value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
+    if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)

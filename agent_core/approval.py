@@ -38,6 +38,9 @@ class Approval(Guardrail):
         self.tool_names = tool_names  # the risky tools' names; None: every tool
         self.pending: dict[str, Any] | None = None  # the call a paused run waits on
 
+    def start(self, run: AgentRun) -> None:
+        self.pending = None  # a new run (a resumed one too) waits on nothing yet
+
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         if self.tool_names is not None and call["function"]["name"] not in self.tool_names:
             return None

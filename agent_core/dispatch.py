@@ -1,5 +1,9 @@
 """The dispatcher: a model's tool call in, a `tool` message out; every failure is an observation
-(lesson 03)."""
+(lesson 03).
+
+Beneath it: `_dispatch_errors.py` words every failure (unknown tool, broken JSON, wrong arguments);
+`_tool_runner.py` runs a tool on a worker thread under its time limit and makes its result text.
+"""
 
 from __future__ import annotations
 
@@ -80,20 +84,21 @@ class ToolRegistry:
         function: Callable[..., Any],
         *,
         name: str | None = None,
+        strict: bool = False,
         timeout: float | None = None,
-        writes: bool | None = None,
     ) -> Tool:
         """register a Tool or a plain function (made into a Tool); returns the Tool
 
-        timeout: seconds the registry waits for this tool; None uses the registry's timeout. A tool
-        whose own `timeout` is longer (it stops itself within it, as run_command kills its command)
-        gets that long, so the model hears the tool's own message. writes: see Tool.writes.
+        strict: make the tool strict (a Tool that is strict already stays so). timeout: seconds the
+        registry waits for this tool; None uses the registry's timeout. Give a tool that stops
+        itself (as run_command kills its command) longer than its own limit, so the model hears
+        the tool's own message rather than the registry's.
         """
-        if isinstance(function, Tool) and name in (None, function.name) and writes is None:
+        if isinstance(function, Tool) and name in (None, function.name) and (function.strict or not strict):
             new_tool = function
         else:
-            strict = function.strict if isinstance(function, Tool) else False
-            new_tool = Tool(function, name=name, strict=strict, writes=writes)
+            keeps_strict = isinstance(function, Tool) and function.strict
+            new_tool = Tool(function, name=name, strict=strict or keeps_strict)
         if new_tool.name in self._tools:
             raise ValueError(
                 f"a tool named {new_tool.name!r} is already registered; give one of them "
@@ -104,11 +109,20 @@ class ToolRegistry:
             self._timeouts[new_tool.name] = timeout
         return new_tool
 
-    def register(self, function: Callable[..., Any] | None = None, **options: Any) -> Any:
+    def register(
+        self,
+        function: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        strict: bool = False,
+        timeout: float | None = None,
+    ) -> Any:
         """decorator: `@registry.register` or `@registry.register(timeout=5, name=...)`"""
-        if function is None:
-            return lambda function: self.add(function, **options)
-        return self.add(function, **options)
+
+        def add(function: Callable[..., Any]) -> Tool:
+            return self.add(function, name=name, strict=strict, timeout=timeout)
+
+        return add if function is None else add(function)
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
@@ -120,12 +134,8 @@ class ToolRegistry:
         return list(self._tools)
 
     def timeout_for(self, name: str) -> float | None:
-        """the timeout given for this tool, else the registry's; never less than the tool's own"""
-        timeout = self._timeouts.get(name, self.timeout)
-        own = self._tools[name].timeout if name in self._tools else None
-        if timeout is None or own is None:
-            return timeout
-        return max(timeout, own)
+        """the timeout given for this tool when it was added, else the registry's"""
+        return self._timeouts.get(name, self.timeout)
 
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]

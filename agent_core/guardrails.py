@@ -1,37 +1,24 @@
-"""Guardrails: limits, loop detection, permissions and verify-before-done (lesson 05); human approval is in
-approval.py, and its names are here too."""
+"""Guardrails: limits, loop detection, permissions and verify-before-done (lesson 05).
+
+Beneath it: `approval.py` holds human approval (its names are here too); `_guard_calls.py` reads a
+tool call as the guardrails do: its arguments, one readable line, the same call again.
+"""
 
 from __future__ import annotations
 
-import fnmatch
-import posixpath
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
-from ._guard_calls import call_arguments, describe_call, takes_an_argument, times_asked, times_text
+from ._guard_calls import call_paths, describe_call, matching_pattern, times_asked, times_text
+from ._stop_reasons import StopReason
 from .approval import Approval, Decider, Decision, TerminalApproval, resume
 from .loop import AgentRun, Guardrail, StopRun
 
-__all__ = [
-    "Limits",
-    "LoopDetector",
-    "Permissions",
-    "Decision",
-    "Decider",
-    "Approval",
-    "TerminalApproval",
-    "resume",
-    "RejectThenStop",
-    "VerifyBeforeDone",
-    "describe_call",
-]
+__all__ = ["Limits", "LoopDetector", "Permissions", "RejectThenStop", "VerifyBeforeDone", "AnswerCheck"]
+__all__ += ["Decision", "Decider", "Approval", "TerminalApproval", "resume", "describe_call"]
 
 WRITING_TOOLS = ("write_file", "edit_file", "delete_file", "run_command")
-PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "filepath")
-
-
-# --- limits -----------------------------------------------------------------------------------
 
 
 @dataclass(eq=False)
@@ -70,7 +57,7 @@ class Limits(Guardrail):
         self._check_time(run)
 
     def after_model(self, run: AgentRun, message: dict[str, Any], usage: Any) -> None:
-        self.tokens_used += getattr(usage, "total_tokens", 0) or 0
+        self.tokens_used += usage.total_tokens if usage is not None else 0  # the SDK's CompletionUsage
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         if self.max_tool_calls is not None and run.tool_calls_made > self.max_tool_calls:
@@ -89,21 +76,19 @@ class Limits(Guardrail):
             )
 
     @staticmethod
-    def _stop(reason: str, after: str) -> None:
+    def _stop(reason: StopReason, after: str) -> NoReturn:
         raise StopRun(
             reason,
             f"I stopped after {after} without finishing the task. The work so far is in the messages.",
         )
 
 
-# --- loop detection -----------------------------------------------------------------------------
-
-
 class LoopDetector(Guardrail):
     """the same call (name and arguments) again and again: first feedback to the model, then a stop
 
     A call may run `max_repeats` times. The next identical call is answered with feedback instead of
-    running; one more after that ends the run with stop_reason "repeated_call".
+    running; one more after that ends the run with stop_reason "repeated_call". It keeps no state:
+    it counts the calls in the run's own messages.
     """
 
     def __init__(self, max_repeats: int = 2):
@@ -134,9 +119,6 @@ class LoopDetector(Guardrail):
         return times_asked(run.messages, call)  # arguments compared as JSON values; ids not trusted
 
 
-# --- permissions --------------------------------------------------------------------------------
-
-
 @dataclass
 class Permissions(Guardrail):
     """which tools may run: allow and deny lists, a read-only mode and protected paths
@@ -150,13 +132,14 @@ class Permissions(Guardrail):
     deny: Collection[str] = ()
     """these tools never run"""
     read_only: bool = False
-    """refuse every tool that writes: declared with @tool(writes=True), or named in writing_tools"""
+    """refuse every tool named in writing_tools"""
     protected: Sequence[str] = ()
     """glob patterns of paths that writing tools must not touch, matched against arguments named
-    like a path (PATH_ARGUMENTS). A pattern without "/" matches the file name in any folder
+    like a path ("path", "file", "filename"...). A pattern without "/" matches the file name in any folder
     ("test_*.py"); one with "/" matches from the project root ("tests/*")."""
     writing_tools: Collection[str] = WRITING_TOOLS
-    """names of tools that change things, besides those declared with @tool(writes=True)"""
+    """the names of the tools that change things (files, mail, money): read_only refuses them, and
+    protected paths are checked on their arguments"""
 
     def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
         name = call["function"]["name"]
@@ -168,7 +151,7 @@ class Permissions(Guardrail):
         if self.allow is not None and name not in self.allow:
             allowed = ", ".join(sorted(self.allow)) or "none"
             return f"the tool {name!r} is not allowed in this run; the allowed tools are: {allowed}."
-        if not self.is_writing(run, name):
+        if name not in self.writing_tools:
             return None
         if self.read_only:
             return (
@@ -185,34 +168,21 @@ class Permissions(Guardrail):
                 )
         return None
 
-    def is_writing(self, run: AgentRun, name: str) -> bool:
-        """whether the tool is named in writing_tools or declared with @tool(writes=True)"""
-        return name in self.writing_tools or (name in run.tools and run.tools[name].writes)
-
     @staticmethod
     def paths_in(call: dict[str, Any]) -> list[str]:
         """the path-like arguments of a call, normalised ("./a/../b.py" -> "b.py")"""
-        arguments = call_arguments(call) or {}
-        found = [arguments[name] for name in PATH_ARGUMENTS if isinstance(arguments.get(name), str)]
-        return [posixpath.normpath(path.replace("\\", "/")) for path in found]
+        return call_paths(call)
 
     def protecting(self, path: str) -> str | None:
         """the first protected pattern this path matches, or None"""
-        for pattern in self.protected:
-            target = path if "/" in pattern else posixpath.basename(path)
-            if fnmatch.fnmatchcase(target, pattern):
-                return pattern
-        return None
-
-
-# --- verify before done -------------------------------------------------------------------------
+        return matching_pattern(path, self.protected)
 
 
 class RejectThenStop(Guardrail):
     """a judge of final answers: it rejects an answer (its feedback goes back to the model) at most
     `max_rejections` times in a run; the next failure stops the run with stop_reason `reason`"""
 
-    reason = "rejected"
+    reason: StopReason = "rejected"
 
     def __init__(self, max_rejections: int):
         self.max_rejections = max_rejections
@@ -229,28 +199,45 @@ class RejectThenStop(Guardrail):
         self.rejections += 1
         return feedback
 
-
-class VerifyBeforeDone(RejectThenStop):
-    """when the model says it has finished, run a check; a failure goes back to it and the loop goes on
-
-    check() -> (ok, report), e.g. running the tests; check(answer) also works, for a check that
-    needs the model's final text. "Done" is decided by the check, not by the model. After
-    `max_rejections` rejected answers, one more failure stops the run (stop_reason "not_verified").
-    """
-
-    reason = "not_verified"
-
-    def __init__(self, check: Callable[..., tuple[bool, str]], max_rejections: int = 3):
-        super().__init__(max_rejections)
-        self.check = check
-
-    def check_answer(self, run: AgentRun, answer: str) -> str | None:
-        ok, report = self.check(answer) if takes_an_argument(self.check) else self.check()
-        if ok:
-            return None
+    def failed(self, report: str) -> str:
+        """reject an answer whose check failed with this report"""
         return self.reject(
             f"Your answer was not accepted: the check failed, so the task is not done yet.\n"
             f"{report}\nFix the problem, check your work, then answer again.",
             f"I stopped: my answer was rejected {times_text(self.rejections)} and the check still "
             f"fails, so the task is not done. The last report:\n{report}",
         )
+
+
+class VerifyBeforeDone(RejectThenStop):
+    """when the model says it has finished, run a check; a failure goes back to it and the loop goes on
+
+    check() -> (ok, report), e.g. running the tests: it looks at the world, not at the model's
+    words. "Done" is decided by the check, not by the model. After `max_rejections` rejected
+    answers, one more failure stops the run (stop_reason "not_verified").
+    """
+
+    reason: StopReason = "not_verified"
+
+    def __init__(self, check: Callable[[], tuple[bool, str]], max_rejections: int = 3):
+        super().__init__(max_rejections)
+        self.check = check
+
+    def check_answer(self, run: AgentRun, answer: str) -> str | None:
+        ok, report = self.check()
+        return None if ok else self.failed(report)
+
+
+class AnswerCheck(RejectThenStop):
+    """VerifyBeforeDone for a check of the model's words: check(answer) -> (ok, report)
+
+    After `max_rejections` rejected answers, one more failure stops the run (stop_reason "rejected").
+    """
+
+    def __init__(self, check: Callable[[str], tuple[bool, str]], max_rejections: int = 3):
+        super().__init__(max_rejections)
+        self.check = check
+
+    def check_answer(self, run: AgentRun, answer: str) -> str | None:
+        ok, report = self.check(answer)
+        return None if ok else self.failed(report)

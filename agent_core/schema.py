@@ -1,4 +1,9 @@
-"""The tool schema: one Python function becomes the tool definition a model reads (lesson 01)."""
+"""The tool schema: one Python function becomes the tool definition a model reads (lesson 01).
+
+Beneath it: `_docstrings.py` reads a docstring's summary and parameter texts; `_schema_rewrites.py`
+inlines pydantic's `$ref`s, allows null and writes strict mode; `_json_values.py` writes a default
+as JSON and names a value's type for error messages.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,6 @@ import copy
 import enum
 import functools
 import inspect
-import json
 import re
 import types
 import typing
@@ -16,18 +20,11 @@ from typing import Any, Literal, Union, get_args, get_origin
 import typing_extensions
 
 from ._docstrings import parse_docstring
+from ._json_values import is_json, json_type, json_value
 from ._schema_rewrites import ToolSchemaError, inline_refs, is_pydantic_model, make_strict, nullable
 
-__all__ = [
-    "json_type",
-    "Tool",
-    "ToolSchemaError",
-    "tool",
-    "tool_definition",
-    "parse_docstring",
-    "split_optional",
-    "TOOL_NAME_PATTERN",
-]
+__all__ = ["Tool", "tool", "tool_definition", "ToolSchemaError", "TOOL_NAME_PATTERN"]
+__all__ += ["parse_docstring", "split_optional", "json_type"]
 
 # The rule OpenAI documents for function names (see FunctionDefinition.name in the openai SDK).
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -50,27 +47,15 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         strict: bool = False,
-        parameters: dict[str, Any] | None = None,
-        writes: bool | None = None,
-        timeout: float | None = None,
     ):
-        """parameters: a JSON Schema given as it is (an MCP server's, lesson 10) instead of the signature's"""
-        if isinstance(function, Tool):  # re-wrapping keeps what the tool declared
-            name = name or function.name
-            description = description or function.description
-            writes = function.writes if writes is None else writes
-            timeout = function.timeout if timeout is None else timeout
+        if isinstance(function, Tool):  # re-wrapping keeps the tool's name and description
+            name, description = name or function.name, description or function.description
             function = function.function
         functools.update_wrapper(self, function, updated=())  # its name, docstring and signature
         self.function: Callable[..., Any] = function
-        function_name: str = getattr(function, "__name__", "")
+        function_name: str = getattr(function, "__name__", "")  # a functools.partial has none
         self.name: str = name or function_name
         self.strict = strict
-        self.writes: bool = bool(writes)
-        """the tool changes things (files, mail, money): Permissions(read_only=True) refuses it"""
-        self.timeout: float | None = timeout
-        """seconds the tool needs at most: it stops itself within them (run_command kills its
-        command), so a ToolRegistry waits at least this long before giving up on it; None: unsaid"""
         if not TOOL_NAME_PATTERN.match(self.name):
             raise ToolSchemaError(
                 f"tool name {self.name!r} is not allowed: use 1 to 64 letters, digits, "
@@ -84,9 +69,12 @@ class Tool:
                 "description is the prompt the model reads to decide when to call this tool: "
                 "write a docstring saying what it does and when to use it (or pass description=...)"
             )
-        if parameters is None:
-            parameters = _parameters_schema(function, self.name, parameter_docs)
+        parameters = self.read_parameters(parameter_docs)
         self.parameters = make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
+
+    def read_parameters(self, parameter_docs: dict[str, str]) -> dict[str, Any]:
+        """the JSON Schema of the arguments, read from the function's signature and docstring"""
+        return _parameters_schema(self.function, self.name, parameter_docs)
 
     @property
     def definition(self) -> dict[str, Any]:
@@ -113,16 +101,11 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     strict: bool = False,
-    writes: bool | None = None,
-    timeout: float | None = None,
 ) -> Any:
-    """decorator: `@tool`, or `@tool(strict=True, writes=True, timeout=..., name=..., description=...)`,
-    turns a function into a Tool"""
+    """decorator: `@tool`, or `@tool(strict=True, name=..., description=...)`, turns a function into a Tool"""
 
     def make(function: Callable[..., Any]) -> Tool:
-        return Tool(
-            function, name=name, description=description, strict=strict, writes=writes, timeout=timeout
-        )
+        return Tool(function, name=name, description=description, strict=strict)
 
     return make if function is None else make(function)
 
@@ -173,8 +156,8 @@ def _parameters_schema(
         if text:
             schema["description"] = text
         has_default = parameter.default is not inspect.Parameter.empty
-        if has_default and _is_json(_plain(parameter.default)):
-            schema["default"] = _plain(parameter.default)
+        if has_default and is_json(json_value(parameter.default)):
+            schema["default"] = json_value(parameter.default)
         if not has_default and not split_optional(annotation)[1]:
             required.append(parameter.name)
         properties[parameter.name] = schema
@@ -228,11 +211,11 @@ def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
 def _enum_schema(values: list[Any], where: str) -> dict[str, Any]:
     json_types = []
     for value in values:
-        json_type = "null" if value is None else _JSON_TYPES.get(type(value))
-        if json_type is None:
+        kind = "null" if value is None else _JSON_TYPES.get(type(value))
+        if kind is None:
             raise ToolSchemaError(f"{where}: choice {value!r} is not a JSON string, number or bool")
-        if json_type not in json_types:
-            json_types.append(json_type)
+        if kind not in json_types:
+            json_types.append(kind)
     return {"type": json_types[0] if len(json_types) == 1 else json_types, "enum": values}
 
 
@@ -259,29 +242,5 @@ def _annotated_text(annotation: Any) -> str | None:
     return None
 
 
-def _plain(value: Any) -> Any:
-    return value.value if isinstance(value, enum.Enum) else value
-
-
-def _is_json(value: Any) -> bool:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def _type_name(annotation: Any) -> str:
     return annotation.__qualname__ if isinstance(annotation, type) else repr(annotation)
-
-
-def json_type(value: Any) -> str:
-    """how a JSON Schema error names a value's type: "a string", "an array", "null"..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
-    return names.get(type(value), type(value).__name__)

@@ -29,24 +29,26 @@ class TraceViewer(widgets.VBox):
     notebook is trusted; untrusted, JupyterLab shows the text/html below instead).
     """
 
-    def __init__(self, trace: Any, labels: Sequence[str] | None = None):
-        found = trace if isinstance(trace, Trace) else getattr(trace, "trace", None)
-        if not isinstance(found, Trace):
-            raise TypeError(f"expected a Trace or a recorded client, got {type(trace).__name__}")
-        if not len(found):
+    def __init__(self, trace: Trace, labels: Sequence[str] | None = None):
+        if not isinstance(trace, Trace):
+            raise TypeError(
+                "expected a Trace (a run's run.trace, a mock client's client.trace), "
+                f"got {type(trace).__name__}"
+            )
+        if not len(trace):
             raise ValueError("this trace has no turns yet: call the model first, then step through")
-        if labels is not None and len(labels) != len(found):
-            raise ValueError(f"give one label per turn: {len(labels)} labels for {len(found)} turns")
-        self.trace = found
+        if labels is not None and len(labels) != len(trace):
+            raise ValueError(f"give one label per turn: {len(labels)} labels for {len(trace)} turns")
+        self.trace = trace
         self.labels = list(labels) if labels is not None else None  # which agent made each turn (lesson 12)
         self.turn_buttons = widgets.ToggleButtons(
-            options=[(str(position + 1), position) for position in range(len(found))],
+            options=[(str(position + 1), position) for position in range(len(trace))],
             description="turn",
-            tooltips=[self._tooltip(position) for position in range(len(found))],
+            tooltips=[self._tooltip(position) for position in range(len(trace))],
             style={"button_width": "3em"},
         )
         self.pages = widgets.Stack(
-            [widgets.HTML(self.page_html(position)) for position in range(len(found))], selected_index=0
+            [widgets.HTML(self.page_html(position)) for position in range(len(trace))], selected_index=0
         )
         # the link lives in the browser, so it works from saved widget state without a kernel
         self.link = widgets.jslink((self.turn_buttons, "index"), (self.pages, "selected_index"))
@@ -154,9 +156,8 @@ def _td(content: Any, align: str = "right") -> str:
     return f'<td style="padding:1px 8px;text-align:{align}">{content}</td>'
 
 
-def step_through(trace: Any, labels: Sequence[str] | None = None) -> TraceViewer:
-    """a TraceViewer over a Trace (or over the trace of a recorded client); labels: which agent
-    made each turn, shown beside its number"""
+def step_through(trace: Trace, labels: Sequence[str] | None = None) -> TraceViewer:
+    """a TraceViewer over a Trace; labels: which agent made each turn, shown beside its number"""
     return TraceViewer(trace, labels)
 
 

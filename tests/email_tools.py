@@ -13,12 +13,14 @@ def draft_email(to: str, subject: str) -> str:
 OUTBOX: list[str] = []
 
 
-@tool(writes=True)
+@tool
 def send_email(to: str, subject: str) -> str:
     """Send an email now."""
     OUTBOX.append(to)
     return f"sent to {to}"
 
+
+WRITING_TOOLS = ("send_email",)  # what Permissions(read_only=True, writing_tools=...) refuses
 
 EMAIL = {"to": "jobs@acme.example", "subject": "Application"}
 

@@ -713,7 +713,7 @@ def job_tools(outbox):
         body = f"Hello, I am applying for {requirements['title']}. My CV shows {', '.join(fit['shown'])}."
         return json.dumps({"subject": f"Application: {requirements['title']}", "body": body})
 
-    @tool(writes=True)
+    @tool
     def send_application(to: str, subject: str, body: str) -> str:
         """Send the application email now, in the applicant's name. It cannot be taken back."""
         outbox.append(to)

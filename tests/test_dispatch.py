@@ -4,10 +4,10 @@ import enum
 import json
 import threading
 import time
-from typing import NotRequired
+from typing import Any, NotRequired
 
 import pytest
-from calculator_tools import add, divide
+from calculator_tools import add, divide, multiply
 from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionToolMessageParam
 from openai.types.chat.chat_completion_message_function_tool_call import Function
 from pydantic import BaseModel, TypeAdapter, field_validator
@@ -424,8 +424,11 @@ def test_a_function_taking_keyword_arguments_receives_them_as_json_values():
     def lookup(**arguments):
         return arguments
 
-    schema = {"type": "object", "properties": {"user-id": {"type": "integer"}}, "required": ["user-id"]}
-    registry = ToolRegistry([Tool(lookup, description="Look a user up.", parameters=schema)])
+    class GivenSchema(Tool):  # as an MCP server's tool gives its own schema (lesson 10)
+        def read_parameters(self, parameter_docs: dict[str, str]) -> dict[str, Any]:
+            return {"type": "object", "properties": {"user-id": {"type": "integer"}}, "required": ["user-id"]}
+
+    registry = ToolRegistry([GivenSchema(lookup, description="Look a user up.")])
     call = {"id": "call_1", "function": {"name": "lookup", "arguments": '{"user-id": 7}'}}
     assert registry.dispatch(call)["content"] == '{"user-id": 7}'
     assert python_arguments(lookup, {"a": [1]}) == {"a": [1]}
@@ -443,15 +446,16 @@ def test_a_tool_failure_is_sent_as_the_tool_wrote_it():
     assert observation.error_type == "tool_error"
 
 
-def test_a_tool_that_stops_itself_gets_its_own_timeout_and_never_less(slow_tool):
+def test_a_timeout_given_when_adding_a_tool_is_its_own(slow_tool):
     registry = ToolRegistry(timeout=0.1)
-    registry.add(Tool(slow_tool, timeout=5))
-    registry.add(add, timeout=9)
-    assert registry.timeout_for("slow") == 5 and registry.timeout_for("add") == 9
-    assert ToolRegistry([Tool(slow_tool, timeout=5)], timeout=None).timeout_for("slow") is None
+    registry.add(slow_tool, timeout=5)
+    registry.add(add)
+    assert registry.timeout_for("slow") == 5 and registry.timeout_for("add") == 0.1
+    assert ToolRegistry([slow_tool], timeout=None).timeout_for("slow") is None
 
 
-def test_add_can_declare_that_a_tool_writes():
-    registry = ToolRegistry()
-    assert registry.add(add, writes=True).writes is True
-    assert registry.add(tool(add, writes=True), name="plus").writes is True
+def test_a_registry_adds_a_tool_strict_without_undoing_a_strict_tool():
+    registry = ToolRegistry([tool(add, strict=True)])
+    strict_times = registry.add(multiply, strict=True)
+    assert registry["add"].strict and strict_times.strict
+    assert registry.add(registry["add"], name="plus").strict

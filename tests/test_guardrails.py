@@ -4,12 +4,13 @@ import time
 
 import pytest
 from calculator_tools import add, assert_untouched, calculator_run, divide
-from email_tools import EMAIL, draft_email, emailer, send_email
+from email_tools import EMAIL, WRITING_TOOLS, draft_email, emailer, send_email
 
 from agent_core import mock
 from agent_core.coding.tiny_project import DISCOUNT_TASK, TinyProject
 from agent_core.dispatch import ToolRegistry
 from agent_core.guardrails import (
+    AnswerCheck,
     Approval,
     Decision,
     Limits,
@@ -192,7 +193,7 @@ def test_only_allowed_tools_run():
     assert run.observations[0].content.endswith("the allowed tools are: read_file, run_tests.")
 
 
-def test_read_only_refuses_writing_tools_by_name_and_by_mark():
+def test_read_only_refuses_the_writing_tools_it_is_told_of():
     project, run = project_run(
         Permissions(read_only=True),
         mock.call("read_file", path="discount.py"),
@@ -204,9 +205,13 @@ def test_read_only_refuses_writing_tools_by_name_and_by_mark():
         mock.client(emailer()),
         "apply",
         [draft_email, send_email],
-        guardrails=[Permissions(read_only=True)],
+        guardrails=[Permissions(read_only=True, writing_tools=WRITING_TOOLS)],
     )
-    assert [o.is_error for o in mail.observations] == [False, True]  # send_email is declared writes=True
+    assert [o.is_error for o in mail.observations] == [False, True]
+    unsaid = run_agent(
+        mock.client(emailer()), "apply", [draft_email, send_email], guardrails=[Permissions(read_only=True)]
+    )
+    assert not any(o.is_error for o in unsaid.observations)  # a writing tool nobody named runs
 
 
 @pytest.mark.parametrize(
@@ -272,15 +277,25 @@ def test_rejections_are_capped_and_the_stop_is_honest():
     assert run.answer.endswith("The last report:\n2 tests fail")
 
 
-def test_a_check_may_read_the_answer():
+def test_an_answer_check_reads_the_answer():
     seen = []
 
     def says_the_result(answer):
         seen.append(answer)
         return "5.666666666666667" in answer, "the answer should give the exact result"
 
-    assert_untouched(calculator_run([VerifyBeforeDone(says_the_result)]))
+    assert_untouched(calculator_run([AnswerCheck(says_the_result)]))
     assert seen == ["5 + 8/12 = 5.666666666666667"]
+
+
+def test_an_answer_check_rejects_a_wrong_answer_then_stops():
+    check = AnswerCheck(lambda answer: ("5.666" in answer, "the result should be 5.666..."), max_rejections=1)
+    run = run_agent(
+        mock.client(ClaimsDone([], "5 + 8/12 = 13/12")), "5 + 8/12", [add, divide], guardrails=[check]
+    )
+    assert run.stop_reason == "rejected" and run.model_calls == 2 and check.rejections == 1
+    assert run.messages[-2]["content"].startswith("Your answer was not accepted: the check failed")
+    assert run.answer.endswith("The last report:\nthe result should be 5.666...")
 
 
 def test_verify_does_not_fire_on_a_well_behaved_run():
@@ -296,7 +311,7 @@ def every_guard():
         LoopDetector(max_repeats=1),
         Permissions(deny=["send_email"], protected=["test_*.py"]),
         Approval(lambda call: Decision(False, "no"), tool_names=["send_email"]),
-        VerifyBeforeDone(lambda answer: ("5.666" in answer, "wrong result")),
+        AnswerCheck(lambda answer: ("5.666" in answer, "wrong result")),
     ]
 
 
@@ -309,7 +324,7 @@ def test_all_guards_together_leave_a_well_behaved_run_alone():
     [
         (Runaway(), "max_tool_calls"),
         (Repeater(mock.call("add", a=1, b=2)), "repeated_call"),
-        (ClaimsDone([], "5 + 8/12 = 13/12"), "not_verified"),
+        (ClaimsDone([], "5 + 8/12 = 13/12"), "rejected"),
     ],
 )
 def test_all_guards_together_each_catches_its_case(policy, stop_reason):
@@ -317,15 +332,46 @@ def test_all_guards_together_each_catches_its_case(policy, stop_reason):
     assert run.stop_reason == stop_reason
 
 
-def test_every_guardrail_starts_each_run_afresh():
-    class Starts(Limits):
-        def start(self, run):
-            super().start(run)
-            self.started = getattr(self, "started", 0) + 1
+def never_decided(call):
+    return None  # nobody has clicked yet: the run pauses
 
-    limits = Starts(max_tokens=10_000)
-    verify = VerifyBeforeDone(lambda: (False, "red"), max_rejections=1)
-    for _ in range(2):  # the same guardrails for two runs: each run's counts start from zero
-        run = calculator_run([limits, verify])
-        assert run.stop_reason == "not_verified" and verify.rejections == 1
-    assert limits.started == 2 and 0 < limits.tokens_used < 10_000
+
+def always_red():
+    return False, "2 tests fail"
+
+
+def says_5_666(answer):
+    return "5.666" in answer, "the result should be 5.666..."
+
+
+STATEFUL_GUARDS = {  # each guard, and a first run that leaves it with figures of its own
+    "Limits": (lambda: Limits(max_tokens=800), Runaway),
+    "LoopDetector": (LoopDetector, lambda: Repeater(mock.call("add", a=1, b=2))),
+    "VerifyBeforeDone": (
+        lambda: VerifyBeforeDone(always_red, max_rejections=2),
+        lambda: ClaimsDone([], "Done!"),
+    ),
+    "AnswerCheck": (
+        lambda: AnswerCheck(says_5_666, max_rejections=2),
+        lambda: ClaimsDone([], "5 + 8/12 = 13/12"),
+    ),
+    "Approval": (lambda: Approval(never_decided, tool_names=["add"]), Runaway),
+}
+
+
+@pytest.mark.parametrize("name", STATEFUL_GUARDS)
+def test_a_guard_reused_for_a_second_run_reports_that_runs_own_figures(name):
+    make_guard, first_policy = STATEFUL_GUARDS[name]
+
+    def second_run(guard):
+        policy = ClaimsDone([mock.call("divide", a=8, b=12)], "8/12 = 0.667")  # says it again if rejected
+        return run_agent(mock.client(policy), "8/12", [add, divide], guardrails=[guard], max_turns=5)
+
+    reused, fresh = make_guard(), make_guard()
+    first = run_agent(
+        mock.client(first_policy()), "5 + 8/12", [add, divide], guardrails=[reused], max_turns=5
+    )
+    assert first.stop_reason != "answered"  # the first run left the guard with figures to reset
+    again, alone = second_run(reused), second_run(fresh)
+    assert (again.stop_reason, again.model_calls) == (alone.stop_reason, alone.model_calls)
+    assert vars(reused) == vars(fresh)  # every field: what the second run alone would report

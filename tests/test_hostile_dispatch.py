@@ -279,7 +279,8 @@ def test_errors_a_tool_reports_itself_are_errors(tmp_path, name, arguments):
 @pytest.mark.skipif(sys.platform == "win32", reason="the command is a POSIX shell line")
 def test_run_command_is_waited_for_until_the_sandbox_kills_it(tmp_path):
     workspace = Workspace(copy_project("discount", tmp_path))
-    registry = ToolRegistry(workspace.tools("run_command"), timeout=0.5)  # shorter than the command's
+    registry = ToolRegistry(timeout=0.5)  # shorter than the command's; run_command gets longer:
+    registry.add(*workspace.tools("run_command"), timeout=workspace.sandbox.max_timeout + 5)
     command = "echo started; sleep 3; echo late > late.txt"
     observation = registry.run(call("run_command", f'{{"command": "{command}", "timeout": 1.5}}'))
     # the sandbox's own message with the output it kept, not the dispatcher's "did not finish"

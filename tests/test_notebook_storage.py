@@ -24,7 +24,7 @@ def executed_notebook() -> nbformat.NotebookNode:
     for _ in range(2):
         client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "1+2?"}])
     cells = []
-    for shown in (step_through(client), ApprovalPanel()):
+    for shown in (step_through(client.trace), ApprovalPanel()):
         cell = nbformat.v4.new_code_cell("shown")
         cell.outputs = [
             nbformat.v4.new_output("execute_result", data=shown._repr_mimebundle_(), execution_count=1)

@@ -568,33 +568,38 @@ def test_retooling_a_tool_wraps_the_original_function_and_keeps_its_texts():
     )
 
 
-def test_a_tool_can_take_its_parameters_schema_as_given():
+def test_a_subclass_can_give_its_own_parameters_schema():
     schema = {
         "type": "object",
         "properties": {"city": {"type": "string", "enum": ["Oslo"]}},
         "required": ["city"],
     }
 
+    class GivenSchema(Tool):
+        def read_parameters(self, parameter_docs: dict[str, str]) -> dict[str, Any]:
+            return schema
+
     def forecast(**arguments):
         return arguments
 
-    definition = Tool(forecast, description="Tomorrow's forecast.", parameters=schema).definition
+    with pytest.raises(ToolSchemaError, match="kwargs"):
+        Tool(forecast, description="Tomorrow's forecast.")
+    definition = GivenSchema(forecast, description="Tomorrow's forecast.").definition
     assert definition["function"]["parameters"] == schema
 
 
-def test_what_a_tool_declares_is_a_field_kept_when_it_is_wrapped_again():
-    @tool(writes=True, timeout=7)
+@pytest.mark.parametrize("option", ["writes", "timeout", "parameters"])
+def test_a_tool_has_lesson_01s_options_only(option):
     def send(to: str) -> str:
         """Send a message."""
         return to
 
-    assert (send.writes, send.timeout) == (True, 7)
-    assert (tool(send).writes, Tool(send, name="send_now").timeout) == (True, 7)
-    assert (Tool(lambda: 1, name="one", description="one").writes, tool(send, writes=False).writes) == (
-        False,
-        False,
-    )
-    assert "writes" not in send.definition["function"]  # a declaration for the loop, not for the model
+    with pytest.raises(TypeError, match=option):
+        Tool(send, **{option: None})
+    with pytest.raises(TypeError, match=option):
+        tool(**{option: None})
+    fields = {key for key in vars(Tool(send)) if not key.startswith("__")}  # not update_wrapper's
+    assert fields == {"function", "name", "strict", "description", "parameters"}
 
 
 def test_a_tool_does_not_copy_the_function_attributes():

@@ -23,7 +23,7 @@ def run_conversation():
 
 
 def test_a_button_per_turn_switches_pages_through_a_browser_side_link():
-    viewer = step_through(run_conversation())
+    viewer = step_through(run_conversation().trace)
     assert [label for label, _ in viewer.turn_buttons.options] == ["1", "2", "3"]
     assert len(viewer.pages.children) == 3 and viewer.pages.selected_index == 0
     # jslink: the browser switches the page, so it works from saved state without a kernel
@@ -34,7 +34,7 @@ def test_a_button_per_turn_switches_pages_through_a_browser_side_link():
 
 
 def test_show_moves_the_buttons_and_stops_at_the_ends():
-    viewer = step_through(run_conversation())
+    viewer = step_through(run_conversation().trace)
     assert viewer.index == 0
     viewer.show(1)
     assert (viewer.turn_buttons.index, viewer.index) == (1, 1)
@@ -69,7 +69,7 @@ def test_each_turn_page_shows_its_own_request_response_and_new_messages():
 
 
 def test_a_refused_turn_says_so_in_its_header_tooltip_and_the_token_table():
-    viewer = step_through(run_conversation())
+    viewer = step_through(run_conversation().trace)
     third = viewer.pages.children[2].value
     assert "HTTP 400: refused" in third
     assert "invalid_request_error" in third.split("<b>response JSON</b>")[1]
@@ -96,7 +96,7 @@ def test_token_table_has_a_row_per_turn_and_marks_the_turn_of_its_page():
 
 def test_repr_and_notebook_output_are_short_deterministic_and_show_every_turn_without_javascript():
     client = run_conversation()
-    one, two = TraceViewer(client.trace), TraceViewer(client)
+    one, two = TraceViewer(client.trace), step_through(client.trace)
     assert repr(one) == "TraceViewer: 3 turns (open in JupyterLab to step through)"
     first, second = one._repr_mimebundle_(), two._repr_mimebundle_()
     assert first["text/plain"] == second["text/plain"] == repr(one)
@@ -108,7 +108,7 @@ def test_repr_and_notebook_output_are_short_deterministic_and_show_every_turn_wi
 
 
 def test_snapshot_shows_the_turn_on_show_without_the_live_widget():
-    viewer = step_through(run_conversation())
+    viewer = step_through(run_conversation().trace)
     viewer.show(1)
     snapshot = viewer.snapshot()
     assert "Turn 2 of 3" in snapshot._repr_html_() and "Turn 1 of 3" not in snapshot._repr_html_()
@@ -119,11 +119,13 @@ def test_snapshot_shows_the_turn_on_show_without_the_live_widget():
 def test_an_empty_trace_or_a_wrong_value_is_refused_clearly():
     with pytest.raises(ValueError, match="no turns yet"):
         TraceViewer(Trace())
-    with pytest.raises(TypeError, match="expected a Trace or a recorded client, got dict"):
+    with pytest.raises(
+        TypeError, match=r"expected a Trace \(a run's run.trace, a mock client's client.trace\), got dict"
+    ):
         step_through({"turns": []})
     single = mock.client()
     single.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
-    viewer = step_through(single)
+    viewer = step_through(single.trace)
     assert repr(viewer) == "TraceViewer: 1 turn (open in JupyterLab to step through)"
     assert [label for label, _ in viewer.turn_buttons.options] == ["1"]
 

@@ -467,7 +467,7 @@ def _job_tools(outbox: list[str]) -> list[Any]:
         """Write the application email. Nothing is sent."""
         return json.dumps({"subject": "Application: Data engineer", "body": "Hello"})
 
-    @tool(writes=True)
+    @tool
     def send_application(to: str, subject: str, body: str) -> str:
         """Send the application email now."""
         outbox.append(to)
