@@ -1,5 +1,5 @@
 """Modules read in lesson order: a piece imports only its own or earlier lessons' modules, never the fake
-model."""
+model, at module level or inside a function."""
 
 import ast
 import re
@@ -29,12 +29,14 @@ def is_private_helper(path: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def imports_at_module_level(path: str) -> set[str]:
-    """the agent_core modules that `path` imports in its top-level statements (not in functions)"""
+def imports_of(path: str, code: str | None = None) -> set[str]:
+    """the agent_core modules that `path` imports anywhere: at module level, inside functions and
+    classes, and under `if TYPE_CHECKING:` (`code`: read that instead of the file)"""
     name = module_name(path)
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     found = set()
-    for node in ast.parse((PACKAGE / path).read_text(encoding="utf-8")).body:
+    tree = ast.parse(code if code is not None else (PACKAGE / path).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -68,7 +70,7 @@ def test_the_map_gives_every_piece_a_lesson():
 def test_a_piece_imports_only_its_own_and_earlier_lessons_and_private_helpers():
     later = []
     for path in pieces():
-        for module in sorted(imports_at_module_level(path)):
+        for module in sorted(imports_of(path)):
             target = PATHS[module]
             if is_private_helper(target) or (path, target) in LEANS_ON_A_LATER_LESSON:
                 continue
@@ -77,21 +79,44 @@ def test_a_piece_imports_only_its_own_and_earlier_lessons_and_private_helpers():
     assert later == []
 
 
-def test_no_piece_of_lessons_00_to_07_imports_the_mock():
+# Lesson 08 is about the mock itself as much as real models: its switch falls back to the mock (one
+# variable picks mock or real), and a replayed cassette is answered by the mock's router with the real
+# API's checks, so a replay refuses what the API refuses. No other piece reaches into mock/.
+LESSON_08_USES_THE_MOCK = {
+    ("providers.py", "agent_core.mock"),
+    ("providers.py", "agent_core.mock.server"),
+    ("replay.py", "agent_core.mock.model"),
+    ("replay.py", "agent_core.mock.protocol"),
+}
+
+
+def test_no_piece_imports_the_mock():
+    """fake models live in mock/; a lesson's piece takes a client, never makes a fake one"""
     reaching = [
         f"{path} (lesson {LESSON[path]}) imports {module}"
         for path in pieces()
-        if LESSON[path] <= "07"
-        for module in sorted(imports_at_module_level(path))
-        if module == "agent_core.mock" or module.startswith("agent_core.mock.")
+        for module in sorted(imports_of(path))
+        if (module == "agent_core.mock" or module.startswith("agent_core.mock."))
+        and (path, module) not in LESSON_08_USES_THE_MOCK
     ]
     assert reaching == []
 
 
 def test_the_import_reader_sees_relative_absolute_and_package_imports():
-    assert "agent_core.trace" in imports_at_module_level("loop.py")  # from .trace import ...
-    assert "agent_core.dispatch" in imports_at_module_level(
-        "coding/agent.py"
-    )  # from agent_core.dispatch import
-    assert "agent_core.mock" in imports_at_module_level("evaluation.py")  # from . import mock
-    assert "agent_core.coding.tiny_project" in imports_at_module_level("evaluation.py")
+    assert "agent_core.trace" in imports_of("loop.py")  # from .trace import ...
+    assert "agent_core.dispatch" in imports_of("coding/agent.py")  # from agent_core.dispatch import
+
+
+def test_the_import_reader_sees_imports_inside_functions_and_type_checking_blocks():
+    code = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from .formats import to_responses\n"
+        "def later():\n    from . import mock\n    from .mock import responses_api\n"
+        "class Recorder:\n    def replay(self):\n        import agent_core.planning\n"
+    )
+    assert imports_of("replay.py", code) >= {
+        "agent_core.formats",
+        "agent_core.mock",
+        "agent_core.mock.responses_api",
+        "agent_core.planning",
+    }
