@@ -125,6 +125,7 @@ def client_from_env(
     backend = backend_from_env(env)
     trace = trace if trace is not None else Trace()
     options: dict[str, Any] = {}
+    sent_to: httpx2.BaseTransport
     if backend.kind == "mock":  # as mock.client() makes it
         sent_to = mock.transport(policy if policy is not None else policy_by_name(backend.policy))
         options.update(max_retries=max_retries or 0, _strict_response_validation=True)
