@@ -68,7 +68,7 @@ def clip(text: str) -> str:
     return f"{text[:MAX_TEXT]} … ({len(text) - MAX_TEXT} more characters)"
 
 
-def content_text(content: Any) -> str | None:
+def _content_text(content: Any) -> str | None:
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -82,7 +82,7 @@ def content_text(content: Any) -> str | None:
 def describe(message: dict[str, Any]) -> list[list[tuple[str, str]]]:
     """a message as lines of (kind, text) pieces; kind is "text", "call" or "dim" """
     lines = []
-    text = content_text(message.get("content"))
+    text = _content_text(message.get("content"))
     if text:
         lines.append([("text", clip(text))])
     if message.get("refusal"):

@@ -11,8 +11,10 @@ from typing import Any
 
 from rich.console import Console
 
-from . import _render_html
 from ._render_html import FONT  # widgets.py styles its own HTML alike
+from ._render_html import json_html as _json_html
+from ._render_html import messages_html as _messages_html
+from ._render_html import trace_html as _trace_html
 from ._render_parts import COLORS, as_messages
 from ._render_text import console, json_renderable, messages_renderable, to_text, trace_renderable
 from .trace import Trace
@@ -50,13 +52,13 @@ class Rendered:
 def show_trace(trace: Trace, json: bool = True) -> Rendered:
     """a whole trace, for the last line of a notebook cell"""
     trace = _as_trace(trace)
-    return Rendered(_render_html.trace_html(trace, json=json), to_text(trace_renderable(trace, json=json)))
+    return Rendered(_trace_html(trace, json=json), to_text(trace_renderable(trace, json=json)))
 
 
 def show_messages(messages: Any) -> Rendered:
     """a message list (dicts or SDK objects), for the last line of a notebook cell"""
     messages = as_messages(messages)
-    return Rendered(_render_html.messages_html(messages), to_text(messages_renderable(messages)))
+    return Rendered(_messages_html(messages), to_text(messages_renderable(messages)))
 
 
 def show_json(obj: Any) -> Rendered:
@@ -83,17 +85,17 @@ def print_json(obj: Any, console: Console | None = None) -> None:
 
 def trace_html(trace: Trace, json: bool = True, timings: bool = False) -> str:
     """every turn as HTML: request (new messages badged, earlier ones folded), response, tokens"""
-    return _render_html.trace_html(_as_trace(trace), json=json, timings=timings)
+    return _trace_html(_as_trace(trace), json=json, timings=timings)
 
 
 def messages_html(messages: Any, *, start: int = 0, new: bool = False) -> str:
     """a message list as HTML, one block per message; `start` numbers them, `new` badges them"""
-    return _render_html.messages_html(messages, start=start, new=new)
+    return _messages_html(messages, start=start, new=new)
 
 
 def json_html(obj: Any) -> str:
     """pretty-printed, HTML-escaped JSON in a <pre>, keys/strings/numbers lightly coloured"""
-    return _render_html.json_html(obj)
+    return _json_html(obj)
 
 
 def _as_trace(trace: Trace) -> Trace:
