@@ -262,7 +262,7 @@ class RecordingTransport(httpx2.BaseTransport):
 
 
 # trace_of() and recorded() go once loop.py and planning.py record their calls themselves (issue 34);
-# nothing else uses them: a client records when given http_client=httpx2.Client(transport=RecordingTransport(...))
+# nothing else uses them: a client records when given an http_client with a RecordingTransport
 def trace_of(client: openai.OpenAI) -> Trace | None:
     """the Trace a client records into, if it was made by mock.client() or recorded()"""
     return getattr(client, "trace", None)
