@@ -43,11 +43,8 @@ RESPONSES_USAGE = ("input_tokens", "output_tokens", "total_tokens")  # a Respons
 
 
 class Turn:
-    """one model call: the request JSON sent and the response JSON received
-
-    A recording keeps the bodies as the bytes that crossed the wire (`sent`, `received`) and
-    parses each the first time it is read, so recording stays cheap.
-    """
+    """one model call: the request JSON sent and the response JSON received (a recording keeps the bytes
+    that crossed the wire, `sent` and `received`, and parses each when first read: recording stays cheap)"""
 
     def __init__(
         self,
@@ -91,7 +88,7 @@ class Turn:
     def __repr__(self) -> str:
         return f"Turn(index={self.index}, {self.method} {self.url}, status={self.status})"
 
-    def __eq__(self, other: object) -> bool:  # the same call: request, response, status, url
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Turn) and self.to_dict() == other.to_dict()
 
     @property
@@ -207,15 +204,13 @@ class Trace:
         return {"version": CASSETTE_VERSION, "turns": [t.to_dict(timings) for t in self.turns]}
 
     def to_json(self, timings: bool = True, indent: int | None = 2) -> str:
-        text = json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False)
-        # a lone surrogate (a server's "\ud800") cannot be written as UTF-8: write its JSON escape
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        # a lone surrogate (a server's "\ud800") cannot be written as UTF-8: its JSON escape is
+        return escape_surrogates(json.dumps(self.to_dict(timings), indent=indent, ensure_ascii=False))
 
     def save(self, path: str | Path, timings: bool = True) -> Path:
         """write the trace as a JSON cassette"""
-        path = Path(path)
-        path.write_text(self.to_json(timings) + "\n", encoding="utf-8")
-        return path
+        Path(path).write_text(self.to_json(timings) + "\n", encoding="utf-8")
+        return Path(path)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:

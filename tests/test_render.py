@@ -216,8 +216,8 @@ def test_empty_traces_and_wrong_types_get_a_clear_answer():
     assert "empty trace" in plain_text(render.print_trace, Trace())
     assert "empty trace" in render.trace_html(Trace())
     with pytest.raises(TypeError, match="expected a Trace, got list"):
-        render.print_trace([1, 2])  # type: ignore[arg-type]
+        render.print_trace([1, 2])
     with pytest.raises(TypeError, match="expected a Trace, got MockClient"):
-        render.show_trace(mock.client())  # type: ignore[arg-type]
+        render.show_trace(mock.client())
     with pytest.raises(TypeError, match="expected a list of messages, got str"):
         render.messages_html("hello")
