@@ -12,20 +12,23 @@ from ._browser import needs_local_install
 needs_local_install("Lesson 08 talks to servers over the network and records them", "08")
 
 import os
-import re
+import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx2
 import openai
 
 from . import mock
+from ._api_errors import explain_api_error
 from .mock.server import policy_by_name
-from .trace import recorded
+from .trace import RecordingTransport, Trace
 
 __all__ = [
     "Backend",
+    "BackendClient",
     "BackendError",
     "backend_from_env",
     "client_from_env",
@@ -42,8 +45,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 MOCK_MODEL = mock.DEFAULT_MODEL
 KEY_VARIABLES = ("AGENT_CORE_API_KEY", "OPENAI_API_KEY")
 NO_KEY = "no-key-needed"  # the SDK insists on some key; local servers ignore it
-# OpenAI and vLLM: "The model `x` does not exist..."; Ollama: 'model "x" not found, try pulling it first'
-_MODEL_MISSING = re.compile(r"\bmodel\b.*\b(does not exist|not found)", re.IGNORECASE | re.DOTALL)
 
 
 class BackendError(RuntimeError):
@@ -97,38 +98,62 @@ def backend_from_env(env: Mapping[str, str] | None = None) -> Backend:
     return Backend(kind, model, base_url, api_key=api_key, key_from=key_from, policy=policy)
 
 
+class BackendClient(openai.OpenAI):
+    """the openai.OpenAI that client_from_env() makes: the same client, plus the Backend it talks to and
+    the Trace its calls go to"""
+
+    backend: Backend
+    trace: Trace
+
+
 def client_from_env(
     env: Mapping[str, str] | None = None,
     *,
     policy: mock.PolicyLike | None = None,
     max_retries: int | None = None,
     timeout: float | None = None,
-) -> openai.OpenAI:
+    trace: Trace | None = None,
+) -> BackendClient:
     """an openai.OpenAI for the configured backend, recording every call in `client.trace`
 
     policy: the mock's policy when the mock is chosen (default: AGENT_CORE_MOCK_POLICY's).
     max_retries: the SDK's retries (default: the SDK's own for a real model, 0 for the mock).
     timeout: seconds per request (default: the SDK's).
+    trace: the Trace to record into (default: a new one).
     `client.backend` is the Backend it was made from.
     """
     backend = backend_from_env(env)
-    client: openai.OpenAI
-    if backend.kind == "mock":
-        client = mock.client(
-            policy if policy is not None else policy_by_name(backend.policy),
-            max_retries=max_retries or 0,
-        )
+    trace = trace if trace is not None else Trace()
+    options: dict[str, Any] = {}
+    sent_to: httpx2.BaseTransport
+    if backend.kind == "mock":  # as mock.client() makes it
+        sent_to = mock.transport(policy if policy is not None else policy_by_name(backend.policy))
+        options.update(max_retries=max_retries or 0, _strict_response_validation=True)
+        api_key = "mock-key-not-secret"
     else:
-        options: dict[str, Any] = {}
+        sent_to = httpx2.HTTPTransport(proxy=_environment_proxy(backend.base_url))
+        api_key = backend.api_key or NO_KEY
         if max_retries is not None:
             options["max_retries"] = max_retries
         if timeout is not None:
             options["timeout"] = timeout
-        client = recorded(
-            openai.OpenAI(api_key=backend.api_key or NO_KEY, base_url=backend.base_url, **options)
-        )
-    client.backend = backend  # type: ignore[attr-defined]  # which backend answers, for the lesson to print
+    client = BackendClient(
+        api_key=api_key,
+        base_url=backend.base_url,
+        http_client=openai.DefaultHttpxClient(transport=RecordingTransport(sent_to, trace)),
+        **options,
+    )
+    client.backend, client.trace = backend, trace
     return client
+
+
+def _environment_proxy(url: str) -> str | None:
+    """the proxy the environment names for `url` (HTTPS_PROXY and the like, unless NO_PROXY covers it),
+    as the SDK's own HTTP client would take it"""
+    parts = urlsplit(url)
+    if parts.hostname is None or urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
 
 
 def model_name(env: Mapping[str, str] | None = None) -> str:
@@ -154,8 +179,8 @@ def check_backend(client: openai.OpenAI, model: str | None = None) -> list[str]:
         served = [card.id for card in client.models.list()]
     except openai.APIError as error:
         raise BackendError(explain_api_error(error)) from error
-    backend = getattr(client, "backend", None)
-    model = model or (backend.model if backend is not None else None)
+    if model is None and isinstance(client, BackendClient):
+        model = client.backend.model
     if model and served and model not in served and f"{model}:latest" not in served:
         raise BackendError(
             f"The server at {client.base_url} does not serve the model {model!r}. It serves: "
@@ -163,85 +188,3 @@ def check_backend(client: openai.OpenAI, model: str | None = None) -> list[str]:
             f"{model}` first)."
         )
     return served
-
-
-def explain_api_error(error: BaseException) -> str:
-    """what went wrong talking to a model server, in a sentence, and what to do about it"""
-    if isinstance(error, openai.APITimeoutError):
-        return (
-            f"The request to {_where(error)} timed out. A local model may still be loading into "
-            "memory: try again, or pass a larger timeout= to client_from_env()."
-        )
-    if isinstance(error, openai.APIConnectionError):
-        cause = f" ({error.__cause__})" if error.__cause__ else ""
-        return (
-            f"Could not connect to {_where(error)}{cause}. Is the server running? Check "
-            "AGENT_CORE_BASE_URL: Ollama listens on http://localhost:11434/v1, vLLM on "
-            "http://localhost:8000/v1, LM Studio on http://localhost:1234/v1."
-        )
-    if not isinstance(error, openai.APIStatusError):
-        return f"{type(error).__name__}: {error}"
-    said = f"{error.status_code}: {_server_message(error)}"
-    if isinstance(error, openai.AuthenticationError):
-        return (
-            f"The server at {_where(error)} refused the API key ({said}). Check AGENT_CORE_API_KEY "
-            "or OPENAI_API_KEY; a local server wants the key it was started with (vLLM --api-key)."
-        )
-    if isinstance(error, openai.PermissionDeniedError):
-        return (
-            f"The key works but may not use this model or endpoint ({said}). Pick a model your "
-            "account can use (AGENT_CORE_MODEL)."
-        )
-    if isinstance(error, openai.NotFoundError):
-        if error.code == "model_not_found" or _MODEL_MISSING.search(_server_message(error)):
-            return (
-                f"The server has no such model ({said}). Set AGENT_CORE_MODEL to a model it serves: "
-                "check_backend(client) lists them; with Ollama, `ollama pull NAME` first."
-            )
-        return (
-            f"{error.request.url} does not exist on this server ({said}). Check the base URL: "
-            "OpenAI-compatible servers expect it to end in /v1."
-        )
-    if isinstance(error, openai.RateLimitError):
-        if error.code == "insufficient_quota":
-            return (
-                f"The account has no credit left ({said}). Check its plan and billing, or use a local model."
-            )
-        return (
-            f"Rate limited ({said}). The SDK already retried with back-off (max_retries); wait a "
-            "little and run again, or make fewer calls (a lower max_turns)."
-        )
-    message = _server_message(error)
-    if "enable-auto-tool-choice" in message:
-        return (
-            f"This vLLM server was started without tool calling ({said}). Restart it with "
-            "--enable-auto-tool-choice --tool-call-parser <parser for your model> (see docs/real_models.md)."
-        )
-    if "does not support tools" in message:
-        return (
-            f"This model cannot call tools ({said}). Pick one that can: Ollama marks them with "
-            "'tools' on ollama.com/search?c=tools."
-        )
-    if isinstance(error, openai.InternalServerError):
-        return (
-            f"The server failed ({said}); the SDK already retried. Try again; with a local server, "
-            "read its log (out of memory? a crash parsing the model's tool call?)."
-        )
-    return f"The server refused the request ({said}). The message names the field to fix."
-
-
-def _where(error: openai.APIError) -> str:
-    url = error.request.url
-    return f"{url.scheme}://{url.netloc.decode()}" if url.netloc else str(url)
-
-
-def _server_message(error: openai.APIStatusError) -> str:
-    """the server's own error text, first line only (the mock puts a learner's hint on the next)"""
-    body = error.body
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        message = body["message"]
-    elif isinstance(body, str) and body:
-        message = body
-    else:
-        message = error.message
-    return message.split("\n(agent_core mock hint:")[0]

@@ -1,4 +1,8 @@
-"""Cassettes: record a run against any model once, then replay it offline, request by request (lesson 08)."""
+"""Cassettes: record a run against any model once, then replay it offline, request by request (lesson 08).
+
+Beneath it: `_cassette_checks.py` says in one line what makes a file something other than a cassette
+(Trace.load() refuses with it); `_replayed_answers.py` sends a recorded response again, streamed or not.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,10 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from .mock.model import to_event_stream
+from ._cassette_checks import CassetteError
+from ._replayed_answers import answer, check_resendable
 from .mock.protocol import ProtocolError
-from .trace import CassetteError, RecordingTransport, Trace, Turn, json_or_text
+from .trace import RecordingTransport, Trace, Turn, json_or_text
 
 __all__ = [
     "Replay",
@@ -27,8 +32,6 @@ __all__ = [
     "CassetteError",
     "MISSING",
 ]
-
-RETRIED_STATUSES = {408, 409, 429}  # and every 5xx: the statuses the SDK retries by itself
 
 
 class _Missing:
@@ -76,15 +79,7 @@ class Replay:
         self.turns: list[Turn] = list(trace.turns)
         self.position = 0  # the turn the next request must match
         self._lock = threading.Lock()  # a server's clients take their turns one at a time
-        for number, turn in enumerate(self.turns, 1):
-            if turn.stream:
-                try:
-                    _answer(turn)  # a streamed turn is sent again chunk by chunk: it needs every field
-                except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
-                    missing = f"no {error}" if isinstance(error, KeyError) else str(error)
-                    raise CassetteError(
-                        f"turn {number}'s streamed response cannot be sent again ({missing})"
-                    ) from None
+        check_resendable(self.turns)
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
@@ -130,7 +125,7 @@ class Replay:
                 turn = self._next_turn(method, path, received)
         except ProtocolError as error:
             return 400, {"content-type": "application/json"}, json.dumps(error.body()).encode()
-        return _answer(turn)
+        return answer(turn)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """the httpx2 transport handler, as in MockModel"""
@@ -211,32 +206,6 @@ def client(
     sdk_client.trace = trace
     sdk_client.replay = replay
     return sdk_client
-
-
-def _answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
-    """status, headers and body that send a recorded turn's response again"""
-    headers: dict[str, str] = {}
-    if turn.status in RETRIED_STATUSES or turn.status >= 500:
-        headers["retry-after-ms"] = "1"  # the recording holds the SDK's retries; replay them fast
-    if turn.stream and isinstance(turn.response, dict) and turn.response.get("object") == "response":
-        from .mock.responses_api import response_events  # the Responses API's stream: lesson 09
-
-        headers["content-type"] = "text/event-stream"
-        return turn.status, headers, response_events(turn.response)
-    if turn.stream and isinstance(turn.response, dict):
-        completion = {"system_fingerprint": None, **turn.response}
-        headers["content-type"] = "text/event-stream"
-        return (
-            turn.status,
-            headers,
-            to_event_stream(completion, include_usage="usage" in completion),
-        )
-    if isinstance(turn.response, str):
-        headers["content-type"] = "text/plain; charset=utf-8"
-        return turn.status, headers, turn.response.encode()
-    headers["content-type"] = "application/json"
-    content = b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
-    return turn.status, headers, content
 
 
 def _endpoint(path: str) -> str:

@@ -15,7 +15,7 @@ from agent_core.loop import run_agent
 from agent_core.render import trace_html
 from agent_core.replay import CassetteError, Replay
 from agent_core.schema import tool
-from agent_core.trace import Trace, recorded
+from agent_core.trace import Trace
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
 
@@ -132,7 +132,7 @@ def test_a_missing_cassette_is_one_line_too(tmp_path, capsys):
 
 def test_a_recorded_cassette_still_loads_and_replays(tmp_path):
     path = tmp_path / "good.json"
-    client = recorded(mock.client(mock.Script("hello")))
+    client = mock.client(mock.Script("hello"))
     client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
     client.trace.save(path)
     assert json.loads(path.read_text())["version"] == 1
@@ -150,7 +150,7 @@ def test_a_recorded_cassette_still_loads_and_replays(tmp_path):
 
 def a_real_cassette() -> dict:
     """two turns of the calculator with a tool call, then a streamed turn, as Trace.save() writes them"""
-    client = recorded(mock.client(mock.Calculator()))
+    client = mock.client(mock.Calculator())
     run_agent(client, "What is 4 + 2?", [add])
     stream = client.chat.completions.create(
         model="mock-model",

@@ -17,6 +17,7 @@ from agent_core.loop import run_agent
 from agent_core.mock.server import serve
 from agent_core.providers import (
     DEFAULT_OPENAI_MODEL,
+    BackendClient,
     BackendError,
     backend_from_env,
     check_backend,
@@ -25,7 +26,7 @@ from agent_core.providers import (
     explain_api_error,
     model_name,
 )
-from agent_core.trace import trace_of
+from agent_core.trace import Trace
 
 HELLO = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-abcdefghijklmnopqrstuvwxyz0123"
@@ -144,7 +145,8 @@ def test_an_openai_client_is_real_and_recorded_without_calling_anything():
     with client_from_env({"OPENAI_API_KEY": SECRET}) as client:
         assert str(client.base_url) == "https://api.openai.com/v1/"
         assert client.api_key == SECRET and client.max_retries == openai.DEFAULT_MAX_RETRIES
-        assert trace_of(client) is not None and len(client.trace) == 0
+        assert isinstance(client, BackendClient) and client.backend.kind == "openai"
+        assert isinstance(client.trace, Trace) and len(client.trace) == 0
 
 
 def test_a_base_url_switches_the_agent_to_that_server():

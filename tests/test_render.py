@@ -3,7 +3,7 @@ import re
 import pytest
 from calculator_tools import ADD_TOOL
 
-from agent_core import mock, render
+from agent_core import _render_html, _render_parts, mock, render
 from agent_core.trace import Trace
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -175,7 +175,7 @@ def test_json_html_keeps_key_order_and_colours_tokens():
     page = render.json_html({"zeta": 1, "alpha": [True, None, "text"], "mid": -2.5})
     assert page.startswith("<pre") and page.endswith("</pre>")
     assert page.index("zeta") < page.index("alpha") < page.index("mid")
-    colors = render.JSON_COLORS
+    colors = _render_html.JSON_COLORS
     assert f'<span style="color:{colors["key"]}">&quot;zeta&quot;</span>:' in page
     assert f'<span style="color:{colors["number"]}">-2.5</span>' in page
     assert f'<span style="color:{colors["literal"]}">null</span>' in page
@@ -185,18 +185,18 @@ def test_json_html_keeps_key_order_and_colours_tokens():
 def test_show_objects_render_html_in_a_notebook_and_text_elsewhere():
     client, messages = run_conversation()
     for shown in (
-        render.show_trace(client),
+        render.show_trace(client.trace),
         render.show_messages(messages),
         render.show_json(client.trace[0].response),
     ):
         assert shown._repr_html_().startswith("<")
         assert not repr(shown).startswith("<") and "\x1b[" not in repr(shown)
-    assert "Turn 3 of 3" in repr(render.show_trace(client))
+    assert "Turn 3 of 3" in repr(render.show_trace(client.trace))
     assert '"object": "chat.completion"' in repr(render.show_json(client.trace[0].response))
 
 
 def test_long_texts_are_clipped_in_the_summary_but_not_in_the_json():
-    long = "x" * (render.MAX_TEXT + 500)
+    long = "x" * (_render_parts.MAX_TEXT + 500)
     messages = [{"role": "tool", "tool_call_id": "call_1", "content": long}]
     assert "… (500 more characters)" in render.messages_html(messages)
     assert long in render.json_html(messages)
@@ -215,7 +215,9 @@ def test_streamed_turns_render_their_reassembled_reply():
 def test_empty_traces_and_wrong_types_get_a_clear_answer():
     assert "empty trace" in plain_text(render.print_trace, Trace())
     assert "empty trace" in render.trace_html(Trace())
-    with pytest.raises(TypeError, match="expected a Trace or a recorded client, got list"):
+    with pytest.raises(TypeError, match="expected a Trace, got list"):
         render.print_trace([1, 2])
+    with pytest.raises(TypeError, match="expected a Trace, got MockClient"):
+        render.show_trace(mock.client())
     with pytest.raises(TypeError, match="expected a list of messages, got str"):
         render.messages_html("hello")

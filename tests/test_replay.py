@@ -10,18 +10,20 @@ from calculator_tools import add, divide
 from agent_core import cli, mock, replay
 from agent_core.loop import run_agent
 from agent_core.mock.server import serve
+from agent_core.providers import client_from_env
 from agent_core.replay import MISSING, Replay, first_difference
-from agent_core.trace import Trace, recorded
+from agent_core.trace import Trace
 
 HELLO = [{"role": "user", "content": "hi"}]
 
 
 @contextmanager
 def sdk(base_url):
-    """a real SDK client recording its calls, closed (with its sockets) on exit"""
-    with openai.OpenAI(base_url=base_url, api_key="x", max_retries=0) as client:
-        with recorded(client) as recording:
-            yield recording
+    """a real SDK client recording its calls in client.trace, closed (with its sockets) on exit"""
+    with client_from_env(
+        {"AGENT_CORE_BASE_URL": base_url, "AGENT_CORE_API_KEY": "x"}, max_retries=0
+    ) as client:
+        yield client
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from calculator_tools import add, divide
 from agent_core import cli, mock
 from agent_core.loop import run_agent
 from agent_core.mock.server import MockServer, ServerStartError, masked_key, policy_by_name, serve
-from agent_core.trace import recorded
+from agent_core.providers import client_from_env
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
 NO_KEYS = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "AGENT_CORE"))}
@@ -29,9 +29,9 @@ NO_KEYS = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "A
 def sdk(server_or_url, api_key="x"):
     """a real SDK client for the server, recording its calls; closed (with its sockets) on exit"""
     base_url = getattr(server_or_url, "base_url", server_or_url)
-    with openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0) as client:
-        with recorded(client) as recording:
-            yield recording
+    env = {"AGENT_CORE_BASE_URL": base_url, "AGENT_CORE_API_KEY": api_key}
+    with client_from_env(env, max_retries=0) as client:
+        yield client
 
 
 def http(method, url, body=None, headers=None):

@@ -6,7 +6,7 @@ import httpx2
 import openai
 
 from agent_core import mock
-from agent_core.trace import RecordingTransport, Trace, recorded
+from agent_core.trace import RecordingTransport, Trace
 
 QUESTION = [{"role": "user", "content": "What is 4 + 2?"}]
 
@@ -84,9 +84,10 @@ def test_recording_wraps_any_transport():
     assert transport.trace[0].response == {"echo": {"x": 1}}
 
 
-def test_recorded_copies_a_real_client_with_a_recording_transport():
-    real = openai.OpenAI(api_key="sk-test", base_url="http://127.0.0.1:9/v1")
-    copy = recorded(real)
-    assert isinstance(copy, openai.OpenAI) and copy is not real
-    assert isinstance(copy.trace, Trace) and len(copy.trace) == 0
-    assert copy.base_url == real.base_url
+def test_a_real_client_records_through_the_http_client_it_is_given():
+    trace = Trace()
+    http_client = httpx2.Client(transport=RecordingTransport(mock.transport(mock.Script("recorded")), trace))
+    with openai.OpenAI(api_key="sk-test", base_url=mock.BASE_URL, http_client=http_client) as client:
+        client.chat.completions.create(model="mock-model", messages=QUESTION)
+    assert [turn.reply["content"] for turn in trace] == ["recorded"]
+    assert trace[0].request["messages"] == QUESTION and "sk-test" not in trace.to_json()

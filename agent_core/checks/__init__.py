@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import openai
+
     from ..trace import Trace
 
 __all__ = ["Verdict", "verdict"]
@@ -39,8 +41,10 @@ def verdict(exercise: str, problems: list[str], success: str) -> Verdict:
     return Verdict(exercise, problems)
 
 
-def _trace_of(client: Any) -> Trace:
-    """the Trace a mock client records into: mock.client() sets `client.trace` on an openai.OpenAI, whose
-    type has none"""
-    trace: Trace = client.trace
-    return trace
+def _trace_of(client: openai.OpenAI) -> Trace:
+    """the Trace a check's client records into: the checks make theirs with mock.client()"""
+    from ..mock import MockClient  # only here: a verdict alone needs no mock
+
+    if not isinstance(client, MockClient):
+        raise TypeError(f"a check's client comes from mock.client(), not {type(client).__name__}")
+    return client.trace

@@ -134,15 +134,19 @@ def anthropic_client(
     """
     import anthropic  # only here: most lessons never load the anthropic SDK
 
+    class MockAnthropicClient(anthropic.Anthropic):
+        """the anthropic.Anthropic that anthropic_client() makes: the same client, plus its Trace"""
+
+        trace: Trace
+
     trace = trace if trace is not None else Trace()
     mock_transport = transport(policy, check_protocol=check_protocol)
-    sdk_client = anthropic.Anthropic(
+    sdk_client = MockAnthropicClient(
         api_key="mock-key-not-secret",
         base_url=ANTHROPIC_BASE_URL,
         http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
         max_retries=max_retries,
         _strict_response_validation=True,
     )
-    # anthropic is imported only in here, so there is no subclass of its client to declare `trace` on
-    sdk_client.trace = trace  # type: ignore[attr-defined]
+    sdk_client.trace = trace
     return sdk_client

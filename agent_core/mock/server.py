@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, runtime_checkable
 
 from .._browser import needs_local_install
 from .anthropic_messages import AnthropicError, anthropic_error_response, check_api_key
@@ -49,6 +49,7 @@ METHODS = ("GET", "POST")  # the methods the API answers; any other gets a 405
 POLICIES: dict[str, Callable[[], Policy]] = {"echo": Echo, "calculator": Calculator}
 
 
+@runtime_checkable
 class Responder(Protocol):
     """anything that answers one HTTP request: MockModel, or a Replay of a cassette"""
 
@@ -99,9 +100,7 @@ class MockServer:
         cors: bool = False,
     ):
         needs_local_install("serve() starts an HTTP server on a network port", "06 or 08")
-        if not hasattr(model, "respond"):
-            model = MockModel(model, models=models or MODELS)
-        self.model: Responder = model  # type: ignore[assignment]  # hasattr() does not narrow to the Protocol
+        self.model = model if isinstance(model, Responder) else MockModel(model, models=models or MODELS)
         self.api_key = api_key  # when set, a request without this Bearer key gets OpenAI's 401
         self.models = tuple(models) if models else None  # when set, any other model name gets a 404
         self.rate_limit = rate_limit  # model requests per minute; the next one gets a 429
@@ -180,7 +179,7 @@ class MockServer:
             if anthropic:
                 bearer = (headers.get("Authorization") or "").removeprefix("Bearer ") or None
                 check_api_key(self.api_key, headers.get("x-api-key") or bearer)
-                if not hasattr(self.model, "endpoints"):
+                if not isinstance(self.model, MockModel):  # only the mock model has Anthropic's API
                     raise AnthropicError(
                         f"Not found: {path}",
                         hint="A replayed cassette answers the Chat Completions requests it recorded; "
@@ -574,7 +573,7 @@ def serve(
     check_protocol, reject_unknown_fields: the MockModel's protocol checks (see mock.client).
     api_key, models, rate_limit: make the server refuse like a real one (401, 404, 429).
     """
-    if hasattr(policy, "respond"):
+    if isinstance(policy, Responder):
         model = policy
     else:
         model = MockModel(

@@ -1,0 +1,51 @@
+"""A recorded body read back as JSON or text that can be sent and printed as UTF-8: lone surrogates
+escaped (lesson 00's trace)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["json_or_text", "escape_surrogates", "escaped", "may_hold_surrogates"]
+
+
+def json_or_text(body: bytes) -> Any:
+    """a body as JSON when it is JSON, else as text (None when empty)"""
+    if not body:
+        return None
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return body.decode("utf-8", errors="replace")
+    return escaped(parsed) if may_hold_surrogates(body) else parsed
+
+
+def escape_surrogates(text: str) -> str:
+    """text that can be sent and printed as UTF-8: a lone surrogate becomes its escape, e.g. '\\udcff'
+
+    A file name with a byte that is not UTF-8 reaches Python as a lone surrogate (PEP 383), and a
+    server's JSON "\\ud800" decodes to one; the SDK's `.encode()` of the next request would raise
+    UnicodeEncodeError on it.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def escaped(value: Any) -> Any:
+    """a JSON-like value with escape_surrogates applied to every string in it"""
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    if isinstance(value, dict):
+        return {escaped(key): escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [escaped(item) for item in value]
+    return value
+
+
+def may_hold_surrogates(body: bytes) -> bool:
+    """whether JSON text has an escape like "\\ud800", which decodes to a lone surrogate (that no
+    terminal or file can print) unless a second one follows to make a pair"""
+    return b"\\ud" in body or b"\\uD" in body
