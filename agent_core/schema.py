@@ -85,8 +85,12 @@ class Tool:
                 "write a docstring saying what it does and when to use it (or pass description=...)"
             )
         if parameters is None:
-            parameters = _parameters_schema(function, self.name, parameter_docs)
+            parameters = self.read_parameters(parameter_docs)
         self.parameters = make_strict(parameters, f"{self.name}()", top=True) if strict else parameters
+
+    def read_parameters(self, parameter_docs: dict[str, str]) -> dict[str, Any]:
+        """the JSON Schema of the arguments, read from the function's signature and docstring"""
+        return _parameters_schema(self.function, self.name, parameter_docs)
 
     @property
     def definition(self) -> dict[str, Any]:
