@@ -1,11 +1,13 @@
 """Tools from an MCP server: its tool list becomes the dispatcher's tools, its results tool messages
 (lesson 10).
 
-Beneath it: `_mcp_wire.py` records each JSON-RPC message as it crosses (`connection.wire`);
-`_mcp_session.py` runs the SDK's asynchronous session on a thread of its own and words a hung, dead
-or garbled server's failure; `_mcp_process.py` starts a stdio server, keeps its stderr and stops
-what it left running; `_mcp_schemas.py` refuses a server's schema that cannot be used, outlines it
-for the dispatcher and applies it whole in the call, with patterns that stop.
+Beneath it, one concern each:
+- `_mcp_wire.py`: each JSON-RPC message recorded as it crosses (`connection.wire`), noise kept aside
+- `_mcp_session.py`: the SDK's async session on a thread of its own; a hung, dead or garbled server
+- `_mcp_process.py`: a stdio server's process: its stderr kept, what it left running stopped
+- `_mcp_schemas.py`: a server's schema refused when unusable, outlined, applied whole in the call
+- `_mcp_names.py`: MCP names that cannot be tool names, or clash, refused
+- `_mcp_content.py`: content blocks that are not text (images, resources) as text
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +49,7 @@ DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool 
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
 MAX_PAGES = 100  # pages of tools/list read at most: a server that always says "more" is stopped there
 WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
-# written out, not read from the installed package, so the wire is the same everywhere; a test keeps
-# it equal to the version in pyproject.toml
+# the version written out, not read from the installed package, so the wire is the same everywhere
 CLIENT_INFO = Implementation(name="agent-core", version="0.2.0")
 
 
@@ -98,12 +99,8 @@ class MCPConnection:
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """one tools/call; the result as JSON. Raises MCPServerError if no result came back"""
-        result = self._session.request(
-            f"tools/call {name!r}",
-            lambda: self._client.call_tool(name, arguments, read_timeout_seconds=self.timeout),
-            self.timeout,
-        )
-        return as_json(result)
+        send = functools.partial(self._client.call_tool, name, arguments, read_timeout_seconds=self.timeout)
+        return as_json(self._session.request(f"tools/call {name!r}", send, self.timeout))
 
     @property
     def stopped(self) -> str | None:
@@ -159,12 +156,9 @@ def to_openai_tool(tool: mcp_types.Tool | dict[str, Any], name: str | None = Non
 def result_text(result: mcp_types.CallToolResult | dict[str, Any]) -> tuple[str, bool]:
     """an MCP tool result (from tools/call) -> (the text for the model, whether it is an error)
 
-    structuredContent, when there is some, is the result: sent as JSON. Its text blocks then are
-    only the fallback the spec asks for: "a tool that returns structured content SHOULD also
-    return the serialized JSON in a TextContent block" (MCP specification 2025-06-18,
-    https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content).
-    Otherwise each content block becomes a line of text.
-    """
+    structuredContent, when there is some, is the result, as JSON: its text blocks are then only the
+    fallback the spec asks for (https://modelcontextprotocol.io/specification/2025-06-18/server/tools#structured-content).
+    Otherwise each content block becomes a line of text."""
     answer = as_json(result)
     structured = answer.get("structuredContent")
     if structured is not None:
@@ -184,12 +178,8 @@ def to_tool_message(tool_call_id: str, result: mcp_types.CallToolResult | dict[s
 
 
 def openai_name(tool_name: str, prefix: str | None = None) -> str:
-    """the name a model may call, `prefix__name` with a prefix
-
-    MCP allows A-Z a-z 0-9 _ - . and up to 128 characters (SEP-986,
-    https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names); Chat
-    Completions only letters, digits, '_' and '-', at most 64 (schema.TOOL_NAME_PATTERN).
-    """
+    """the name a model may call, `prefix__name` with a prefix: MCP allows A-Z a-z 0-9 _ - . and up
+    to 128 characters (SEP-986), Chat Completions only letters, digits, '_' and '-', at most 64"""
     name = f"{prefix}__{tool_name}" if prefix else tool_name
     return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64]
 
@@ -198,27 +188,21 @@ def openai_name(tool_name: str, prefix: str | None = None) -> str:
 
 
 class ServerTool(Tool):
-    """a tool an MCP server offers: the model reads the server's schema, whole
-
-    The dispatcher checks only each argument's name, JSON type and enum before the call; the whole
-    schema is checked inside the call, under the call's time limit (_mcp_schemas.py): a server
-    chooses its schema, and a pattern that takes minutes must not hold up the agent.
-    """
+    """a tool an MCP server offers: the model reads the server's schema, whole; the dispatcher checks
+    each argument's name, JSON type and enum, and the call the whole schema, under its time limit"""
 
     def __init__(
         self, connection: MCPConnection, mcp_tool: dict[str, Any], name: str, schema: dict[str, Any]
-    ):
-        self.server_schema = schema
-        self.connection, self.mcp_name = connection, mcp_tool["name"]
+    ) -> None:
+        self.connection, self.mcp_name, self.server_schema = connection, mcp_tool["name"], schema
         self.read_only: bool = readonly_from_annotations(mcp_tool.get("annotations"))
-        """the server says the tool only reads (readOnlyHint); a hint, which a server may get wrong"""
+        """the server says the tool only reads (readOnlyHint): a hint, which a server may get wrong"""
+        # a Tool needs a description; MCP's is optional
+        description = mcp_tool.get("description") or mcp_tool.get("title")
         super().__init__(
-            _calls_server(connection, mcp_tool["name"], name, schema),
+            self.call_server,
             name=name,
-            # a Tool needs a description; MCP's is optional
-            description=mcp_tool.get("description")
-            or mcp_tool.get("title")
-            or f"the tool {mcp_tool['name']!r} of {connection.name}",
+            description=description or f"the tool {self.mcp_name!r} of {connection.name}",
         )
 
     def read_parameters(self, parameter_docs: dict[str, str]) -> dict[str, Any]:
@@ -229,6 +213,14 @@ class ServerTool(Tool):
         definition = super().definition
         definition["function"]["parameters"] = copy.deepcopy(self.server_schema)
         return definition
+
+    def call_server(self, **arguments: Any) -> str:
+        """check the arguments against the server's whole schema, call the tool, return its text"""
+        check_arguments(self.name, self.server_schema, arguments, self.connection.timeout)
+        text, failed = result_text(self.connection.call_tool(self.mcp_name, arguments))
+        if failed:
+            raise MCPToolError(text)
+        return text
 
 
 def add_server_tools(
@@ -260,23 +252,5 @@ def add_server_tools(
 
 def writing_tools(tools: Iterable[Tool]) -> list[str]:
     """the names of the server tools among `tools` (a registry, or add_server_tools' list) that may
-    change things: all but those whose server says they only read. For Permissions(writing_tools=...)
-    (lesson 05); the name a tool gets (a prefix) plays no part."""
+    change things, whatever their prefix: for Permissions(writing_tools=...) (lesson 05)"""
     return [tool.name for tool in tools if isinstance(tool, ServerTool) and not tool.read_only]
-
-
-def _calls_server(
-    connection: MCPConnection, tool_name: str, name: str, schema: dict[str, Any]
-) -> Callable[..., str]:
-    """a function that checks the arguments against the server's schema, calls the tool on the
-    server (by its MCP name) and returns its text"""
-
-    def call(**arguments: Any) -> str:
-        check_arguments(name, schema, arguments, connection.timeout)  # raises ToolFailure
-        text, failed = result_text(connection.call_tool(tool_name, arguments))
-        if failed:
-            raise MCPToolError(text)
-        return text
-
-    call.__name__ = call.__qualname__ = tool_name.replace(".", "_")
-    return call
