@@ -12,7 +12,7 @@ from agent_core import mock
 from agent_core.dispatch import ToolRegistry
 from agent_core.guardrails import Approval, LoopDetector, Permissions, TerminalApproval
 from agent_core.loop import run_agent
-from agent_core.mcp_bridge import add_server_tools, connect
+from agent_core.mcp_bridge import add_server_tools, connect, writing_tools
 from agent_core.trace import RecordingTransport, Trace
 
 
@@ -114,7 +114,8 @@ def test_a_writing_mcp_tool_is_refused_read_only_under_any_prefix():
             ],
             "Done.",
         )
-        run = run_agent(mock.client(policy), "Tidy up.", registry, guardrails=[Permissions(read_only=True)])
+        read_only = Permissions(read_only=True, writing_tools=writing_tools(registry))
+        run = run_agent(mock.client(policy), "Tidy up.", registry, guardrails=[read_only])
     results = [m["content"] for m in run.messages if m["role"] == "tool"]
     assert results[0].startswith("ERROR: this run is read-only and 'files__write_file' changes things")
     assert results[1] == '{"result": "the text"}'

@@ -14,7 +14,7 @@ import pytest
 from agent_core.dispatch import ToolRegistry, is_error
 from agent_core.guardrails import Permissions
 from agent_core.loop import AgentRun
-from agent_core.mcp_bridge import MAX_PAGES, MCPServerError, add_server_tools, connect_stdio
+from agent_core.mcp_bridge import MAX_PAGES, MCPServerError, add_server_tools, connect_stdio, writing_tools
 
 # A server that speaks JSON-RPC over stdio by hand, so it can send what no SDK server would.
 # Its behaviour comes from a JSON file: the tools it lists, what it answers, what it prints.
@@ -355,7 +355,12 @@ def test_annotations_reach_permissions_whatever_the_prefix(hostile, prefix):
     registry = ToolRegistry()
     added = add_server_tools(registry, hostile(tools), prefix=prefix)
     run = AgentRun(task="tidy up", messages=[], tools=registry)
-    read_only = Permissions(read_only=True)
+    assert (
+        writing_tools(registry)
+        == writing_tools(added)
+        == [t.name for t in added if t.mcp_name != "read_file"]
+    )
+    read_only = Permissions(read_only=True, writing_tools=writing_tools(registry))
     refused = {t.mcp_name for t in added if read_only.before_tool(run, call(t.name, text="x")) is not None}
     assert refused == {"write_file", "notes", "shifty"}
 
