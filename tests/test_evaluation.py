@@ -1,20 +1,19 @@
-"""agent_core.evaluation: noisy models, graders, the runner, the report (lesson 11)."""
+"""agent_core.evaluation: graders, the tasks, the runner, the report (lesson 11)."""
 
 import io
-import random
+import subprocess
+import sys
 
 import pytest
 from rich.console import Console
 
 from agent_core import mock
+from agent_core._evaluation_reports import RichProgress, TextProgress
 from agent_core.coding.tiny_project import TinyProject
 from agent_core.dispatch import ToolRegistry
 from agent_core.evaluation import (
-    Noise,
-    Noisy,
     Report,
-    RichProgress,
-    TextProgress,
+    Task,
     add,
     calculator_task,
     compare,
@@ -32,17 +31,21 @@ from agent_core.evaluation import (
     tool_sequence,
     wilson,
 )
-from agent_core.guardrails import LoopDetector
 from agent_core.loop import run_agent
 from agent_core.mock.misbehaving import discount_versions
+from agent_core.mock.noisy import Noise, Noisy, SuiteSolver
 
 TOOLS = [add, subtract, multiply, divide]
 NOISE = Noise(wrong_tool=0.1, bad_arguments=0.1, early_done=0.05, loop=0.1)
 
 
-def noisy_run(noise, task="What is 5 + 8/12?", seed=0, **options):
-    model = Noisy(mock.Calculator(), seed, noise)
-    return run_agent(mock.client(model), task, ToolRegistry(TOOLS), **options), model
+def noisy(noise):
+    """the model of each attempt: the suite's mock, misbehaving at these rates"""
+    return lambda task, seed: Noisy(SuiteSolver(), seed, noise)
+
+
+def evaluated(tasks, seeds, noise, progress=False, **options):
+    return evaluate(tasks, seeds, noisy(noise), mock.client, progress=progress, **options)
 
 
 def scripted_run(*replies, task="What is 5 + 8/12?", max_turns=10):
@@ -50,64 +53,41 @@ def scripted_run(*replies, task="What is 5 + 8/12?", max_turns=10):
 
 
 def test_the_same_seeds_give_the_same_figures():
-    first = evaluate(task_suite(), range(3), NOISE, progress=False)
-    second = evaluate(task_suite(), range(3), NOISE, progress=False)
+    first = evaluated(task_suite(), range(3), NOISE)
+    second = evaluated(task_suite(), range(3), NOISE)
     assert first == second
     assert first.table() == second.table()
 
 
-def test_different_seeds_misbehave_differently():
-    faults = {seed: noisy_run(NOISE, seed=seed)[1].faults for seed in range(12)}
-    assert len({tuple(f) for f in faults.values()}) > 1
+def test_each_attempt_runs_on_the_model_made_for_its_task_and_seed_through_the_client_given():
+    made, clients = [], []
+
+    def model(task, seed):
+        made.append((task.name, seed))
+        return Noisy(SuiteSolver(), seed, Noise())
+
+    def client(policy):
+        clients.append(policy)
+        return mock.client(policy)
+
+    report = evaluate(task_suite()[:2], [3, 5], model, client, progress=False)
+    assert made == [("4 + 2", 3), ("4 + 2", 5), ("5 + 8/12", 3), ("5 + 8/12", 5)]
+    assert [policy.seed for policy in clients] == [3, 5, 3, 5]
+    assert [(a.task, a.seed) for a in report.attempts] == made
 
 
-def test_noisy_leaves_the_global_random_generator_alone():
-    random.seed(7)
-    expected = random.random()
-    random.seed(7)
-    evaluate(task_suite()[:2], range(3), NOISE, progress=False)
-    assert random.random() == expected
+def test_the_lesson_module_loads_no_fake_model():
+    code = (
+        "import sys, agent_core.evaluation\nprint(sorted(m for m in sys.modules if 'agent_core.mock' in m))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
 
 
 def test_without_noise_every_task_passes_with_the_calls_it_needs():
-    report = evaluate(task_suite(), range(2), Noise(), progress=False)
+    report = evaluated(task_suite(), range(2), Noise())
     assert report.pass_rate() == (10, 10)
     assert all(a.faults == () for a in report.attempts)
-
-
-def test_wrong_tool_asks_for_another_offered_tool():
-    run, model = noisy_run(Noise(wrong_tool=1.0), max_turns=1)
-    assert model.faults == ["wrong_tool"]
-    assert tool_names(run)[0] in {"add", "subtract", "multiply"}
-
-
-def test_bad_arguments_come_back_as_a_validation_error():
-    run, model = noisy_run(Noise(bad_arguments=1.0), max_turns=1)
-    assert model.faults == ["bad_arguments"]
-    assert run.observations[0].is_error
-
-
-def test_early_done_answers_with_a_guess_and_no_tool_call():
-    run, model = noisy_run(Noise(early_done=1.0))
-    assert run.stop_reason == "answered" and run.tool_calls_made == 0
-    assert run.answer.startswith("Done. The answer is ")
-
-
-def test_a_loop_repeats_until_max_turns_and_the_loop_detector_breaks_it():
-    noise = Noise(loop=0.5)
-    seed = next(s for s in range(50) if noisy_run(noise, seed=s)[0].stop_reason == "max_turns")
-    looping, _ = noisy_run(noise, seed=seed)
-    assert len(set(tool_names(looping)[-5:])) == 1
-    guarded, model = noisy_run(noise, seed=seed, guardrails=[LoopDetector(max_repeats=1)])
-    assert guarded.model_calls < looping.model_calls
-    assert "loop" in model.faults
-
-
-def test_noise_rates_must_be_probabilities():
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        Noise(loop=1.5)
-    with pytest.raises(ValueError, match="at most 1"):
-        Noise(loop=0.6, early_done=0.6)
 
 
 def test_numbers_in_reads_whole_numbers_only():
@@ -137,6 +117,7 @@ def test_tool_sequence_checks_order_and_budget():
     assert grade(right) is None
     assert "in that order" in grade(backwards)
     assert grade(parallel) is None
+    assert tool_names(parallel) == ["divide", "add"]
     assert "4 tool calls, more than 3" in grade(too_many)
     assert "more than 2" in tool_sequence(["divide", "add"])(too_many)
 
@@ -154,8 +135,8 @@ def test_tests_pass_grades_the_project_after_the_run():
 
 def test_a_grader_that_raises_fails_the_attempt_with_the_reason():
     task = calculator_task("4 + 2", "What is 4 + 2?", 6, ["add"])
-    broken = type(task)(task.name, task.prompt, task.model, lambda: _with_grader(task, lambda run: 1 / 0))
-    (attempt,) = evaluate([broken], [0], Noise(), progress=False).attempts
+    broken = Task(task.name, task.prompt, lambda: _with_grader(task, lambda run: 1 / 0))
+    (attempt,) = evaluated([broken], [0], Noise()).attempts
     assert not attempt.passed
     assert attempt.problems == ("the grader raised ZeroDivisionError: division by zero",)
 
@@ -175,17 +156,17 @@ def test_wilson_interval_closed_forms():
 
 
 def test_guardrails_cut_the_cost_of_loops_and_catch_early_done_in_the_coding_task():
-    off = evaluate(task_suite(), range(6), Noise(loop=0.3), progress=False)
-    on = evaluate(task_suite(), range(6), Noise(loop=0.3), guardrails=True, progress=False)
+    off = evaluated(task_suite(), range(6), Noise(loop=0.3))
+    on = evaluated(task_suite(), range(6), Noise(loop=0.3), guardrails=True)
     assert sum(a.model_calls for a in on.attempts) < sum(a.model_calls for a in off.attempts)
     early = Noise(early_done=0.3)
-    coding_off = evaluate([discount_task()], range(6), early, progress=False)
-    coding_on = evaluate([discount_task()], range(6), early, guardrails=True, progress=False)
+    coding_off = evaluated([discount_task()], range(6), early)
+    coding_on = evaluated([discount_task()], range(6), early, guardrails=True)
     assert coding_on.pass_rate()[0] > coding_off.pass_rate()[0]
 
 
 def test_report_table_and_failures():
-    report = evaluate(task_suite(), range(4), NOISE, progress=False)
+    report = evaluated(task_suite(), range(4), NOISE)
     table = report.table()
     passed, n = report.pass_rate()
     assert f"all          {passed:>3}/{n:<3}" in table
@@ -194,8 +175,8 @@ def test_report_table_and_failures():
 
 
 def test_compare_puts_reports_side_by_side():
-    one = Report("off", evaluate(task_suite()[:1], range(2), Noise(early_done=1.0), progress=False).attempts)
-    two = Report("on", evaluate(task_suite()[:1], range(2), Noise(), progress=False).attempts)
+    one = Report("off", evaluated(task_suite()[:1], range(2), Noise(early_done=1.0)).attempts)
+    two = Report("on", evaluated(task_suite()[:1], range(2), Noise()).attempts)
     lines = compare({"off": one, "on": two}).splitlines()
     assert lines[1].split()[-2:] == ["0/2", "2/2"]
     assert lines[-1].split()[-2:] == ["2", "0"] and "early_done" in lines[-1]
@@ -203,22 +184,20 @@ def test_compare_puts_reports_side_by_side():
 
 def test_text_progress_prints_a_stable_line_per_task():
     printed = []
-    evaluate(task_suite()[:2], range(3), Noise(), progress=TextProgress(printed.append))
+    evaluated(task_suite()[:2], range(3), Noise(), progress=TextProgress(printed.append))
     assert printed == ["4 + 2        ...  3/3 passed", "5 + 8/12     ...  3/3 passed"]
 
 
 def test_rich_progress_shows_the_bar_in_a_terminal():
     out = io.StringIO()
     progress = RichProgress(2, console=Console(file=out, width=80))
-    evaluate(task_suite()[:2], range(2), Noise(), progress=progress)
+    evaluated(task_suite()[:2], range(2), Noise(), progress=progress)
     progress.close()
     assert "5 + 8/12: 2/2 passed" in out.getvalue()
 
 
 def test_the_plot_is_the_same_picture_every_time():
-    reports = [
-        evaluate(task_suite()[:2], range(3), NOISE, label=label, progress=False) for label in ("a", "b")
-    ]
+    reports = [evaluated(task_suite()[:2], range(3), NOISE, label=label) for label in ("a", "b")]
     pictures = []
     for _ in range(2):
         figure = plot_pass_rates(reports, title="pass rates")
@@ -239,12 +218,3 @@ def test_the_discount_task_reports_what_its_tests_really_say():
     fixed.files["discount.py"] = discount_versions()["right_fix"]
     assert tools["run_tests"]() == fixed.run_tests()
     assert "FAILED" not in tools["run_tests"]()
-
-
-def test_noisy_leaves_broken_arguments_as_they_are():
-    broken = mock.Script(mock.call("add", '{"a": 1'), "done")
-    run = run_agent(
-        mock.client(Noisy(broken, 0, Noise(bad_arguments=1.0))), "What is 1 + 2?", ToolRegistry(TOOLS)
-    )
-    assert run.stop_reason == "answered"
-    assert run.observations[0].is_error

@@ -5,7 +5,6 @@ import pytest
 
 from agent_core import mock
 from agent_core.evaluation import (
-    Noise,
     Report,
     Setup,
     Task,
@@ -18,43 +17,46 @@ from agent_core.evaluation import (
 )
 from agent_core.guardrails import VerifyBeforeDone
 from agent_core.loop import Guardrail
+from agent_core.mock.noisy import Noise, Noisy
 
 GOOD = calculator_task("4 + 2", "What is 4 + 2?", 6, ["add"])
 
 
-def task_with(name="4 + 2", model=mock.Calculator, tools=(add,), guardrails=(), graders=None, setup=None):
+def task_with(name="4 + 2", tools=(add,), guardrails=(), graders=None, setup=None):
     """the 4 + 2 task with one piece replaced; guardrails apply with guardrails=True"""
 
     def make_setup():
         return Setup(tools=list(tools), graders=graders or [final_number(6)], guardrails=list(guardrails))
 
-    return Task(name, "What is 4 + 2?", model, setup or make_setup)
+    return Task(name, "What is 4 + 2?", setup or make_setup)
 
 
-def breaks_on_seed(broken_seed):
-    """a model that raises during the attempt with that seed; the calculator otherwise"""
-    attempt = iter(range(100))
+def calculator(task, seed):
+    return Noisy(mock.Calculator(), seed, Noise())
 
-    def make_model():
-        seed = next(attempt)
-        calculator = mock.Calculator()
+
+def breaks_on_seed(task_name, broken_seed):
+    """a model that raises during the attempt at that task with that seed; the calculator otherwise"""
+
+    def make_model(task, seed):
+        model = mock.Calculator()
 
         def reply(request):
-            if seed == broken_seed:
+            if (task.name, seed) == (task_name, broken_seed):
                 raise RuntimeError("the model's server fell over")
-            return calculator(request)
+            return model(request)
 
-        return reply
+        return Noisy(reply, seed, Noise())
 
     return make_model
 
 
-def evaluated(*tasks, seeds=range(3), guardrails=False):
-    return evaluate(list(tasks), seeds, Noise(), guardrails=guardrails, progress=False)
+def evaluated(*tasks, seeds=range(3), guardrails=False, model=calculator):
+    return evaluate(list(tasks), seeds, model, mock.client, guardrails=guardrails, progress=False)
 
 
 def test_a_model_that_raises_fails_its_attempt_and_keeps_the_others():
-    report = evaluated(task_with(name="flaky", model=breaks_on_seed(1)), GOOD)
+    report = evaluated(task_with(name="flaky"), GOOD, model=breaks_on_seed("flaky", 1))
     assert [(a.task, a.seed, a.passed) for a in report.attempts] == [
         ("flaky", 0, True), ("flaky", 1, False), ("flaky", 2, True),
         ("4 + 2", 0, True), ("4 + 2", 1, True), ("4 + 2", 2, True),
@@ -106,10 +108,12 @@ def test_a_setup_or_model_factory_that_raises_fails_its_attempt():
     def setup():
         raise FileNotFoundError("project.zip")
 
-    def model():
-        raise ImportError("no module named 'llm'")
+    def model(task, seed):
+        if task.name == "model":
+            raise ImportError("no module named 'llm'")
+        return calculator(task, seed)
 
-    report = evaluated(task_with(name="setup", setup=setup), task_with(name="model", model=model), seeds=[0])
+    report = evaluated(task_with(name="setup", setup=setup), task_with(name="model"), seeds=[0], model=model)
     assert [a.error for a in report.attempts] == [
         "setting up the task raised FileNotFoundError: project.zip",
         "making the model raised ImportError: no module named 'llm'",
@@ -136,7 +140,7 @@ def test_a_grader_that_raises_or_answers_oddly_fails_only_its_attempt():
 )
 def test_empty_task_or_seed_lists_give_a_clear_message(tasks, seeds, counts):
     with pytest.raises(ValueError, match=f"at least one task and one seed, got {counts}"):
-        evaluate(tasks, seeds, Noise(), progress=False)
+        evaluate(tasks, seeds, calculator, mock.client, progress=False)
 
 
 def test_reports_with_nothing_in_them_show_without_dividing_by_zero():
