@@ -95,6 +95,28 @@ def test_other_spellings_of_the_same_setup_pass_too():
     assert check_settings(other)
 
 
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:11434/v1", "http://localhost:11434/v1/", "http://[::1]:11434/v1"]
+)
+def test_the_same_ollama_server_written_another_way_passes(url, capsys):
+    other = copy.deepcopy(SETTINGS)
+    other["ollama"]["AGENT_CORE_BASE_URL"] = url
+    assert check_settings(other), capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.2:11434/v1", "http://localhost:8000/v1", "https://localhost:11434/v1"]
+)
+def test_another_server_or_port_is_still_named(url, capsys):
+    other = copy.deepcopy(SETTINGS)
+    other["ollama"]["AGENT_CORE_BASE_URL"] = url
+    assert not check_settings(other)
+    assert (
+        f"'ollama': the base URL is {url}; the setup says http://localhost:11434/v1"
+        in capsys.readouterr().out
+    )
+
+
 def test_the_empty_stub_says_which_backend_each_setup_would_get(capsys):
     assert not check_settings(dict.fromkeys(SETUPS, {}))
     out = capsys.readouterr().out

@@ -8,6 +8,7 @@ import json
 import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -115,7 +116,7 @@ def _check_setting(name: str, env: Any) -> list[str]:
             f"but the setup is {_KIND_NAME[wanted['kind']]} ({_KIND_HINT[wanted['kind']]})"
         ]
     problems = []
-    if "base_url" in wanted and backend.base_url != wanted["base_url"]:
+    if "base_url" in wanted and not _same_url(backend.base_url, wanted["base_url"]):
         advice = (
             " (an OpenAI-compatible base URL ends in /v1)" if not backend.base_url.endswith("/v1") else ""
         )
@@ -139,6 +140,23 @@ def _check_setting(name: str, env: Any) -> list[str]:
             f"{wanted['policy']!r} (AGENT_CORE_MOCK_POLICY)"
         )
     return problems
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def _same_url(yours: str | None, wanted: str) -> bool:
+    """the same server and path: localhost, 127.0.0.1 and ::1 are one host (this machine), a final / aside"""
+    if yours is None:
+        return False
+    a, b = urlsplit(yours), urlsplit(wanted)
+    hosts = (a.hostname or "", b.hostname or "")
+    same_host = hosts[0] == hosts[1] or (hosts[0] in _LOOPBACK and hosts[1] in _LOOPBACK)
+    try:
+        ports = (a.port, b.port)
+    except ValueError:  # a port that is not a number
+        return False
+    return (a.scheme, ports[0], a.path.rstrip("/")) == (b.scheme, ports[1], b.path.rstrip("/")) and same_host
 
 
 # --- Exercise 8.2 ---------------------------------------------------------------------------
