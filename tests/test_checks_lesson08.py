@@ -480,9 +480,33 @@ def _walk_with(compare, recorded, received, path):
     return None
 
 
+def isinstance_the_other_way(recorded, received, path=""):
+    """isinstance(received, type(recorded)): 1 recorded, true received looks equal (True is an int)"""
+    if isinstance(recorded, (dict, list)) and isinstance(received, (dict, list)):
+        return (
+            find_difference(recorded, received, path)
+            if type(recorded) is not type(received)
+            else (_walk_with(isinstance_the_other_way, recorded, received, path))
+        )
+    return None if (isinstance(received, type(recorded)) and recorded == received) else path
+
+
+def missing_as_null(recorded, received, path=""):
+    """reads both sides with .get(key): a key left out looks like a key set to null"""
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in [*recorded, *(k for k in received if k not in recorded)]:
+            where = f"{path}.{key}" if path else key
+            if found := missing_as_null(recorded.get(key), received.get(key), where):
+                return found
+        return None
+    return find_difference(recorded, received, path)
+
+
 WRONG_DIFFERENCES = [  # the most tempting first
-    (isinstance_for_the_type, "(False and 0: in Python they are ==, but in JSON they are different text"),
+    (isinstance_for_the_type, "(True and 1: in Python they are ==, but in JSON they are different text"),
     (equality_only, "in Python they are ==, but in JSON they are different text"),
+    (isinstance_the_other_way, "(1 and True: in Python they are ==, but in JSON they are different text"),
+    (missing_as_null, "one request sets a key to null, the other leaves it out"),
     (received_keys_first, "the first difference is at"),
     (sorted_keys, "the first difference is at"),
     (list_items_only_up_to_the_shorter, "the requests differ, but find_difference returned None"),
