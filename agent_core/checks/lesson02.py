@@ -211,7 +211,7 @@ def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     the reference: the second request's messages, how many times each function ran, and the answer
     returned.
     """
-    cases = scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
+    cases = round_trip_scenarios()
     return judge_scenarios(
         "2.1",
         cases,
@@ -220,6 +220,30 @@ def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
         "one round trip: every call run and answered by id, in order; then the model's answer.",
         _fewer_operations,
     )
+
+
+def round_trip_scenarios() -> list[Case]:
+    """check 2.1's scenarios: the fixed ones, then 30 seeded"""
+    return scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
+
+
+def _names_called(case: Case) -> list[str]:
+    return [_ARITHMETIC[op].__name__ for op, _, _ in case.operations]
+
+
+# the shapes lesson 02 names, each reached by round_trip_scenarios() (tests/test_check_shapes.py)
+ROUND_TRIP_SHAPES: dict[str, Callable[[Case], bool]] = {
+    "a dict result": lambda case: "get_weather" in case.functions,
+    "a text result": lambda case: any(f is get_sky for f in case.functions.values()),
+    "non-ASCII arguments": lambda case: not case.question.isascii() and not case.operations,
+    "two calls in one reply": lambda case: len(case.operations) >= 2 or " and " in case.question,
+    "the same call twice": lambda case: len(set(case.operations)) < len(case.operations),
+    "a tool offered but not called": lambda case: (
+        bool(case.operations) and bool(set(case.functions) - set(_names_called(case)))
+    ),
+    "a question not in English": lambda case: case.phrase.startswith(("¿", "Was")),
+    "a float result": lambda case: any(op == "/" for op, _, _ in case.operations),
+}
 
 
 def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:

@@ -289,7 +289,24 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
     Each is compared with run_agent on the same model: the messages of every request, the number of
     model calls, the stop reason, and the answer.
     """
-    fixed: list[tuple[str, tuple[str, ...], str, int]] = [
+    cases = run_scenarios()
+    return judge_scenarios(
+        "4.1",
+        cases,
+        lambda scenario: _judge_run(my_run, *scenario),
+        _describe,
+        "my_run answers with the model's final text, answers every tool call, and stops at "
+        "max_turns with an honest message.",
+        _smaller,
+    )
+
+
+RunScenario = tuple[str, tuple[str, ...], str, int]
+
+
+def run_scenarios() -> list[RunScenario]:
+    """check 4.1's scenarios: the fixed ones, then 12 seeded"""
+    fixed: list[RunScenario] = [
         (task, names, policy, _CALCULATOR_TURNS)
         for task, names, policy in (
             ("5 + 8/12", ("add", "divide"), "calculator"),
@@ -303,16 +320,20 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
         ("5 + 8/12", ("add", "divide"), "calculator", 3),
         ("1 + 7/0", ("add", "divide"), "calculator", _CALCULATOR_TURNS),
     ]
-    cases = scenarios(fixed, _scenario, count=12, seed=5)
-    return judge_scenarios(
-        "4.1",
-        cases,
-        lambda scenario: _judge_run(my_run, *scenario),
-        _describe,
-        "my_run answers with the model's final text, answers every tool call, and stops at "
-        "max_turns with an honest message.",
-        _smaller,
-    )
+    return scenarios(fixed, _scenario, count=12, seed=5)
+
+
+# the shapes lesson 04 names, each reached by run_scenarios() (tests/test_check_shapes.py)
+RUN_SHAPES: dict[str, Callable[[RunScenario], bool]] = {
+    "a tool that raises": lambda s: "/0" in s[0],
+    "replies that say finish_reason stop": lambda s: s[2] == "finish_reason stop",
+    "text beside the calls": lambda s: s[2] == "text beside calls",
+    "a model that never stops": lambda s: s[2] == "runaway",
+    "stopped by max_turns": lambda s: s[3] < _calls_needed(s[0], s[1], s[2]),
+    "max_turns exactly the calls it takes": lambda s: s[3] == _calls_needed(s[0], s[1], s[2]),
+    "parallel calls": lambda s: " and " in s[0] or "y" in s[0].split(),
+    "dependent steps": lambda s: "(" in s[0],
+}
 
 
 def _judge_run(

@@ -224,6 +224,19 @@ def check_max_uses(max_uses_class: type) -> Verdict:
         return verdict("5.1", [f"MaxUses('add', 3) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.1", ["MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)"], "")
+    cases = uses_scenarios()
+    return judge_scenarios(
+        "5.1",
+        cases,
+        lambda scenario: _judge_uses(max_uses_class, *scenario),
+        _describe_uses,
+        "add runs 3 times, then the model reads a refusal and answers.",
+        _fewer_uses,
+    )
+
+
+def uses_scenarios() -> list[Uses]:
+    """check 5.1's scenarios: the fixed ones, then 10 seeded"""
     models = list(_USE_MODELS)
     fixed = [
         ("add", 3, models[0], False, ""),
@@ -236,15 +249,19 @@ def check_max_uses(max_uses_class: type) -> Verdict:
         ("add", 2, models[1], False, "failing"),
         ("add", 1, models[5], False, ""),  # names that share a prefix: add_note is not add
     ]
-    cases = scenarios(fixed, _uses, count=10, seed=6)
-    return judge_scenarios(
-        "5.1",
-        cases,
-        lambda scenario: _judge_uses(max_uses_class, *scenario),
-        _describe_uses,
-        "add runs 3 times, then the model reads a refusal and answers.",
-        _fewer_uses,
-    )
+    return scenarios(fixed, _uses, count=10, seed=6)
+
+
+# the shapes lesson 05 names for MaxUses, each reached by uses_scenarios() (tests/test_check_shapes.py)
+USES_SHAPES: dict[str, Callable[[Uses], bool]] = {
+    "tool names that share a prefix": lambda s: "add_note" in s[2] or s[0] == "add_note",
+    "a limit of 0": lambda s: s[1] == 0,
+    "the same guard for a second run": lambda s: s[3],
+    "another guard refusing first": lambda s: s[4] == "refused",
+    "tools that fail": lambda s: s[4] == "failing",
+    "parallel calls in one reply": lambda s: "parallel" in s[2],
+    "a model that does not listen": lambda s: "listens" not in s[2] and "calculator" not in s[2],
+}
 
 
 # a scenario of 5.4: the version of discount.py, then the other files changed, each (path, text or None

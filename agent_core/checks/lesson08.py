@@ -619,6 +619,14 @@ DIFFERENCE_SHAPES: dict[str, Callable[[Pair], bool]] = {
 }
 
 
+def difference_scenarios() -> list[Pair]:
+    """check 8.3's scenarios: the readable pairs (each its received request whole), then 200 seeded"""
+    cases: list[Pair] = [
+        (recorded, (("replace", (), received),)) for _, recorded, received in DIFFERENCE_CASES
+    ]
+    return cases + scenarios([], _pair, count=200, seed=1)
+
+
 def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict:
     """Exercise 8.3: find_difference(recorded, received) -> the path of the first difference, or None
 
@@ -629,11 +637,7 @@ def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict
     (both ways round), and sometimes its keys in another order, which is not a difference. The
     shapes the seeded pairs reach are listed in DIFFERENCE_SHAPES.
     """
-    # a readable pair is its received request whole: one "replace" change
-    cases: list[Pair] = [
-        (recorded, (("replace", (), received),)) for _, recorded, received in DIFFERENCE_CASES
-    ]
-    cases += scenarios([], _pair, count=200, seed=1)
+    cases = difference_scenarios()
 
     def judge(pair: Pair) -> str | None:
         recorded, changes = pair
