@@ -74,6 +74,14 @@ def ask_appending_sdk_objects(client, history, question):
     return response.choices[0].message.content
 
 
+def ask_appending_model_dump(client, history, question):
+    """appends the SDK's model_dump() of the reply: annotations, audio, refusal... go back to the API"""
+    history.append({"role": "user", "content": question})
+    message = client.chat.completions.create(model="mock-model", messages=history).choices[0].message
+    history.append(message.model_dump())
+    return message.content
+
+
 def ask_sending_before_appending(client, history, question):
     """calls the model with the history before the new question is in it"""
     answer = client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
@@ -146,6 +154,7 @@ WRONG_ASKS = [
     (ask_sending_before_appending, "the API refused call 1: "),
     (ask_with_a_system_prompt, "call 1 sent 2 message(s); it should send 1"),
     (ask_appending_sdk_objects, "append plain dicts"),
+    (ask_appending_model_dump, "messages[1].annotations is not a field a message may have"),
 ]
 
 
@@ -172,7 +181,23 @@ def ask_building_a_new_list(client, history, question):
     return answer
 
 
-@pytest.mark.parametrize("right", [ask_keeping_history, ask_with_keys_the_other_way, ask_building_a_new_list])
+def ask_appending_model_dump_without_nones(client, history, question):
+    """model_dump(exclude_none=True) keeps only role and content: the plain message, built by the SDK"""
+    history.append({"role": "user", "content": question})
+    message = client.chat.completions.create(model="mock-model", messages=history).choices[0].message
+    history.append(message.model_dump(exclude_none=True))
+    return message.content
+
+
+@pytest.mark.parametrize(
+    "right",
+    [
+        ask_keeping_history,
+        ask_with_keys_the_other_way,
+        ask_building_a_new_list,
+        ask_appending_model_dump_without_nones,
+    ],
+)
 def test_check_ask_accepts_right_answers_written_differently(right, capsys):
     result = check_ask(right)
     assert result and result.scenarios == 13

@@ -39,6 +39,8 @@ def ask_once_by_hand(
     first_function=False,
     eval_arguments=False,
     no_text=False,
+    quote_strings=False,
+    reencode=False,
 ):
     """the exercise done without agent_core, with one tempting mistake switched on by name"""
     messages = [{"role": "user", "content": question}]
@@ -59,7 +61,12 @@ def ask_once_by_hand(
                 {
                     "id": c.id,
                     "type": "function",
-                    "function": {"name": c.function.name, "arguments": c.function.arguments},
+                    "function": {
+                        "name": c.function.name,
+                        "arguments": json.dumps(json.loads(c.function.arguments))
+                        if reencode
+                        else c.function.arguments,
+                    },
                 }
                 for c in message.tool_calls
             ],
@@ -69,7 +76,10 @@ def ask_once_by_hand(
         function = next(iter(functions.values())) if first_function else functions[call.function.name]
         arguments = eval(call.function.arguments) if eval_arguments else json.loads(call.function.arguments)
         result = function(*arguments.values()) if positional else function(**arguments)
-        content = str(result) if as_str else json.dumps(result)
+        if as_str:
+            content = str(result)
+        else:
+            content = result if isinstance(result, str) and not quote_strings else json.dumps(result)
         call_id = message.tool_calls[0].id if first_id else call.id
         answers.append({"role": "tool", "tool_call_id": call_id, "content": content})
     if reversed_answers:
@@ -209,11 +219,26 @@ def ask_once_rounding(client, question, tools, functions):
             'should hold that call\'s result, {"city": "Tokyo", "sky": "clear", "celsius": 27}',
         ),
         (ask_once_keeps_asking, "ask_once() called the model 3 times; one round trip is 2 calls"),
+        (
+            by_hand(quote_strings=True),
+            "on 'Is it snowing in Zürich?' with the tools get_sky: get_sky returned the text 'light snow "
+            "over Zürich'; its tool message holds '\"light snow over Z\\\\u00fcrich\"'. Send a string result "
+            "as it is",
+        ),
+        (
+            by_hand(reencode=True),
+            "on 'Is it snowing in Zürich?' with the tools get_sky: the assistant message's tool_calls hold "
+            "the arguments re-encoded",
+        ),
     ],
 )
 def test_check_ask_once_rejects_a_wrong_round_trip_naming_its_fault(wrong, message, capsys):
     assert not check_ask_once(wrong)
     assert message in capsys.readouterr().out
+
+
+def _text(result):
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 def ask_once_dumping_the_calls(client, question, tools, functions):
@@ -225,9 +250,7 @@ def ask_once_dumping_the_calls(client, question, tools, functions):
     calls = [call.model_dump() for call in message.tool_calls]
     results = [
         {
-            "content": json.dumps(
-                functions[c["function"]["name"]](**json.loads(c["function"]["arguments"])), ensure_ascii=False
-            ),
+            "content": _text(functions[c["function"]["name"]](**json.loads(c["function"]["arguments"]))),
             "tool_call_id": c["id"],
             "role": "tool",
         }
@@ -244,7 +267,7 @@ def ask_once_dumping_the_calls(client, question, tools, functions):
 @pytest.mark.parametrize("right", [ask_once_solved, ask_once_by_hand, ask_once_dumping_the_calls])
 def test_check_ask_once_passes_right_answers_written_differently(right, capsys):
     result = check_ask_once(right)
-    assert result and result.scenarios == 34
+    assert result and result.scenarios == 35
     assert "✓ Exercise 2.1" in capsys.readouterr().out
 
 

@@ -1,5 +1,7 @@
 """Lesson 04's exercise checks: they pass the solutions and name what is wrong in tempting wrong answers."""
 
+import json
+
 import pytest
 from hash_seeds import under_two_hash_seeds
 
@@ -30,6 +32,12 @@ WRONG_RULES = [
         "'1 + 2 + 3 + 4' with no tools: you predicted 0; too few",
     ),  # no tool, no call
     (by_rule(3, 3, 2, 2, 2, 1), "'1 + 2 + 3 + 4' with add: you predicted 2; too few"),  # a sum in parallel
+    (  # one more for the user's question: a chain has nothing independent to blame
+        by_rule(3, 3, 2, 2, 5, 1),
+        "'1 + 2 + 3 + 4' with add: you predicted 5; too many. Here each operation needs the result of the "
+        "one before it",
+    ),
+    (by_rule(3, 3, 2, 2, 4, 2), "'1 + 2 + 3 + 4' with no tools: you predicted 2; too many. With no tools"),
 ]
 
 
@@ -416,9 +424,42 @@ def runs_each_distinct_call_once(client, task, registry, max_turns=10):
     return "No final answer: stopped at max_turns.", messages, "max_turns"
 
 
+def runs_the_tools_itself(client, task, registry, max_turns=10):
+    """calls each tool's function directly instead of through the dispatcher: a tool that raises crashes it"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        message = assistant_message(
+            client.chat.completions.create(model="mock-model", messages=messages, tools=registry.definitions)
+        )
+        messages.append(message)
+        if not tool_calls_of(message):
+            return message["content"], messages, "answered"
+        for call in tool_calls_of(message):
+            result = registry[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
+    return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+
+def writes_its_own_answer_at_the_cap(client, task, registry, max_turns=10):
+    """at max_turns, presents the last tool result as the answer"""
+    answer, messages, reason = make_run()(client, task, registry, max_turns)
+    if reason == "max_turns":
+        answer = f"The result is {messages[-1]['content']}."
+    return answer, messages, reason
+
+
 @pytest.mark.parametrize(
     ("wrong", "explanation"),
     [
+        (
+            runs_the_tools_itself,
+            "raised ZeroDivisionError (division by zero) from the divide tool: run each call "
+            "through registry.dispatch(call)",
+        ),
+        (
+            writes_its_own_answer_at_the_cap,
+            "presents a tool's result as the answer, but the model never answered",
+        ),
         (appends_sdk_objects, "messages holds a ChatCompletionMessage: append plain dicts"),
         (keeps_a_window, "the API refused model call"),
         (runs_each_distinct_call_once, "message [2] differs in 'content'"),
@@ -461,7 +502,7 @@ def loop_with_for_and_dicts_typed_otherwise(client, task, registry, max_turns=10
 @pytest.mark.parametrize("right", [make_run(), loop_with_for_and_dicts_typed_otherwise])
 def test_right_loops_written_differently_pass(capsys, right):
     result = check_my_run(right)
-    assert result and result.scenarios == 18
+    assert result and result.scenarios == 19
 
 
 def test_check_my_run_gives_the_same_verdict_every_time(capsys):
@@ -501,6 +542,16 @@ def loop_counting_down(client, task, registry, max_turns=10):
     return f"Gave up: no answer within {max_turns} model calls.", messages, "max_turns"
 
 
-def test_another_right_loop_written_differently_passes(capsys):
-    result = check_my_run(loop_counting_down)
-    assert result and result.scenarios == 18, capsys.readouterr().out
+def counts_its_tool_calls_at_the_cap(client, task, registry, max_turns=10):
+    """right: at the cap it says how many tool calls ran, a number that may equal the last result"""
+    answer, messages, reason = make_run()(client, task, registry, max_turns)
+    if reason == "max_turns":
+        ran = sum(m["role"] == "tool" for m in messages)
+        answer = f"No answer after {ran} tool calls."
+    return answer, messages, reason
+
+
+@pytest.mark.parametrize("right", [loop_counting_down, counts_its_tool_calls_at_the_cap])
+def test_another_right_loop_written_differently_passes(capsys, right):
+    result = check_my_run(right)
+    assert result and result.scenarios == 19, capsys.readouterr().out

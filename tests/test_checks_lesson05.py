@@ -1,5 +1,7 @@
 """Lesson 05's exercise checks: they pass the solutions and say exactly what is wrong with the rest."""
 
+from collections import Counter
+
 import pytest
 from hash_seeds import under_two_hash_seeds
 
@@ -153,10 +155,33 @@ class CountsOnlySuccesses(MaxUses):
         return f"{self.name} may not run again" if used >= self.limit else None
 
 
-@pytest.mark.parametrize("right", [MaxUses, CountsBackwards])
+class CapsByPrefix(MaxUses):
+    """matches the tool by the start of its name: MaxUses('add', 1) caps add_note too"""
+
+    def before_tool(self, run, call):
+        if not call["function"]["name"].startswith(self.name):
+            return None
+        used = sum(1 for o in run.observations if o.name.startswith(self.name) and o.error_type != "refused")
+        return f"{self.name} may not run again" if used >= self.limit else None
+
+
+class CountsByExactName(Guardrail):
+    """right, written differently: a Counter of the names that ran, keyed by the exact name"""
+
+    def __init__(self, name, limit):
+        self.name, self.limit = name, limit
+
+    def before_tool(self, run, call):
+        ran = Counter(o.name for o in run.observations if o.error_type != "refused")
+        if call["function"]["name"] == self.name and ran[self.name] >= self.limit:
+            return f"{self.name} has run {self.limit} times in this run: no more."
+        return None
+
+
+@pytest.mark.parametrize("right", [MaxUses, CountsBackwards, CountsByExactName])
 def test_check_max_uses_passes_right_answers_written_differently(right, capsys):
     result = check_max_uses(right)
-    assert result and result.scenarios == 18
+    assert result and result.scenarios == 19
 
 
 def test_check_max_uses_passes_the_solution(capsys):
@@ -221,6 +246,11 @@ def test_check_max_uses_passes_the_solution(capsys):
             "MaxUses('add', 1) with a model that counts for ever with add, the tools failing on every other "
             "call: yours let add run 2 times, the reference 1 time",
         ),
+        (
+            CapsByPrefix,
+            "MaxUses('add', 1) with a model that calls add and add_note for ever: yours let add_note run 0 "
+            "times, the reference 4 times: 'add_note' is another tool than 'add', compare the whole name",
+        ),
         (NotAGuard, "MaxUses should be a subclass of Guardrail"),
         (lambda name: None, "MaxUses('add', 3) raised TypeError"),
     ],
@@ -229,6 +259,22 @@ def test_check_max_uses_explains_what_is_wrong(attempt, problem, capsys):
     assert not check_max_uses(attempt)
     out = capsys.readouterr().out
     assert "✗ Exercise 5.1: not yet." in out and problem in out
+
+
+def edits_named_by(is_test, ok=lambda report: report.startswith("exit code: 0")):
+    """the solution, with its own idea of which changed paths are test files (and of a passing run)"""
+
+    def make(project):
+        def tests_pass():
+            report = project.run_tests()
+            edited = [path for path in project.changed() if is_test(path)]
+            if edited:
+                return False, f"Test files changed: {', '.join(edited)}. Put them back.\n{report}"
+            return ok(report), report
+
+        return tests_pass
+
+    return make
 
 
 @pytest.fixture(scope="module")
@@ -295,6 +341,11 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
             "with the code fixed and test_rounding.py added, "
             "tests_pass() said ok=True; it should say ok=False",
         ),
+        (
+            edits_named_by(lambda path: path.startswith("test_"), ok=lambda report: "FAILED" not in report),
+            "with discount.py fixed but no longer importing (a syntax error), tests_pass() said ok=True; it "
+            "should say ok=False: the tests did not even run",
+        ),
         (lambda project: lambda: (False, ""), "the report is empty"),
         (lambda project: lambda: None, "should return a pair (ok, report)"),
         (lambda project: lambda answer: (True, ""), "tests_pass() raised TypeError"),
@@ -304,22 +355,6 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
     assert not check_tests_pass(make_attempt(project), project)
     out = capsys.readouterr().out
     assert "✗ Exercise 5.4: not yet." in out and problem in out
-
-
-def edits_named_by(is_test):
-    """the solution, with its own idea of which changed paths are test files"""
-
-    def make(project):
-        def tests_pass():
-            report = project.run_tests()
-            edited = [path for path in project.changed() if is_test(path)]
-            if edited:
-                return False, f"Test files changed: {', '.join(edited)}. Put them back.\n{report}"
-            return report.startswith("exit code: 0"), report
-
-        return tests_pass
-
-    return make
 
 
 @pytest.mark.parametrize(
@@ -335,7 +370,7 @@ def edits_named_by(is_test):
         ),
         (  # any change but the code: notes and a README are no tests
             edits_named_by(lambda path: path != "discount.py"),
-            "with the code fixed, notes.txt added, tests_pass() said ok=False; it should say ok=True",
+            "with the code fixed, README.md edited, tests_pass() said ok=False; it should say ok=True",
         ),
         (  # any Python file but the code: a helper module is no test
             edits_named_by(lambda path: path.endswith(".py") and path != "discount.py"),
@@ -347,7 +382,7 @@ def test_check_tests_pass_finds_a_wrong_idea_of_a_test_file_on_generated_project
     project, make_attempt, problem, capsys
 ):
     result = check_tests_pass(make_attempt(project), project)
-    assert not result and result.scenarios == 12
+    assert not result and result.scenarios == 14
     assert problem in capsys.readouterr().out
 
 
@@ -381,10 +416,28 @@ def glob_and_two_reports(project):
     return tests_pass
 
 
-@pytest.mark.parametrize("make_right", [compares_with_the_original, glob_and_two_reports])
+def reports_only_the_verdict_lines(project):
+    """right, written differently: the report keeps the exit code and the lines that say what failed"""
+
+    def tests_pass():
+        report = project.run_tests()
+        changed = [p for p in project.changed() if p.startswith("test_")]
+        if changed:
+            return False, f"changed test files: {changed}"
+        lines = [
+            line for line in report.splitlines() if "exit code" in line or "FAILED" in line or "Error" in line
+        ]
+        return report.startswith("exit code: 0"), "\n".join(lines)
+
+    return tests_pass
+
+
+@pytest.mark.parametrize(
+    "make_right", [compares_with_the_original, glob_and_two_reports, reports_only_the_verdict_lines]
+)
 def test_check_tests_pass_accepts_right_answers_written_differently(project, make_right, capsys):
     result = check_tests_pass(make_right(project), project)
-    assert result and result.scenarios == 12
+    assert result and result.scenarios == 14
     assert "✓ Exercise 5.4" in capsys.readouterr().out
 
 
@@ -392,7 +445,7 @@ def test_check_tests_pass_gives_the_same_verdict_every_time(project, capsys):
     wrong = edits_named_by(lambda path: "test" in path)(project)
     first, second = check_tests_pass(wrong, project), check_tests_pass(wrong, project)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 12 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 14 and out[1] == out[2]
 
 
 def test_check_tests_pass_needs_the_project(capsys):
@@ -860,13 +913,13 @@ class CountsPerRunFromStart(Guardrail):
 
 def test_check_max_uses_passes_another_right_answer_written_differently(capsys):
     result = check_max_uses(CountsPerRunFromStart)
-    assert result and result.scenarios == 18, capsys.readouterr().out
+    assert result and result.scenarios == 19, capsys.readouterr().out
 
 
 def test_check_max_uses_gives_the_same_verdict_every_time(capsys):
     first, second = check_max_uses(CountsEarlierReplies), check_max_uses(CountsEarlierReplies)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 18 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 19 and out[1] == out[2]
 
 
 class AsksWithAMatch(Guardrail):

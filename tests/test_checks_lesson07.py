@@ -534,6 +534,21 @@ class ArgumentsAlwaysThere(Guardrail):
         return "Run the tests." if last_change > last_test_run else None
 
 
+class TestInTheCommand(Guardrail):
+    """takes any command holding "test" for a test run: `cat test_discount.py` too"""
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            if observation.name == "run_command" and "test" in (observation.arguments or {}).get(
+                "command", ""
+            ):
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
 class VagueFeedback(TestsAfterLastChange):
     def check_answer(self, run, answer):
         return "No." if super().check_answer(run, answer) else None
@@ -565,7 +580,7 @@ def test_tests_after_change_judges_generated_histories_without_pytest(capsys):
 
     result = check_tests_after_change(OnlyTheCommonCases)
     out = capsys.readouterr().out
-    assert not result and result.scenarios == 211
+    assert not result and result.scenarios == 212
     assert (
         "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
     )
@@ -610,6 +625,11 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
             ArgumentsAlwaysThere,
             "your guardrail raised AttributeError: 'NoneType' object has no attribute 'get' "
             "(an observation's arguments is None when the model's arguments did not parse)",
+        ),
+        (
+            TestInTheCommand,
+            "a model that writes, runs `cat test_discount.py` (reads the tests, does not run them), then "
+            "says done: it accepted the final answer",
         ),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
         (

@@ -95,6 +95,28 @@ def test_other_spellings_of_the_same_setup_pass_too():
     assert check_settings(other)
 
 
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:11434/v1", "http://localhost:11434/v1/", "http://[::1]:11434/v1"]
+)
+def test_the_same_ollama_server_written_another_way_passes(url, capsys):
+    other = copy.deepcopy(SETTINGS)
+    other["ollama"]["AGENT_CORE_BASE_URL"] = url
+    assert check_settings(other), capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.2:11434/v1", "http://localhost:8000/v1", "https://localhost:11434/v1"]
+)
+def test_another_server_or_port_is_still_named(url, capsys):
+    other = copy.deepcopy(SETTINGS)
+    other["ollama"]["AGENT_CORE_BASE_URL"] = url
+    assert not check_settings(other)
+    assert (
+        f"'ollama': the base URL is {url}; the setup says http://localhost:11434/v1"
+        in capsys.readouterr().out
+    )
+
+
 def test_the_empty_stub_says_which_backend_each_setup_would_get(capsys):
     assert not check_settings(dict.fromkeys(SETUPS, {}))
     out = capsys.readouterr().out
@@ -458,9 +480,33 @@ def _walk_with(compare, recorded, received, path):
     return None
 
 
+def isinstance_the_other_way(recorded, received, path=""):
+    """isinstance(received, type(recorded)): 1 recorded, true received looks equal (True is an int)"""
+    if isinstance(recorded, (dict, list)) and isinstance(received, (dict, list)):
+        return (
+            find_difference(recorded, received, path)
+            if type(recorded) is not type(received)
+            else (_walk_with(isinstance_the_other_way, recorded, received, path))
+        )
+    return None if (isinstance(received, type(recorded)) and recorded == received) else path
+
+
+def missing_as_null(recorded, received, path=""):
+    """reads both sides with .get(key): a key left out looks like a key set to null"""
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in [*recorded, *(k for k in received if k not in recorded)]:
+            where = f"{path}.{key}" if path else key
+            if found := missing_as_null(recorded.get(key), received.get(key), where):
+                return found
+        return None
+    return find_difference(recorded, received, path)
+
+
 WRONG_DIFFERENCES = [  # the most tempting first
-    (isinstance_for_the_type, "(False and 0: in Python they are ==, but in JSON they are different text"),
+    (isinstance_for_the_type, "(True and 1: in Python they are ==, but in JSON they are different text"),
     (equality_only, "in Python they are ==, but in JSON they are different text"),
+    (isinstance_the_other_way, "(1 and True: in Python they are ==, but in JSON they are different text"),
+    (missing_as_null, "one request sets a key to null, the other leaves it out"),
     (received_keys_first, "the first difference is at"),
     (sorted_keys, "the first difference is at"),
     (list_items_only_up_to_the_shorter, "the requests differ, but find_difference returned None"),

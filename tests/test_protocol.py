@@ -180,6 +180,37 @@ def test_empty_messages():
     assert error.body["code"] == "empty_array"
 
 
+def test_an_assistant_message_with_an_empty_tool_calls_list_is_refused():
+    error = refused([USER, {"role": "assistant", "content": "6", "tool_calls": []}, USER])
+    assert error.body["message"].startswith(
+        "Invalid 'messages[1].tool_calls': empty array. Expected an array with minimum length 1, "
+        "but got an empty array instead."
+    )
+    assert (error.body["param"], error.body["code"]) == ("messages[1].tool_calls", "empty_array")
+
+
+def test_an_assistant_message_without_tool_calls_or_with_none_is_accepted():
+    client = mock.client(mock.Script("ok", "ok"))
+    for answer in (
+        {"role": "assistant", "content": "6"},
+        {"role": "assistant", "content": "6", "tool_calls": None},
+    ):
+        reply = client.chat.completions.create(model="mock-model", messages=[USER, answer, USER])
+        assert reply.choices[0].message.content == "ok"
+
+
+def test_a_dumped_sdk_message_is_refused_where_unknown_fields_are():
+    client = mock.client(mock.Script("6", "ok"), reject_unknown_fields=True)
+    message = client.chat.completions.create(model="mock-model", messages=[USER]).choices[0].message
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(model="mock-model", messages=[USER, message.model_dump(), USER])
+    assert info.value.body["code"] == "extra_forbidden"
+    assert info.value.body["param"] == "messages[1].annotations"
+    plain = {"role": "assistant", "content": message.content}
+    reply = client.chat.completions.create(model="mock-model", messages=[USER, plain, USER])
+    assert reply.choices[0].message.content == "ok"
+
+
 def test_content_given_as_text_parts_is_accepted():
     client = mock.client(mock.Script("hello"))
     parts = [{"type": "text", "text": "Say "}, {"type": "text", "text": "hello"}]

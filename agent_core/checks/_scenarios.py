@@ -1,5 +1,15 @@
 """How a check judges: the learner's code beside the reference on many scenarios, the smallest failure in
-plain words (every lesson)."""
+plain words (every lesson).
+
+Adding a shape (a case the lesson names: a tool that raises, names sharing a prefix, 1 against true...):
+1. Name it in the check's shapes dict, beside its generator (e.g. RUN_SHAPES in lesson04.py): the name
+   as the lesson says it, and a predicate on one scenario.
+2. Make the generator (or a fixed scenario) produce it; if the seeded scenarios still miss it, change the
+   generator's odds or the seed, never the predicate.
+3. tests/test_check_shapes.py then fails until a seeded scenario reaches it; add the wrong answer the
+   shape catches to tests/test_checks_lessonNN.py with the problem it should name, and a right answer
+   written differently that must still pass.
+"""
 
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
 
 
 def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[str]) -> str | None:
-    client = mock.client()
+    client = mock.client(reject_unknown_fields=True)  # a dumped SDK message carries fields the API refuses
     history: list[dict[str, Any]] = []
     answers = []
     try:
@@ -88,6 +88,12 @@ def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[s
             answers.append(ask(client, history, question))
     except openai.BadRequestError as error:
         body = error.body if isinstance(error.body, dict) else {}
+        if body.get("code") == "extra_forbidden":
+            return (
+                f"the API refused call {len(_trace_of(client))}: {body.get('param')} is not a field a "
+                "message may have. Append a plain dict {'role': 'assistant', 'content': message.content}, "
+                "not the SDK's message or its model_dump()"
+            )
         first_line = str(body.get("message", error)).splitlines()[0]
         return f"the API refused call {len(_trace_of(client))}: {first_line}"
     if len(_trace_of(client)) != len(questions):

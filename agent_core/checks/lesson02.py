@@ -28,6 +28,20 @@ def get_weather(city: str, with_wind: bool = True) -> dict:
     return {"city": city, **reading, **({"wind_kmh": 12} if with_wind else {})}
 
 
+def get_sky(city: str) -> str:
+    """The sky over a city, in words."""
+    return f"light snow over {city}"
+
+
+def _sky_model(request: dict[str, Any]) -> Any:
+    """asks for the sky over Zürich, its arguments sent as a real model sends them (ü as it is, not
+    \\u00fc), then quotes the text result it reads"""
+    results = mock.tool_results(request)
+    if not results:
+        return mock.call("get_sky", '{"city": "Zürich"}')
+    return f"The sky: {list(results.values())[-1]}"
+
+
 def add(a: float, b: float) -> float:
     """Add two numbers."""
     return a + b
@@ -122,6 +136,12 @@ _ROUND_TRIP_CASES = [
         "the model's reply said finish_reason 'stop' and carried a tool call (the API answers a forced "
         "tool_choice that way): recognise a call by message.tool_calls, not by finish_reason",
     ),
+    Case(
+        "Is it snowing in Zürich?",
+        _sky_model,
+        {"get_sky": get_sky},
+        "the model asked for a tool: run it and call the model again with the result",
+    ),
 ]
 
 
@@ -184,13 +204,14 @@ def _describe(case: Case) -> str:
 def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     """Exercise 2.1: one round trip: every call run, answered in order and tied by id; the answer returned
 
-    Scenarios: four fixed questions (a dict result, two parallel calls, text beside a call, a call
-    with finish_reason "stop"), then 30 seeded ones of 1 to 4 independent operations, often the
-    same one twice, with the four arithmetic tools offered in any order, some missing, in English,
-    Spanish and German. The mock refuses unknown fields. Compared with the reference: the second
-    request's messages, how many times each function ran, and the answer returned.
+    Scenarios: five fixed questions (a dict result, two parallel calls, text beside a call, a call with
+    finish_reason "stop", a text result for non-ASCII arguments), then 30 seeded ones of 1 to 4
+    independent operations, often the same one twice, with the four arithmetic tools offered in any
+    order, some missing, in English, Spanish and German. The mock refuses unknown fields. Compared with
+    the reference: the second request's messages, how many times each function ran, and the answer
+    returned.
     """
-    cases = scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
+    cases = round_trip_scenarios()
     return judge_scenarios(
         "2.1",
         cases,
@@ -199,6 +220,30 @@ def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
         "one round trip: every call run and answered by id, in order; then the model's answer.",
         _fewer_operations,
     )
+
+
+def round_trip_scenarios() -> list[Case]:
+    """check 2.1's scenarios: the fixed ones, then 30 seeded"""
+    return scenarios(_ROUND_TRIP_CASES, _arithmetic, count=30, seed=2)
+
+
+def _names_called(case: Case) -> list[str]:
+    return [_ARITHMETIC[op].__name__ for op, _, _ in case.operations]
+
+
+# the shapes lesson 02 names, each reached by round_trip_scenarios() (tests/test_check_shapes.py)
+ROUND_TRIP_SHAPES: dict[str, Callable[[Case], bool]] = {
+    "a dict result": lambda case: "get_weather" in case.functions,
+    "a text result": lambda case: any(f is get_sky for f in case.functions.values()),
+    "non-ASCII arguments": lambda case: not case.question.isascii() and not case.operations,
+    "two calls in one reply": lambda case: len(case.operations) >= 2 or " and " in case.question,
+    "the same call twice": lambda case: len(set(case.operations)) < len(case.operations),
+    "a tool offered but not called": lambda case: (
+        bool(case.operations) and bool(set(case.functions) - set(_names_called(case)))
+    ),
+    "a question not in English": lambda case: case.phrase.startswith(("¿", "Was")),
+    "a float result": lambda case: any(op == "/" for op, _, _ in case.operations),
+}
 
 
 def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
@@ -268,6 +313,11 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
             "fields a server that rejects unknown fields refuses)"
         ]
     if assistant.get("tool_calls") != calls:
+        if _reencoded(assistant.get("tool_calls"), calls):
+            return [
+                "the assistant message's tool_calls hold the arguments re-encoded (json.dumps writes 'ü' "
+                "as '\\u00fc'): copy call.function.arguments as the model sent it, text for text"
+            ]
         return [
             "the assistant message should carry the model's tool_calls exactly as they came "
             "(id, type, function name, arguments as the JSON string)"
@@ -293,7 +343,18 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
         function = case.functions[call["function"]["name"]]
         expected = function(**json.loads(call["function"]["arguments"]))
         content = message.get("content")
-        if not isinstance(expected, str) and content == str(expected) and not _is_json_of(content, expected):
+        if isinstance(expected, str) and content != expected:
+            problems.append(
+                f"{call['function']['name']} returned the text {expected!r}; its tool message holds "
+                f"{content!r}. Send a string result as it is: json.dumps() of a string adds quotes "
+                "the model would read"
+                if _is_json_of(content, expected)
+                else f"the tool message for {call['function']['name']}({call['function']['arguments']}) "
+                f"should hold that call's result, {expected!r}; it holds {content!r}"
+            )
+        elif (
+            not isinstance(expected, str) and content == str(expected) and not _is_json_of(content, expected)
+        ):
             problems.append(
                 "the tool message's content is Python's str() of the result; send it as JSON "
                 "(json.dumps(result), or tool_message(call, result))"
@@ -305,6 +366,17 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
                 "function the call names, with its arguments by name: functions[name](**arguments))"
             )
     return problems
+
+
+def _reencoded(sent: Any, calls: list[dict[str, Any]]) -> bool:
+    """the same calls, but some arguments written as other JSON text for the same values"""
+    try:
+        return len(sent) == len(calls) and all(
+            json.loads(a["function"]["arguments"]) == json.loads(b["function"]["arguments"])
+            for a, b in zip(sent, calls, strict=True)
+        )
+    except (TypeError, KeyError, ValueError):
+        return False
 
 
 def _counted(function: Callable[..., Any], ran: Counter[str]) -> Callable[..., Any]:

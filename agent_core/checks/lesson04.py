@@ -6,6 +6,7 @@ import functools
 import json
 import random
 import re
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -119,7 +120,9 @@ def check_predictions(predictions: Any) -> Verdict:
         if predicted < actual:
             problems.append(f"{where}: you predicted {predicted}; {_MORE}")
         elif predicted > actual:
-            problems.append(f"{where}: you predicted {predicted}; {_FEWER}")
+            problems.append(
+                f"{where}: you predicted {predicted}; {_too_many(case[0], tuple(case[1]), actual)}"
+            )
     result = verdict(
         "4.2",
         problems,
@@ -128,6 +131,19 @@ def check_predictions(predictions: Any) -> Verdict:
     )
     result.scenarios = ran
     return result
+
+
+def _too_many(expression: str, names: tuple[str, ...], actual: int) -> str:
+    """why a prediction is too high, for the shape of this case: no tools, a chain, or independent parts"""
+    if not names:
+        return "too many. With no tools offered, the model answers in its head, in the first call"
+    operations = len(re.findall(r"[-+*/]", expression))
+    if actual == operations + 1:  # every operation waits for the one before it: nothing runs side by side
+        return (
+            "too many. Here each operation needs the result of the one before it, so each takes one "
+            "model call, and the answer one more: count the calls that wait for a result, nothing else"
+        )
+    return _FEWER
 
 
 def _same_case(case: Any) -> Any:
@@ -207,6 +223,8 @@ _TASKS = (
     ("10 - 4 and 6/3 and 10 - 4", ("subtract", "divide")),
     ("Suma 4+2 y 7+8", ("add", "subtract")),
     ("(12 - 3) / (1 + 2) * 2", ("divide", "subtract", "add", "multiply")),
+    ("1 + 7/0", ("add", "divide")),  # a tool that raises: the dispatcher answers with its error
+    ("8/0 and 4+2", ("divide", "add")),
     ("count for ever", ("add",)),
 )
 _POLICIES = {
@@ -264,13 +282,31 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
     """Exercise 4.1: my_run(client, task, registry, max_turns) -> (answer, messages, stop_reason)
 
     Scenarios: the lesson's calculator tasks (one with replies that say finish_reason "stop", one
-    with text beside the calls), a model that never stops, max_turns exactly the calls a task takes;
-    then 12 seeded ones: tasks with parallel, repeated and dependent steps, tools missing, the three
+    with text beside the calls), a model that never stops, max_turns exactly the calls a task takes,
+    a division by zero (a tool that raises); then 12 seeded ones: tasks with parallel, repeated and
+    dependent steps, failing tools, tools missing, the three
     kinds of reply, max_turns from 1 to past what the task takes. The mock refuses unknown fields.
     Each is compared with run_agent on the same model: the messages of every request, the number of
     model calls, the stop reason, and the answer.
     """
-    fixed: list[tuple[str, tuple[str, ...], str, int]] = [
+    cases = run_scenarios()
+    return judge_scenarios(
+        "4.1",
+        cases,
+        lambda scenario: _judge_run(my_run, *scenario),
+        _describe,
+        "my_run answers with the model's final text, answers every tool call, and stops at "
+        "max_turns with an honest message.",
+        _smaller,
+    )
+
+
+RunScenario = tuple[str, tuple[str, ...], str, int]
+
+
+def run_scenarios() -> list[RunScenario]:
+    """check 4.1's scenarios: the fixed ones, then 12 seeded"""
+    fixed: list[RunScenario] = [
         (task, names, policy, _CALCULATOR_TURNS)
         for task, names, policy in (
             ("5 + 8/12", ("add", "divide"), "calculator"),
@@ -282,17 +318,22 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
     fixed += [
         ("count for ever", ("add",), "runaway", _RUNAWAY_TURNS),
         ("5 + 8/12", ("add", "divide"), "calculator", 3),
+        ("1 + 7/0", ("add", "divide"), "calculator", _CALCULATOR_TURNS),
     ]
-    cases = scenarios(fixed, _scenario, count=12, seed=5)
-    return judge_scenarios(
-        "4.1",
-        cases,
-        lambda scenario: _judge_run(my_run, *scenario),
-        _describe,
-        "my_run answers with the model's final text, answers every tool call, and stops at "
-        "max_turns with an honest message.",
-        _smaller,
-    )
+    return scenarios(fixed, _scenario, count=12, seed=5)
+
+
+# the shapes lesson 04 names, each reached by run_scenarios() (tests/test_check_shapes.py)
+RUN_SHAPES: dict[str, Callable[[RunScenario], bool]] = {
+    "a tool that raises": lambda s: "/0" in s[0],
+    "replies that say finish_reason stop": lambda s: s[2] == "finish_reason stop",
+    "text beside the calls": lambda s: s[2] == "text beside calls",
+    "a model that never stops": lambda s: s[2] == "runaway",
+    "stopped by max_turns": lambda s: s[3] < _calls_needed(s[0], s[1], s[2]),
+    "max_turns exactly the calls it takes": lambda s: s[3] == _calls_needed(s[0], s[1], s[2]),
+    "parallel calls": lambda s: " and " in s[0] or "y" in s[0].split(),
+    "dependent steps": lambda s: "(" in s[0],
+}
 
 
 def _judge_run(
@@ -339,6 +380,18 @@ def _attempt(
                 ],
             )
         return client, None, [_refused(where, error, len(_trace_of(client)))]
+    except ZeroDivisionError as error:
+        if not _raised_by_a_tool(error):
+            return client, None, [f"{where} raised ZeroDivisionError: {error}"]
+        return (
+            client,
+            None,
+            [
+                f"{where} raised ZeroDivisionError ({error}) from the divide tool: run each call through "
+                "registry.dispatch(call), which turns a tool's exception into an 'ERROR: ...' tool "
+                "message the model reads, instead of calling the function yourself"
+            ],
+        )
     except Exception as error:  # the learner's code: report, don't crash the notebook
         return client, None, [f"{where} raised {type(error).__name__}: {error}"]
     if not (isinstance(result, (tuple, list)) and len(result) == 3):
@@ -348,6 +401,12 @@ def _attempt(
             [f"{where} should return (answer, messages, stop_reason); it returned {result!r:.120}"],
         )
     return client, result, []
+
+
+def _raised_by_a_tool(error: BaseException) -> bool:
+    """whether the exception came out of one of this check's tools (run outside the dispatcher)"""
+    innermost = traceback.extract_tb(error.__traceback__)[-1]
+    return innermost.filename == __file__ and innermost.name in _ARITHMETIC_TOOLS
 
 
 def _refused(where: str, error: openai.APIStatusError, calls: int) -> str:
@@ -497,7 +556,13 @@ def _check_cap(
         )
     if stop_reason != "max_turns":
         problems.append(f"stop_reason should be 'max_turns'; got {stop_reason!r}")
-    if not (isinstance(answer, str) and answer.strip()) or _not_a_message(answer, messages):
+    if isinstance(answer, str) and _quotes_a_result(answer, messages):
+        problems.append(
+            f"the answer at max_turns should say the run stopped without a final answer; {answer!r} "
+            "presents a tool's result as the answer, but the model never answered: say that it "
+            f"stopped at max_turns={turns}"
+        )
+    elif not (isinstance(answer, str) and answer.strip()) or _not_a_message(answer, messages):
         problems.append(
             f"the answer should be an honest message saying the run stopped at max_turns "
             f"without a final answer; got {answer!r}"
@@ -563,6 +628,20 @@ def _not_a_message(answer: str, messages: Any) -> bool:
         m.get("content") if isinstance(m, dict) else getattr(m, "content", None) for m in messages or []
     ]
     return any(isinstance(c, str) and c.strip() == text for c in contents)
+
+
+_STOP_WORDS = (
+    *("stop", "turn", "limit", "max", "cap", "without", "no final", "no answer", "gave up", "give up"),
+    *("budget", "unfinished", "incomplete", "not finish", "n't finish", "ran out"),
+)
+
+
+def _quotes_a_result(answer: str, messages: Any) -> bool:
+    """an answer at the cap that quotes the last tool result and says nothing of stopping"""
+    results = [m.get("content") for m in messages or [] if isinstance(m, dict) and m.get("role") == "tool"]
+    last = str(results[-1]).strip() if results else ""
+    quoted = bool(last) and re.search(rf"(?<![\w.]){re.escape(last)}(?!\w|\.\d)", answer) is not None
+    return quoted and answer.strip() != last and not any(word in answer.lower() for word in _STOP_WORDS)
 
 
 def _role(message: Any) -> Any:

@@ -57,7 +57,21 @@ def _tools(failing: bool = False) -> ToolRegistry:
 
     registry.add(failing_every_other(_add), name="add")
     registry.add(failing_every_other(_divide), name="divide")
+    registry.add(_add_note)
     return registry
+
+
+def _add_note(text: str) -> str:
+    """Add a note to the run's notes."""
+    return f"noted: {text}"
+
+
+class _AddsAndNotes(mock.Policy):
+    """never finishes: each turn it adds and notes, two tools whose names share a prefix"""
+
+    def reply(self, request: dict[str, Any]) -> mock.Reply:
+        step = len(mock.tool_results(request)) // 2
+        return mock.calls(mock.call("add", a=step, b=1), mock.call("add_note", text=f"step {step}"))
 
 
 class _RefusesFirstCall(Guardrail):
@@ -109,6 +123,7 @@ _USE_MODELS = {  # what the model does, described, and (policy, task)
         "1+1 and 1+1 and 2+3 and 8/2",
     ),
     "the calculator on '5 + 8/12'": (mock.Calculator, "5 + 8/12"),
+    "a model that calls add and add_note for ever": (_AddsAndNotes, "count and note"),
 }
 
 
@@ -124,7 +139,7 @@ def _uses(rng: random.Random) -> Uses:
     """a tool, a limit from 0 to 4, a model, whether the same guard serves a second run, and what else
     happens: another guard refusing first, or tools that fail"""
     return (
-        rng.choice(("add", "add", "divide")),
+        rng.choice(("add", "add", "divide", "add_note")),
         rng.randint(0, 4),
         rng.choice(list(_USE_MODELS)),
         rng.random() < 0.3,
@@ -163,11 +178,17 @@ def _judge_uses(
     yours = _capped_run(guard, model, also)
     if again:
         yours = _capped_run(guard, model, also)
-    for tool_name in ("add", "divide"):
+    for tool_name in ("add", "divide", "add_note"):
         if _ran(yours, tool_name) != _ran(expected, tool_name):
             return (
                 f"yours let {tool_name} run {_count(_ran(yours, tool_name))}, the reference "
-                f"{_count(_ran(expected, tool_name))}" + (" (in the second run)" if again else "")
+                f"{_count(_ran(expected, tool_name))}"
+                + (" (in the second run)" if again else "")
+                + (
+                    f": {tool_name!r} is another tool than {name!r}, compare the whole name"
+                    if tool_name != name and (tool_name.startswith(name) or name.startswith(tool_name))
+                    else ""
+                )
             )
     if yours.stop_reason != expected.stop_reason:
         return (
@@ -189,13 +210,13 @@ def check_max_uses(max_uses_class: type) -> Verdict:
     """Exercise 5.1: MaxUses(name, limit) refuses a tool once it has run `limit` times in a run
 
     Scenarios: MaxUses('add', 3) with a runaway model that listens, and a few readable others (one
-    behind another guard that refuses first, one with tools that fail); then 10 seeded ones: add or
-    divide, limits from 0 to 4, five models (runaways that listen or not, parallel and repeated calls
-    in one reply, a run that needs each tool once), sometimes the same guard used for a second run,
-    sometimes another guard before it that refuses each tool's first call, or tools failing on every
-    other call (a call that ran and failed is a use; one a guard refused is not). Each run is compared
-    with a reference guard's on the same model: how many times each tool ran, how many calls were
-    refused, how the run ended.
+    behind another guard that refuses first, one with tools that fail); then 10 seeded ones: add, divide
+    or add_note, limits from 0 to 4, six models (runaways that listen or not, parallel and repeated
+    calls in one reply, a run that needs each tool once, one that calls add and add_note), sometimes the
+    same guard used for a second run, sometimes another guard before it that refuses each tool's first
+    call, or tools failing on every other call (a call that ran and failed is a use; one a guard refused
+    is not). Each run is compared with a reference guard's on the same model: how many times each tool
+    ran, how many calls were refused, how the run ended.
     """
     try:
         guard = max_uses_class("add", 3)
@@ -203,6 +224,19 @@ def check_max_uses(max_uses_class: type) -> Verdict:
         return verdict("5.1", [f"MaxUses('add', 3) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.1", ["MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)"], "")
+    cases = uses_scenarios()
+    return judge_scenarios(
+        "5.1",
+        cases,
+        lambda scenario: _judge_uses(max_uses_class, *scenario),
+        _describe_uses,
+        "add runs 3 times, then the model reads a refusal and answers.",
+        _fewer_uses,
+    )
+
+
+def uses_scenarios() -> list[Uses]:
+    """check 5.1's scenarios: the fixed ones, then 10 seeded"""
     models = list(_USE_MODELS)
     fixed = [
         ("add", 3, models[0], False, ""),
@@ -213,16 +247,21 @@ def check_max_uses(max_uses_class: type) -> Verdict:
         ("add", 1, models[4], False, ""),
         ("add", 2, models[1], False, "refused"),
         ("add", 2, models[1], False, "failing"),
+        ("add", 1, models[5], False, ""),  # names that share a prefix: add_note is not add
     ]
-    cases = scenarios(fixed, _uses, count=10, seed=6)
-    return judge_scenarios(
-        "5.1",
-        cases,
-        lambda scenario: _judge_uses(max_uses_class, *scenario),
-        _describe_uses,
-        "add runs 3 times, then the model reads a refusal and answers.",
-        _fewer_uses,
-    )
+    return scenarios(fixed, _uses, count=10, seed=6)
+
+
+# the shapes lesson 05 names for MaxUses, each reached by uses_scenarios() (tests/test_check_shapes.py)
+USES_SHAPES: dict[str, Callable[[Uses], bool]] = {
+    "tool names that share a prefix": lambda s: "add_note" in s[2] or s[0] == "add_note",
+    "a limit of 0": lambda s: s[1] == 0,
+    "the same guard for a second run": lambda s: s[3],
+    "another guard refusing first": lambda s: s[4] == "refused",
+    "tools that fail": lambda s: s[4] == "failing",
+    "parallel calls in one reply": lambda s: "parallel" in s[2],
+    "a model that does not listen": lambda s: "listens" not in s[2] and "calculator" not in s[2],
+}
 
 
 # a scenario of 5.4: the version of discount.py, then the other files changed, each (path, text or None
@@ -238,6 +277,7 @@ _FIXED_TREES: list[tuple[str, _Tree]] = [
         "the code fixed and a new test file, test_extra.py, added",
         ("right_fix", (("test_extra.py", _EXTRA_TEST),)),
     ),
+    ("discount.py fixed but no longer importing (a syntax error)", ("broken", ())),
     (  # a name the lesson never shows: a list of known test files does not cover it
         "the code fixed and test_rounding.py added",
         ("right_fix", (("test_rounding.py", "def test_rounding():\n    assert True\n"),)),
@@ -260,7 +300,7 @@ _TEST_CHANGES: tuple[tuple[str, str | None], ...] = (
 def _project_tree(rng: random.Random) -> _Tree:
     """discount.py as shipped, fixed wrongly or fixed; other files added, changed or deleted (notes, a
     README, a helper module, a name holding 'test'), and sometimes a test file"""
-    code = rng.choice(("code", "wrong_fix", "right_fix", "right_fix"))
+    code = rng.choice(("code", "wrong_fix", "right_fix", "right_fix", "broken"))
     changes = [*rng.sample(_OTHER_CHANGES, rng.randint(1 if code == "right_fix" else 0, 2))]
     if rng.random() < 0.4:
         changes.append(rng.choice(_TEST_CHANGES))
@@ -282,6 +322,7 @@ def _describe_tree(tree: _Tree) -> str:
         "code": "the original code",
         "wrong_fix": "discount.py fixed wrongly",
         "right_fix": "the code fixed",
+        "broken": "discount.py no longer importing",
     }
     parts = [said[code]]
     for path, text in changes:
@@ -294,8 +335,14 @@ def _describe_tree(tree: _Tree) -> str:
 _SHIPPED = ("README.md", "discount.py", "pytest.ini", "test_discount.py")
 
 
-def _set_tree(project: TinyProject, tree: _Tree) -> None:
+def _versions() -> dict[str, str]:
+    """the discount project's versions, and "broken": the fix with a syntax error (the tests cannot run)"""
     versions = discount_versions()
+    return {**versions, "broken": versions["right_fix"].replace(") -> float:", ") -> float", 1)}
+
+
+def _set_tree(project: TinyProject, tree: _Tree) -> None:
+    versions = _versions()
     code, changes = tree
     project.reset()
     project.files["discount.py"] = versions[code]
@@ -319,7 +366,15 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
         )
     ok, yours = result
     if bool(ok) != expected:
-        return f"tests_pass() said ok={bool(ok)}; it should say ok={expected}"
+        unrun = (
+            ""
+            if expected or "FAILED" in report or report.startswith("exit code: 0")
+            else (
+                ": the tests did not even run (pytest could not import the code: it says ERROR, not "
+                "FAILED); judge by the exit code"
+            )
+        )
+        return f"tests_pass() said ok={bool(ok)}; it should say ok={expected}{unrun}"
     if expected:
         return None
     if not yours.strip():
@@ -330,7 +385,8 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
             f"ok is False but the report does not say that {unnamed[0]} was changed: the model reads only "
             "the report, so name the file and say it changed"
         )
-    if not edited and "FAILED" not in yours:
+    shown = [line.strip() for line in report.splitlines() if "FAILED" in line or "Error" in line]
+    if not edited and not any(line in yours for line in shown):
         return (
             "the report does not show the test run: put project.run_tests()'s report in it, so the model "
             "sees which test fails"
@@ -368,13 +424,14 @@ def _remembered_runs(project: TinyProject) -> Iterator[None]:
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
     """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed
 
-    Scenarios: the lesson's six (the original code, the code fixed, the failing test edited, the test
-    file deleted, a test file added under a name the lesson shows and one it never shows), every
-    problem listed; then 6 seeded ones: discount.py as shipped, fixed wrongly or fixed, with up to
-    three other files added, changed or deleted (notes, a unicode README, a helper module, latest_prices.md
-    whose name holds 'test', or a test file). Each is judged against the reference on the same files:
-    ok when the tests pass and no path starting with test_ changed; when not ok, a report that names
-    every changed test file, or shows the failing run. Then a run of the model that skips the tests,
+    Scenarios: the lesson's seven (the original code, the code fixed, the failing test edited, the test
+    file deleted, discount.py that does not import, a test file added under a name the lesson shows and
+    one it never shows), every problem listed; then 7 seeded ones: discount.py as shipped, fixed wrongly,
+    fixed or not importing, with up to three other files added, changed or deleted (notes, a unicode
+    README, a helper module, latest_prices.md whose name holds 'test', or a test file). Each is judged
+    against the reference on the same files: ok when the tests pass and no path starting with test_
+    changed; when not ok, a report that names every changed test file, or shows the failing run. Then
+    a run of the model that skips the tests,
     with VerifyBeforeDone(tests_pass). pytest runs once per set of files it reads.
     """
     if not isinstance(project, TinyProject):
@@ -383,7 +440,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
             "",
         )
-    generated = scenarios([], _project_tree, count=6, seed=3)
+    generated = scenarios([], _project_tree, count=7, seed=1)
     problems: list[str] = []
     try:
         with _remembered_runs(project):

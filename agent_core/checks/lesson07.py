@@ -411,10 +411,11 @@ _TESTS = mock.call("run_command", command=TEST_COMMAND)
 def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change
 
-    Scenarios: eleven real runs on the mock in a real workspace (five whose "done" must be rejected,
+    Scenarios: twelve real runs on the mock in a real workspace (six whose "done" must be rejected,
     then six to accept; each runs real pytest where the model asks, once per state of the project
     it reaches), then 200 generated histories of 0 to 8 tool calls (reads, writes and edits that
-    worked or failed, pytest runs written two ways, a failing test run, other commands, arguments
+    worked or failed, pytest runs written two ways, a failing test run, other commands, a command that
+    names a test file without running pytest, arguments
     that did not parse) judged by the rule.
     """
     must_reject = [
@@ -423,6 +424,11 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
         (
             "a model that writes, runs `ls` (a command, not the tests), then says done",
             _replies(_WRITE, mock.call("run_command", command="ls"), "Done."),
+        ),
+        (
+            "a model that writes, runs `cat test_discount.py` (reads the tests, does not run them), then "
+            "says done",
+            _replies(_WRITE, mock.call("run_command", command="cat test_discount.py"), "Done."),
         ),
         (
             "a model that writes, tests, writes again, then says done",
@@ -561,6 +567,7 @@ _STEPS: list[Step] = [
     ("run_command", "ls", False),
     ("run_command", "python discount.py", False),
     ("run_command", None, True),  # arguments that did not parse
+    ("run_command", "cat test_discount.py", False),  # holds "test", runs no test
 ]
 
 

@@ -8,6 +8,7 @@ import json
 import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -115,7 +116,7 @@ def _check_setting(name: str, env: Any) -> list[str]:
             f"but the setup is {_KIND_NAME[wanted['kind']]} ({_KIND_HINT[wanted['kind']]})"
         ]
     problems = []
-    if "base_url" in wanted and backend.base_url != wanted["base_url"]:
+    if "base_url" in wanted and not _same_url(backend.base_url, wanted["base_url"]):
         advice = (
             " (an OpenAI-compatible base URL ends in /v1)" if not backend.base_url.endswith("/v1") else ""
         )
@@ -139,6 +140,23 @@ def _check_setting(name: str, env: Any) -> list[str]:
             f"{wanted['policy']!r} (AGENT_CORE_MOCK_POLICY)"
         )
     return problems
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def _same_url(yours: str | None, wanted: str) -> bool:
+    """the same server and path: localhost, 127.0.0.1 and ::1 are one host (this machine), a final / aside"""
+    if yours is None:
+        return False
+    a, b = urlsplit(yours), urlsplit(wanted)
+    hosts = (a.hostname or "", b.hostname or "")
+    same_host = hosts[0] == hosts[1] or (hosts[0] in _LOOPBACK and hosts[1] in _LOOPBACK)
+    try:
+        ports = (a.port, b.port)
+    except ValueError:  # a port that is not a number
+        return False
+    return (a.scheme, ports[0], a.path.rstrip("/")) == (b.scheme, ports[1], b.path.rstrip("/")) and same_host
 
 
 # --- Exercise 8.2 ---------------------------------------------------------------------------
@@ -404,6 +422,7 @@ def _generated_request(rng: random.Random) -> dict[str, Any]:
         ("parallel_tool_calls", [True, False]),
         ("n", [1]),
         ("logprobs", [True, False]),
+        ("stop", [None]),  # null beside a missing key: two different requests
     ):
         if rng.random() < 0.5:
             body[option] = rng.choice(values)
@@ -433,7 +452,8 @@ def _other_value(value: Any, rng: random.Random) -> Any:
     if isinstance(value, bool):
         return rng.choice([not value, int(value)])
     if isinstance(value, int):
-        return rng.choice([value + 1, float(value), *([bool(value)] if value in (0, 1) else [])])
+        # 1 against true is the tempting one (1 == True in Python): as often as the other changes together
+        return rng.choice([value + 1, float(value), *([bool(value)] * 2 if value in (0, 1) else [])])
     if isinstance(value, float):
         return rng.choice([value + 0.5, int(value)] if value.is_integer() else [value + 0.5])
     if isinstance(value, str):
@@ -480,8 +500,8 @@ def _received(body: dict[str, Any], changes: tuple[Change, ...], seed: int = 0) 
                 parent.clear()
                 parent.update(reversed(items))
             elif kind == "add":
-                if isinstance(parent, dict):
-                    parent.setdefault(extra, 42)
+                if isinstance(parent, dict):  # "stop" comes as null: a null against a missing key
+                    parent.setdefault(extra, None if extra == "stop" else 42)
                 elif isinstance(parent, list):
                     parent.append(extra)
             elif kind == "drop":
@@ -569,20 +589,55 @@ def _short(value: Any) -> str:
     return text if len(text) <= 30 else text[:27] + "..."
 
 
+def _first_kinds(pair: Pair) -> tuple[str, str] | None:
+    """the JSON kinds at a pair's first difference ("missing" for a key only one side has), None if equal"""
+    body, changes = pair
+    found = first_difference(body, _received(body, changes))
+    if found is None:
+        return None
+    return cast(tuple[str, str], tuple(_kind(value) for value in found[1:]))
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    kinds = {int: "integer", float: "float", str: "string", list: "array", dict: "object", type(None): "null"}
+    return kinds.get(type(value), "missing")
+
+
+# the shapes lesson 08 names, each reached by the seeded pairs (tests/test_check_shapes.py)
+DIFFERENCE_SHAPES: dict[str, Callable[[Pair], bool]] = {
+    "1 recorded, true received": lambda pair: _first_kinds(pair) == ("integer", "boolean"),
+    "true recorded, 1 received": lambda pair: _first_kinds(pair) == ("boolean", "integer"),
+    "1 recorded, 1.0 received": lambda pair: _first_kinds(pair) == ("integer", "float"),
+    "null recorded, key missing": lambda pair: _first_kinds(pair) == ("null", "missing"),
+    "key missing, null received": lambda pair: _first_kinds(pair) == ("missing", "null"),
+    "equal, keys in another order": lambda pair: (
+        _first_kinds(pair) is None and any(kind == "reorder" for kind, _, _ in pair[1])
+    ),
+    "a string changed": lambda pair: _first_kinds(pair) == ("string", "string"),
+}
+
+
+def difference_scenarios() -> list[Pair]:
+    """check 8.3's scenarios: the readable pairs (each its received request whole), then 200 seeded"""
+    cases: list[Pair] = [
+        (recorded, (("replace", (), received),)) for _, recorded, received in DIFFERENCE_CASES
+    ]
+    return cases + scenarios([], _pair, count=200, seed=1)
+
+
 def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict:
     """Exercise 8.3: find_difference(recorded, received) -> the path of the first difference, or None
 
     Scenarios: the seven readable pairs of DIFFERENCE_CASES, then 200 generated pairs of
     calculator requests (unicode text, parallel calls, tools and options) whose received copy has
     0 to 3 differences: a changed value, a number or boolean in another JSON type (true against 1,
-    1 against 1.0, both ways round), a key or item dropped or added, and sometimes its keys in
-    another order, which is not a difference.
+    1 against 1.0, both ways round), a key or item dropped or added, a null against a missing key
+    (both ways round), and sometimes its keys in another order, which is not a difference. The
+    shapes the seeded pairs reach are listed in DIFFERENCE_SHAPES.
     """
-    # a readable pair is its received request whole: one "replace" change
-    cases: list[Pair] = [
-        (recorded, (("replace", (), received),)) for _, recorded, received in DIFFERENCE_CASES
-    ]
-    cases += scenarios([], _pair, count=200, seed=802)
+    cases = difference_scenarios()
 
     def judge(pair: Pair) -> str | None:
         recorded, changes = pair
@@ -612,7 +667,12 @@ def _difference_problem(
         problem = "the requests differ, but find_difference returned None"
         assert found is not None  # expected came from it
         _, mine, theirs = found
-        if mine == theirs:  # equal in Python, different in JSON
+        if {_kind(mine), _kind(theirs)} == {"null", "missing"}:
+            problem += (
+                " (one request sets a key to null, the other leaves it out: a missing key is not null, so "
+                "look at which keys each side has, not at .get(key))"
+            )
+        elif mine == theirs:  # equal in Python, different in JSON
             problem += (
                 f" ({mine!r} and {theirs!r}: in Python they are ==, but in JSON they are different "
                 "text: compare the types too, as type(a) is type(b))"

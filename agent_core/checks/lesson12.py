@@ -94,7 +94,7 @@ PLAN_SCENARIOS = len(PLAN_FIXED) + 200
 def _plan_steps(rng: random.Random) -> list[Step]:
     """a plan worked through as a model would, mostly in order (add, start, done, start the next),
     with wrong moves mixed in: any item added, started or finished again, near-duplicate and blank
-    texts, unknown actions; plans grow to seven items. One list in four has a second plan beside
+    texts, unknown actions; plans grow to eleven items. One list in four has a second plan beside
     the first, its steps mixed in"""
     plans: list[list[dict[str, str]]] = [[], []]
     steps: list[Step] = []

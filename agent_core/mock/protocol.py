@@ -554,6 +554,17 @@ def _check_messages(messages: Any) -> None:
                 hint="Append one {'role': 'tool', 'tool_call_id': ...} message per call, even if it failed.",
             )
         pending_from, answered = -1, {}
+        if role == "assistant" and message.get("tool_calls") == []:
+            # the real 400, as quoted whole in home-assistant/core#118577 and openai/openai-node#1341
+            # (see also openai/openai-python#2061)
+            raise ProtocolError(
+                f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum length 1, "
+                "but got an empty array instead.",
+                param=f"messages[{i}].tool_calls",
+                code="empty_array",
+                hint="When the model called no tool, leave 'tool_calls' out of the assistant message "
+                "(or send None); send the key only with at least one call.",
+            )
         if role == "assistant" and message.get("tool_calls"):
             ids = _check_tool_calls(i, message["tool_calls"])
             pending, pending_from = ids, i
