@@ -60,7 +60,7 @@ def test_a_log_line_is_about_the_tokens_lesson_06_says(name):
 
 @pytest.mark.parametrize("name", EVALUATION)
 def test_the_pass_rates_lesson_11_states_are_its_output(name):
-    table = output_of(name, 'off = evaluate(suite, seeds, noise, label="guardrails off")')
+    table = output_of(name, 'off = evaluate(suite, seeds, noisy(noise), mock.client, label="guardrails off")')
     passed, attempts = map(int, re.search(r"^4 \+ 2 +\S+ +(\d+)/(\d+) passed", table, re.MULTILINE).groups())
     said = prose(name)
     assert f"`4 + 2` passed {passed} of {attempts} times. With {attempts} attempts" in said
@@ -73,7 +73,7 @@ def test_the_pass_rates_lesson_11_states_are_its_output(name):
 
 @pytest.mark.parametrize("name", EVALUATION)
 def test_the_guardrails_lesson_11_credits_are_in_its_output(name):
-    compared = output_of(name, 'on = evaluate(suite, seeds, noise, guardrails=True, label="guardrails on")')
+    compared = output_of(name, 'on = evaluate(suite, seeds, noisy(noise), mock.client, guardrails=True, label="guardrails on")')
     loops_off, loops_on = map(int, re.search(r"first fault loop +(\d+) +(\d+)", compared).groups())
     left, in_discount = map(
         int,
@@ -107,7 +107,6 @@ GUARDRAILS = ["lessons/05_guardrails.ipynb", "solutions/05_guardrails.ipynb"]
 PLANNING = ["lessons/12_planning_and_subagents.ipynb", "solutions/12_planning_and_subagents.ipynb"]
 
 
-@pytest.mark.xfail(reason="the lead puts the corrected sentence into lesson 05 (issue 35)", strict=True)
 @pytest.mark.parametrize("name", GUARDRAILS)
 def test_the_job_offer_runs_turns_and_calls_are_the_ones_lesson_05_states(name):
     shown = output_of(name, "applied = run_agent(mock.client(JobApplicant())")
