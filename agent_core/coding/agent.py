@@ -57,8 +57,9 @@ class Workspace(ListAndEdit):
 
     def tools(self, *names: str) -> list[Tool]:
         """the tools bound to this workspace: the four core ones, or the named"""
-        methods = {"read_file": self.read_file, "grep": self.grep, "write_file": self.write_file}
-        methods |= {"run_command": self.run_command, "list_dir": self.list_dir, "edit_file": self.edit_file}
+        methods: dict[str, Callable[..., str]] = {"read_file": self.read_file, "grep": self.grep}
+        methods |= {"write_file": self.write_file, "run_command": self.run_command}
+        methods |= {"list_dir": self.list_dir, "edit_file": self.edit_file}
         unknown = [name for name in names if name not in methods]
         if unknown:
             raise ValueError(f"unknown tool name(s) {unknown}; choose from {list(ALL_TOOLS)}")
