@@ -19,7 +19,7 @@ from ._walk import walk_files
 from .sandbox import SandboxLimits
 from .workspace import copy_project, diff, snapshot
 
-__all__ = ["ToolError", "ToolLimits", "ProjectFolder", "observation", "plural", "encode"]
+__all__ = ["ToolError", "ToolLimits", "ProjectFolder", "observation", "line_number", "encode", "plural"]
 
 P = ParamSpec("P")
 
