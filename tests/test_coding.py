@@ -5,9 +5,11 @@ import sys
 
 import pytest
 
+from agent_core import mock
 from agent_core.coding import (
     ALL_TOOLS,
     CORE_TOOLS,
+    WRITING_TOOLS,
     OutputCap,
     ToolLimits,
     Workspace,
@@ -17,7 +19,23 @@ from agent_core.coding import (
     project_files,
     snapshot,
 )
+from agent_core.coding.agent import coding_registry
+from agent_core.guardrails import Permissions
+from agent_core.loop import run_agent
 from agent_core.schema import Tool, tool_definition
+
+CALLS = {  # one call of each tool
+    "read_file": {"path": "discount.py"},
+    "grep": {"pattern": "DISCOUNT"},
+    "write_file": {"path": "notes.txt", "content": "x"},
+    "run_command": {"command": "echo hi > hi.txt"},
+    "list_dir": {},
+    "edit_file": {
+        "path": "discount.py",
+        "old_text": "MEMBER_DISCOUNT = 0.10",
+        "new_text": "MEMBER_DISCOUNT = 1",
+    },
+}
 
 
 @pytest.fixture
@@ -67,22 +85,32 @@ def test_copy_project_unknown_name_lists_the_choices():
 # --- the tools as functions ---------------------------------------------------------------------
 
 
-def test_tools_are_tools_named_like_the_tools_that_declare_what_they_change(discount):
+def test_tools_are_tools_named_like_the_tools(discount):
     tools = discount.tools()
     assert [tool.__name__ for tool in tools] == list(CORE_TOOLS)
     assert [tool.name for tool in discount.tools(*ALL_TOOLS)] == list(ALL_TOOLS)
     for tool in tools:
         assert isinstance(tool, Tool)
         assert "self" not in inspect.signature(tool).parameters
-    declared = {tool.name: (tool.writes, tool.timeout) for tool in discount.tools(*ALL_TOOLS)}
-    assert declared == {
-        "read_file": (False, None),
-        "grep": (False, None),
-        "write_file": (True, None),
-        "run_command": (True, discount.sandbox.max_timeout + 5),
-        "list_dir": (False, None),
-        "edit_file": (True, None),
-    }
+
+
+def test_the_registry_waits_for_run_command_past_its_longest_timeout(discount):
+    registry = coding_registry(discount, *ALL_TOOLS)
+    assert registry.timeout_for("run_command") == discount.sandbox.max_timeout + 5
+    assert {registry.timeout_for(name) for name in ALL_TOOLS if name != "run_command"} == {registry.timeout}
+
+
+def test_read_only_permissions_refuse_exactly_the_tools_that_write(discount):
+    calls = [mock.call(name, **arguments) for name, arguments in CALLS.items()]
+    run = run_agent(
+        mock.client(mock.Script(mock.calls(*calls), "Done.")),
+        "look",
+        coding_registry(discount, *ALL_TOOLS),
+        guardrails=[Permissions(read_only=True, writing_tools=WRITING_TOOLS)],
+    )
+    refused = sorted(o.name for o in run.observations if o.error_type == "refused")
+    assert refused == sorted(WRITING_TOOLS) == ["edit_file", "run_command", "write_file"]
+    assert discount.diff() == ""
 
 
 def test_tools_rejects_an_unknown_name(discount):

@@ -4,6 +4,7 @@ import pytest
 
 from agent_core import mock
 from agent_core.coding import Workspace
+from agent_core.coding.agent import fresh_workspace, run_coding_agent
 from agent_core.coding.guards import (
     ClaimsCheck,
     DiffReview,
@@ -169,3 +170,42 @@ def test_diff_review_says_nothing_about_an_untouched_workspace(discount):
     guard = DiffReview(discount, expected_files=["discount.py"])
     run = scripted(discount, "Nothing to do.", guard=guard)
     assert run.stop_reason == "answered" and guard.caught == [] and guard.last_diff == ""
+
+
+# --- one guard, two runs -------------------------------------------------------------------------
+
+
+def test_a_claims_check_reused_for_a_second_run_reports_that_runs_own_figures(tmp_path):
+    claims = ClaimsCheck(max_rejections=1)
+    for _ in range(2):
+        model = mock.client(mock.Script("See line 3 of discount.py.", "See line 3 of discount.py."))
+        result = run_coding_agent(
+            fresh_workspace("discount", tmp_path), model, guardrails=[claims], verdict=False
+        )
+        assert result.run.stop_reason == "unverified_claims"
+        assert len(result.caught["ClaimsCheck"]) == 2  # this run's two answers, not four
+        assert claims.rejections == 1
+
+
+def test_a_diff_review_reused_for_a_second_run_reports_that_runs_own_figures(discount):
+    review = DiffReview(discount, expected_files=["discount.py"], max_rejections=1)
+    without_comment = "".join(
+        line
+        for line in (discount.root / "discount.py").read_text().splitlines(keepends=True)
+        if not line.lstrip().startswith("#")
+    )
+    first = run_coding_agent(
+        discount,
+        mock.client(
+            mock.Script(
+                mock.call("write_file", path="discount.py", content=without_comment), "Done.", "Done."
+            )
+        ),
+        guardrails=[review],
+        verdict=False,
+    )
+    assert first.run.stop_reason == "diff_review" and len(first.caught["DiffReview"]) == 2
+    (discount.root / "discount.py").write_bytes(discount.start["discount.py"])  # the comment back
+    second = run_coding_agent(discount, mock.client(mock.Script("Done.")), guardrails=[review], verdict=False)
+    assert second.run.stop_reason == "answered" and second.caught == {}
+    assert review.caught == [] and review.rejections == 0 and review.last_diff == ""

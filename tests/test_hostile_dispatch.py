@@ -290,10 +290,10 @@ def test_run_command_is_waited_for_until_the_sandbox_kills_it(tmp_path):
 
 
 def test_the_coding_agents_registry_waits_for_run_command_past_its_longest_timeout(tmp_path):
-    from agent_core.coding.agent import coding_tools
+    from agent_core.coding.agent import coding_registry
 
     workspace = Workspace(copy_project("discount", tmp_path))
-    registry = ToolRegistry(coding_tools(workspace))  # the registry run_coding_agent and lesson 07 build
+    registry = coding_registry(workspace)  # the registry run_coding_agent and lesson 07 build
     assert registry.timeout_for("run_command") > workspace.sandbox.max_timeout
     assert registry.timeout_for("read_file") == registry.timeout
 

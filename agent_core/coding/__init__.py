@@ -1,7 +1,8 @@
-"""The coding agent's workbench: tools, sandbox and practice projects (lesson 07)."""
+"""The coding agent's workbench: tools, sandbox and practice projects (lesson 07); read agent.py first."""
 
+from ._folder import ToolError, ToolLimits
+from .agent import ALL_TOOLS, CORE_TOOLS, WRITING_TOOLS, Workspace
 from .sandbox import CommandResult, OutputCap, SandboxLimits, run_sandboxed, sandbox_env
-from .tools import ALL_TOOLS, CORE_TOOLS, ToolError, ToolLimits, Workspace
 from .workspace import copy_project, diff, list_projects, project_files, snapshot
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "ToolError",
     "CORE_TOOLS",
     "ALL_TOOLS",
+    "WRITING_TOOLS",
     "SandboxLimits",
     "CommandResult",
     "OutputCap",

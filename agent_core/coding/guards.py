@@ -1,19 +1,26 @@
-"""Detectors for a coding agent's bad habits: citing unread lines, unrequested changes (lesson 07)."""
+"""Detectors for a coding agent's bad habits: citing unread lines, unrequested changes (lesson 07).
+
+Beneath it: `_citations.py` reads the line citations in an answer; `_verdict.py` runs the project's
+original tests on the agent's code, for VerifyBeforeDone.
+"""
 
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from agent_core.coding._observations import grep_matches, read_view
-from agent_core.coding.tools import Workspace
-from agent_core.dispatch import Observation
-from agent_core.guardrails import RejectThenStop
-from agent_core.loop import AgentRun
+from .._stop_reasons import StopReason
+from ..dispatch import Observation
+from ..guardrails import Permissions, RejectThenStop, VerifyBeforeDone
+from ..loop import AgentRun, Guardrail
+from ._citations import Citation, citations
+from ._folder import ProjectFolder
+from ._observations import grep_matches, read_view
+from ._verdict import TEST_FILES, project_tests
+from .workspace import FileChanges, changes_by_file
 
 __all__ = [
+    "AnswerCheck",
     "Citation",
     "citations",
     "shown_lines",
@@ -21,20 +28,35 @@ __all__ = [
     "FileChanges",
     "changes_by_file",
     "DiffReview",
+    "EXPECTED_FILES",
+    "WRITING_TOOLS",
+    "coding_guards",
 ]
 
+EXPECTED_FILES = {"discount": ["discount.py"], "users_api": ["app/*.py"]}
+"""the files each task may change; DiffReview flags changes anywhere else"""
+WRITING_TOOLS = ("write_file", "edit_file", "run_command")
+"""the workspace's tools that change things: Permissions(read_only=True) refuses them"""
 
-class _AnswerCheck(RejectThenStop):
-    """shared by the detectors: remember what was caught, reject, stop when ignored"""
 
-    def __init__(self, max_rejections: int = 2):
+class AnswerCheck(RejectThenStop):
+    """a judge of the final answer that keeps what it caught in the current run; rejects, then stops"""
+
+    def __init__(self, max_rejections: int = 2) -> None:
         super().__init__(max_rejections)
         self.caught: list[str] = []
+        """every problem found in this run's answers, in order"""
+
+    def start(self, run: AgentRun) -> None:
+        super().start(run)
+        self.caught = []
 
     def problems(self, run: AgentRun, answer: str) -> list[str]:
+        """what is wrong with this answer ([] if nothing)"""
         raise NotImplementedError
 
     def feedback(self, problems: list[str]) -> str:
+        """what the model is told about those problems"""
         raise NotImplementedError
 
     def check_answer(self, run: AgentRun, answer: str) -> str | None:
@@ -50,54 +72,6 @@ class _AnswerCheck(RejectThenStop):
 
 
 # --- ClaimsCheck -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Citation:
-    """a place in a file that an answer points at, and the text it quotes there (if any)"""
-
-    path: str
-    first: int
-    last: int
-    quote: str | None
-    written: str  # the citation as it appears in the answer
-
-    def lines(self) -> range:
-        return range(self.first, self.last + 1)
-
-
-_FILE = r"`?(?P<path>[\w./-]*\w\.[A-Za-z]\w*)`?"
-_CITATION_FORMS = [
-    # "line 10 of discount.py", "lines 3-5 in app/roles.py"
-    re.compile(
-        rf"\blines?\s+(?P<first>\d+)(?:\s*(?:-|–|to)\s*(?P<last>\d+))?\s+(?:of|in)\s+{_FILE}",
-        re.IGNORECASE,
-    ),
-    # "discount.py, line 10", "discount.py line 10"
-    re.compile(rf"{_FILE},?\s+lines?\s+(?P<first>\d+)(?:\s*(?:-|–|to)\s*(?P<last>\d+))?", re.I),
-    # "discount.py:10", "app/roles.py:3-5"
-    re.compile(rf"{_FILE}:(?P<first>\d+)(?:-(?P<last>\d+))?\b"),
-]
-_QUOTE_AFTER = re.compile(r"^[^`.,\n]{0,20}`(?P<quote>[^`\n]+)`")
-
-
-def citations(answer: str) -> list[Citation]:
-    """every line citation in the answer, in order, with the `quoted` code right after it"""
-    found: dict[int, Citation] = {}
-    for form in _CITATION_FORMS:
-        for match in form.finditer(answer):
-            if any(start < match.end() and match.start() < end for start, end in _spans(found)):
-                continue  # the same citation, already read by an earlier form
-            first = int(match["first"])
-            last = int(match["last"] or first)
-            quote = _QUOTE_AFTER.match(answer[match.end() :])
-            path = match["path"].removeprefix("./")
-            found[match.start()] = Citation(path, first, last, quote["quote"] if quote else None, match[0])
-    return [found[start] for start in sorted(found)]
-
-
-def _spans(found: dict[int, Citation]) -> list[tuple[int, int]]:
-    return [(start, start + len(c.written)) for start, c in found.items()]
 
 
 def shown_lines(observations: Iterable[Observation]) -> dict[str, dict[int, set[str]]]:
@@ -121,14 +95,14 @@ def _same_file(cited: str, shown: str) -> bool:
     return shown == cited or shown.endswith("/" + cited)
 
 
-class ClaimsCheck(_AnswerCheck):
+class ClaimsCheck(AnswerCheck):
     """rejects a final answer that cites file lines the model was never shown in this run
 
     "Shown" means returned by read_file (or listed by grep) during the run; a quote in
     backticks right after the citation must match what that line said.
     """
 
-    reason = "unverified_claims"
+    reason: StopReason = "unverified_claims"
 
     def problems(self, run: AgentRun, answer: str) -> list[str]:
         shown = shown_lines(run.observations)
@@ -170,40 +144,7 @@ class ClaimsCheck(_AnswerCheck):
 # --- DiffReview --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FileChanges:
-    """the lines one file lost and gained in a unified diff"""
-
-    path: str
-    removed: tuple[str, ...]
-    added: tuple[str, ...]
-
-
-def changes_by_file(unified_diff: str) -> list[FileChanges]:
-    """split a unified diff (as Workspace.diff() writes it) into the changes of each file"""
-    files: list[FileChanges] = []
-    path: str | None = None
-    removed: list[str] = []
-    added: list[str] = []
-    for line in unified_diff.splitlines():
-        if line.startswith("--- "):
-            if path is not None:
-                files.append(FileChanges(path, tuple(removed), tuple(added)))
-            path, removed, added = line[4:].removeprefix("a/"), [], []
-        elif line.startswith("+++ "):
-            target = line[4:].removeprefix("b/")
-            if target != "/dev/null":
-                path = target  # a new file's "---" line says /dev/null
-        elif line.startswith("-"):
-            removed.append(line[1:])
-        elif line.startswith("+"):
-            added.append(line[1:])
-    if path is not None:
-        files.append(FileChanges(path, tuple(removed), tuple(added)))
-    return files
-
-
-class DiffReview(_AnswerCheck):
+class DiffReview(AnswerCheck):
     """reads the full diff of the workspace when the model says it is done
 
     Flags a comment line that was removed (and not put back elsewhere), and a change to any
@@ -211,17 +152,22 @@ class DiffReview(_AnswerCheck):
     The feedback shows the model the whole diff, as a reviewer would read it.
     """
 
-    reason = "diff_review"
+    reason: StopReason = "diff_review"
 
     def __init__(
         self,
-        workspace: Workspace,
+        workspace: ProjectFolder,
         expected_files: Iterable[str] | None = None,
         max_rejections: int = 2,
-    ):
+    ) -> None:
         super().__init__(max_rejections)
         self.workspace = workspace
         self.expected_files = None if expected_files is None else list(expected_files)
+        self.last_diff = ""
+        """the diff the last review read"""
+
+    def start(self, run: AgentRun) -> None:
+        super().start(run)
         self.last_diff = ""
 
     def problems(self, run: AgentRun, answer: str) -> list[str]:
@@ -255,3 +201,28 @@ class DiffReview(_AnswerCheck):
 
     def __repr__(self) -> str:
         return f"DiffReview(expected_files={self.expected_files!r})"
+
+
+# --- lesson 07's guards together --------------------------------------------------------------------
+
+
+def coding_guards(workspace: ProjectFolder, project: str | None = None) -> list[Guardrail]:
+    """lesson 07's guardrails, one per bad habit
+
+    - Permissions: the tests and their settings are read-only (the test editor);
+    - ClaimsCheck: no citing lines that were never shown (the hallucinator);
+    - DiffReview: no deleted comments, no changes outside the task's files (the comment deleter);
+    - VerifyBeforeDone: "done" is accepted only when the project's own tests pass.
+    """
+    project = project or workspace.root.name
+
+    def tests_pass() -> tuple[bool, str]:
+        tests = project_tests(workspace, project)
+        return tests.passed, tests.output
+
+    return [
+        Permissions(protected=TEST_FILES, writing_tools=WRITING_TOOLS),
+        ClaimsCheck(max_rejections=1),
+        DiffReview(workspace, EXPECTED_FILES.get(project), max_rejections=1),
+        VerifyBeforeDone(tests_pass, max_rejections=1),
+    ]
