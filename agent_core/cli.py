@@ -310,8 +310,7 @@ def fix(
     and the verdict; returns 0 when the project's own tests pass on the final code, else 1.
     """
     from . import render
-    from .coding.agent import MAX_TURNS, TASKS, project_tests, run_coding_agent
-    from .coding.tools import Workspace
+    from .coding.agent import MAX_TURNS, TASKS, Workspace, project_tests, run_coding_agent
     from .mock.coding_policies import make_policy
 
     chosen = mock.client(make_policy(policy, project))

@@ -21,7 +21,7 @@ LESSON_MODULES = {
     "04": ["loop.py"],
     "05": ["guardrails.py", "approval.py"],
     "06": ["context.py", "costs.py"],
-    "07": ["coding/__init__.py", "coding/agent.py", "coding/tools.py"],
+    "07": ["coding/__init__.py", "coding/agent.py"],
     "08": ["providers.py", "replay.py"],
     "09": ["formats.py", "anthropic_loop.py"],
     "10": ["mcp_bridge.py"],

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import mock
-from ..coding.agent import SYSTEM, TASKS, coding_tools, fresh_workspace
+from ..coding.agent import ALL_TOOLS, SYSTEM, TASKS, Workspace, coding_tools, fresh_workspace
 from ..coding.guards import citations, shown_lines
-from ..coding.tools import ALL_TOOLS, Workspace
 from ..coding.workspace import project_files, snapshot
 from ..dispatch import Observation, ToolRegistry
 from ..loop import AgentRun, Guardrail, run_agent
