@@ -149,8 +149,7 @@ def _first_messages(task: str | Sequence[dict[str, Any]], system: str | None) ->
     if isinstance(task, Sequence) and task and all(isinstance(message, dict) for message in task):
         return [*messages, *(sendable_message(message) for message in task)]
     raise ValueError(
-        f"task is the user's request (a str) or the messages to continue (a list of dicts), "
-        f"not {task!r:.60}"
+        f"task is the user's request (a str) or the messages to continue (a list of dicts), not {task!r:.60}"
     )
 
 

@@ -39,7 +39,10 @@ class EditedReplies(httpx2.BaseTransport):
 def client_with(transport):
     """an SDK client over `transport`; run_agent records its calls itself"""
     return openai.OpenAI(
-        api_key="sk-test", base_url=mock.BASE_URL, http_client=httpx2.Client(transport=transport), max_retries=0
+        api_key="sk-test",
+        base_url=mock.BASE_URL,
+        http_client=httpx2.Client(transport=transport),
+        max_retries=0,
     )
 
 
