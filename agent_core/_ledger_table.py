@@ -1,0 +1,26 @@
+"""A token ledger as text: one row per model call, then the run's totals (lesson 06)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .context import Ledger
+
+__all__ = ["ledger_table"]
+
+
+def ledger_table(ledger: Ledger) -> str:
+    head = f"{'call':>4} {'messages':>8} {'prompt':>7} {'completion':>10} {'re-sent':>8} "
+    head += f"{'cached':>7} {'cumulative in':>13} {'cumulative out':>14}"
+    lines = [head]
+    for row in ledger.rows:
+        lines.append(
+            f"{row.call:>4} {row.messages:>8} {row.prompt:>7,} {row.completion:>10,} "
+            f"{row.resent:>8,} {row.cached:>7,} {row.cumulative_input:>13,} {row.cumulative_output:>14,}"
+        )
+    lines.append(
+        f"final history {ledger.final_history:,} tokens · input paid {ledger.total_input:,} "
+        f"tokens ({ledger.ratio:.2f}x) · output {ledger.total_output:,} tokens"
+    )
+    return "\n".join(lines)
