@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .context import Ledger
+from collections.abc import Sequence
+from typing import Protocol
 
 __all__ = ["ledger_table"]
+
+
+class Row(Protocol):
+    """what the table reads of a context.LedgerRow"""
+
+    call: int
+    messages: int
+    prompt: int
+    completion: int
+    resent: int
+    cached: int
+    cumulative_input: int
+    cumulative_output: int
+
+
+class Ledger(Protocol):
+    """what the table reads of a context.Ledger"""
+
+    @property
+    def rows(self) -> Sequence[Row]: ...
+    @property
+    def final_history(self) -> int: ...
+    @property
+    def total_input(self) -> int: ...
+    @property
+    def total_output(self) -> int: ...
+    @property
+    def ratio(self) -> float: ...
 
 
 def ledger_table(ledger: Ledger) -> str:
