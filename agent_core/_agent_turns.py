@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -61,7 +61,7 @@ def _children(delegates: Sequence[Delegate]) -> list[Child]:
 
 
 def interleaved(
-    turns: Sequence[Turn], children: Sequence[Child], top: str = "parent"
+    turns: Iterable[Turn], children: Sequence[Child], top: str = "parent"
 ) -> list[tuple[str, Turn]]:
     """(label, turn) for each turn of the parent and of its children, in the order they were made
 
@@ -71,7 +71,7 @@ def interleaved(
     return list(_walk(turns, top, 0, deque(children)))
 
 
-def _walk(turns: Sequence[Turn], label: str, depth: int, waiting: deque[Child]) -> Iterator[tuple[str, Turn]]:
+def _walk(turns: Iterable[Turn], label: str, depth: int, waiting: deque[Child]) -> Iterator[tuple[str, Turn]]:
     for turn in turns:
         yield label, turn
         for call in tool_calls_of(turn.reply or {}):

@@ -11,14 +11,22 @@ __all__ = ["ledger_table"]
 class Row(Protocol):
     """what the table reads of a context.LedgerRow"""
 
-    call: int
-    messages: int
-    prompt: int
-    completion: int
-    resent: int
-    cached: int
-    cumulative_input: int
-    cumulative_output: int
+    @property
+    def call(self) -> int: ...
+    @property
+    def messages(self) -> int: ...
+    @property
+    def prompt(self) -> int: ...
+    @property
+    def completion(self) -> int: ...
+    @property
+    def resent(self) -> int: ...
+    @property
+    def cached(self) -> int: ...
+    @property
+    def cumulative_input(self) -> int: ...
+    @property
+    def cumulative_output(self) -> int: ...
 
 
 class Ledger(Protocol):

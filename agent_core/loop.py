@@ -68,7 +68,7 @@ def run_agent(
 class StopRun(Exception):
     """raised by a guardrail to end the run; `reason` becomes the run's stop_reason"""
 
-    def __init__(self, reason: StopReason, message: str):
+    def __init__(self, reason: StopReason, message: str) -> None:
         super().__init__(message)
         self.reason: StopReason = reason
         self.message = message
@@ -147,7 +147,8 @@ def _first_messages(task: str | Sequence[dict[str, Any]], system: str | None) ->
     if isinstance(task, str):
         return [*messages, {"role": "user", "content": escape_surrogates(task)}]
     if isinstance(task, Sequence) and task and all(isinstance(message, dict) for message in task):
-        return [*messages, *(sendable_message(message) for message in task)]
+        # mypy keeps str in task's type after isinstance(task, Sequence), though the branch above took it
+        return [*messages, *(sendable_message(message) for message in task)]  # type: ignore[arg-type]
     raise ValueError(
         f"task is the user's request (a str) or the messages to continue (a list of dicts), not {task!r:.60}"
     )
