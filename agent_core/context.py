@@ -1,4 +1,9 @@
-"""Context: the token ledger, pruning results, compaction (lesson 06); what the tokens cost is in costs.py."""
+"""Context: the token ledger, pruning results, compaction (lesson 06); what the tokens cost is in costs.py.
+
+Beneath it: `_resent.py`, the tokens a call sent again (its prefix shared with the call before);
+`_ledger_table.py`, a ledger as text; `_plots.py`, a picture of ledgers; `_head_and_tail.py`, a text
+cut to a token budget around a marker; `_summary_call.py`, the model call that writes a summary.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,15 @@ from typing import Any
 import openai
 
 from ._defaults import DEFAULT_MODEL
+from ._head_and_tail import keep_head_and_tail
+from ._ledger_table import ledger_table
 from ._plots import plot_ledgers
+from ._resent import resent_tokens
+from ._summary_call import SUMMARY_REQUEST, summarize
 from .loop import AgentRun, Guardrail, StopRun
 from .schema import Tool
-from .tokens import count_request, encoding
-from .trace import Trace
+from .tokens import count_request
+from .trace import Trace, Turn
 
 __all__ = [
     "LedgerRow",
@@ -75,35 +84,22 @@ class Ledger:
         return self.total_input / self.final_history if self.final_history else 0.0
 
     def table(self) -> str:
-        head = f"{'call':>4} {'messages':>8} {'prompt':>7} {'completion':>10} {'re-sent':>8} "
-        head += f"{'cached':>7} {'cumulative in':>13} {'cumulative out':>14}"
-        lines = [head]
-        for row in self.rows:
-            lines.append(
-                f"{row.call:>4} {row.messages:>8} {row.prompt:>7,} {row.completion:>10,} "
-                f"{row.resent:>8,} {row.cached:>7,} {row.cumulative_input:>13,} {row.cumulative_output:>14,}"
-            )
-        lines.append(
-            f"final history {self.final_history:,} tokens · input paid {self.total_input:,} "
-            f"tokens ({self.ratio:.2f}x) · output {self.total_output:,} tokens"
-        )
-        return "\n".join(lines)
+        return ledger_table(self)
 
     def __str__(self) -> str:
         return self.table()
 
 
-def token_ledger(source: Trace | AgentRun | Any) -> Ledger:
-    """the ledger of a Trace (or of a run, or a recorded client: anything with .trace)
-
-    Calls without usage (a refused request) are left out.
-    """
-    trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
+def token_ledger(source: Trace | AgentRun) -> Ledger:
+    """the ledger of a Trace, or of a run's trace; calls without usage (a refused request) are left out"""
+    trace = source.trace if isinstance(source, AgentRun) else source
     if not isinstance(trace, Trace):
-        raise TypeError(f"token_ledger needs a Trace, an AgentRun or a recorded client, not {source!r}")
+        raise TypeError(
+            f"token_ledger needs a Trace or an AgentRun (a mock client's: client.trace), not {source!r:.80}"
+        )
     rows: list[LedgerRow] = []
     total_in = total_out = 0
-    previous = None
+    previous: Turn | None = None
     for turn in trace:
         usage = turn.usage
         if not usage:
@@ -116,7 +112,7 @@ def token_ledger(source: Trace | AgentRun | Any) -> Ledger:
                 messages=len(turn.messages),
                 prompt=usage["prompt_tokens"],
                 completion=usage["completion_tokens"],
-                resent=_resent(previous, turn) if previous else 0,
+                resent=resent_tokens(previous, turn) if previous else 0,
                 cumulative_input=total_in,
                 cumulative_output=total_out,
                 cached=(usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0,
@@ -126,19 +122,6 @@ def token_ledger(source: Trace | AgentRun | Any) -> Ledger:
     return Ledger(tuple(rows))
 
 
-def _resent(previous: Any, turn: Any) -> int:
-    """tokens of `turn`'s prompt that `previous` already sent: the shared prefix of messages"""
-    old, new = previous.messages, turn.messages
-    same = 0
-    while same < min(len(old), len(new)) and old[same] == new[same]:
-        same += 1
-    if same == 0 or previous.request.get("tools") != turn.request.get("tools"):
-        return 0
-    if same == len(old):  # the history only grew: all of the previous prompt is sent again
-        return previous.usage["prompt_tokens"]
-    return count_request(new[:same], turn.request.get("tools"))
-
-
 # --- prune the result, not the prompt ----------------------------------------------------------
 
 
@@ -146,26 +129,6 @@ def count_tokens(messages: Sequence[dict[str, Any]], tools: list[dict[str, Any]]
     """prompt tokens of a request with these messages and tools (the mock's exact count; cl100k_base,
     so an estimate for other models)"""
     return count_request(list(messages), tools)
-
-
-# tokens kept free for the cut marker, and for the cut edges, which may tokenise differently
-MARKER_ROOM = 20
-
-
-def keep_head_and_tail(text: str, max_tokens: int) -> str:
-    """the text if it fits in max_tokens; else its first and last tokens around a marker saying
-    how many were cut, all within max_tokens"""
-    tokens = encoding().encode_ordinary(text)
-    if len(tokens) <= max_tokens:
-        return text
-    if max_tokens < MARKER_ROOM + 2:
-        raise ValueError(
-            f"max_tokens={max_tokens} leaves no room beside the cut marker; give at least {MARKER_ROOM + 2}"
-        )
-    room = max_tokens - MARKER_ROOM
-    head, tail = tokens[: room // 2], tokens[len(tokens) - (room - room // 2) :]
-    marker = f"\n[... {len(tokens) - room:,} tokens cut from the middle ...]\n"
-    return encoding().decode(head) + marker + encoding().decode(tail)
 
 
 def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:
@@ -179,22 +142,11 @@ def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:
 
     if not isinstance(tool, Tool):
         return pruned_tool
-    return Tool(
-        pruned_tool,
-        name=tool.name,
-        description=tool.description,
-        strict=tool.strict,
-        writes=tool.writes,
-        timeout=tool.timeout,
-    )
+    return Tool(pruned_tool, name=tool.name, description=tool.description, strict=tool.strict)
 
 
 # --- compaction: old turns become a summary written by the model --------------------------------
 
-SUMMARY_REQUEST = (
-    "Summarise the conversation so far, so that the work can go on from your summary alone: "
-    "what the user asked, what each tool call found, and what you concluded."
-)
 SUMMARY_HEADER = "[Summary of {count} earlier messages, written to save space]"
 
 
@@ -206,28 +158,6 @@ def split_point(messages: Sequence[dict[str, Any]], keep_last: int) -> int:
     while first < start < len(messages) and messages[start].get("role") == "tool":
         start -= 1
     return start
-
-
-def summarize(
-    client: openai.OpenAI,
-    messages: Sequence[dict[str, Any]],
-    *,
-    model: str = DEFAULT_MODEL,
-    tools: list[dict[str, Any]] | None = None,
-) -> str:
-    """ask the model to summarise these messages; returns the summary's text
-
-    The messages are sent as they are, with SUMMARY_REQUEST after them; with the tools they
-    used (if any), and tool_choice "none" so the model answers in text.
-    """
-    options: dict[str, Any] = {"tools": tools, "tool_choice": "none"} if tools else {}
-    # the SDK types messages as TypedDicts; ours are the same JSON objects as plain dicts
-    response = client.chat.completions.create(
-        model=model,
-        messages=[*messages, {"role": "user", "content": SUMMARY_REQUEST}],  # type: ignore[list-item]
-        **options,
-    )
-    return response.choices[0].message.content or ""
 
 
 def compact(
@@ -269,8 +199,8 @@ class Compactor(Guardrail):
     """a guardrail that compacts the history before a model call when it is over max_tokens
 
     It replaces the contents of run.messages, the list run_agent sends, so the next call
-    already sends the shorter history. The summaries come from `client` (it may be the
-    agent's own client, or a cheaper model's); `events` records each compaction.
+    already sends the shorter history. The summaries come from `client` (the agent's own, or a
+    cheaper model's; the run's trace holds the agent's calls only); `events`: this run's compactions.
     """
 
     def __init__(
@@ -280,12 +210,12 @@ class Compactor(Guardrail):
         max_tokens: int,
         keep_last: int = 4,
         model: str = DEFAULT_MODEL,
-    ):
-        self.client = client
-        self.max_tokens = max_tokens
-        self.keep_last = keep_last
-        self.model = model
-        self.events: list[Compaction] = []
+    ) -> None:
+        self.client, self.max_tokens, self.keep_last, self.model = client, max_tokens, keep_last, model
+        self.events: list[Compaction] = []  # this run's compactions
+
+    def start(self, run: AgentRun) -> None:
+        self.events = []
 
     def before_model(self, run: AgentRun) -> None:
         tools = run.tools.definitions or None

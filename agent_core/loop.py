@@ -1,5 +1,8 @@
 """The ReAct loop: call the model, run the tools it asks for, show it the results, until it answers
-(lesson 04)."""
+(lesson 04).
+
+Beneath it: `_model_call.py`, one model call recorded as a Turn from the SDK's raw HTTP exchange.
+"""
 
 from __future__ import annotations
 
@@ -11,19 +14,64 @@ from typing import Any
 import openai
 
 from ._defaults import DEFAULT_MODEL
+from ._model_call import call_model
+from ._stop_reasons import StopReason
 from .calls import assistant_message, sendable_message, tool_calls_of, tool_message, unanswered_calls
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
-from .trace import Trace, escape_surrogates, recorded, trace_of
+from .trace import Trace, escape_surrogates
 
 __all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun"]
+
+
+def run_agent(
+    client: openai.OpenAI,
+    task: str | Sequence[dict[str, Any]],
+    tools: ToolRegistry | Iterable[Callable[..., Any]] = (),
+    *,
+    model: str = DEFAULT_MODEL,
+    system: str | None = None,
+    max_turns: int = 10,
+    guardrails: Sequence[Guardrail] = (),
+    trace: Trace | None = None,
+    **create_options: Any,
+) -> AgentRun:
+    """run the loop until the model answers without asking for a tool, or max_turns model calls
+
+    `task` is the user's request, or a conversation to continue (a list of messages). Returns the
+    AgentRun: answer, messages, stop_reason, counters, and `trace`, this run's model calls (given
+    one, they are appended to it: a call the server refused is there too, though run_agent raised)."""
+    run = _new_run(task, tools, system, trace if trace is not None else Trace())
+    try:
+        _start(run, guardrails)
+        while run.model_calls < max_turns:
+            for guardrail in guardrails:
+                guardrail.before_model(run)
+            response = _call(client, run, model, create_options)
+            message = sendable_message(assistant_message(response))  # it goes back in every later request
+            run.messages.append(message)
+            for guardrail in guardrails:
+                guardrail.after_model(run, message, response.usage)
+            if calls := tool_calls_of(message):
+                _run_tools(run, calls, guardrails)
+                continue
+            feedback = _first_said(g.check_answer(run, message["content"] or "") for g in guardrails)
+            if feedback is None:
+                run.answer, run.stop_reason = message["content"], "answered"
+                return run
+            run.messages.append({"role": "user", "content": escape_surrogates(feedback)})
+        run.stop_reason, run.answer = "max_turns", _gave_up(max_turns)
+    except StopRun as stop:
+        _stopped(run, stop)
+    return run
 
 
 class StopRun(Exception):
     """raised by a guardrail to end the run; `reason` becomes the run's stop_reason"""
 
-    def __init__(self, reason: str, message: str):
+    def __init__(self, reason: StopReason, message: str) -> None:
         super().__init__(message)
-        self.reason, self.message = reason, message
+        self.reason: StopReason = reason
+        self.message = message
 
 
 @dataclass
@@ -37,8 +85,8 @@ class AgentRun:
     tool_calls_made: int = 0  # the tool calls the model asked for, refused ones included
     started: float = field(default_factory=time.monotonic)
     answer: str | None = None
-    stop_reason: str | None = None  # "answered", "max_turns", or a guardrail's reason
-    trace: Trace = field(default_factory=Trace)
+    stop_reason: StopReason | None = None  # "answered", "max_turns", or a guardrail's reason
+    trace: Trace = field(default_factory=Trace)  # this run's model calls, as they crossed the wire
     observations: list[Observation] = field(default_factory=list)
     paused_calls: list[dict[str, Any]] = field(default_factory=list)
     """the calls a guardrail's stop left unrun (answered "not run"); guardrails.resume() runs them"""
@@ -52,7 +100,7 @@ class Guardrail:
     """a hook into run_agent (lesson 05): override any method; raise StopRun in one to end the run"""
 
     def start(self, run: AgentRun) -> None:
-        """called once as each run starts: counters kept per run start again here"""
+        """called once as each run starts: every field kept per run starts again here"""
 
     def before_model(self, run: AgentRun) -> None:
         """called before each model call"""
@@ -70,84 +118,47 @@ class Guardrail:
         """return feedback to reject the model's final answer and keep the loop going"""
 
 
-def run_agent(
-    client: openai.OpenAI,
-    task: str | Sequence[dict[str, Any]],
-    tools: ToolRegistry | Iterable[Callable[..., Any]] = (),
-    *,
-    model: str = DEFAULT_MODEL,
-    system: str | None = None,
-    max_turns: int = 10,
-    guardrails: Sequence[Guardrail] = (),
-    **create_options: Any,
-) -> AgentRun:
-    """run the loop until the model answers without asking for a tool, or max_turns model calls
+# --- the loop's steps ---------------------------------------------------------------------------
 
-    `task` is the user's request, or a conversation to continue (a list of messages). Returns the
-    AgentRun: answer, messages, stop_reason ("answered", "max_turns" or a guardrail's), counters,
-    and the trace of this run's model calls.
-    """
+
+def _new_run(
+    task: str | Sequence[dict[str, Any]],
+    tools: ToolRegistry | Iterable[Callable[..., Any]],
+    system: str | None,
+    trace: Trace,
+) -> AgentRun:
+    """the run's first messages (the task checked) and its dispatcher"""
     registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+    messages = _first_messages(task, system)
+    return AgentRun(task=_last_user_text(messages), messages=messages, tools=registry, trace=trace)
+
+
+def _start(run: AgentRun, guardrails: Sequence[Guardrail]) -> None:
+    """every guardrail told that the run starts; the calls a continued conversation ends with, run"""
+    for guardrail in guardrails:
+        guardrail.start(run)
+    _run_tools(run, unanswered_calls(run.messages), guardrails)
+
+
+def _first_messages(task: str | Sequence[dict[str, Any]], system: str | None) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = (
         [{"role": "system", "content": escape_surrogates(system)}] if system else []
     )
     if isinstance(task, str):
-        messages.append({"role": "user", "content": escape_surrogates(task)})
-    elif isinstance(task, Sequence) and task and all(isinstance(message, dict) for message in task):
+        return [*messages, {"role": "user", "content": escape_surrogates(task)}]
+    if isinstance(task, Sequence) and task and all(isinstance(message, dict) for message in task):
         # mypy keeps str in task's type after isinstance(task, Sequence), though the branch above took it
-        messages += [sendable_message(message) for message in task]  # type: ignore[arg-type]
-    else:
-        raise ValueError(
-            f"task is the user's request (a str) or the messages to continue (a list of dicts), "
-            f"not {task!r:.60}"
-        )
-    client = recorded(client)  # the same client if it records already, else a recording copy
-    trace = trace_of(client)
-    assert trace is not None  # recorded() made sure the client records
-    first_turn = len(trace)
-    run = AgentRun(task=_last_user_text(messages), messages=messages, tools=registry)
-    tool_options: dict[str, Any] = {"tools": registry.definitions} if len(registry) else {}
-    try:
-        for guardrail in guardrails:
-            guardrail.start(run)
-        _run_tools(run, unanswered_calls(messages), guardrails)  # a conversation may end with calls
-        while run.model_calls < max_turns:
-            for guardrail in guardrails:
-                guardrail.before_model(run)
-            run.model_calls += 1
-            # the SDK types messages as TypedDicts; ours are the same JSON objects as plain dicts
-            response = client.chat.completions.create(
-                model=model,
-                messages=messages,  # type: ignore[arg-type]
-                **tool_options,
-                **create_options,
-            )
-            message = sendable_message(assistant_message(response))  # it goes back in every later request
-            messages.append(message)
-            for guardrail in guardrails:
-                guardrail.after_model(run, message, response.usage)
-            if calls := tool_calls_of(message):
-                _run_tools(run, calls, guardrails)
-                continue
-            feedback = _first_said(g.check_answer(run, message["content"] or "") for g in guardrails)
-            if feedback is None:
-                run.answer, run.stop_reason = message["content"], "answered"
-                break
-            messages.append({"role": "user", "content": escape_surrogates(feedback)})
-        else:  # no break: max_turns model calls and no accepted answer
-            run.stop_reason = "max_turns"
-            run.answer = (
-                f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
-                "a final answer. The work so far is in the messages."
-            )
-    except StopRun as stop:
-        run.stop_reason, run.answer = stop.reason, stop.message
-        run.paused_calls = unanswered_calls(messages)
-        for call in run.paused_calls:  # stopped between parallel calls: answer the rest
-            messages.append(tool_message(call, escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")))
-    finally:
-        run.trace = trace.since(first_turn)
-    return run
+        return [*messages, *(sendable_message(message) for message in task)]  # type: ignore[arg-type]
+    raise ValueError(
+        f"task is the user's request (a str) or the messages to continue (a list of dicts), not {task!r:.60}"
+    )
+
+
+def _call(client: openai.OpenAI, run: AgentRun, model: str, options: dict[str, Any]) -> Any:
+    """one model call with the run's messages (and its tools, if it has any), recorded in run.trace"""
+    run.model_calls += 1
+    tools: dict[str, Any] = {"tools": run.tools.definitions} if len(run.tools) else {}
+    return call_model(client, run.trace, model=model, messages=run.messages, **tools, **options)
 
 
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
@@ -170,6 +181,21 @@ def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[
         run.messages.append(observation.to_message())
         for guardrail in guardrails:
             guardrail.after_tool(run, call, observation)
+
+
+def _stopped(run: AgentRun, stop: StopRun) -> None:
+    """a guardrail ended the run: its reason and message, and every call left unrun answered"""
+    run.stop_reason, run.answer = stop.reason, stop.message
+    run.paused_calls = unanswered_calls(run.messages)
+    for call in run.paused_calls:  # stopped between parallel calls: answer the rest
+        run.messages.append(tool_message(call, escape_surrogates(f"{ERROR_PREFIX}not run: {stop.message}")))
+
+
+def _gave_up(max_turns: int) -> str:
+    return (
+        f"I stopped after {max_turns} model calls (max_turns={max_turns}) without reaching "
+        "a final answer. The work so far is in the messages."
+    )
 
 
 def _first_said(answers: Iterable[str | None]) -> str | None:

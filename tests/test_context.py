@@ -89,13 +89,13 @@ def test_an_eight_thousand_token_result_in_call_two_of_ten_adds_about_64k_input(
     assert abs(extra - 8 * grown) < 50  # re-sent by the eight calls after the one that read it
 
 
-def test_the_ledger_accepts_a_trace_a_run_or_a_client_and_skips_refused_calls(five):
+def test_the_ledger_accepts_a_trace_or_a_run_and_skips_refused_calls(five):
     assert token_ledger(five.trace) == token_ledger(five)
     client = mock.client(mock.Script("hi"))
     client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model="m", messages=[])
-    ledger = token_ledger(client)
+    ledger = token_ledger(client.trace)
     assert len(client.trace) == 2 and len(ledger.rows) == 1
     with pytest.raises(TypeError, match="needs a Trace"):
         token_ledger([1, 2])
@@ -249,6 +249,20 @@ def test_the_compactor_shrinks_the_history_inside_run_agent_and_the_agent_finish
     assert ledger.rows[event.before_call - 1].prompt < ledger.rows[event.before_call - 2].prompt
     logs = sample_logs()
     assert f"Total: {sum(t.count('ERROR') for t in logs.values())} in 10 files." in run.answer
+
+
+def test_a_compactor_reused_for_a_second_run_reports_that_runs_own_compactions():
+    compactor = Compactor(mock.client(Summarizer()), max_tokens=3000, keep_last=4)
+    tools = ToolRegistry(log_tools(sample_logs()), max_chars=None)
+    long = run_agent(mock.client(LogReader()), FOLDER_TASK, tools, max_turns=15, guardrails=[compactor])
+    first = list(compactor.events)
+    short = run_agent(mock.client(LogReader()), FIVE_CALLS, tools, guardrails=[compactor])
+    assert long.stop_reason == short.stop_reason == "answered" and first
+    fresh_run, fresh = folder_run(FIVE_CALLS)
+    assert compactor.events == fresh.events and short.answer == fresh_run.answer
+    assert [e.before_call for e in compactor.events] == [e.before_call for e in fresh.events] == [4, 5]
+    sent = short.trace[compactor.events[0].before_call - 1]
+    assert len(sent.messages) == compactor.events[0].messages_after
 
 
 def test_a_rule_given_in_the_task_is_lost_by_compaction_but_not_from_the_system_prompt():

@@ -59,7 +59,7 @@ def test_caching_pays_from_the_call_where_reading_the_prefix_outweighs_the_write
     assert caching_pays_from(Ledger(rows), PRICES) == 2  # a long prefix and a short addition
     one = mock.client(mock.Script("hi"))
     one.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
-    assert caching_pays_from(token_ledger(one), PRICES) is None
+    assert caching_pays_from(token_ledger(one.trace), PRICES) is None
     no_discount = Prices(input=5.0, output=25.0, cache_read_multiplier=1.0, cache_write_multiplier=1.25)
     assert caching_pays_from(token_ledger(five), no_discount) is None
 

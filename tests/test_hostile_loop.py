@@ -15,7 +15,7 @@ from agent_core import mock, render
 from agent_core.coding import Workspace, copy_project
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import run_agent
-from agent_core.trace import RecordingTransport, Trace
+from agent_core.trace import Trace
 
 
 class EditedReplies(httpx2.BaseTransport):
@@ -37,12 +37,13 @@ class EditedReplies(httpx2.BaseTransport):
 
 
 def client_with(transport):
-    """an SDK client over `transport`, recording like mock.client() does"""
-    trace = Trace()
-    http = httpx2.Client(transport=RecordingTransport(transport, trace))
-    client = openai.OpenAI(api_key="sk-test", base_url=mock.BASE_URL, http_client=http, max_retries=0)
-    client.trace = trace
-    return client
+    """an SDK client over `transport`; run_agent records its calls itself"""
+    return openai.OpenAI(
+        api_key="sk-test",
+        base_url=mock.BASE_URL,
+        http_client=httpx2.Client(transport=transport),
+        max_retries=0,
+    )
 
 
 def first_call(body):

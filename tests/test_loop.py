@@ -2,12 +2,14 @@
 
 import math
 
+import openai
 import pytest
 from calculator_tools import add, divide
 
 from agent_core import mock
 from agent_core.dispatch import ToolRegistry
 from agent_core.loop import Guardrail, StopRun, run_agent
+from agent_core.trace import Trace
 
 
 def test_five_plus_eight_twelfths_takes_three_model_calls():
@@ -80,7 +82,7 @@ class Deny(Guardrail):
 
 class StopAfterFirstTool(Guardrail):
     def after_tool(self, run, call, observation):
-        raise StopRun("stopped", "stopped by a guardrail")
+        raise StopRun("needs_approval", "stopped by a guardrail")
 
 
 class RejectFirstAnswer(Guardrail):
@@ -105,7 +107,7 @@ def test_a_guardrail_can_refuse_a_tool_call():
 def test_a_guardrail_stop_leaves_a_valid_history():
     script = mock.Script([mock.call("add", a=1, b=2), mock.call("add", a=3, b=4)])
     run = run_agent(mock.client(script), "two sums", [add], guardrails=[StopAfterFirstTool()])
-    assert run.stop_reason == "stopped" and run.answer == "stopped by a guardrail"
+    assert run.stop_reason == "needs_approval" and run.answer == "stopped by a guardrail"
     assert [m["role"] for m in run.messages[-2:]] == ["tool", "tool"]
     assert run.messages[-1]["content"].startswith("ERROR: not run")
     mock.check_request({"model": "m", "messages": run.messages})  # the strict rules still hold
@@ -145,3 +147,24 @@ def test_guardrails_see_the_usage_of_every_model_call():
 def test_a_task_that_is_neither_a_request_nor_a_conversation_is_refused_with_what_to_give(task):
     with pytest.raises(ValueError, match=r"task is the user's request \(a str\) or the messages to continue"):
         run_agent(mock.client(), task)
+
+
+def test_a_run_records_its_own_calls_numbered_from_zero_as_they_crossed_the_wire():
+    client = mock.client(mock.Calculator())
+    client.chat.completions.create(model="mock-model", messages=[{"role": "user", "content": "hi"}])
+    run = run_agent(client, "4 + 2", [add])
+    assert [turn.index for turn in run.trace] == [0, 1]
+    wire = client.trace.turns[1:]  # the mock's transport saw the same two calls, after the first one
+    assert [(t.method, t.url, t.status, t.sent, t.received) for t in run.trace] == [
+        (t.method, t.url, t.status, t.sent, t.received) for t in wire
+    ]
+    assert all(turn.elapsed_ms > 0 for turn in run.trace)
+
+
+def test_a_refused_call_is_recorded_in_the_given_trace_then_raised():
+    trace = Trace()
+    client = mock.client(mock.Script(mock.call("add", a=1, b=2), "done"))
+    with pytest.raises(openai.BadRequestError):
+        run_agent(client, "1+2", [add], trace=trace, temperature=7)
+    assert [turn.status for turn in trace] == [400] and trace[0].index == 0
+    assert "temperature" in trace[0].error["message"] and trace[0].request["temperature"] == 7

@@ -22,6 +22,7 @@ from agent_core.planning import (
     show_plan,
     turn_labels,
     turns_of,
+    whole_trace,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,6 +111,32 @@ def test_a_stale_plan_is_shown_back_and_an_answer_with_open_items_is_turned_back
         PlanReminder(plan, stale_after=0)
 
 
+def test_a_plan_reminder_reused_for_a_second_run_counts_that_runs_reminders_and_turns_back_again(users):
+    tools = users.tools("list_dir", "read_file")
+    plan = Plan()
+    reminder = PlanReminder(plan, stale_after=2)
+    first = run_agent(
+        mock.client(Planner(STEPS, forgets=True)), "Explore.", [plan.tool, *tools], guardrails=[reminder]
+    )
+    assert reminder.reminders == 1 and first.stop_reason == "answered"
+    plan.items.clear()
+    second = run_agent(
+        mock.client(Planner(STEPS, forgets=True)), "Explore.", [plan.tool, *tools], guardrails=[reminder]
+    )
+    assert reminder.reminders == 1 and second.messages == first.messages
+    stale = PlanReminder(Plan(), stale_after=9)
+    for _ in range(2):  # each run's answer with open items is turned back once
+        stale.plan.items.clear()
+        run = run_agent(
+            mock.client(Planner(STEPS, forgets=True)),
+            "Explore.",
+            [stale.plan.tool, *tools],
+            guardrails=[stale],
+        )
+        feedback = [m["content"] for m in run.messages[1:] if m["role"] == "user"]
+        assert len(feedback) == 1 and feedback[0].startswith("Your plan still has open items")
+
+
 def test_a_child_starts_fresh_with_only_its_tools_and_the_parent_reads_its_two_lines(users):
     client = mock.client(Delegator())
     explorer = Delegate(client, users.tools("list_dir", "read_file"))
@@ -135,7 +162,11 @@ def test_a_childs_tokens_reach_the_parents_ledger(users):
     child_input = token_ledger(explorer.children[0].turns).total_input
     parent_input = token_ledger(turns_of(run, "parent", explorer)).total_input
     assert child_input > 5 * parent_input > 0
-    assert token_ledger(run).total_input == parent_input + child_input
+    assert token_ledger(whole_trace(run, explorer)).total_input == parent_input + child_input
+    assert token_ledger(run).total_input == parent_input  # the run's trace holds its own calls
+    assert len(client.trace) == len(whole_trace(run, explorer)) == 9
+    wire = [turn.sent for turn in client.trace]  # the order the calls crossed the wire
+    assert [turn.sent for turn in whole_trace(run, explorer)] == wire
 
 
 def test_delegating_keeps_the_parents_context_small(users):
