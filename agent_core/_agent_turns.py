@@ -13,7 +13,7 @@ from .calls import parse_arguments, tool_calls_of
 from .loop import AgentRun
 from .trace import Trace, Turn
 
-__all__ = ["Child", "whole_trace", "turn_labels", "turns_of", "interleaved"]
+__all__ = ["Child", "HasChildren", "whole_trace", "turn_labels", "turns_of", "interleaved"]
 
 
 @dataclass(repr=False)
@@ -33,29 +33,29 @@ class Child:
         return f"Child({self.label!r}, depth={self.depth}, {len(self.turns)} model calls, {ended})"
 
 
-class Delegate(Protocol):
+class HasChildren(Protocol):
     """what is read of a planning.Delegate here: the children it ran, in the order they started"""
 
     children: list[Child]
 
 
-def whole_trace(run: AgentRun, *delegates: Delegate) -> Trace:
+def whole_trace(run: AgentRun, *delegates: HasChildren) -> Trace:
     """the run's model calls with its children's (of these delegates) where they ran, for its ledger"""
     return Trace([turn for _, turn in interleaved(run.trace, _children(delegates))])
 
 
-def turn_labels(run: AgentRun, *delegates: Delegate, top: str = "parent") -> list[str]:
+def turn_labels(run: AgentRun, *delegates: HasChildren, top: str = "parent") -> list[str]:
     """which agent made each turn of whole_trace(run, *delegates): `top`, or the child's label"""
     return [label for label, _ in interleaved(run.trace, _children(delegates), top)]
 
 
-def turns_of(run: AgentRun, label: str, *delegates: Delegate, top: str = "parent") -> Trace:
+def turns_of(run: AgentRun, label: str, *delegates: HasChildren, top: str = "parent") -> Trace:
     """the turns of one agent only, as a Trace (for its own token ledger)"""
     turns = interleaved(run.trace, _children(delegates), top)
     return Trace([turn for owner, turn in turns if owner == label])
 
 
-def _children(delegates: Sequence[Delegate]) -> list[Child]:
+def _children(delegates: Sequence[HasChildren]) -> list[Child]:
     """every child of these delegates, in the order they started"""
     return sorted((child for delegate in delegates for child in delegate.children), key=lambda c: c.started)
 

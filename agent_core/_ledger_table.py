@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-__all__ = ["ledger_table"]
+__all__ = ["ledger_table", "RowLike", "LedgerLike"]
 
 
-class Row(Protocol):
+class RowLike(Protocol):
     """what the table reads of a context.LedgerRow"""
 
     @property
@@ -29,11 +29,11 @@ class Row(Protocol):
     def cumulative_output(self) -> int: ...
 
 
-class Ledger(Protocol):
+class LedgerLike(Protocol):
     """what the table reads of a context.Ledger"""
 
     @property
-    def rows(self) -> Sequence[Row]: ...
+    def rows(self) -> Sequence[RowLike]: ...
     @property
     def final_history(self) -> int: ...
     @property
@@ -44,7 +44,7 @@ class Ledger(Protocol):
     def ratio(self) -> float: ...
 
 
-def ledger_table(ledger: Ledger) -> str:
+def ledger_table(ledger: LedgerLike) -> str:
     head = f"{'call':>4} {'messages':>8} {'prompt':>7} {'completion':>10} {'re-sent':>8} "
     head += f"{'cached':>7} {'cumulative in':>13} {'cumulative out':>14}"
     lines = [head]

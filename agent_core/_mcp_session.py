@@ -17,7 +17,7 @@ from ._mcp_process import ServerProcess
 from ._mcp_wire import short
 from .dispatch import ToolFailure
 
-__all__ = ["MCPServerError", "BlockingSession", "PageLimit"]
+__all__ = ["MCPServerError", "BlockingSession", "PageLimit", "reason_of"]
 
 T = TypeVar("T")
 

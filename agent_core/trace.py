@@ -9,7 +9,6 @@ a file that is not a cassette.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import time
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import openai
 
 from ._body_text import escape_surrogates, escaped, json_or_text, may_hold_surrogates
 from ._cassette_checks import CassetteError, check_cassette, read_cassette
@@ -30,8 +28,6 @@ __all__ = [
     "Turn",
     "Trace",
     "RecordingTransport",
-    "recorded",
-    "trace_of",
     "json_or_text",
     "escape_surrogates",
     "escaped",
@@ -254,43 +250,3 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def close(self) -> None:
         self.inner.close()
-
-
-# trace_of() and recorded() go once loop.py and planning.py record their calls themselves (issue 34);
-# nothing else uses them: a client records when given an http_client with a RecordingTransport
-def trace_of(client: openai.OpenAI) -> Trace | None:
-    """the Trace a client records into, if it was made by mock.client() or recorded()"""
-    return getattr(client, "trace", None)
-
-
-def recorded(client: openai.OpenAI, trace: Trace | None = None) -> openai.OpenAI:
-    """a copy of a client whose every call is recorded; its Trace is `.trace`
-
-    The copy sends through the client's own HTTP client: its transport, the proxies it took from
-    the environment, its headers and its timeouts. Like the SDK's `with_options()` copies, it
-    shares them: closing either closes both.
-    """
-    existing = trace_of(client)
-    if existing is not None and trace is None:
-        return client
-    trace = trace if trace is not None else Trace()
-    original = client._client
-    if not isinstance(original, httpx2.Client):  # the legacy httpx package's client: record on a new one
-        copy_of_client = client.with_options(
-            http_client=httpx2.Client(transport=RecordingTransport(httpx2.HTTPTransport(), trace))
-        )
-        copy_of_client.trace = trace
-        return copy_of_client
-    http_client = copy.copy(original)  # shares everything with the caller's HTTP client...
-    # ... but each transport it sends through is wrapped in a recorder (httpx2 keeps the default
-    # transport in _transport, and one per proxied URL pattern in _mounts; None means the default)
-    http_client._transport = RecordingTransport(original._transport, trace)
-    http_client._mounts = {
-        pattern: None if mounted is None else RecordingTransport(mounted, trace)
-        for pattern, mounted in original._mounts.items()
-    }
-    # the SDK's client closes its transports when collected: the copy keeps the original alive
-    http_client._recording_for = original  # type: ignore[attr-defined]
-    copy_of_client = client.with_options(http_client=http_client)
-    copy_of_client.trace = trace  # type: ignore[attr-defined]  # trace_of() reads it back
-    return copy_of_client

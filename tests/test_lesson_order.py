@@ -87,6 +87,8 @@ LESSON_08_USES_THE_MOCK = {
     ("providers.py", "agent_core.mock.server"),
     ("replay.py", "agent_core.mock.model"),
     ("replay.py", "agent_core.mock.protocol"),
+    ("_replayed_answers.py", "agent_core.mock.model"),
+    ("_replayed_answers.py", "agent_core.mock._response_events"),
 }
 
 

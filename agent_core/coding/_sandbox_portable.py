@@ -4,13 +4,14 @@ process carrying the run's id in its environment killed at the end; no resource 
 from __future__ import annotations
 
 import codecs
+import io
 import queue
 import subprocess
 import threading
 import time
 import uuid
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ._output import OutputCap, drain, read_until_done
 
@@ -58,10 +59,10 @@ def run_portable(
     return timed_out, process.returncode
 
 
-def _pump(pipe: IO[bytes], chunks: queue.Queue[bytes]) -> None:
+def _pump(pipe: io.BufferedReader, chunks: queue.Queue[bytes]) -> None:
     """read the pipe until its end, chunk by chunk, into the queue; b"" marks the end"""
     try:
-        while chunk := pipe.read1(READ_CHUNK_BYTES):  # type: ignore[attr-defined]
+        while chunk := pipe.read1(READ_CHUNK_BYTES):
             chunks.put(chunk)
     except (OSError, ValueError):
         pass
