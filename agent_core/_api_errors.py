@@ -102,4 +102,4 @@ def _server_message(error: openai.APIStatusError) -> str:
         message = body
     else:
         message = error.message
-    return message.split("\n(agent_core mock hint:")[0]
+    return str(message).split("\n(agent_core mock hint:")[0]

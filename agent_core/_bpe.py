@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 __all__ = ["PureEncoding", "last_safe_cut"]
 
 
-def _ranges(predicate) -> str:
+def _ranges(predicate: Callable[[str], bool]) -> str:
     """a character class body (a-b ranges) of every code point whose category passes `predicate`"""
     parts: list[str] = []
     start: int | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import sys
+from typing import Any
 
 __all__ = ["IN_BROWSER", "NeedsLocalInstall", "needs_local_install", "PlainTable"]
 
@@ -29,7 +30,7 @@ def needs_local_install(what: str, lesson: str) -> None:
 class PlainTable:
     """the numbers a plot would draw, as a table: what the browser edition shows without matplotlib"""
 
-    def __init__(self, title: str, columns: list[str], rows: list[tuple]) -> None:
+    def __init__(self, title: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
         self.title, self.columns, self.rows = (
             title,
             columns,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pydantic
+
 __all__ = ["ERROR_PREFIX", "from_responses", "as_dict", "text_of", "chat_tool_call"]
 
 Message = dict[str, Any]
@@ -15,7 +17,7 @@ ERROR_PREFIX = "ERROR: "
 
 def as_dict(item: Any) -> dict[str, Any]:
     """an SDK object (ChatCompletionMessage, ChatCompletion...) or a dict -> a plain dict"""
-    if hasattr(item, "model_dump"):
+    if isinstance(item, pydantic.BaseModel):
         return item.model_dump(exclude_none=True)
     if isinstance(item, dict):
         return item

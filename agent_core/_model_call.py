@@ -27,7 +27,7 @@ def call_model(client: openai.OpenAI, trace: Trace, **request: Any) -> ChatCompl
     except openai.APIStatusError as error:
         trace.turns.append(_turn(len(trace), error.response.request, error.response, started))
         raise
-    completion = raw.parse()
+    completion: ChatCompletion = raw.parse()
     trace.turns.append(_turn(len(trace), raw.http_request, raw.http_response, started))
     return completion
 

@@ -12,7 +12,9 @@ class ToolSchemaError(TypeError):
     """a function cannot become a tool definition; the message says which parameter and why"""
 
 
-def inline_refs(schema: Any, where: str, defs: dict | None = None, seen: tuple = ()) -> Any:
+def inline_refs(
+    schema: Any, where: str, defs: dict[str, Any] | None = None, seen: tuple[str, ...] = ()
+) -> Any:
     """pydantic's schema without $ref/$defs/title, so every model and server accepts it"""
     if isinstance(schema, list):
         return [inline_refs(item, where, defs, seen) for item in schema]

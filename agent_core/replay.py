@@ -99,7 +99,8 @@ class Replay:
         """the model name the recording used; pass it as model= so requests match"""
         for turn in self.turns:
             if isinstance(turn.request, dict) and turn.request.get("model"):
-                return turn.request["model"]
+                model: str = turn.request["model"]
+                return model
         return None
 
     @property

@@ -204,7 +204,8 @@ def _schema_for(annotation: Any, where: str) -> dict[str, Any]:
     if typing_extensions.is_typeddict(annotation):
         return _typeddict_schema(annotation, where)
     if is_pydantic_model(annotation):
-        return inline_refs(annotation.model_json_schema(), where)
+        inlined: dict[str, Any] = inline_refs(annotation.model_json_schema(), where)
+        return inlined
     raise ToolSchemaError(f"{where}: type {_type_name(annotation)} is not supported; use {SUPPORTED}")
 
 

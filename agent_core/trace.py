@@ -95,7 +95,8 @@ class Turn:
             return []
         if "messages" not in self.request and "input" in self.request:
             return responses_messages(self.request)
-        return self.request.get("messages", [])
+        messages: list[dict[str, Any]] = self.request.get("messages", [])
+        return messages
 
     @property
     def reply(self) -> dict[str, Any] | None:
@@ -103,14 +104,16 @@ class Turn:
         if isinstance(self.response, dict) and self.response.get("object") == "response":
             return responses_reply(self.response)
         try:
-            return self.response["choices"][0]["message"]
+            message: dict[str, Any] = self.response["choices"][0]["message"]
+            return message
         except (KeyError, IndexError, TypeError):
             return None
 
     @property
     def finish_reason(self) -> str | None:
         try:
-            return self.response["choices"][0]["finish_reason"]
+            reason: str | None = self.response["choices"][0]["finish_reason"]
+            return reason
         except (KeyError, IndexError, TypeError):
             return None
 
@@ -122,7 +125,8 @@ class Turn:
     def error(self) -> dict[str, Any] | None:
         """the API's error object, when the call was refused"""
         if isinstance(self.response, dict) and "error" in self.response:
-            return self.response["error"]
+            error: dict[str, Any] = self.response["error"]
+            return error
         return None
 
     def to_dict(self, timings: bool = True) -> dict[str, Any]:

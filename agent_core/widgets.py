@@ -57,7 +57,8 @@ class TraceViewer(widgets.VBox):
     @property
     def index(self) -> int:
         """the turn on show, as an index into the trace (the buttons count from 1)"""
-        return self.turn_buttons.index
+        index: int = self.turn_buttons.index
+        return index
 
     @property
     def turn(self) -> Turn:
