@@ -3,9 +3,16 @@
 
 import pytest
 
-from agent_core.checks import lesson02, lesson04, lesson05, lesson08
+from agent_core.checks import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson08
 
 CHECKS = {
+    "0.1": (lesson00.ASK_SHAPES, lesson00.ask_scenarios),
+    "1.1": (lesson01.DEFINITION_SHAPES, lesson01.definition_scenarios),
+    "1.2": (lesson01.DELIVERY_SHAPES, lesson01.delivery_scenarios),
+    "1.3": (lesson01.CANCEL_SHAPES, lesson01.cancel_scenarios),
+    "1.4": (lesson01.ORDER_SHAPES, lesson01.order_scenarios),
+    "3.1": (lesson03.DISPATCH_SHAPES, lesson03.dispatch_scenarios),
+    "3.2": (lesson03.BOOKING_SHAPES, lesson03.booking_scenarios),
     "2.1": (lesson02.ROUND_TRIP_SHAPES, lesson02.round_trip_scenarios),
     "4.1": (lesson04.RUN_SHAPES, lesson04.run_scenarios),
     "5.1": (lesson05.USES_SHAPES, lesson05.uses_scenarios),
