@@ -14,8 +14,12 @@ CHECKS = {
     "3.1": (lesson03.DISPATCH_SHAPES, lesson03.dispatch_scenarios),
     "3.2": (lesson03.BOOKING_SHAPES, lesson03.booking_scenarios),
     "2.1": (lesson02.ROUND_TRIP_SHAPES, lesson02.round_trip_scenarios),
+    "4.2": (lesson04.PREDICTION_SHAPES, lesson04.prediction_scenarios),
     "4.1": (lesson04.RUN_SHAPES, lesson04.run_scenarios),
     "5.1": (lesson05.USES_SHAPES, lesson05.uses_scenarios),
+    "5.2": (lesson05.APPROVAL_SHAPES, lesson05.approval_scenarios),
+    "5.3": (lesson05.OFFER_SHAPES, lesson05.offer_scenarios),
+    "5.4": (lesson05.TREE_SHAPES, lesson05.tree_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
 }
 

@@ -165,7 +165,7 @@ def _summary(function: Callable[..., Any]) -> str:
     return (inspect.getdoc(function) or "").partition("Args:")[0].strip()
 
 
-# the shapes lesson 01 names for make_definition, each reached by definition_scenarios() (test_check_shapes.py)
+# the shapes lesson 01 names for make_definition, each reached by definition_scenarios()
 DEFINITION_SHAPES: dict[str, Callable[[Callable[..., Any]], bool]] = {
     **{
         f"a {kind.__name__} parameter": (lambda k: lambda f: any(p.annotation is k for p in _parameters(f)))(
