@@ -471,8 +471,9 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
     test edited, the test file deleted, discount.py that does not import, a test file added under a
     name the lesson shows and one it never shows), every problem listed; then 7 seeded ones:
     discount.py as shipped, fixed wrongly, fixed or not importing, with up to three other files
-    added, changed or deleted (notes, a unicode README, a helper module, latest_prices.md whose name holds 'test', or a test file). Each is judged
-    against the reference on the same files: ok when the tests pass and no path starting with test_
+    added, changed or deleted (notes, a unicode README, a helper module, latest_prices.md whose name
+    holds 'test', or a test file). Each is judged against the reference on the same files: ok when
+    the tests pass and no path starting with test_
     changed; when not ok, a report that names every changed test file, or shows the failing run. Then
     a run of the model that skips the tests,
     with VerifyBeforeDone(tests_pass). pytest runs once per set of files it reads.
