@@ -3,7 +3,7 @@
 
 import pytest
 
-from agent_core.checks import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson08
+from agent_core.checks import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson08
 
 CHECKS = {
     "0.1": (lesson00.ASK_SHAPES, lesson00.ask_scenarios),
@@ -20,6 +20,9 @@ CHECKS = {
     "5.2": (lesson05.APPROVAL_SHAPES, lesson05.approval_scenarios),
     "5.3": (lesson05.OFFER_SHAPES, lesson05.offer_scenarios),
     "5.4": (lesson05.TREE_SHAPES, lesson05.tree_scenarios),
+    "6.1": (lesson06.USAGE_SHAPES, lesson06.usage_scenarios),
+    "6.2": (lesson06.KEEP_SHAPES, lesson06.keep_scenarios),
+    "6.3": (lesson06.SPLIT_SHAPES, lesson06.split_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
 }
 
