@@ -3,7 +3,17 @@
 
 import pytest
 
-from agent_core.checks import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson08
+from agent_core.checks import (
+    lesson00,
+    lesson01,
+    lesson02,
+    lesson03,
+    lesson04,
+    lesson05,
+    lesson06,
+    lesson07,
+    lesson08,
+)
 
 CHECKS = {
     "0.1": (lesson00.ASK_SHAPES, lesson00.ask_scenarios),
@@ -23,6 +33,7 @@ CHECKS = {
     "6.1": (lesson06.USAGE_SHAPES, lesson06.usage_scenarios),
     "6.2": (lesson06.KEEP_SHAPES, lesson06.keep_scenarios),
     "6.3": (lesson06.SPLIT_SHAPES, lesson06.split_scenarios),
+    "7.1": (lesson07.READ_SHAPES, lesson07.read_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
 }
 
