@@ -13,6 +13,7 @@ from agent_core.checks import (
     lesson06,
     lesson07,
     lesson08,
+    lesson10,
 )
 
 CHECKS = {
@@ -35,6 +36,7 @@ CHECKS = {
     "6.3": (lesson06.SPLIT_SHAPES, lesson06.split_scenarios),
     "7.1": (lesson07.READ_SHAPES, lesson07.read_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
+    "10.3": (lesson10.PREFIX_SHAPES, lesson10.prefix_scenarios),
 }
 
 
