@@ -3,13 +3,41 @@
 
 import pytest
 
-from agent_core.checks import lesson02, lesson04, lesson05, lesson08
+from agent_core.checks import (
+    lesson00,
+    lesson01,
+    lesson02,
+    lesson03,
+    lesson04,
+    lesson05,
+    lesson06,
+    lesson07,
+    lesson08,
+    lesson10,
+)
 
 CHECKS = {
+    "0.1": (lesson00.ASK_SHAPES, lesson00.ask_scenarios),
+    "1.1": (lesson01.DEFINITION_SHAPES, lesson01.definition_scenarios),
+    "1.2": (lesson01.DELIVERY_SHAPES, lesson01.delivery_scenarios),
+    "1.3": (lesson01.CANCEL_SHAPES, lesson01.cancel_scenarios),
+    "1.4": (lesson01.ORDER_SHAPES, lesson01.order_scenarios),
+    "3.1": (lesson03.DISPATCH_SHAPES, lesson03.dispatch_scenarios),
+    "3.2": (lesson03.BOOKING_SHAPES, lesson03.booking_scenarios),
     "2.1": (lesson02.ROUND_TRIP_SHAPES, lesson02.round_trip_scenarios),
+    "4.2": (lesson04.PREDICTION_SHAPES, lesson04.prediction_scenarios),
     "4.1": (lesson04.RUN_SHAPES, lesson04.run_scenarios),
     "5.1": (lesson05.USES_SHAPES, lesson05.uses_scenarios),
+    "5.2": (lesson05.APPROVAL_SHAPES, lesson05.approval_scenarios),
+    "5.3": (lesson05.OFFER_SHAPES, lesson05.offer_scenarios),
+    "5.4": (lesson05.TREE_SHAPES, lesson05.tree_scenarios),
+    "6.1": (lesson06.USAGE_SHAPES, lesson06.usage_scenarios),
+    "6.2": (lesson06.KEEP_SHAPES, lesson06.keep_scenarios),
+    "6.3": (lesson06.SPLIT_SHAPES, lesson06.split_scenarios),
+    "7.1": (lesson07.READ_SHAPES, lesson07.read_scenarios),
+    "8.2": (lesson08.RECORD_SHAPES, lesson08.record_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
+    "10.3": (lesson10.PREFIX_SHAPES, lesson10.prefix_scenarios),
 }
 
 

@@ -582,7 +582,7 @@ def delivery(*, day=WEEKDAY, window=WINDOW, door=False, instructions=str | None,
 )
 def test_check_schedule_delivery_rejects_the_wrong_answer_catalogue(wrong, message, capsys):
     result = check_schedule_delivery(wrong)
-    assert not result and result.scenarios == 34
+    assert not result and result.scenarios == 37
     assert message in capsys.readouterr().out
 
 
@@ -632,7 +632,7 @@ delivery_with_enums.__doc__ = """Books a delivery slot for an order
 )
 def test_check_schedule_delivery_accepts_right_answers_written_differently(right, capsys):
     result = check_schedule_delivery(right)
-    assert result and result.scenarios == 34
+    assert result and result.scenarios == 37
     assert "✓ Exercise 1.2" in capsys.readouterr().out
 
 
@@ -640,7 +640,7 @@ def test_check_schedule_delivery_gives_the_same_verdict_every_time(capsys):
     wrong = delivery(body=lambda order_id, day, window, door, note: note.upper())
     first, second = check_schedule_delivery(wrong), check_schedule_delivery(wrong)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 34 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 37 and out[1] == out[2]
 
 
 @pytest.mark.parametrize(
@@ -708,7 +708,7 @@ def find_orders_joining_tags(
 )
 def test_check_strict_find_orders_rejects_the_wrong_answer_catalogue(wrong, message, capsys):
     result = check_strict_find_orders(wrong)
-    assert not result and result.scenarios == 34
+    assert not result and result.scenarios == 36
     assert message in capsys.readouterr().out
 
 
@@ -747,7 +747,7 @@ def find_orders_enum(customer_email: str, filters: FiltersWithAnEnum, tags: list
 @pytest.mark.parametrize("right", [find_orders_functional, find_orders_enum])
 def test_check_strict_find_orders_accepts_right_answers_written_differently(right, capsys):
     result = check_strict_find_orders(right)
-    assert result and result.scenarios == 34
+    assert result and result.scenarios == 36
     assert "✓ Exercise 1.4" in capsys.readouterr().out
 
 
@@ -757,7 +757,7 @@ def test_check_strict_find_orders_gives_the_same_verdict_every_time(capsys):
         check_strict_find_orders(find_orders_joining_tags),
     )
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 34 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 36 and out[1] == out[2]
 
 
 def test_the_lesson_01_checks_give_the_same_verdicts_under_another_hash_seed():

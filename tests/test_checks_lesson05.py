@@ -370,7 +370,7 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
         ),
         (  # any change but the code: notes and a README are no tests
             edits_named_by(lambda path: path != "discount.py"),
-            "with the code fixed, README.md edited, tests_pass() said ok=False; it should say ok=True",
+            "with the code fixed and README.md deleted, tests_pass() said ok=False; it should say ok=True",
         ),
         (  # any Python file but the code: a helper module is no test
             edits_named_by(lambda path: path.endswith(".py") and path != "discount.py"),
@@ -382,7 +382,7 @@ def test_check_tests_pass_finds_a_wrong_idea_of_a_test_file_on_generated_project
     project, make_attempt, problem, capsys
 ):
     result = check_tests_pass(make_attempt(project), project)
-    assert not result and result.scenarios == 14
+    assert not result and result.scenarios == 15
     assert problem in capsys.readouterr().out
 
 
@@ -437,7 +437,7 @@ def reports_only_the_verdict_lines(project):
 )
 def test_check_tests_pass_accepts_right_answers_written_differently(project, make_right, capsys):
     result = check_tests_pass(make_right(project), project)
-    assert result and result.scenarios == 14
+    assert result and result.scenarios == 15
     assert "✓ Exercise 5.4" in capsys.readouterr().out
 
 
@@ -445,7 +445,7 @@ def test_check_tests_pass_gives_the_same_verdict_every_time(project, capsys):
     wrong = edits_named_by(lambda path: "test" in path)(project)
     first, second = check_tests_pass(wrong, project), check_tests_pass(wrong, project)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 14 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 15 and out[1] == out[2]
 
 
 def test_check_tests_pass_needs_the_project(capsys):

@@ -279,6 +279,47 @@ class KeepsTheStatusAsText(Recorder):
         return response
 
 
+class KeepsInReverse(Recorder):
+    """the newest call first"""
+
+    def handle_request(self, request):
+        response = super().handle_request(request)
+        self.calls.insert(0, self.calls.pop())
+        return response
+
+
+class SharesOneDict(Recorder):
+    """one dict, filled again for every call and appended each time"""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.entry = {}
+
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        self.entry.update(
+            request=json.loads(request.read()),
+            status=response.status_code,
+            response=json.loads(response.read()),
+        )
+        self.calls.append(self.entry)
+        return response
+
+
+class RecorderBuildingByZip(Recorder):
+    """right, written differently: keys zipped with values, the list grown with +="""
+
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        values = (
+            json.loads(request.content.decode("utf-8")),
+            int(response.status_code),
+            json.loads(response.read()),
+        )
+        self.calls += [dict(zip(("response", "status", "request"), values[::-1], strict=True))]
+        return response
+
+
 class NotYet(Recorder):
     """the stub"""
 
@@ -297,10 +338,14 @@ WRONG_RECORDERS = [  # the most tempting first
     (RemakesTheResponse, "the run ended differently"),
     (KeepsTheStatusAsText, "its status should be the HTTP status (an int)"),
     (NotYet, "1 HTTP call went through, and you kept 0"),
+    (KeepsInReverse, "you kept the right calls in reverse order"),
+    (SharesOneDict, "entries are one and the same dict, so each shows the last call"),
 ]
 
 
-@pytest.mark.parametrize("recorder", [Recorder, RecorderReadingFirst, RecorderInFinally])
+@pytest.mark.parametrize(
+    "recorder", [Recorder, RecorderReadingFirst, RecorderInFinally, RecorderBuildingByZip]
+)
 def test_check_recorder_passes_right_answers_however_written(recorder, capsys):
     assert check_recorder(recorder)
     assert "✓ Exercise 8.2" in capsys.readouterr().out

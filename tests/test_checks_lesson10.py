@@ -401,6 +401,17 @@ def no_prefix_last_server_wins(servers):
     return definitions, {name: (server, t["name"]) for name, (server, t) in by_name.items()}
 
 
+def prefix_lower_cased(servers):
+    """lower-cases every name: the files server's Read and read become one tool"""
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = re.sub(r"[^a-z0-9_-]", "_", f"{server}__{mcp_tool['name']}".lower())
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
 def prefix_by_comprehension(servers):
     """right, written differently: pairs listed first, names cleaned character by character"""
     allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -434,6 +445,11 @@ CATALOGUE_9_3 = [  # most tempting first
     (prefix_names_only, "should keep its description"),
     (prefix_server_name_as_it_is, "is not a name the API accepts (letters, digits, '_' and '-' only)"),
     (prefix_dots_only, "is not a name the API accepts (letters, digits, '_' and '-' only)"),
+    (
+        prefix_lower_cased,
+        "the files server's 'Read' became 'files__read': tool names are case-sensitive, and changing the "
+        "case can make two tools one (files has 'Read', 'read'); keep the case, giving 'files__Read'",
+    ),
 ]
 
 
@@ -473,7 +489,7 @@ def test_the_checks_never_raise_on_return_values_they_cannot_read(capsys):
     [
         (check_tool_definition, definition_properties_only, 63),
         (check_result_message, message_python_repr, 104),
-        (check_prefix_tools, prefix_only_on_clash, 61),
+        (check_prefix_tools, prefix_only_on_clash, 62),
     ],
 )
 def test_each_check_is_deterministic_and_counts_its_scenarios(check, wrong, count, capsys):

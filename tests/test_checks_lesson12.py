@@ -275,7 +275,8 @@ def changed(**wrongs):
                 task: the sub-task.
             """
             nonlocal running
-            if running >= max_depth and not wrongs.get("no_depth"):
+            too_deep = running > max_depth if wrongs.get("depth_off_by_one") else running >= max_depth
+            if too_deep and not wrongs.get("no_depth"):
                 return "Too deep: do it yourself." if wrongs.get("refusal_unmarked") else "ERROR: too deep"
             running += 1
             try:
@@ -284,7 +285,7 @@ def changed(**wrongs):
                     wrongs.get("task", lambda t: t)(task),
                     registry(tools),
                     system=system,
-                    max_turns=wrongs.get("max_turns", max_turns),
+                    max_turns=wrongs.get("turns", lambda n: n)(wrongs.get("max_turns", max_turns)),
                     guardrails=() if wrongs.get("no_guards") else list(guardrails)[: wrongs.get("guards")],
                 )
             except Exception as error:
@@ -362,7 +363,18 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
 @pytest.mark.parametrize(
     ("wrong", "says"),
     [
-        (changed(no_depth=True), "no more than max_depth"),  # a child may delegate without bound
+        (changed(no_depth=True), "children ran 4 deep"),  # a child may delegate without bound
+        (  # > where >= belongs: one level too many
+            changed(depth_off_by_one=True),
+            "children ran 2 deep (the parent's child is 1 deep, its own child 2); with max_depth=1 they "
+            "should run 1 deep: refuse a delegate call when max_depth children are running, and not before",
+        ),
+        (
+            changed(turns=lambda n: n + 1),
+            "made 2 model calls in all; the reference's made 1, at the same depth: each child has its own "
+            "max_turns (1)",
+        ),
+        (changed(turns=lambda n: max(n - 1, 1)), "at the same depth: each child has its own max_turns"),
         (  # a delegation after a child has ended is refused
             changed(never_decrements=True),
             "called by hand after the parent's run with no child running, started no child; it "
@@ -378,7 +390,10 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
             "delegate('Subtask 9: look at notes.txt.') called by hand raised InternalServerError",
         ),
         (changed(no_guards=True), "notes.txt was changed"),  # the child ignores the parent's guards
-        (changed(max_turns=10), "its own max_turns"),  # the child's budget is not the one asked for
+        (
+            changed(max_turns=10),
+            "at the same depth: each child has its own max_turns",
+        ),  # the child's budget is not the one asked for
         (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),
         (changed(tools=lambda tools: tools[:1]), "it should be offered exactly"),
         (changed(client=with_a_new_client), "no child's model call reached the client"),

@@ -13,7 +13,7 @@ from .. import mock
 from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
-__all__ = ["check_ask", "check_repaired"]
+__all__ = ["check_ask", "ask_scenarios", "ASK_SHAPES", "check_repaired"]
 
 
 QUESTIONS = ["My name is Ada.", "What is my name?", "And what did I say first?"]
@@ -68,7 +68,7 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
     questions, an empty one, Spanish, Japanese, an emoji), each on a fresh history. On every call the
     messages sent must be the reference's (every earlier question and answer, then the question).
     """
-    cases = scenarios([QUESTIONS], _questions, count=12, seed=0)
+    cases = ask_scenarios()
     return judge_scenarios(
         "0.1",
         cases,
@@ -77,6 +77,23 @@ def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
         "the model now sees the whole conversation on every call.",
         _fewer_questions,
     )
+
+
+def ask_scenarios() -> list[list[str]]:
+    """check 0.1's scenarios: the lesson's three questions, then 12 seeded conversations"""
+    return scenarios([QUESTIONS], _questions, count=12, seed=0)
+
+
+# the shapes lesson 00 names for ask(), each reached by ask_scenarios() (tests/test_check_shapes.py)
+ASK_SHAPES: dict[str, Callable[[list[str]], bool]] = {
+    "the lesson's three questions": lambda s: s == QUESTIONS,
+    "a question that needs an earlier turn": lambda s: "What is my name?" in s[1:],
+    "longer than three questions": lambda s: len(s) > 3,
+    "the same question twice": lambda s: len(set(s)) < len(s),
+    "another language": lambda s: any(not q.isascii() and "🙃" not in q for q in s),
+    "an emoji": lambda s: any("🙃" in q for q in s),
+    "an empty question": lambda s: "" in s,
+}
 
 
 def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[str]) -> str | None:

@@ -23,6 +23,14 @@ __all__ = [
     "check_schedule_delivery",
     "check_cancel_description",
     "check_strict_find_orders",
+    "definition_scenarios",
+    "DEFINITION_SHAPES",
+    "delivery_scenarios",
+    "DELIVERY_SHAPES",
+    "cancel_scenarios",
+    "CANCEL_SHAPES",
+    "order_scenarios",
+    "ORDER_SHAPES",
 ]
 
 
@@ -126,7 +134,7 @@ def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) 
     name starts another listed before it (max_results, then max). Each definition
     is compared with the library's (as the JSON the model reads), then sent to the mock API.
     """
-    cases = scenarios(PROBES, _generated_function, count=40, seed=1)
+    cases = definition_scenarios()
     return judge_scenarios(
         "1.1",
         cases,
@@ -134,6 +142,57 @@ def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) 
         _describe_function,
         "your generator writes the same definitions as the library, and the API accepts them.",
     )
+
+
+def definition_scenarios() -> list[Callable[..., Any]]:
+    """check 1.1's scenarios: the three probe functions, then 40 seeded ones"""
+    return scenarios(PROBES, _generated_function, count=40, seed=1)
+
+
+def _parameters(function: Callable[..., Any]) -> list[inspect.Parameter]:
+    return list(inspect.signature(function).parameters.values())
+
+
+def _with_default(test: Callable[[Any], bool]) -> Callable[[Callable[..., Any]], bool]:
+    return lambda f: any(p.default is not p.empty and test(p.default) for p in _parameters(f))
+
+
+def _args_lines(function: Callable[..., Any]) -> str:
+    return (inspect.getdoc(function) or "").partition("Args:")[2]
+
+
+def _summary(function: Callable[..., Any]) -> str:
+    return (inspect.getdoc(function) or "").partition("Args:")[0].strip()
+
+
+# the shapes lesson 01 names for make_definition, each reached by definition_scenarios()
+DEFINITION_SHAPES: dict[str, Callable[[Callable[..., Any]], bool]] = {
+    **{
+        f"a {kind.__name__} parameter": (lambda k: lambda f: any(p.annotation is k for p in _parameters(f)))(
+            kind
+        )
+        for kind in (str, int, float, bool)
+    },
+    "no parameters": lambda f: not _parameters(f),
+    "a default of 0 or False": _with_default(lambda d: d == 0 and not isinstance(d, str)),
+    "a default of True": _with_default(lambda d: d is True),
+    "an empty string default": _with_default(lambda d: d == ""),
+    "a negative default": _with_default(lambda d: not isinstance(d, str) and d < 0),
+    "only parameters with defaults": lambda f: (
+        bool(_parameters(f)) and all(p.default is not p.empty for p in _parameters(f))
+    ),
+    "a parameter with no Args: line": lambda f: any(
+        re.search(rf"^\s*{p.name}:", _args_lines(f), re.MULTILINE) is None for p in _parameters(f)
+    ),
+    "no Args: section": lambda f: "Args:" not in (inspect.getdoc(f) or ""),
+    "a summary over two lines": lambda f: "\n" in _summary(f) and "\n\n" not in _summary(f),
+    "a summary of two paragraphs": lambda f: "\n\n" in _summary(f),
+    "a name that starts another": lambda f: any(
+        p.name != q.name and p.name.startswith(q.name) for p in _parameters(f) for q in _parameters(f)
+    ),
+    "unicode in the docstring": lambda f: not (inspect.getdoc(f) or "").isascii(),
+    "a non-ASCII parameter name": lambda f: any(not p.name.isascii() for p in _parameters(f)),
+}
 
 
 def _judge_definition(
@@ -321,7 +380,7 @@ def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
     that definition allows
 
     Scenarios: the definition compared with the target, key by key (every difference is listed);
-    then 4 readable calls and 30 seeded ones, as a model would send them: every weekday and window,
+    then 7 readable calls and 30 seeded ones, as a model would send them: every weekday and window,
     the optional arguments left out or given (instructions null, empty or unicode), and arguments
     the target forbids (a weekend day, a number for a string, "yes" for a boolean, an unknown key, a
     missing order_id). Each call is run through a ToolRegistry with your function and with the
@@ -332,7 +391,7 @@ def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
     if problem:
         return verdict("1.2", [f"the function cannot become a tool: {problem}"], "")
     problems = _differences(DELIVERY_TARGET["function"], made.definition["function"], _KEY_HINTS)
-    cases = scenarios(_DELIVERY_CALLS, _delivery_arguments, count=30, seed=12)
+    cases = delivery_scenarios()
     if problems:
         result = verdict("1.2", problems, "")
         result.scenarios = len(cases)
@@ -381,7 +440,39 @@ _DELIVERY_CALLS: list[dict[str, Any]] = [
     },
     {"order_id": "A-2071", "day": "wednesday", "instructions": None},
     {"order_id": "A-1042", "day": "saturday"},
+    {"order_id": "A-1042", "day": "Monday"},
+    {"order_id": "B-3310", "day": "tuesday", "gift_wrap": True},
+    {"day": "thursday", "window": "afternoon"},
 ]
+
+
+def delivery_scenarios() -> list[dict[str, Any]]:
+    """check 1.2's calls: 7 readable ones, then 30 seeded"""
+    return scenarios(_DELIVERY_CALLS, _delivery_arguments, count=30, seed=12)
+
+
+# the shapes lesson 01 names for schedule_delivery's calls, each reached by delivery_scenarios()
+DELIVERY_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "only the required arguments": lambda a: set(a) == {"order_id", "day"},
+    "every argument": lambda a: set(a) >= {"order_id", "day", "window", "leave_at_door", "instructions"},
+    "instructions null": lambda a: "instructions" in a and a["instructions"] is None,
+    "instructions empty": lambda a: a.get("instructions") == "",
+    "unicode in a string": lambda a: (
+        not json.dumps(a).isascii() or any(isinstance(v, str) and not v.isascii() for v in a.values())
+    ),
+    "a weekend day": lambda a: a.get("day") in ("saturday", "sunday"),
+    "a day in capitals": lambda a: isinstance(a.get("day"), str) and a["day"] != a["day"].lower(),
+    "a window not in the enum": lambda a: (
+        "window" in a and a["window"] not in ("morning", "afternoon", "evening")
+    ),
+    "a number for a string": lambda a: (
+        isinstance(a.get("order_id"), int) or isinstance(a.get("instructions"), int)
+    ),
+    "a string for a boolean": lambda a: isinstance(a.get("leave_at_door"), str),
+    "an unknown key": lambda a: bool(set(a) - set(DELIVERY_TARGET["function"]["parameters"]["properties"])),
+    "a missing order_id": lambda a: "order_id" not in a,
+    "keys in another order": lambda a: list(a)[:1] != ["order_id"],
+}
 
 
 def _delivery_arguments(rng: random.Random) -> dict[str, Any]:
@@ -542,7 +633,7 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
         return verdict("1.3", [f"the function cannot become a tool: {problem}"], "")
     if made.name != "cancel_order":
         return verdict("1.3", [f"keep the name cancel_order (yours is {made.name!r})"], "")
-    cases = scenarios([], _shop_request, count=30, seed=13)
+    cases = cancel_scenarios()
     problems = []
     order_ids = [word for word in ("A-2071", "B-3310", "A-1042") if word in made.description]
     if order_ids:
@@ -593,6 +684,28 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
 _Request = tuple[str, str, str, str]
 _GREETINGS = ("", "Hi! ", "Hello, ", "Guten Tag! ", "Bonjour, ")
 _CLOSINGS = ("", " Thanks!", " Danke schön.", " Merci 🙏", " Cheers, Zoë.")
+
+
+def cancel_scenarios() -> list[_Request]:
+    """check 1.3's generated requests (the lesson's four come first, apart)"""
+    return scenarios([], _shop_request, count=30, seed=13)
+
+
+# the shapes lesson 01 names for cancel_order's description, each reached by cancel_scenarios()
+CANCEL_SHAPES: dict[str, Callable[[_Request], bool]] = {
+    **{
+        f"a request for {tool}": (lambda t: lambda r: r[3] == t)(tool)
+        for tool in ("cancel_order", "lookup_order", "search_products", "find_customer")
+    },
+    "another order id": lambda r: (
+        re.search(r"[A-Z]-\d{4}", r[1]) is not None
+        and not any(i in r[1] for i in ("A-2071", "B-3310", "A-1042"))
+    ),
+    "a greeting": lambda r: bool(r[0]),
+    "a closing": lambda r: bool(r[2]),
+    "unicode": lambda r: not "".join(r[:3]).isascii(),
+    "a cancel request without 'my'": lambda r: r[3] == "cancel_order" and "my" not in r[1].split(),
+}
 
 
 def _shop_request(rng: random.Random) -> _Request:
@@ -659,7 +772,7 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
     mode lets through
 
     Scenarios: the strict definition's shape (named keys, typed lists, status and placed_after,
-    tags optional) and the API's answer to it; then 4 readable calls and 30 seeded ones, as a
+    tags optional) and the API's answer to it; then 6 readable calls and 30 seeded ones, as a
     model in strict mode sends them: every status, tags null, empty or unicode, and arguments strict
     mode forbids (a status not in the list, a number for the date, an extra or a missing key in
     filters, tags as a string, tags left out). Each call is run through a ToolRegistry with your
@@ -669,7 +782,7 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
     loose, problem = _definition(function)
     if problem:
         return verdict("1.4", [f"the function cannot become a tool: {problem}"], "")
-    cases = scenarios(_ORDER_CALLS, _order_arguments, count=30, seed=14)
+    cases = order_scenarios()
     problems = _strict_shape(loose)
     if not problems:
         strict, problem = _definition(function, strict=True)
@@ -757,7 +870,50 @@ _ORDER_CALLS: list[dict[str, Any]] = [
         "tags": None,
     },
     {"customer_email": "ana@example.com", "filters": {"status": "open", "placed_after": "2024-05-01"}},
+    {
+        "customer_email": "ben@example.com",
+        "filters": {"status": "delivered", "placed_after": ""},
+        "tags": "gift",
+    },
+    {
+        "customer_email": "zoë@exämple.de",
+        "filters": {"status": "cancelled", "placed_after": "2023-12-31"},
+        "tags": ["fragile ⚠", 7],
+    },
 ]
+
+
+def order_scenarios() -> list[dict[str, Any]]:
+    """check 1.4's calls: 6 readable ones, then 30 seeded"""
+    return scenarios(_ORDER_CALLS, _order_arguments, count=30, seed=14)
+
+
+def _filters(a: dict[str, Any]) -> dict[str, Any]:
+    return a.get("filters") if isinstance(a.get("filters"), dict) else {}  # type: ignore[return-value]
+
+
+# the shapes lesson 01 names for strict find_orders' calls, each reached by order_scenarios()
+ORDER_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
+    **{
+        f"status {status}": (lambda st: lambda a: _filters(a).get("status") == st)(status)
+        for status in _ORDER_STATUSES
+    },
+    "a status not in the list": lambda a: _filters(a).get("status", "open") not in _ORDER_STATUSES,
+    "a status in another case": lambda a: _filters(a).get("status") == "Open",
+    "a number for the date": lambda a: isinstance(_filters(a).get("placed_after"), int),
+    "a null date": lambda a: "placed_after" in _filters(a) and _filters(a)["placed_after"] is None,
+    "an extra key in filters": lambda a: bool(set(_filters(a)) - {"status", "placed_after"}),
+    "a key missing from filters": lambda a: not {"status", "placed_after"} <= set(_filters(a)),
+    "tags null": lambda a: "tags" in a and a["tags"] is None,
+    "tags empty": lambda a: a.get("tags") == [],
+    "tags with unicode": lambda a: isinstance(a.get("tags"), list) and not str(a["tags"]).isascii(),
+    "tags as a string": lambda a: isinstance(a.get("tags"), str),
+    "tags holding a number": lambda a: (
+        isinstance(a.get("tags"), list) and any(isinstance(t, int) for t in a["tags"])
+    ),
+    "tags left out": lambda a: "tags" not in a,
+    "an empty email": lambda a: a.get("customer_email") == "",
+}
 
 
 def _order_arguments(rng: random.Random) -> dict[str, Any]:

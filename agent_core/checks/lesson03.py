@@ -14,7 +14,14 @@ from ..dispatch import ToolRegistry, is_error
 from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
-__all__ = ["check_safe_dispatch", "check_honest_tool"]
+__all__ = [
+    "check_safe_dispatch",
+    "dispatch_scenarios",
+    "DISPATCH_SHAPES",
+    "check_honest_tool",
+    "booking_scenarios",
+    "BOOKING_SHAPES",
+]
 
 _ran: list[str] = []  # the tools that actually ran, so a check can see one ran with bad arguments
 
@@ -371,14 +378,7 @@ def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
     Each call is judged against the library's dispatcher: the same kind of answer, the tool run
     exactly when it runs there, the same result; an error names what it must.
     """
-    fixed: list[tuple[tuple[str, ...], tuple[dict[str, Any], ...]]] = [
-        (tuple(FUNCTIONS), (call,)) for call, _, _ in CASES
-    ]
-    fixed += [
-        (tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)),
-        (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),)),
-    ]
-    cases = scenarios(fixed, _generated, count=120, seed=3)
+    cases = dispatch_scenarios()
     return judge_scenarios(
         "3.1",
         cases,
@@ -387,6 +387,80 @@ def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
         "every call gets an answer, and each kind of failure says what went wrong.",
         _fewer,
     )
+
+
+Dispatch = tuple[tuple[str, ...], tuple[dict[str, Any], ...]]
+
+
+def dispatch_scenarios() -> list[Dispatch]:
+    """check 3.1's scenarios: the lesson's calls one by one and together, then 120 seeded runs"""
+    fixed: list[Dispatch] = [(tuple(FUNCTIONS), (call,)) for call, _, _ in CASES]
+    fixed += [
+        (tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)),
+        (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),)),
+    ]
+    return scenarios(fixed, _generated, count=120, seed=3)
+
+
+def _arguments(call: dict[str, Any]) -> Any:
+    try:
+        return json.loads(call["function"]["arguments"])
+    except ValueError:
+        return _BROKEN
+
+
+_BROKEN = object()  # arguments that are not JSON at all
+
+
+def _any_call(test: Callable[[dict[str, Any], Any], bool]) -> Callable[[Dispatch], bool]:
+    return lambda s: any(test(call, _arguments(call)) for call in s[1])
+
+
+def _missing_one(call: dict[str, Any], arguments: Any) -> bool:
+    function = FUNCTIONS.get(call["function"]["name"])
+    if function is None or not isinstance(arguments, dict):
+        return False
+    required = [p.name for p in inspect.signature(function).parameters.values() if p.default is p.empty]
+    return any(name not in arguments for name in required)
+
+
+# the shapes lesson 03 names for a dispatcher, each reached by dispatch_scenarios() (test_check_shapes.py)
+DISPATCH_SHAPES: dict[str, Callable[[Dispatch], bool]] = {
+    "a good call": _any_call(lambda c, a: isinstance(a, dict) and c["function"]["name"] in FUNCTIONS),
+    "an unknown tool": lambda s: any(c["function"]["name"] not in s[0] for c in s[1]),
+    "a name differing only in case": _any_call(lambda c, a: c["function"]["name"] == "Add"),
+    "a tool defined but not registered": lambda s: any(
+        c["function"]["name"] in FUNCTIONS and c["function"]["name"] not in s[0] for c in s[1]
+    ),
+    "arguments that are not JSON": _any_call(lambda c, a: a is _BROKEN),
+    "JSON that is not an object": _any_call(lambda c, a: a is not _BROKEN and not isinstance(a, dict)),
+    "a missing argument": _any_call(_missing_one),
+    "a boolean for a number": _any_call(
+        lambda c, a: (
+            c["function"]["name"] in ("add", "divide")
+            and isinstance(a, dict)
+            and any(isinstance(v, bool) for v in a.values())
+        )
+    ),
+    "a string of digits for an int": _any_call(
+        lambda c, a: (
+            isinstance(a, dict) and any(isinstance(v, str) and v.strip("-").isdigit() for v in a.values())
+        )
+    ),
+    "a null argument": _any_call(lambda c, a: isinstance(a, dict) and None in a.values()),
+    "a tool that raises": _any_call(
+        lambda c, a: (
+            c["function"]["name"] == "divide"
+            and isinstance(a, dict)
+            and a.get("b") in (0, 0.0)
+            and a.get("b") is not False
+        )
+    ),
+    "a tool that returns a string": _any_call(lambda c, a: c["function"]["name"] == "get_weather"),
+    "a tool that returns a list": _any_call(lambda c, a: c["function"]["name"] == "get_forecast"),
+    "several calls in a row": lambda s: len(s[1]) > 1,
+    "unicode in the arguments": _any_call(lambda c, a: not c["function"]["arguments"].isascii()),
+}
 
 
 def _judge_calls(
@@ -560,17 +634,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         }
         return registry.dispatch(call)["content"]
 
-    fixed = [
-        ("Friday", 4),
-        ("Tuesday", 8),
-        ("Sunday", 1),
-        ("Monday", 2),
-        ("monday", 2),
-        ("Friday", 12),
-        ("Friday", 9),
-        ("Friday", "four"),
-    ]
-    cases = scenarios(fixed, _booking, count=60, seed=4)
+    cases = booking_scenarios()
     return judge_scenarios(
         "3.2",
         cases,
@@ -582,6 +646,40 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
 
 
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def booking_scenarios() -> list[tuple[str, Any]]:
+    """check 3.2's scenarios: the lesson's bookings, then 60 seeded ones"""
+    fixed: list[tuple[str, Any]] = [
+        ("Friday", 4),
+        ("Tuesday", 8),
+        ("Sunday", 1),
+        ("Monday", 2),
+        ("monday", 2),
+        ("Friday", 12),
+        ("Friday", 9),
+        ("Friday", "four"),
+    ]
+    return scenarios(fixed, _booking, count=60, seed=4)
+
+
+def _people(test: Callable[[int], bool]) -> Callable[[tuple[str, Any]], bool]:
+    return lambda s: isinstance(s[1], int) and test(s[1])
+
+
+# the shapes lesson 03 names for an honest tool, each reached by booking_scenarios() (test_check_shapes.py)
+BOOKING_SHAPES: dict[str, Callable[[tuple[str, Any]], bool]] = {
+    "a booking that works": lambda s: s[0].lower() != "monday" and isinstance(s[1], int) and 1 <= s[1] <= 8,
+    "closed on Monday": lambda s: s[0].lower() == "monday",
+    "monday in lower case": lambda s: s[0] == "monday",
+    "a day in capitals": lambda s: s[0].isupper(),
+    "exactly the limit of 8": _people(lambda n: n == 8),
+    "one past the limit": _people(lambda n: n == 9),
+    "far past the limit": _people(lambda n: n > 10),
+    "Monday and too many people": lambda s: s[0].lower() == "monday" and _people(lambda n: n > 8)(s),
+    "people as a word": lambda s: not isinstance(s[1], int),
+    "one person": _people(lambda n: n == 1),
+}
 
 
 def _booking(rng: random.Random) -> tuple[str, int]:

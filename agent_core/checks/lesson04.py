@@ -59,6 +59,23 @@ PREDICTION_CASES = (
     ("1 + 2 + 3 + 4", ()),
 )
 
+
+def prediction_scenarios() -> list[tuple[str, tuple[str, ...]]]:
+    """check 4.2's cases: the lesson's six (an answer, not code: nothing generated)"""
+    return list(PREDICTION_CASES)
+
+
+# the shapes lesson 04 names for predictions, each in prediction_scenarios() (tests/test_check_shapes.py)
+PREDICTION_SHAPES: dict[str, Callable[[tuple[str, tuple[str, ...]]], bool]] = {
+    "independent operations in one call": lambda c: " and " in c[0] or c[0] == "(1 + 2) * (3 + 4)",
+    "a step that waits for another's result": lambda c: "(" in c[0] or "*" in c[0],
+    "a chain where nothing is independent": lambda c: c[0] == "1 + 2 + 3 + 4" and bool(c[1]),
+    "an operation with no tool offered": lambda c: (
+        bool(c[1]) and c[0] == "(1 + 2) * (3 + 4)" and "add" not in c[1]
+    ),
+    "no tools at all": lambda c: not c[1],
+}
+
 _MORE = (
     "too few. An operation that needs another tool's result waits for the next model call, "
     "and the final answer takes a call of its own"

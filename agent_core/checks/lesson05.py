@@ -26,7 +26,18 @@ from ..schema import tool
 from . import Verdict, _trace_of, verdict
 from ._scenarios import first_failure, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
-__all__ = ["check_max_uses", "check_ask_first", "check_apply_for", "check_tests_pass"]
+__all__ = [
+    "tree_scenarios",
+    "TREE_SHAPES",
+    "approval_scenarios",
+    "APPROVAL_SHAPES",
+    "offer_scenarios",
+    "OFFER_SHAPES",
+    "check_max_uses",
+    "check_ask_first",
+    "check_apply_for",
+    "check_tests_pass",
+]
 
 
 def _add(a: float, b: float) -> float:
@@ -282,6 +293,7 @@ _FIXED_TREES: list[tuple[str, _Tree]] = [
         "the code fixed and test_rounding.py added",
         ("right_fix", (("test_rounding.py", "def test_rounding():\n    assert True\n"),)),
     ),
+    ("the code fixed and README.md deleted", ("right_fix", (("README.md", None),))),  # not a test file
 ]
 _OTHER_CHANGES: tuple[tuple[str, str | None], ...] = (
     ("README.md", "# Discount\n\nÜberarbeitet: Rabatt ab 100 € ✓\n"),
@@ -307,6 +319,37 @@ def _project_tree(rng: random.Random) -> _Tree:
     rng.shuffle(changes)
     seen = {change[0]: change for change in changes}  # one change per path
     return code, tuple(seen.values())
+
+
+def tree_scenarios() -> list[_Tree]:
+    """check 5.4's projects: the lesson's seven and a deleted README, then 7 seeded"""
+    return scenarios([tree for _, tree in _FIXED_TREES], _project_tree, count=7, seed=1)
+
+
+def _changed(test: Callable[[str, str | None], bool]) -> Callable[[_Tree], bool]:
+    return lambda tree: any(test(path, text) for path, text in tree[1])
+
+
+# the shapes lesson 05 names for tests_pass, each reached by tree_scenarios() (tests/test_check_shapes.py)
+TREE_SHAPES: dict[str, Callable[[_Tree], bool]] = {
+    "the original code, one test failing": lambda t: t[0] == "code",
+    "the code fixed": lambda t: t[0] == "right_fix",
+    "the code fixed wrongly": lambda t: t[0] == "wrong_fix",
+    "code that does not import": lambda t: t[0] == "broken",
+    "the failing test edited": _changed(lambda p, x: p == "test_discount.py" and x == "edited_test"),
+    "the test file deleted": _changed(lambda p, x: p == "test_discount.py" and x is None),
+    "a test file added": _changed(lambda p, x: p.startswith("test_") and p != "test_discount.py"),
+    "a test file under a name the lesson never shows": _changed(lambda p, x: p == "test_rounding.py"),
+    "a name holding 'test' that is no test file": _changed(
+        lambda p, x: "test" in p and not p.startswith("test_")
+    ),
+    "another file changed": _changed(lambda p, x: not p.startswith("test_") and x is not None),
+    "another file deleted": _changed(lambda p, x: not p.startswith("test_") and x is None),
+    "unicode in a file": _changed(lambda p, x: x is not None and not x.isascii()),
+    "the code fixed and a test changed": lambda t: (
+        t[0] == "right_fix" and any(p.startswith("test_") for p, _ in t[1])
+    ),
+}
 
 
 def _smaller_tree(tree: _Tree) -> Iterator[_Tree]:
@@ -424,12 +467,13 @@ def _remembered_runs(project: TinyProject) -> Iterator[None]:
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
     """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed
 
-    Scenarios: the lesson's seven (the original code, the code fixed, the failing test edited, the test
-    file deleted, discount.py that does not import, a test file added under a name the lesson shows and
-    one it never shows), every problem listed; then 7 seeded ones: discount.py as shipped, fixed wrongly,
-    fixed or not importing, with up to three other files added, changed or deleted (notes, a unicode
-    README, a helper module, latest_prices.md whose name holds 'test', or a test file). Each is judged
-    against the reference on the same files: ok when the tests pass and no path starting with test_
+    Scenarios: the lesson's seven and a deleted README (the original code, the code fixed, the failing
+    test edited, the test file deleted, discount.py that does not import, a test file added under a
+    name the lesson shows and one it never shows), every problem listed; then 7 seeded ones:
+    discount.py as shipped, fixed wrongly, fixed or not importing, with up to three other files
+    added, changed or deleted (notes, a unicode README, a helper module, latest_prices.md whose name
+    holds 'test', or a test file). Each is judged against the reference on the same files: ok when
+    the tests pass and no path starting with test_
     changed; when not ok, a report that names every changed test file, or shows the failing run. Then
     a run of the model that skips the tests,
     with VerifyBeforeDone(tests_pass). pytest runs once per set of files it reads.
@@ -440,7 +484,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
             ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
             "",
         )
-    generated = scenarios([], _project_tree, count=7, seed=1)
+    generated = tree_scenarios()[len(_FIXED_TREES) :]
     problems: list[str] = []
     try:
         with _remembered_runs(project):
@@ -572,6 +616,39 @@ def _approvals(rng: random.Random) -> Approvals:
         (rng.choice(("yes", "no", "no", "raises")), rng.choice(_REASONS)) for _ in range(rng.randint(1, 3))
     )
     return rng.choice(("list", "tuple", "set")), guarded, answers, rng.random() < 0.4
+
+
+def approval_scenarios() -> list[Approvals]:
+    """check 5.2's scenarios: the lesson's five, then 8 seeded"""
+    fixed: list[Approvals] = [
+        ("list", ("send_application",), (("no", "a person reviews every application"),), False),
+        ("list", ("send_application",), (("yes", ""),), False),
+        ("list", ("draft_application",), (("no", "drafts wait for Ana"),), False),
+        ("list", ("send_application",), (("raises", ""),), False),
+        ("list", ("send_application",), (("yes", ""), ("no", "one application per company")), True),
+    ]
+    return scenarios(fixed, _approvals, count=8, seed=7)
+
+
+def _answered(test: Callable[[str, str], bool]) -> Callable[[Approvals], bool]:
+    return lambda s: any(test(answer, reason) for answer, reason in s[2])
+
+
+# the shapes lesson 05 names for AskFirst, each reached by approval_scenarios() (tests/test_check_shapes.py)
+APPROVAL_SHAPES: dict[str, Callable[[Approvals], bool]] = {
+    "a person who says no, with a reason": _answered(lambda a, r: a == "no" and bool(r)),
+    "a no without a reason": _answered(lambda a, r: a == "no" and not r),
+    "a person who says yes": _answered(lambda a, r: a == "yes"),
+    "a decide that raises": _answered(lambda a, r: a == "raises"),
+    "a reason in another language": _answered(lambda a, r: a == "no" and not r.isascii()),
+    "a decision that changes from one call to the next": lambda s: len({a for a, _ in s[2]}) > 1,
+    "a tool other than send_application guarded": lambda s: any(t != "send_application" for t in s[1]),
+    "send_application not guarded": lambda s: "send_application" not in s[1],
+    "several tools guarded": lambda s: len(s[1]) > 1,
+    "the tools as a tuple": lambda s: s[0] == "tuple",
+    "the tools as a set": lambda s: s[0] == "set",
+    "the same guard for a second offer": lambda s: s[3],
+}
 
 
 def _fewer_approvals(scenario: Approvals) -> Iterator[Any]:
@@ -714,14 +791,7 @@ def check_ask_first(ask_first_class: type) -> Verdict:
         return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
     if not isinstance(guard, Guardrail):
         return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
-    fixed: list[Approvals] = [
-        ("list", ("send_application",), (("no", "a person reviews every application"),), False),
-        ("list", ("send_application",), (("yes", ""),), False),
-        ("list", ("draft_application",), (("no", "drafts wait for Ana"),), False),
-        ("list", ("send_application",), (("raises", ""),), False),
-        ("list", ("send_application",), (("yes", ""), ("no", "one application per company")), True),
-    ]
-    cases = scenarios(fixed, _approvals, count=8, seed=7)
+    cases = approval_scenarios()
     return judge_scenarios(
         "5.2",
         cases,
@@ -746,6 +816,40 @@ def _offer(rng: random.Random) -> tuple[str, bool, str]:
     contact = rng.choice(("jobs@acme.example", "rrhh@empresa.example", "talent@ünï.example"))
     offer = f"Title: {rng.choice(_TITLES)}\nContact: {contact}\nMust: {must}\nNice: Airflow"
     return offer, rng.random() < 0.5, rng.choice(("job applicant", "job applicant", "runaway"))
+
+
+_LESSON_OFFER = (
+    "Title: Data engineer\nContact: jobs@acme.example\nMust: Python, SQL, GCP or AWS\nNice: Airflow, Spanish"
+)
+
+
+def offer_scenarios() -> list[tuple[str, bool, str]]:
+    """check 5.3's scenarios: the lesson's offer four ways, then 8 seeded"""
+    fixed = [
+        (_LESSON_OFFER, False, "job applicant"),
+        (_LESSON_OFFER, True, "job applicant"),
+        (_LESSON_OFFER.replace("SQL", "Kotlin"), True, "job applicant"),
+        (_LESSON_OFFER, True, "runaway"),
+    ]
+    return scenarios(fixed, _offer, count=8, seed=8)
+
+
+def _musts(offer: str) -> list[str]:
+    return offer.split("Must: ")[1].split("\n")[0].split(", ")
+
+
+# the shapes lesson 05 names for the job-offer agent, each reached by offer_scenarios() (test_check_shapes.py)
+OFFER_SHAPES: dict[str, Callable[[tuple[str, bool, str]], bool]] = {
+    "a person who says yes": lambda s: s[1] and s[2] != "runaway",
+    "a person who says no": lambda s: not s[1] and s[2] != "runaway",
+    "a must-have the CV lacks": lambda s: any(m in ("Kotlin", "Rust") for m in _musts(s[0])),
+    "one must-have": lambda s: len(_musts(s[0])) == 1,
+    "three must-haves": lambda s: len(_musts(s[0])) == 3,
+    "a title in another language": lambda s: (
+        not s[0].splitlines()[0].startswith(("Title: Data engineer", "Title: Backend"))
+    ),
+    "a model that never stops": lambda s: s[2] == "runaway",
+}
 
 
 def _decider(approves: bool, asked: list[str]) -> Callable[[dict[str, Any]], Decision]:
@@ -824,17 +928,7 @@ def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verd
     agent on the same model and tools: which tools ran, in order, whom decide was asked about, how
     the run ended; the first request must carry a system prompt and the four tools.
     """
-    lesson_offer = (
-        "Title: Data engineer\nContact: jobs@acme.example\nMust: Python, SQL, GCP or AWS\nNice: "
-        "Airflow, Spanish"
-    )
-    fixed = [
-        (lesson_offer, False, "job applicant"),
-        (lesson_offer, True, "job applicant"),
-        (lesson_offer.replace("SQL", "Kotlin"), True, "job applicant"),
-        (lesson_offer, True, "runaway"),
-    ]
-    cases = scenarios(fixed, _offer, count=8, seed=8)
+    cases = offer_scenarios()
     return judge_scenarios(
         "5.3",
         cases,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -19,7 +20,17 @@ from ..trace import Trace, Turn
 from . import Verdict, _trace_of
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
-__all__ = ["check_token_rows", "check_keep_lines", "check_split"]
+__all__ = [
+    "usage_scenarios",
+    "USAGE_SHAPES",
+    "keep_scenarios",
+    "KEEP_SHAPES",
+    "split_scenarios",
+    "SPLIT_SHAPES",
+    "check_token_rows",
+    "check_keep_lines",
+    "check_split",
+]
 
 # --- Exercise 6.1 ---------------------------------------------------------------------------
 
@@ -115,7 +126,7 @@ def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
         expected = [(row.prompt, row.completion, row.cumulative_input) for row in token_ledger(trace).rows]
         return _ledger_problem(rows, expected, token_rows(trace))
 
-    cases = scenarios([list(rows) for rows in _sample_usages()], _usage_rows, count=150, seed=601)
+    cases = usage_scenarios()
     return judge_scenarios(
         "6.1",
         cases,
@@ -124,6 +135,24 @@ def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
         "your ledger matches, call by call: what each call read, wrote, and the running total.",
         _smaller_usage,
     )
+
+
+def usage_scenarios() -> list[list[Usage]]:
+    """check 6.1's traces: two real runs' usage, then 150 generated"""
+    return scenarios([list(rows) for rows in _sample_usages()], _usage_rows, count=150, seed=601)
+
+
+# the shapes lesson 06 names for the ledger, each reached by usage_scenarios() (tests/test_check_shapes.py)
+USAGE_SHAPES: dict[str, Callable[[list[Usage]], bool]] = {
+    "one call": lambda rows: len(rows) == 1,
+    "prompts that grow": lambda rows: any(b[0] > a[0] for a, b in itertools.pairwise(rows)),
+    "a prompt that drops, as after a compaction": lambda rows: any(
+        b[0] < a[0] for a, b in itertools.pairwise(rows)
+    ),
+    "the same call twice": lambda rows: any(a == b for a, b in itertools.pairwise(rows)),
+    "cached tokens": lambda rows: any(cached for _, _, cached in rows),
+    "a run past ten calls": lambda rows: len(rows) > 10,
+}
 
 
 def _ledger_problem(rows: list[Usage], expected: list[tuple[int, int, int]], got: Any) -> str | None:
@@ -250,13 +279,6 @@ def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
     what every right one has: it fits, it is at least half the budget, it keeps whole lines from
     both ends in order, and one marker line says how many lines were cut.
     """
-    short = "2026-03-02 09:00:00 INFO  api ok\n"
-    fixed = [
-        (short, 100),
-        (short, count_text(short)),
-        (sample_logs(big_billing=True)["billing.log"], 300),
-        (sample_logs()["mail.log"], 500),
-    ]
 
     def judge(case: tuple[str, int]) -> str | None:
         text, budget = case
@@ -272,12 +294,37 @@ def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
 
     return judge_scenarios(
         "6.2",
-        scenarios(fixed, _keep_case, count=100, seed=602),
+        keep_scenarios(),
         judge,
         _describe_keep,
         "whole lines from both ends, within the budget, and the cut is marked.",
         _smaller_keep_cases,
     )
+
+
+def keep_scenarios() -> list[tuple[str, int]]:
+    """check 6.2's cases: a short text, two of the lesson's logs, then 100 generated"""
+    short = "2026-03-02 09:00:00 INFO  api ok\n"
+    fixed = [
+        (short, 100),
+        (short, count_text(short)),
+        (sample_logs(big_billing=True)["billing.log"], 300),
+        (sample_logs()["mail.log"], 500),
+    ]
+    return scenarios(fixed, _keep_case, count=100, seed=602)
+
+
+# the shapes lesson 06 names for keep_lines, each reached by keep_scenarios() (tests/test_check_shapes.py)
+KEEP_SHAPES: dict[str, Callable[[tuple[str, int]], bool]] = {
+    "a text that fits with room": lambda c: count_text(c[0]) < c[1],
+    "a text of exactly the budget": lambda c: count_text(c[0]) == c[1],
+    "one token over the budget": lambda c: count_text(c[0]) == c[1] + 1,
+    "far over the budget": lambda c: count_text(c[0]) > 2 * c[1],
+    "a single line": lambda c: len(c[0].splitlines()) == 1,
+    "no final newline": lambda c: not c[0].endswith("\n"),
+    "non-ASCII lines": lambda c: not c[0].isascii(),
+    "more than 50 lines": lambda c: len(c[0].splitlines()) > 50,
+}
 
 
 def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
@@ -385,10 +432,6 @@ def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Ver
     strict mock, which refuses an orphaned tool result.
     """
 
-    def generate(rng: random.Random) -> tuple[list[Block], int]:
-        blocks = _blocks(rng)
-        return blocks, rng.randint(1, len(_history(blocks)) + 2)
-
     def judge(case: tuple[list[Block], int]) -> str | None:
         blocks, keep_last = case
         history = _history(blocks)
@@ -401,15 +444,47 @@ def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Ver
             )
         return _split_problem(history, keep_last, start, split_point(history, keep_last))
 
-    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20)]
     return judge_scenarios(
         "6.3",
-        scenarios(fixed, generate, count=150, seed=603),
+        split_scenarios(),
         judge,
         _describe_split,
         "every call stays with its results, and the system prompt stays first.",
         _smaller_splits,
     )
+
+
+def _split_case(rng: random.Random) -> tuple[list[Block], int]:
+    blocks = _blocks(rng)
+    return blocks, rng.randint(1, len(_history(blocks)) + 2)
+
+
+def split_scenarios() -> list[tuple[list[Block], int]]:
+    """check 6.3's cases: a history with parallel calls at six keep_last, then 150 generated"""
+    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20)]
+    return scenarios(fixed, _split_case, count=150, seed=603)
+
+
+def _naive_start(case: tuple[list[Block], int]) -> dict[str, Any]:
+    """the message a split at len - keep_last would keep first"""
+    history = _history(case[0])
+    return history[max(1, len(history) - case[1])]
+
+
+# the shapes lesson 06 names for a split, each reached by split_scenarios() (tests/test_check_shapes.py)
+SPLIT_SHAPES: dict[str, Callable[[tuple[list[Block], int]], bool]] = {
+    "parallel calls": lambda c: any(len(m.get("tool_calls") or ()) > 1 for b in c[0] for m in b),
+    "keep_last 1": lambda c: c[1] == 1,
+    "keep_last past the end": lambda c: c[1] >= len(_history(c[0])),
+    "a naive cut between a call and its results": lambda c: _naive_start(c)["role"] == "tool",
+    "a naive cut at an answer": lambda c: (
+        _naive_start(c)["role"] == "assistant" and not _naive_start(c).get("tool_calls")
+    ),
+    "a naive cut at a question": lambda c: (
+        c[1] < len(_history(c[0])) - 1 and _naive_start(c)["role"] == "user"
+    ),
+    "a history past 30 messages": lambda c: len(_history(c[0])) > 30,
+}
 
 
 def _split_problem(history: list[dict[str, Any]], keep_last: int, start: Any, expected: int) -> str | None:

@@ -22,7 +22,13 @@ from ..schema import Tool
 from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
-__all__ = ["check_read_file", "check_unread_citations", "check_tests_after_change"]
+__all__ = [
+    "read_scenarios",
+    "READ_SHAPES",
+    "check_read_file",
+    "check_unread_citations",
+    "check_tests_after_change",
+]
 
 
 def _raised(error: Exception, folder: Path | None = None) -> str:
@@ -87,6 +93,80 @@ def _smaller_paths(path: str) -> Iterator[str]:
             yield "/".join(fewer)
 
 
+def _read_labels(parent: Path, made: dict[str, bool]) -> dict[str, str]:
+    """the readable paths, each with what it tries"""
+    labels = {
+        "main.py": "a file at the project root",
+        "app/roles.py": "a file in a subfolder",
+        "app/../main.py": "a path whose '..' stays inside the project",
+        "../secret.txt": "'..' climbs out of the project",
+        "app/../../secret.txt": "a '..' in the middle climbs out of the project",
+        str(parent / "secret.txt"): "an absolute path",
+        "../project-private/key.txt": "the folder next door, whose name starts like the project's "
+        "(compare paths with Path.is_relative_to, not str.startswith)",
+        "rules.py": "a file that does not exist",
+        "app": "a folder",
+    }
+    if made["notes.txt"]:
+        labels["notes.txt"] = "a symbolic link to a file outside (resolve the path first)"
+    if made["shared"]:
+        labels["shared/key.txt"] = (
+            "a file inside a linked folder that points outside (resolve the whole path)"
+        )
+    return labels
+
+
+_SOMEWHERE = Path("/check-7-1")  # where read_scenarios() puts the project when no check runs
+
+
+def read_scenarios(parent: Path = _SOMEWHERE, made: dict[str, bool] | None = None) -> list[str]:
+    """check 7.1's paths for a project at parent/project: the readable ones, then 150 generated"""
+    root = parent / "project"
+
+    def generate(rng: random.Random) -> str:
+        path = _walk(rng)
+        return str(rng.choice([root, parent]) / path) if rng.random() < 0.15 else path
+
+    labels = _read_labels(parent, made or {"notes.txt": True, "shared": True})
+    return scenarios(list(labels), generate, count=150, seed=701)
+
+
+def _inside_somewhere(path: str) -> bool:
+    return Path(path).is_relative_to(_SOMEWHERE / "project")
+
+
+def _climbs_out(path: str) -> bool:
+    """does the path, read part by part, go above the project (before any link is followed)?"""
+    parts = (
+        Path(path).relative_to(_SOMEWHERE / "project").parts if _inside_somewhere(path) else path.split("/")
+    )
+    depth = 0
+    for part in parts:
+        depth += -1 if part == ".." else 0 if part in (".", "") else 1
+        if depth < 0:
+            return True
+    return False
+
+
+# the shapes lesson 07 names for read_file, each reached by read_scenarios() (tests/test_check_shapes.py)
+READ_SHAPES: dict[str, Callable[[str], bool]] = {
+    "a file inside": lambda p: p.split("/")[-1] in ("main.py", "roles.py") and ".." not in p,
+    "a '..' that stays inside": lambda p: (
+        ".." in p.split("/") and not p.startswith("/") and not _climbs_out(p)
+    ),
+    "a '..' that climbs out": lambda p: not p.startswith("/") and _climbs_out(p),
+    "an absolute path outside": lambda p: p.startswith("/") and not _inside_somewhere(p),
+    "an absolute path inside": lambda p: _inside_somewhere(p),
+    "the folder next door, named like the project": lambda p: "project-private" in p,
+    "a symbolic link to a file outside": lambda p: p.split("/")[-1] == "notes.txt",
+    "a linked folder that points outside": lambda p: "shared" in p.split("/")[:-1],
+    "a missing file": lambda p: p.split("/")[-1] == "rules.py",
+    "a folder": lambda p: p.split("/")[-1] in ("app", "shared", "project"),
+    "a non-ASCII name": lambda p: not p.isascii(),
+    "a '.' part": lambda p: "." in p.split("/"),
+}
+
+
 def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Verdict:
     """Exercise 7.1: read_file returns a project file's text, and never anything outside the project
 
@@ -99,7 +179,6 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
         parent = Path(folder).resolve()
         root, made = _escape_room(parent)
         (root / "app" / "données.py").write_text("NAME = 'é'\n", encoding="utf-8")
-        absolute = str(parent / "secret.txt")
 
         def call(path: str) -> str:
             """read_file(path), as a message shows it: the same on every machine"""
@@ -114,28 +193,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             read_file = make_read_file(root)
         except Exception as error:  # the learner's code: report it, don't crash the notebook
             return verdict("7.1", [f"make_read_file(root) raised {_raised(error)}"], "")
-        labels = {
-            "main.py": "a file at the project root",
-            "app/roles.py": "a file in a subfolder",
-            "app/../main.py": "a path whose '..' stays inside the project",
-            "../secret.txt": "'..' climbs out of the project",
-            "app/../../secret.txt": "a '..' in the middle climbs out of the project",
-            absolute: "an absolute path",
-            "../project-private/key.txt": "the folder next door, whose name starts like the project's "
-            "(compare paths with Path.is_relative_to, not str.startswith)",
-            "rules.py": "a file that does not exist",
-            "app": "a folder",
-        }
-        if made["notes.txt"]:
-            labels["notes.txt"] = "a symbolic link to a file outside (resolve the path first)"
-        if made["shared"]:
-            labels["shared/key.txt"] = (
-                "a file inside a linked folder that points outside (resolve the whole path)"
-            )
-
-        def generate(rng: random.Random) -> str:
-            path = _walk(rng)
-            return str(rng.choice([root, parent]) / path) if rng.random() < 0.15 else path
+        labels = _read_labels(parent, made)
 
         def judge(path: str) -> str | None:
             try:
@@ -149,7 +207,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
 
         return judge_scenarios(
             "7.1",
-            scenarios(list(labels), generate, count=150, seed=701),
+            read_scenarios(parent, made),
             judge,
             describe,
             "read_file stays inside the project, and every failure is text.",
@@ -536,7 +594,7 @@ def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
             _COMMAND_OUTPUTS[key] = run_command(*args, **kwargs)
         return _COMMAND_OUTPUTS[key]
 
-    return Tool(remembered_run_command)
+    return Tool(remembered_run_command)  # the sandbox bounds its time; no guard here asks what writes
 
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:

@@ -22,6 +22,8 @@ from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "record_scenarios",
+    "RECORD_SHAPES",
     "check_settings",
     "check_recorder",
     "check_find_difference",
@@ -254,9 +256,6 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
     API refuses with HTTP 400. The learner's recorder runs between two of the library's
     RecordingTransports: it must keep the calls the inner one saw, and pass them on unchanged.
     """
-    fixed: list[Run] = [
-        ("5 + 8/12", ((("divide", 8, 12),), (("add", 5, 0.6666666666666666),), "5 + 8/12 = 5.667"), False)
-    ]
 
     def judge(run: Run) -> str | None:
         # one run, the library's recorder on each side of the learner's: the inner one sees what the server
@@ -285,11 +284,15 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
                 f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} "
                 f"went through, and you kept {len(calls)}"
             )
-        for number, (mine, theirs) in enumerate(zip(calls, expected, strict=True), start=1):
+        for number, mine in enumerate(calls, start=1):
             if not isinstance(mine, dict) or set(mine) != {"request", "status", "response"}:
                 return (
                     f"call {number}: keep a dict with the keys request, status and response, not {mine!r:.80}"
                 )
+        mixed = _order_or_sharing(calls, expected)
+        if mixed is not None:
+            return mixed
+        for number, (mine, theirs) in enumerate(zip(calls, expected, strict=True), start=1):
             for key in ("request", "status", "response"):
                 if mine[key] != theirs[key] or type(mine[key]) is not type(theirs[key]):
                     what = {
@@ -302,13 +305,59 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
 
     return judge_scenarios(
         "8.2",
-        scenarios(fixed, _agent_run, count=30, seed=822),
+        record_scenarios(),
         judge,
         _describe_run,
         "every call's request, status and response are kept, the key never is, "
         "and the run goes on unchanged.",
         _smaller_runs,
     )
+
+
+def record_scenarios() -> list[Run]:
+    """check 8.2's runs: a three-turn calculator run, then 30 generated"""
+    fixed: list[Run] = [
+        ("5 + 8/12", ((("divide", 8, 12),), (("add", 5, 0.6666666666666666),), "5 + 8/12 = 5.667"), False)
+    ]
+    return scenarios(fixed, _agent_run, count=30, seed=822)
+
+
+def _http_calls(run: Run) -> int:
+    return len(run[1]) + run[2]
+
+
+# the shapes lesson 08 names for a recorder, each reached by record_scenarios() (tests/test_check_shapes.py)
+RECORD_SHAPES: dict[str, Callable[[Run], bool]] = {
+    "one HTTP call": lambda r: _http_calls(r) == 1,
+    "several HTTP calls, in an order to keep": lambda r: _http_calls(r) > 2,
+    "parallel tool calls": lambda r: any(not isinstance(step, str) and len(step) > 1 for step in r[1]),
+    "a tool that divides by zero": lambda r: any(
+        not isinstance(step, str) and any(n == "divide" and b == 0 for n, _, b in step) for step in r[1]
+    ),
+    "a request the API refuses (HTTP 400)": lambda r: r[2],
+    "a refusal after tool calls": lambda r: r[2] and len(r[1]) > 1,
+    "a unicode task": lambda r: not r[0].isascii(),
+}
+
+
+def _order_or_sharing(calls: list[Any], expected: list[dict[str, Any]]) -> str | None:
+    """the right calls kept in another order, or one dict kept for every call: each told as itself"""
+    if len(calls) < 2:
+        return None
+    if all(call is calls[0] for call in calls):
+        return (
+            f"your {len(calls)} entries are one and the same dict, so each shows the last call: make a new "
+            "dict for every call (a dict appended is not copied)"
+        )
+
+    def key(call: dict[str, Any]) -> str:
+        return json.dumps(call, sort_keys=True, default=repr)
+
+    if calls == expected or sorted(map(key, calls)) != sorted(map(key, expected)):
+        return None
+    if calls == expected[::-1]:
+        return "you kept the right calls in reverse order: append each call, so calls[0] is the first request"
+    return "you kept the right calls in another order: append each call when it happens, first to last"
 
 
 # --- Exercise 8.3 ---------------------------------------------------------------------------

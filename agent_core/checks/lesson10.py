@@ -19,6 +19,8 @@ from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "prefix_scenarios",
+    "PREFIX_SHAPES",
     "check_tool_definition",
     "check_result_message",
     "check_prefix_tools",
@@ -565,6 +567,30 @@ ROUTES = {
 }
 
 
+# one server whose tools differ only in case: a tool name is case-sensitive, so both must stay apart
+_CASE_SERVERS = {
+    "files": [
+        {
+            "name": "Read",
+            "description": "Read a file's metadata: size, owner, modified time.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+        {
+            "name": "read",
+            "description": "Read a text file.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    ]
+}
+
 _SERVER_NAMES = ["weather", "marine", "files", "git-hub", "calendar", "my.files", "web tools"]
 _TOOL_NAMES = [
     "forecast",
@@ -594,8 +620,14 @@ def _smaller_servers(servers: dict[str, list[dict[str, Any]]]) -> Iterator[dict[
             yield {name: tools for name, tools in servers.items() if name != server}
     for server, tools in servers.items():
         for fewer in smaller_lists(tools):
-            if fewer:
-                yield {**servers, server: fewer}
+            if fewer and _case_pairs(fewer) == _case_pairs(tools) & {t["name"].lower() for t in fewer}:
+                yield {**servers, server: fewer}  # tools that differ only in case stay together
+
+
+def _case_pairs(tools: list[dict[str, Any]]) -> set[str]:
+    """the lower-cased names that two or more of these tools share"""
+    lowered = [t["name"].lower() for t in tools]
+    return {name for name in lowered if lowered.count(name) > 1}
 
 
 def _describe_servers(servers: dict[str, list[dict[str, Any]]]) -> str:
@@ -609,7 +641,8 @@ def _describe_servers(servers: dict[str, list[dict[str, Any]]]) -> str:
 def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]], Any]) -> Verdict:
     """Exercise 10.3: every server's tools under server__name, and the way back to the server's name
 
-    Scenarios: three servers whose tools clash and include 'files.read', then 60 generated sets of
+    Scenarios: three servers whose tools clash and include 'files.read', one server with tools 'Read'
+    and 'read' (names differing only in case), then 60 generated sets of
     1 to 4 servers (names with '-', '.' or a space), 1 to 3 tools each, drawn from names that clash
     between servers or hold '.', '-', a space or '/'. Every definition set is sent to the strict mock.
     """
@@ -622,12 +655,44 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
 
     return judge_scenarios(
         "10.3",
-        scenarios([copy.deepcopy(_SERVERS)], _servers, count=60, seed=1003),
+        prefix_scenarios(),
         judge,
         _describe_servers,
         "every tool has a name the API accepts and no other server can take, and a way back.",
         _smaller_servers,
     )
+
+
+Servers = dict[str, list[dict[str, Any]]]
+
+
+def prefix_scenarios() -> list[Servers]:
+    """check 10.3's scenarios: the lesson's three servers, Read beside read, then 60 generated sets"""
+    return scenarios([copy.deepcopy(_SERVERS), copy.deepcopy(_CASE_SERVERS)], _servers, count=60, seed=1003)
+
+
+def _tool_names(servers: Servers) -> list[str]:
+    return [t["name"] for tools in servers.values() for t in tools]
+
+
+# the shapes lesson 10 names for prefixed tools, each reached by prefix_scenarios() (test_check_shapes.py)
+PREFIX_SHAPES: dict[str, Callable[[Servers], bool]] = {
+    "one server": lambda s: len(s) == 1,
+    "several servers": lambda s: len(s) > 1,
+    "the same tool name on two servers": lambda s: len(_tool_names(s)) != len(set(_tool_names(s))),
+    "names differing only in case": lambda s: (
+        len({n.lower() for n in _tool_names(s)}) < len(set(_tool_names(s)))
+    ),
+    "a tool name with a '.'": lambda s: any("." in n for n in _tool_names(s)),
+    "a tool name with a '-'": lambda s: any("-" in n for n in _tool_names(s)),
+    "a tool name with a space": lambda s: any(" " in n for n in _tool_names(s)),
+    "a tool name with a '/'": lambda s: any("/" in n for n in _tool_names(s)),
+    "a server name the API does not accept": lambda s: any(re.search(r"[^A-Za-z0-9_-]", n) for n in s),
+    "a server name with a '-'": lambda s: any("-" in n for n in s),
+    "a server whose name starts a tool's": lambda s: any(
+        t["name"].startswith(server) for server, tools in s.items() for t in tools
+    ),
+}
 
 
 def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> list[str]:
@@ -648,7 +713,15 @@ def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> 
             continue
         bare = {tool_name, tool_name.replace(".", "_")}
         near = [n for n in names if isinstance(n, str) and re.sub(r"[^a-zA-Z0-9_-]", "_", n) == name]
-        if bare & set(names):
+        cased = [n for n in names if isinstance(n, str) and n != name and n.lower() == name.lower()]
+        if cased:
+            alike = [t["name"] for t in servers[server] if t["name"].lower() == tool_name.lower()]
+            problems.append(
+                f"the {server} server's {tool_name!r} became {cased[0]!r}: tool names are case-sensitive, "
+                f"and changing the case can make two tools one ({server} has {', '.join(map(repr, alike))}); "
+                f"keep the case, giving {name!r}"
+            )
+        elif bare & set(names):
             unprefixed.append(f"the {server} server's {tool_name!r} should be {name!r}")
         elif near:
             problems.append(

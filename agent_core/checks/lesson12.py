@@ -7,7 +7,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -335,6 +335,7 @@ class _Outcome:
     files: dict[str, str]
     per_call: dict[int, int]  # delegate call number -> its children's model calls
     direct: Any = None  # what delegate(task) returned called by hand (children fail, or a tool added late)
+    levels: dict[int, int] = field(default_factory=dict)  # nesting (0: the parent's children) -> model calls
 
 
 _DIRECT_NUMBER = 9
@@ -379,6 +380,7 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
             direct = error
     turns = []
     per_call: Counter[int] = Counter()
+    levels: Counter[int] = Counter()
     for turn in _trace_of(client):
         messages = turn.messages
         task = next((str(m["content"]) for m in messages if m["role"] == "user"), "")
@@ -396,12 +398,14 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
             str(m.get("content")) for m in messages if m["role"] == "tool" and m.get("tool_call_id") in asked
         )
         turns.append((who, len(messages), roles, offered, turn.status, results))
+        if who == "child":
+            levels[task.count(">")] += 1  # each level of nesting adds "> " to the sub-task
         if who == "child":  # which delegate call: "Subtask N", in whichever user message holds it
             said = " ".join(str(m["content"]) for m in messages if m["role"] == "user")
             number = re.search(r"Subtask (\d+):", said)
             per_call[int(number.group(1)) if number else 0] += 1
     observations = [(o.is_error, o.content) for o in run.observations]
-    return _Outcome(observations, turns, dict(files), dict(per_call), direct)
+    return _Outcome(observations, turns, dict(files), dict(per_call), direct, dict(levels))
 
 
 def _reference(client: Any, tools: list[Any], **options: Any) -> Any:
@@ -447,11 +451,7 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
             )
             return f"delegate call {number} started no child (the parent read {read!r}){why}"
     if len(your_children) != len(children):
-        return (
-            f"the children made {len(your_children)} model calls in all; the reference's made "
-            f"{len(children)}: each child has its own max_turns, "
-            "and no more than max_depth run inside one another"
-        )
+        return _depth_or_turns(case, expected, yours)
     for mine, theirs in zip(your_children, children, strict=True):
         if mine[3] != theirs[3]:
             return (
@@ -514,6 +514,23 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
             "raises, it should return a text starting with 'ERROR: '"
         )
     return None
+
+
+def _depth_or_turns(case: DelegationCase, expected: _Outcome, yours: _Outcome) -> str:
+    """the children made another number of model calls: because they nested deeper or shallower than
+    max_depth allows, or because a child ran past (or short of) its own max_turns"""
+    deepest, your_deepest = (max(outcome.levels, default=-1) + 1 for outcome in (expected, yours))
+    if your_deepest != deepest:
+        return (
+            f"children ran {your_deepest} deep (the parent's child is 1 deep, its own child 2); with "
+            f"max_depth={case.max_depth} they should run {deepest} deep: refuse a delegate call when "
+            "max_depth children are running, and not before"
+        )
+    calls, your_calls = sum(expected.levels.values()), sum(yours.levels.values())
+    return (
+        f"the children made {your_calls} model calls in all; the reference's made {calls}, at the same "
+        f"depth: each child has its own max_turns ({case.max_turns}), and stops after that many model calls"
+    )
 
 
 def _says_it_failed(text: str) -> bool:
