@@ -145,8 +145,9 @@ class ProtocolError(Exception):
 def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolError:
     """the API's 400 for a value of the wrong JSON type: "Invalid type for 'where': expected ..., but
     got ... instead." (param `where`, code invalid_type), with a hint for the learner"""
+    got = "an integer" if is_kind(value, "integer") else json_type(value)  # the API's word for 7
     return ProtocolError(
-        f"Invalid type for '{where}': expected {expected}, but got {json_type(value)} instead.",
+        f"Invalid type for '{where}': expected {expected}, but got {got} instead.",
         param=where,
         code="invalid_type",
         hint=hint,
