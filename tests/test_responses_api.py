@@ -532,7 +532,11 @@ def test_an_item_of_a_response_made_with_store_false_is_not_found():
 CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 2, "b": 3}'}
 BAD_FIELDS = [  # (the fields changed, the param the error names, the start of its message)
     ({"model": 5}, "model", "Invalid type for 'model': expected a string, but got an integer instead."),
-    ({"model": 2.5}, "model", "Invalid type for 'model': expected a string, but got a number instead."),
+    (
+        {"model": 2.5},
+        "model",
+        "Invalid type for 'model': expected a string, but got a decimal number instead.",
+    ),
     ({"input": 5}, "input", "Invalid type for 'input': expected a string or an array of input items"),
     (
         {"input": [{"role": "robot", "content": "hi"}]},

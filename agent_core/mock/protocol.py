@@ -145,7 +145,8 @@ class ProtocolError(Exception):
 def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolError:
     """the API's 400 for a value of the wrong JSON type: "Invalid type for 'where': expected ..., but
     got ... instead." (param `where`, code invalid_type), with a hint for the learner"""
-    got = "an integer" if is_kind(value, "integer") else json_type(value)  # the API's word for 7
+    # the API's words for 7 and 2.5 ("...but got a decimal number instead.", Jeffser/Alpaca#904)
+    got = {int: "an integer", float: "a decimal number"}.get(type(value)) or json_type(value)
     return ProtocolError(
         f"Invalid type for '{where}': expected {expected}, but got {got} instead.",
         param=where,
