@@ -7,6 +7,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+from ._body_text import escaped, may_hold_surrogates
 
 __all__ = ["CassetteError", "read_cassette", "check_cassette", "cassette_problem", "MAX_DEPTH"]
 
@@ -18,19 +21,22 @@ class CassetteError(ValueError):
 def read_cassette(path: str | Path, version: int) -> dict[str, Any]:
     """a cassette file's JSON, once its shape is right; CassetteError says in one line what is wrong"""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = Path(path).read_bytes()
+        data = json.loads(raw.decode("utf-8"))
         problem = cassette_problem(data, version)
     except UnicodeDecodeError:
         problem = "it is not UTF-8 text"
     except OSError as error:
-        problem = error.strerror or str(error)
+        problem = error.strerror or "the file cannot be read"
     except RecursionError:
         problem = f"it is nested too deeply (more than {MAX_DEPTH} levels) to be a recorded request"
-    except ValueError as error:
-        problem = f"it is not JSON ({error})"
+    except json.JSONDecodeError as error:
+        problem = f"it is not JSON ({error.msg.lower()} at line {error.lineno}, column {error.colno})"
     if problem is not None:
         raise CassetteError(f"cannot read the cassette {str(path)!r}: {problem}")
-    checked: dict[str, Any] = data
+    # a lone surrogate ("\ud800" in the file) becomes its escape, as in a body the mock receives:
+    # it can then be printed, sent and compared
+    checked: dict[str, Any] = escaped(data) if may_hold_surrogates(raw) else data
     return checked
 
 
@@ -60,11 +66,21 @@ def cassette_problem(data: Any, version: int) -> str | None:
     """what makes `data` something other than a cassette; None if its shape is right"""
     if not isinstance(data, dict):
         return f'it holds {_kind(data)}; a cassette is a JSON object with "version" and "turns"'
+    if "version" not in data and "turns" not in data:
+        if "cells" in data and "nbformat" in data:
+            return (
+                'it is a Jupyter notebook, not a cassette (the JSON object with "version" and "turns" '
+                "that Trace.save() writes)"
+            )
+        return 'it is not a cassette: it has no "version" and no "turns" (Trace.save() writes both)'
     if data.get("version") != version:
         return (
             f"it has version {_short(data.get('version'))}; this agent_core reads version "
             f"{version}. Record it again with this version."
         )
+    deepest = _depth(data)
+    if deepest > MAX_DEPTH:
+        return f"it is nested {deepest} levels deep; a recorded request is not (at most {MAX_DEPTH})"
     turns = data.get("turns")
     if not isinstance(turns, list):
         return f'its "turns" is {_kind(turns)}; it must be a list of recorded turns'
@@ -85,9 +101,6 @@ def cassette_problem(data: Any, version: int) -> str | None:
         problem = _wire_problem(turn)
         if problem:
             return f"turn {number}: {problem}"
-    deepest = _depth(data)
-    if deepest > MAX_DEPTH:
-        return f"it is nested {deepest} levels deep; a recorded request is not (at most {MAX_DEPTH})"
     return None
 
 
@@ -146,6 +159,22 @@ def _wire_problem(turn: dict[str, Any]) -> str | None:
         problem = _fields_problem(response, _RESPONSE, "response")
         if problem:
             return problem
+    if isinstance(response, dict) and 200 <= turn["status"] <= 299 and not turn.get("stream"):
+        return _answer_problem(urlsplit(turn["url"]).path.rstrip("/"), response)
+    return None
+
+
+def _answer_problem(path: str, response: dict[str, Any]) -> str | None:
+    """what a successful answer lacks that the SDK's caller reads: a completion's choices and their
+    message, a response's output; None if it has them"""
+    if path.endswith("/chat/completions"):
+        if not response.get("choices"):
+            return 'the response has no "choices" (a completion lists its answers there)'
+        for index, choice in enumerate(response["choices"]):
+            if "message" not in choice:
+                return f'response.choices[{index}] has no "message"'
+    if path.endswith("/responses") and "output" not in response:
+        return 'the response has no "output" (a response lists its items there)'
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ._body_text import escape_surrogates
 from ._cassette_checks import CassetteError
 from .mock._response_events import response_events
 from .mock.model import to_event_stream
@@ -28,10 +29,10 @@ def answer(turn: Turn) -> tuple[int, dict[str, str], bytes]:
         return turn.status, headers, to_event_stream(completion, include_usage="usage" in completion)
     if isinstance(turn.response, str):
         headers["content-type"] = "text/plain; charset=utf-8"
-        return turn.status, headers, turn.response.encode()
+        return turn.status, headers, escape_surrogates(turn.response).encode()
     headers["content-type"] = "application/json"
-    content = b"" if turn.response is None else json.dumps(turn.response, ensure_ascii=False).encode()
-    return turn.status, headers, content
+    text = "" if turn.response is None else json.dumps(turn.response, ensure_ascii=False)
+    return turn.status, headers, escape_surrogates(text).encode()
 
 
 def check_resendable(turns: list[Turn]) -> None:
@@ -40,8 +41,12 @@ def check_resendable(turns: list[Turn]) -> None:
         if turn.stream:
             try:
                 answer(turn)
-            except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
-                missing = f"no {error}" if isinstance(error, KeyError) else str(error)
+            except KeyError as error:
                 raise CassetteError(
-                    f"turn {number}'s streamed response cannot be sent again ({missing})"
+                    f'turn {number}\'s streamed response cannot be sent again: it has no "{error.args[0]}"'
+                ) from None
+            except (IndexError, TypeError, AttributeError, ValueError):
+                raise CassetteError(
+                    f"turn {number}'s streamed response cannot be sent again: one of the fields a stream "
+                    "sends (choices, message, tool_calls, output) is empty or of another type"
                 ) from None

@@ -19,7 +19,8 @@ from .schema import tool
 __all__ = ["main", "run", "demo", "fix"]
 
 DEMO_QUESTION = "What is 4 + 2?"
-MAX_WIDTH = 100  # wider terminals still get 100 columns; piped output is always 100 wide
+MAX_WIDTH = 100  # wider terminals still get 100 columns
+PIPED_WIDTH = 80  # output to a file or a pipe, unless COLUMNS says otherwise
 MIN_WIDTH = 40
 CARELESS = ["test-editor", "conftest-faker", "hallucinator", "comment-deleter"]
 
@@ -36,11 +37,16 @@ def add(a: float, b: float) -> float:
 
 
 def _width() -> int:
-    """the terminal's width (at most MAX_WIDTH); MAX_WIDTH when stdout is not a terminal"""
-    if not sys.stdout.isatty():
-        return MAX_WIDTH
-    columns = shutil.get_terminal_size((MAX_WIDTH, 24)).columns  # $COLUMNS first, then the terminal
-    return max(MIN_WIDTH, min(MAX_WIDTH, columns))
+    """the width to print at: $COLUMNS, else the terminal's, else PIPED_WIDTH (when stdout is a file
+    or a pipe); between MIN_WIDTH and MAX_WIDTH"""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        width = int(columns)
+    elif sys.stdout.isatty():
+        width = shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
+    else:
+        width = PIPED_WIDTH
+    return max(MIN_WIDTH, min(MAX_WIDTH, width))
 
 
 def _terminal():
@@ -224,7 +230,9 @@ def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
         "--policy",
         default="careful",
         choices=["careful", *CARELESS],
-        help="which mock agent (the careless ones work on the discount project only)",
+        metavar="POLICY",  # the choices are named in the help, which wraps: a usage line does not
+        help=f"which mock agent: careful, or a careless one ({', '.join(CARELESS)}) on the discount "
+        "project only",
     )
     fix_parser.add_argument("--no-guards", action="store_true", help="run without lesson 07's guardrails")
     return top, commands.choices
@@ -325,13 +333,29 @@ def fix(
             for problem in problems:
                 print_line(f"Caught by {guard}: {problem}")
         print_line("Final diff:" if result.diff else "Final diff: (no changes)")
-        if result.diff:
-            print_line(result.diff.rstrip("\n"))
+        for line in _folded_diff(result.diff, console.width if console is not None else MAX_WIDTH):
+            print_line(line)
         tests = result.tests or project_tests(workspace, project)
         passed = tests.passed
         print_line(f"The project's own tests on the final code: {'PASS' if passed else 'FAIL'}")
         print_line(tests.output.rstrip("\n"))
     return 0 if passed else 1
+
+
+def _folded_diff(diff: str, width: int) -> list[str]:
+    """a diff's lines cut to `width` columns; each continuation keeps its line's +/- marker, then "↳" """
+    from rich.cells import cell_len, chop_cells
+
+    folded = []
+    for line in diff.expandtabs().splitlines():
+        if cell_len(line) <= width:
+            folded.append(line)
+            continue
+        marker = line[0] if line[0] in "+-" else " "
+        head = chop_cells(line, width)[0]
+        folded.append(head)
+        folded.extend(f"{marker}↳{piece}" for piece in chop_cells(line[len(head) :], width - 2))
+    return folded
 
 
 def run(argv: list[str] | None = None) -> int:

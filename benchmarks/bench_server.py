@@ -44,9 +44,7 @@ def start_server() -> tuple[subprocess.Popen, int]:
     server = subprocess.Popen(
         [COMMAND, "serve-mock", "--port", "0", "--quiet"], stdout=subprocess.PIPE, text=True
     )
-    first_line = (
-        server.stdout.readline()
-    )  # "mock model (...) serving the OpenAI API at http://127.0.0.1:PORT/v1"
+    first_line = server.stdout.readline()  # "mock model serving at http://127.0.0.1:PORT/v1"
     port = int(first_line.rsplit(":", 1)[1].split("/", 1)[0])
     return server, port
 

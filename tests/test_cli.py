@@ -1,5 +1,6 @@
 """The agent-core command, run as a real subprocess with no key and no network."""
 
+import itertools
 import json
 import os
 import re
@@ -11,7 +12,13 @@ from pathlib import Path
 import pytest
 
 COMMAND = str(Path(sys.executable).parent / "agent-core")
-NO_KEYS = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+# no key, and no terminal size from the shell that runs the tests: each test says the width it wants
+NO_KEYS = {
+    k: v
+    for k, v in os.environ.items()
+    if not k.startswith(("OPENAI", "ANTHROPIC")) and k not in ("COLUMNS", "LINES")
+}
+NOTEBOOK = Path(__file__).parents[1] / "lessons" / "00_one_model_call.ipynb"
 
 
 def agent_core(*args):
@@ -92,10 +99,19 @@ def test_a_wide_terminal_gets_at_most_100_columns():
     assert max(len(line) for line in text.splitlines()) == 100
 
 
-def test_piped_output_is_plain_and_100_columns_wide():
+def test_piped_output_is_plain_and_80_columns_wide():
     result = agent_core("demo")
     assert "\x1b[" not in result.stdout
-    assert max(len(line) for line in result.stdout.splitlines()) == 100
+    assert max(len(line) for line in result.stdout.splitlines()) == 80
+
+
+def test_piped_output_follows_columns():
+    (code, stdout, stderr), (_, json_out, _) = through_the_entry_point(
+        [["demo"], ["demo", "--json"]], columns=60
+    )
+    assert code == 0, stderr
+    assert max(len(line) for line in stdout.splitlines()) == 60
+    assert max(len(line) for line in json_out.splitlines()) > 60  # JSON for a program is never folded
 
 
 def test_version_comes_from_the_package_metadata():
@@ -112,6 +128,16 @@ def help_pages():
     """`agent-core SUBCOMMAND --help` for each subcommand, through the entry point in one process"""
     answers = through_the_entry_point([[command, "--help"] for command in SUBCOMMANDS])
     return dict(zip(SUBCOMMANDS, answers, strict=True))
+
+
+def test_every_help_text_fits_60_columns():
+    pages = through_the_entry_point(
+        [["--help"], *([command, "--help"] for command in SUBCOMMANDS)], columns=60
+    )
+    for code, stdout, _ in pages:
+        assert code == 0 and stdout.startswith("usage: agent-core")
+        widest = max(stdout.splitlines(), key=len)
+        assert len(widest) <= 60, widest
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
@@ -150,6 +176,7 @@ WRONG_USAGES = [
     ["replay", "/no/such/cassette.json"],
     ["replay", "/"],
     ["replay", "--json"],
+    ["replay", str(NOTEBOOK)],
     ["fix", "--project", "nowhere"],
     ["fix", "--policy", "oracle"],
     ["fix", "--project", "users_api", "--policy", "hallucinator"],
@@ -180,14 +207,15 @@ print(json.dumps(answers))
 """
 
 
-def through_the_entry_point(commands: list[list[str]]) -> list[list]:
-    """[exit code, stdout, stderr] of each command line, all run by cli.run in one real process"""
+def through_the_entry_point(commands: list[list[str]], columns: int | None = None) -> list[list]:
+    """[exit code, stdout, stderr] of each command line, all run by cli.run in one real process, its
+    output piped (with COLUMNS=columns, if given)"""
     done = subprocess.run(
         [sys.executable, "-c", ENTRY_POINT],
         input=json.dumps(commands),
         capture_output=True,
         text=True,
-        env=NO_KEYS,
+        env={**NO_KEYS, "COLUMNS": str(columns)} if columns else NO_KEYS,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
@@ -214,6 +242,23 @@ def test_a_wrong_usage_is_one_line_and_a_non_zero_exit(args, wrong_usage_answers
     assert_one_line_and_non_zero(*wrong_usage_answers[" ".join(args)])
 
 
+def test_a_file_that_is_not_a_cassette_is_named_so(wrong_usage_answers):
+    code, _, stderr = wrong_usage_answers[f"replay {NOTEBOOK}"]
+    assert code == 2
+    assert "it is a Jupyter notebook, not a cassette" in stderr and "version null" not in stderr
+
+
+def test_a_long_line_of_the_final_diff_keeps_its_marker_when_it_wraps():
+    ((code, stdout, stderr),) = through_the_entry_point([["fix"]], columns=40)
+    assert code == 0, stderr
+    diff = stdout.split("Final diff:\n", 1)[1].split("The project's own tests", 1)[0].splitlines()
+    continued = [(before, line) for before, line in itertools.pairwise(diff) if line[1:2] == "↳"]
+    assert continued, diff  # the fix's own line is longer than 40 columns
+    for before, line in continued:
+        assert line[0] == (before[0] if before[0] in "+-" else " "), (before, line)
+    assert all(len(line) <= 40 for line in diff)
+
+
 @pytest.mark.parametrize("args", [["bogus"], ["serve-mock", "--port", "eighty"]], ids=" ".join)
 def test_the_installed_command_answers_a_wrong_usage_in_one_line(args):
     result = agent_core(*args)
@@ -228,14 +273,14 @@ def test_the_help_of_serve_mock_shows_defaults_and_how_to_get_tool_calls():
         assert endpoint in help_text
 
 
-def test_serve_mock_names_every_endpoint_at_start_up_and_in_its_404_hint():
+def test_serve_mock_on_every_address_says_so_warns_and_names_every_endpoint_in_60_columns():
     import select
     import signal
     import urllib.error
     import urllib.request
 
     process = subprocess.Popen(
-        [COMMAND, "serve-mock", "--port", "0", "--quiet"],
+        [COMMAND, "serve-mock", "--port", "0", "--quiet", "--host", "0.0.0.0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -253,10 +298,13 @@ def test_serve_mock_names_every_endpoint_at_start_up_and_in_its_404_hint():
         except urllib.error.HTTPError as error:
             refused = json.loads(error.read())
         process.send_signal(signal.SIGINT)
-        process.communicate(timeout=30)
+        _, warned = process.communicate(timeout=30)
     finally:
         process.kill()
         process.wait()
+    assert warned == "warning: other machines on the network can reach this server\n"
+    assert lines[0].startswith("mock model serving at http://127.0.0.1:")  # how to reach it from here
+    assert lines[1].startswith("  listening on every network address (0.0.0.0), port ")
     start_up = "".join(lines)
     hint = refused["error"]["message"]  # the mock's hint follows the API's own message
     for endpoint in [
@@ -269,4 +317,4 @@ def test_serve_mock_names_every_endpoint_at_start_up_and_in_its_404_hint():
         assert f"POST {endpoint}" in start_up or f"GET {endpoint}" in start_up, endpoint
         assert endpoint in hint, (endpoint, hint)
     assert "--policy calculator" in start_up
-    assert all(len(line.rstrip("\n")) <= 80 for line in lines[1:])
+    assert all(len(line.rstrip("\n")) <= 60 for line in lines)

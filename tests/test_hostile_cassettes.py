@@ -60,7 +60,7 @@ BROKEN = {
     "a streamed turn without its id": (
         '{"version": 1, "turns": [{"index": 0, "url": "http://x/v1/chat/completions", "request": {},'
         ' "stream": true, "status": 200, "response": {"choices": []}}]}',
-        "streamed response cannot be sent again (no 'id')",
+        'streamed response cannot be sent again: it has no "id"',
     ),
 }
 

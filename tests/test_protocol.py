@@ -161,7 +161,7 @@ def test_tool_choice_without_tools():
         ),
         (
             {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": 7}]},
-            "Invalid type for 'messages[0].content[1].text': expected a string, but got a number instead.",
+            "Invalid type for 'messages[0].content[1].text': expected a string, but got an integer instead.",
             "messages[0].content[1].text",
         ),
     ],

@@ -484,7 +484,7 @@ def test_json_object_needs_the_word_json_in_an_input_message_not_in_instructions
 def test_a_field_of_the_wrong_type_is_named():
     body = refusal(mock.client(), extra_body={"input": 5})
     assert body["message"].startswith(
-        "Invalid type for 'input': expected a string or an array of input items, but got a number instead."
+        "Invalid type for 'input': expected a string or an array of input items, but got an integer instead."
     )
     assert (body["param"], body["code"]) == ("input", "invalid_type")
 
@@ -531,7 +531,12 @@ def test_an_item_of_a_response_made_with_store_false_is_not_found():
 
 CALL = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": '{"a": 2, "b": 3}'}
 BAD_FIELDS = [  # (the fields changed, the param the error names, the start of its message)
-    ({"model": 5}, "model", "Invalid type for 'model': expected a string, but got a number instead."),
+    ({"model": 5}, "model", "Invalid type for 'model': expected a string, but got an integer instead."),
+    (
+        {"model": 2.5},
+        "model",
+        "Invalid type for 'model': expected a string, but got a decimal number instead.",
+    ),
     ({"input": 5}, "input", "Invalid type for 'input': expected a string or an array of input items"),
     (
         {"input": [{"role": "robot", "content": "hi"}]},
@@ -541,7 +546,7 @@ BAD_FIELDS = [  # (the fields changed, the param the error names, the start of i
     (
         {"input": [{"role": "user", "content": 5}]},
         "input[0].content",
-        "Invalid type for 'input[0].content': expected a string or an array, but got a number instead.",
+        "Invalid type for 'input[0].content': expected a string or an array, but got an integer instead.",
     ),
     (
         {"input": [{"type": "function_call_output", "call_id": 1, "output": "5"}]},

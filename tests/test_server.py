@@ -211,11 +211,12 @@ def test_serve_mock_runs_as_a_process_and_stops_cleanly_on_ctrl_c():
     finally:
         process.kill()
         process.wait()
-    assert first_line.startswith("mock model (policy calculator) serving the OpenAI API at http://127.0.0.1:")
+    assert first_line.startswith("mock model serving at http://127.0.0.1:")
     assert run.answer == "4 + 2 = 6"
     assert process.returncode == 0
     assert "mock server stopped" in out
     assert "POST /v1/chat/completions -> 200" in err
+    assert "warning" not in err  # 127.0.0.1: this machine only
 
 
 def test_serve_mock_on_a_taken_port_exits_with_the_message(capsys):

@@ -62,6 +62,11 @@ BLOCK_FIELDS = {
         "is_error": Field(("boolean",)),
     },
 }
+REQUIRED_BLOCK_FIELDS = {
+    "text": ("text",),
+    "tool_use": ("id", "name", "input"),
+    "tool_result": ("tool_use_id",),
+}
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 # pydantic's words for a value of the wrong kind, which Anthropic's 400s use ("max_tokens: Input should be
 # ...")
@@ -130,6 +135,9 @@ def check_messages_request(
                 "(max_tokens has no default, unlike Chat Completions).",
             )
     _check_fields(body, FIELDS)
+    if isinstance(body.get("system"), list):
+        for j, block in enumerate(body["system"]):
+            _check_text_block(f"system.{j}", block, tagged=False)
     # tool_use and tool_result blocks need no `tools` since February 2025 (the API's release notes of
     # February 27th, 2025, as a maintainer points out in anthropics/anthropic-sdk-python#849; until then:
     # "Requests which include tool_use or tool_result blocks must define tools.", #494): none is asked for
@@ -486,7 +494,7 @@ def _check_tools(tools: Any) -> None:
         raise AnthropicError("tools: Input should be a valid list", hint="tools is a list of tool dicts.")
     for i, tool in enumerate(tools):
         for field in ("name", "input_schema"):
-            if not isinstance(tool, dict) or field not in tool:
+            if not isinstance(tool, dict) or tool.get(field) is None:
                 raise AnthropicError(
                     f"tools.{i}.{field}: Field required",
                     hint="An Anthropic tool is {'name': ..., 'description': ..., 'input_schema': {...}}: "
@@ -560,7 +568,40 @@ def _check_message_shape(i: int, message: Any) -> None:
                 hint=f"The mock reads {', '.join(TRANSLATED_BLOCKS[:3])} blocks; describe other content in "
                 "text.",
             )
-        _check_fields(block, BLOCK_FIELDS.get(kind, {}), f"messages.{i}.content.{j}.{kind}.")
+        where = f"messages.{i}.content.{j}.{kind}"
+        for name in REQUIRED_BLOCK_FIELDS.get(kind, ()):
+            if block.get(name) is None:
+                raise AnthropicError(
+                    f"{where}.{name}: Field required",
+                    hint=f"A {kind} block has {', '.join(REQUIRED_BLOCK_FIELDS[kind])}.",
+                )
+        _check_fields(block, BLOCK_FIELDS.get(kind, {}), f"{where}.")
+        if kind == "tool_result" and isinstance(block.get("content"), list):
+            for k, inner in enumerate(block["content"]):
+                _check_text_block(f"{where}.content.{k}", inner, tagged=True)
+
+
+def _check_text_block(where: str, block: Any, tagged: bool) -> None:
+    """a text block of `system` or of a tool result, in pydantic's words; `tagged`: one type of several
+    may stand there, so the error names the type too ("...content.0.text.text: Field required")"""
+    if not isinstance(block, dict):
+        raise AnthropicError(f"{where}: Input should be a valid dictionary", hint="A block is a dict.")
+    kind = block.get("type")
+    if kind != "text":
+        raise AnthropicError(
+            f"{where}: Unable to extract tag using discriminator 'type'"
+            if kind is None
+            else f"{where}.type: Input should be 'text'",
+            hint="The mock reads text blocks here: {'type': 'text', 'text': ...}.",
+        )
+    text_at = f"{where}.text.text" if tagged else f"{where}.text"
+    if block.get("text") is None or not isinstance(block["text"], str):
+        raise AnthropicError(
+            f"{text_at}: Field required"
+            if block.get("text") is None
+            else f"{text_at}: Input should be a valid string",
+            hint="A text block carries its words in 'text', a string.",
+        )
 
 
 def _check_tool_results(turns: list[dict[str, Any]]) -> None:

@@ -15,7 +15,7 @@ from ..tokens import count_reply, count_request, count_text, encoding
 from .anthropic_messages import CountTokensEndpoint, MessagesEndpoint
 from .caching import PromptCache
 from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
-from .protocol import ProtocolError, check_no_extra_fields, check_request
+from .protocol import ProtocolError, check_no_extra_fields, check_request, invalid_type
 from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .wire import CREATED, Endpoint, Response, error_response, json_response, model_card, pieces
@@ -118,13 +118,8 @@ class MockModel:
                 chat_request = endpoint.read(
                     request, headers or {}
                 )  # the API's checks; its request as Chat Completions
-            except (
-                TypeError,
-                KeyError,
-                AttributeError,
-                ValueError,
-            ) as error:  # shapes the checks were told to skip
-                raise ProtocolError(f"The mock could not read this request: {error}") from error
+            except (TypeError, KeyError, AttributeError, ValueError) as error:  # shapes the checks skipped
+                raise _unreadable(error) from error
             completion = answer(self.policy, chat_request) if endpoint.calls_model else None
             return endpoint.write(request, chat_request, completion)  # the answer in the API's own terms
         except ProtocolError as error:
@@ -161,6 +156,7 @@ class ChatCompletions:
     def read(self, request: Any, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """the request itself, once it passes the real API's checks"""
         if self.check_protocol:
+            _check_tool_call_fields(request)
             check_request(request)
         if self.reject_unknown_fields:
             check_no_extra_fields(request)
@@ -183,6 +179,46 @@ class ChatCompletions:
         """OpenAI's prompt caching: usage.prompt_tokens_details.cached_tokens, from this model's cache"""
         cached = self.cache.cached_tokens(chat_request["messages"], chat_request.get("tools"))
         completion["usage"]["prompt_tokens_details"]["cached_tokens"] = cached
+
+
+def _unreadable(error: Exception) -> ProtocolError:
+    """the 400 for a request whose shape the mock cannot read, in words, not a Python error's text"""
+    if isinstance(error, KeyError):
+        problem = f'it has no "{error.args[0]}" where the mock reads one'
+    elif isinstance(error, ValueError) and not isinstance(error, UnicodeError):
+        problem = str(error)  # formats.py's own sentence, e.g. about content it does not translate
+    else:
+        problem = "a field holds another type of value than the API defines"
+    return ProtocolError(
+        f"The mock could not read this request: {problem}.",
+        hint="The real API would refuse it too; check the fields against the API reference.",
+    )
+
+
+def _check_tool_call_fields(request: Any) -> None:
+    """each tool call of an assistant message has a string id and function name (check_request, which
+    compares and counts them, checks the rest)"""
+    messages = request.get("messages") if isinstance(request, dict) else None
+    for i, message in enumerate(messages if isinstance(messages, list) else []):
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for j, call in enumerate(calls if isinstance(calls, list) else []):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(call, dict) and "id" in call:
+                _check_string(f"messages[{i}].tool_calls[{j}].id", call["id"])
+            if isinstance(function, dict):
+                _check_string(f"messages[{i}].tool_calls[{j}].function.name", function.get("name"))
+
+
+def _check_string(where: str, value: Any) -> None:
+    if value is None:
+        raise ProtocolError(
+            f"Missing required parameter: '{where}'.",
+            param=where,
+            code="missing_required_parameter",
+            hint="Copy each tool call as the model sent it: an id, and a function with a name.",
+        )
+    if not isinstance(value, str):
+        raise invalid_type(where, "a string", value, hint="A tool call's id and name are strings.")
 
 
 def _depth(value: Any) -> int:

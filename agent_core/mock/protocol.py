@@ -145,8 +145,10 @@ class ProtocolError(Exception):
 def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolError:
     """the API's 400 for a value of the wrong JSON type: "Invalid type for 'where': expected ..., but
     got ... instead." (param `where`, code invalid_type), with a hint for the learner"""
+    # the API's words for 7 and 2.5 ("...but got a decimal number instead.", Jeffser/Alpaca#904)
+    got = {int: "an integer", float: "a decimal number"}.get(type(value)) or json_type(value)
     return ProtocolError(
-        f"Invalid type for '{where}': expected {expected}, but got {json_type(value)} instead.",
+        f"Invalid type for '{where}': expected {expected}, but got {got} instead.",
         param=where,
         code="invalid_type",
         hint=hint,

@@ -77,6 +77,15 @@ KIND_WORDS = {
     "array": "an array",
 }
 EXPECTED = {"input": "a string or an array of input items"}
+REQUIRED_ITEM_FIELDS = {
+    "message": ("role", "content"),
+    "function_call": ("call_id", "name", "arguments"),
+    "function_call_output": ("call_id", "output"),
+    "item_reference": ("id",),
+}
+# a content part's types, as the API's 400 lists them ("Supported values are: ..."); the mock reads text
+PART_TYPES = ("input_text", "input_image", "output_text", "refusal", "input_file", "text")
+TEXT_PARTS = ("input_text", "output_text", "text")
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
 
 
@@ -199,6 +208,7 @@ def _check_responses_request(
                 hint="Messages, function calls and function call outputs are what an agent loop sends.",
             )
         _check_fields(item, ITEM_FIELDS.get(kind, {}), f"input[{i}].")
+        _check_item(f"input[{i}]", kind, item)
         if kind == "item_reference" and item.get("id") not in stored_items:
             # 404, as pasted in can1357/oh-my-pi#41 (there for a reasoning item, rs_...)
             raise ProtocolError(
@@ -211,10 +221,72 @@ def _check_responses_request(
                 "a response made with store=false keeps nothing, so send its items in full instead.",
             )
     _check_tools(body.get("tools"))
+    text_format = body["text"].get("format") if isinstance(body.get("text"), dict) else None
+    if text_format is not None and not isinstance(text_format, dict):
+        raise invalid_type("text.format", "an object", text_format, hint="text.format is {'type': ...}.")
     items = [stored_items[item["id"]] if _is_reference(item) else item for item in items]
     conversation = stored.get(previous or "", []) + items
     _check_calls_answered(conversation)
     _check_json_mentioned(body, conversation)
+
+
+def _check_item(where: str, kind: str, item: dict[str, Any]) -> None:
+    """an input item has the fields its type requires, and its text parts their text"""
+    for name in REQUIRED_ITEM_FIELDS.get(kind, ()):
+        if item.get(name) is None:
+            raise ProtocolError(
+                f"Missing required parameter: '{where}.{name}'.",
+                param=f"{where}.{name}",
+                code="missing_required_parameter",
+                hint=f"A {kind} item has {', '.join(REQUIRED_ITEM_FIELDS[kind])}.",
+            )
+    parts_field = {"message": "content", "function_call_output": "output"}.get(kind)
+    parts = item.get(parts_field) if parts_field else None
+    for j, part in enumerate(parts if isinstance(parts, list) else []):
+        _check_text_part(f"{where}.{parts_field}[{j}]", part)
+
+
+def _check_text_part(where: str, part: Any) -> None:
+    """a content part the mock reads: an object with a text type and its text, in the API's words"""
+    if not isinstance(part, dict):
+        raise invalid_type(where, "an object", part, hint='A part is {"type": "input_text", "text": ...}.')
+    kind = part.get("type")
+    if kind is None:
+        raise ProtocolError(
+            f"Missing required parameter: '{where}.type'.",
+            param=f"{where}.type",
+            code="missing_required_parameter",
+            hint='Give each part its type: {"type": "input_text", "text": ...}.',
+        )
+    if kind not in PART_TYPES:
+        choices = ", ".join(f"'{name}'" for name in PART_TYPES[:-1])
+        raise ProtocolError(
+            f"Invalid value: {_shown(kind)}. Supported values are: {choices}, and '{PART_TYPES[-1]}'.",
+            param=f"{where}.type",
+            code="invalid_value",
+            hint="A text part of a message you send is input_text; of the model's own message, output_text.",
+        )
+    if kind not in TEXT_PARTS:
+        raise ProtocolError(
+            f"The mock reads text parts only, and {where} is an '{kind}' part.",
+            param=f"{where}.type",
+            code="invalid_value",
+            hint="Describe the image or file in text; the real API reads it.",
+        )
+    if part.get("text") is None:
+        raise ProtocolError(
+            f"Missing required parameter: '{where}.text'.",
+            param=f"{where}.text",
+            code="missing_required_parameter",
+            hint="A text part carries its words in 'text'.",
+        )
+    if not isinstance(part["text"], str):
+        raise invalid_type(f"{where}.text", "a string", part["text"], hint="A part's text is a string.")
+
+
+def _shown(value: Any) -> str:
+    """a value as the API's 400 quotes it: a string in single quotes, anything else as JSON"""
+    return f"'{value}'" if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _check_fields(body: dict[str, Any], fields: dict[str, Field], at: str = "") -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import ipaddress
 import json
 import math
 import re
@@ -10,6 +11,7 @@ import signal
 import socket
 import socketserver
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -605,12 +607,15 @@ def run(
     try:
         model: Responder
         if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
-            what, model = f"replaying {cassette[0]}", cassette[1]
+            what, model = (
+                f"replaying {cassette[0]}: it answers only the recorded requests, in order",
+                cassette[1],
+            )
         else:
             model = MockModel(
                 policy_by_name(policy), reject_unknown_fields=reject_unknown_fields, models=models or MODELS
             )
-            what = f"policy {policy}"
+            what = POLICY_WORDS.get(policy, f"policy {policy}")
         server = MockServer(
             model,
             host=host,
@@ -626,21 +631,44 @@ def run(
         return 2
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with Ctrl-C ignored
     signal.signal(signal.SIGTERM, _interrupt)
-    print(f"mock model ({what}) serving the OpenAI API at {server.base_url}", flush=True)
-    print("  OpenAI:    POST /v1/chat/completions, POST /v1/responses, GET /v1/models", flush=True)
-    if cassette:
-        print("  answers only the cassette's recorded requests, in their order", flush=True)
-    else:
-        print("  Anthropic: POST /v1/messages, POST /v1/messages/count_tokens", flush=True)
-    if policy == "echo" and not cassette:
-        print("  the echo policy never calls a tool: for tool calls, use --policy calculator", flush=True)
-    print(f"  try: curl {server.base_url}/models    stop: Ctrl-C", flush=True)
+    if not ipaddress.ip_address(server.host).is_loopback:
+        print("warning: other machines on the network can reach this server", file=sys.stderr, flush=True)
+    print("\n".join(start_up_lines(server, what, anthropic=not cassette)), flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     print("mock server stopped", flush=True)
     return 0
+
+
+POLICY_WORDS = {
+    "echo": "policy echo: it repeats what it receives and never calls a tool; for tool calls, use "
+    "--policy calculator",
+    "calculator": "policy calculator: it calls the tools it is offered",
+}
+START_UP_WIDTH = 60  # the start-up message fits a narrow terminal
+
+
+def start_up_lines(server: MockServer, what: str, anthropic: bool = True) -> list[str]:
+    """what serve-mock prints once it listens: where, what answers, the endpoints, how to try and stop
+    it; each line at most START_UP_WIDTH columns (a URL or file name longer than that stays whole)"""
+    lines = [f"mock model serving at {server.base_url}"]
+    if server.host in ("0.0.0.0", "::"):
+        lines.append(f"  listening on every network address ({server.host}), port {server.port}")
+    lines += textwrap.wrap(
+        what,
+        START_UP_WIDTH,
+        initial_indent="  ",
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    lines += ["  OpenAI:    POST /v1/chat/completions", "             POST /v1/responses, GET /v1/models"]
+    if anthropic:
+        lines += ["  Anthropic: POST /v1/messages", "             POST /v1/messages/count_tokens"]
+    lines.append(f"  try: curl {server.base_url}/models    stop: Ctrl-C")
+    return lines
 
 
 def _interrupt(signum: int, frame: Any) -> None:
