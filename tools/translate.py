@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import denormalize, read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,8 @@ GLOSSARY = Path("docs") / "glossary.es.md"
 NOTEBOOK_FOLDERS = ("lessons", "solutions")
 HEADER = """\
 # Spanish translation of the agent-core course: {sources}.
-# A location such as lessons/00_one_model_call.ipynb:19 is a notebook's cell 19; README.md:12 is line 12.
+# A location such as lessons/00_one_model_call.ipynb:19 is a notebook's cell 19 (no number: cell 0);
+# README.md:12 is line 12.
 # Translate msgstr only, keep code spans, code and link targets as they are, and use the terms of
 # docs/glossary.es.md. Then: python tools/translate.py build && python tools/translate.py check
 #"""
@@ -118,10 +119,9 @@ def documents(root: Path = ROOT) -> list[Document]:
 Translate = Callable[[str, str, int], str]  # (English text, kind, line within the text) -> Spanish
 
 
-def translate_markdown(
-    text: str, translate: Translate, rewrite_switch: Callable[[], str] | None = None
-) -> str:
-    """the text with each block passed through translate (fenced code: only its comments)"""
+def translate_markdown(text: str, translate: Translate, switch: str | None = None) -> str:
+    """the text with each block passed through translate (fenced code: only its comments); a language
+    switch line (SWITCH) is no unit: it becomes `switch` when one is given"""
     lines = text.split("\n")
     out, start = [], 0
     while start < len(lines):
@@ -131,17 +131,20 @@ def translate_markdown(
         if fence and fence[2].lower() in PYTHON_FENCES | SHELL_FENCES:
             inner = "\n".join(lines[start + 1 : end - 1])
             language = "python" if fence[2].lower() in PYTHON_FENCES else "shell"
-            translated = translate_code(
-                inner, lambda t, k, n, offset=start + 1: translate(t, k, n + offset), language
-            )
+            translated = translate_code(inner, _shifted(translate, start + 1), language)
             block = "\n".join([lines[start], translated, lines[end - 1]]) if end - start > 1 else block
         elif SWITCH.match(block):
-            block = rewrite_switch() if rewrite_switch else block  # not a unit: the build writes it
+            block = switch or block  # not a unit: the build writes it
         elif not fence and _has_words(block):
             block = translate(block, "text", start + 1)
         out.append(block)
         start = end
     return "\n".join(out)
+
+
+def _shifted(translate: Translate, offset: int) -> Translate:
+    """translate, told line numbers of the whole text for those of a part starting at offset"""
+    return lambda text, kind, line: translate(text, kind, line + offset)
 
 
 def _block_end(lines: list[str], start: int) -> int:
@@ -210,7 +213,8 @@ def translate_code(source: str, translate: Translate, language: str = "python") 
 
 def fenced_code(text: str) -> list[str]:
     """the code of each fenced block in a markdown text, comments and blank lines left out"""
-    blocks, lines = [], text.split("\n")
+    blocks: list[tuple[int, int, str]] = []
+    lines = text.split("\n")
     for start, line in enumerate(lines):
         fence = FENCE.match(line.strip())
         if fence and (not blocks or start >= blocks[-1][1]):
@@ -302,6 +306,11 @@ def read_catalogue(path: Path) -> Catalog:
     return catalogue
 
 
+def _string(message: Message) -> str:
+    """a message's translation (this project's catalogues have no plurals)"""
+    return message.string if isinstance(message.string, str) else ""
+
+
 def write_catalogue(catalogue: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
@@ -366,20 +375,22 @@ def render(
     doc: Document, catalogue: Catalog, edition: set[str], root: Path = ROOT
 ) -> tuple[dict[str, str], list[str]]:
     """the Spanish file for each of the document's sources, and what stops them being complete"""
-    files, missing = {}, {}
+    files: dict[str, str] = {}
+    missing: dict[str, list[tuple[str, int]]] = {}
 
     def lookup(source: str, place: int | None, english: str, spanish: str) -> Translate:
         def translate(text: str, kind: str, line: int) -> str:
             message = catalogue.get(text)
-            where = (source, line if place is None else place)
-            if message is None or not message.string or message.fuzzy:
-                missing.setdefault(text, []).append(where)
-                return text
-            if (kind == "trailing comment" and "\n" in message.string) or fenced_code(text) != fenced_code(
-                message.string
+            string = _string(message) if message is not None and not message.fuzzy else ""
+            if (
+                not string
+                or (kind == "trailing comment" and "\n" in string)
+                or fenced_code(text) != fenced_code(string)
             ):
-                missing.setdefault(text, []).append(where)
-            return relink(message.string, english, spanish, edition) if kind == "text" else message.string
+                missing.setdefault(text, []).append((source, line if place is None else place))
+            if not string:
+                return text
+            return relink(string, english, spanish, edition) if kind == "text" else string
 
         return translate
 
@@ -396,10 +407,9 @@ def render(
             files[target] = nbformat.writes(nb).rstrip("\n") + "\n"
         else:
             back = os.path.relpath(source, os.path.dirname(target) or ".").replace(os.sep, "/")
+            switch = f"[English]({back}) · **Español**"
             files[target] = translate_markdown(
-                path.read_text(encoding="utf-8"),
-                lookup(source, None, source, target),
-                lambda back=back: f"[English]({back}) · **Español**",
+                path.read_text(encoding="utf-8"), lookup(source, None, source, target), switch
             )
     problems = [_problem(text, places, catalogue, doc) for text, places in missing.items()]
     return files, problems
@@ -410,15 +420,16 @@ def _problem(text: str, places: list[tuple[str, int]], catalogue: Catalog, doc: 
         f"{s} {'cell' if s.endswith('.ipynb') else 'line'} {n}" for s, n in dict.fromkeys(places)
     )
     message = catalogue.get(text)
+    string = _string(message) if message is not None else ""
     if message is not None and message.fuzzy and message.previous_id:
         previous = message.previous_id if isinstance(message.previous_id, str) else message.previous_id[0]
         what = f"the English changed since it was translated: {word_diff(previous, text)}"
     elif message is not None and message.fuzzy:
         what = f"its translation is marked fuzzy: {_short(text)}"
-    elif message is not None and message.string and fenced_code(text) != fenced_code(message.string):
+    elif string and fenced_code(text) != fenced_code(string):
         what = f"the translation changes the code of a fenced block (only comments change): {_short(text)}"
-    elif message is not None and message.string and "\n" in message.string:
-        what = f"a comment after code must stay on one line: {_short(message.string)}"
+    elif string and "\n" in string:
+        what = f"a comment after code must stay on one line: {_short(string)}"
     else:
         what = f"new English, not translated yet: {_short(text)}"
     todo = (
@@ -554,16 +565,16 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
     for doc in documents(root):
         path = root / doc.catalogue
         for message in read_catalogue(path) if path.exists() else []:
-            if not message.id or not message.string or message.fuzzy:
+            msgid, string = message.id, _string(message)
+            if not isinstance(msgid, str) or not msgid or not string or message.fuzzy:
                 continue
             for english, spanish in terms:
-                if _mentions(prose(message.id), english) and not _mentions(prose(message.string), spanish):
+                if _mentions(prose(msgid), english) and not _mentions(prose(string), spanish):
                     source, place = message.locations[0] if message.locations else ("?", 0)
                     place = place or 0  # Babel writes no number for cell 0
                     found.append(
                         f"{doc.catalogue.as_posix()} ({source}:{place}): the English says {english[0]!r}, "
-                        f"the Spanish does not say {spanish[0]!r} ({GLOSSARY.as_posix()}): "
-                        + _short(message.string)
+                        f"the Spanish does not say {spanish[0]!r} ({GLOSSARY.as_posix()}): " + _short(string)
                     )
     return found
 
