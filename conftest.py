@@ -18,6 +18,10 @@ from tools.kernels import OwnSocketsKernelManager
 # build: there the kernels take turns to start, under a file lock.
 LOCK = Path(tempfile.gettempdir()) / "agent-core-kernel-start.lock"
 
+# The Spanish notebooks are the English ones with their text translated (tools/translate.py): nbval
+# does not run them a second time, tests/test_translation.py proves their code and outputs are the same.
+collect_ignore = ["lessons/es", "solutions/es"]
+
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: one worker more than xdist would start (a worker per core)
