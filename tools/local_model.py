@@ -81,7 +81,7 @@ def build() -> Path:
         BUILD.mkdir(parents=True, exist_ok=True)
         if not VENV_PYTHON.exists():
             subprocess.run([sys.executable, "-m", "venv", BUILD / "venv"], check=True)
-        install = [VENV_PYTHON, "-m", "pip", "install", "--quiet", *PACKAGES]
+        install = [str(VENV_PYTHON), "-m", "pip", "install", "--quiet", *PACKAGES]
         print(f"building llama-cpp-python's server in {BUILD} (several minutes)...", flush=True)
         subprocess.run(["nice", *install] if os.name == "posix" else install, check=True)
         print(f"built in {time.monotonic() - started:.0f} s")
