@@ -75,10 +75,13 @@ def assistant_message(response_or_message: Any) -> dict[str, Any]:
 
     The SDK's message object carries more fields (refusal, annotations, audio...), most of them
     None. Sending those back works with OpenAI but some OpenAI-compatible servers refuse fields
-    they do not know, so we write the message out explicitly.
+    they do not know, so we write the message out explicitly. A reply with no text (`content`
+    null, as beside tool calls) goes back as "": every server accepts an empty string, while
+    llama.cpp's Python server answers null, or no content at all, with HTTP 500
+    (docs/real_models.md).
     """
     message = _message_of(response_or_message)
-    plain: dict[str, Any] = {"role": "assistant", "content": _attribute_or_key(message, "content")}
+    plain: dict[str, Any] = {"role": "assistant", "content": _attribute_or_key(message, "content") or ""}
     calls = tool_calls_of(message)
     if calls:
         plain["tool_calls"] = calls
@@ -94,10 +97,13 @@ def tool_message(call: Any, content: Any) -> dict[str, Any]:
 
 def sendable_message(message: dict[str, Any]) -> dict[str, Any]:
     """a message the next request can carry: no lone surrogates, and a call's name and arguments as
-    strings (a server may send `"arguments": 5`; the API accepts only a JSON string back)"""
+    strings (a server may send `"arguments": 5`; the API accepts only a JSON string back), and an
+    assistant message's missing text as "" (as assistant_message writes it)"""
     if not isinstance(message, dict):
         return message
     sendable = {key: escaped(value) for key, value in message.items()}
+    if sendable.get("role") == "assistant" and sendable.get("content") is None:
+        sendable["content"] = ""
     for call in sendable.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):

@@ -1,17 +1,21 @@
 """Reading tool calls and writing the messages that answer them, through the real SDK."""
 
 import openai
+import pydantic
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from agent_core import mock
 from agent_core.calls import (
     assistant_message,
     parse_arguments,
+    sendable_message,
     tool_calls_of,
     tool_message,
     unanswered_calls,
     wants_tools,
 )
+from agent_core.loop import run_agent
 
 DIVIDE = {
     "type": "function",
@@ -52,10 +56,64 @@ def test_one_round_trip_by_hand():
 
 def test_assistant_message_keeps_only_what_the_request_schema_defines():
     client = mock.client(mock.Script(mock.call("divide", a=8, b=12)))
-    message = assistant_message(ask(client))
+    response = ask(client)
+    assert response.choices[0].message.content is None  # what the API answers beside a call
+    message = assistant_message(response)
     assert set(message) == {"role", "content", "tool_calls"}
-    assert message["content"] is None
+    assert message["content"] == ""  # what goes back: llama.cpp's Python server answers null with 500
     assert set(message["tool_calls"][0]) == {"id", "type", "function"}
+
+
+# the request schema of the real API, as the SDK defines it: what every message we send must fit
+API_MESSAGE = pydantic.TypeAdapter(ChatCompletionMessageParam)
+
+
+def as_the_api_reads_it(message):
+    """the message validated against the schema; a field the schema does not define is dropped"""
+    validated = API_MESSAGE.validate_python(message)
+    return {key: list(value) if key == "tool_calls" else value for key, value in validated.items()}
+
+
+def divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+def add(a: float, b: float) -> float:
+    """Add a and b."""
+    return a + b
+
+
+def test_what_the_course_sends_back_is_valid_for_the_api_and_has_text_wherever_a_server_needs_it():
+    strict = mock.client(mock.Calculator(), reject_unknown_fields=True)
+    run = run_agent(strict, "5 + 8/12 and 7 + 1", [add, divide])
+    chatty = mock.client(
+        mock.Script(mock.calls(mock.call("divide", a=8, b=12), content="Let me work that out."), ""),
+        reject_unknown_fields=True,
+    )
+    first = ask(chatty)
+    by_hand = QUESTION + [assistant_message(first), tool_message(tool_calls_of(first)[0], "0.67")]
+    last = ask(chatty, by_hand)
+    by_hand.append(assistant_message(last))  # an empty answer goes back as "" too
+    continued = [
+        sendable_message(m)
+        for m in [*QUESTION, {"role": "assistant", "content": None, "tool_calls": by_hand[1]["tool_calls"]}]
+    ]
+    assert run.stop_reason == "answered" and run.tool_calls_made >= 2
+    assert [turn.status for turn in [*strict.trace, *chatty.trace]] == [200] * (len(strict.trace) + 2)
+    for message in [*run.messages, *by_hand, *continued]:
+        assert as_the_api_reads_it(message) == message
+        if message["role"] == "assistant":
+            assert isinstance(message["content"], str), message
+    assert assistant_message({"role": "assistant", "content": None}) == {"role": "assistant", "content": ""}
+    with pytest.raises(pydantic.ValidationError):  # the schema check can fail
+        as_the_api_reads_it({"role": "assistant", "content": 5})
+    assert as_the_api_reads_it({"role": "tool", "tool_call_id": "c", "content": "1", "name": "x"}) != {
+        "role": "tool",
+        "tool_call_id": "c",
+        "content": "1",
+        "name": "x",
+    }
 
 
 def test_a_server_that_rejects_unknown_fields_refuses_the_sdk_object_but_accepts_the_plain_message():
@@ -95,7 +153,7 @@ def test_unanswered_calls_are_those_of_the_last_assistant_message_with_no_tool_m
     def call(call_id):
         return {"id": call_id, "type": "function", "function": {"name": "add", "arguments": "{}"}}
 
-    asked = {"role": "assistant", "content": None, "tool_calls": [call("a"), call("b"), call("c")]}
+    asked = {"role": "assistant", "content": "", "tool_calls": [call("a"), call("b"), call("c")]}
     history = [{"role": "user", "content": "three sums"}, asked]
     assert [c["id"] for c in unanswered_calls(history)] == ["a", "b", "c"]
     history.append(tool_message("b", "2"))  # answered out of order

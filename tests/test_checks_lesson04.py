@@ -163,7 +163,7 @@ def make_run(
             finished = {
                 "no tool_calls": not calls,
                 "finish_reason": response.choices[0].finish_reason != "tool_calls",
-                "content": message["content"] is not None,
+                "content": response.choices[0].message.content is not None,
             }[stop_when]
             if finished:
                 if stop_on_text:
@@ -353,7 +353,10 @@ def test_an_answer_on_the_last_allowed_call_must_not_be_taken_for_the_cap(capsys
     ("at_the_cap", "shown"),
     [
         (lambda messages: messages[-1]["content"], "got '2', which is not a message of your own"),
-        (lambda messages: str(messages[-3]["content"]), "got 'None', which is not a message of your own"),
+        (
+            lambda messages: str(None),
+            "got 'None', which is not a message of your own",
+        ),  # str(message.content)
     ],
 )
 def test_a_result_or_none_passed_off_as_the_answer_at_the_cap_is_named(capsys, at_the_cap, shown):

@@ -612,9 +612,11 @@ def _same_requests(where: str, trace: Any, expected: Any) -> list[str]:
 
 
 def _wire_all(messages: list[Any]) -> list[Any]:
-    """the messages without their null fields, each call id replaced by its place (the mock's ids hash the
-    request)"""
-    text = json.dumps([{k: v for k, v in m.items() if v is not None} for m in messages])
+    """the messages without their null fields (an assistant's missing text may go as null or ""), each
+    call id replaced by its place (the mock's ids hash the request)"""
+    text = json.dumps(
+        [{k: v for k, v in m.items() if v is not None and (k, v) != ("content", "")} for m in messages]
+    )
     for number, call_id in enumerate(dict.fromkeys(re.findall(r'"(call_[0-9a-f]+)"', text))):
         text = text.replace(f'"{call_id}"', f'"call {number + 1}"')
     return json.loads(text)
