@@ -35,6 +35,7 @@ __all__ = [
     "POLICIES",
     "policy_by_name",
     "masked_key",
+    "start_up_lines",
     "LOCALHOST",
     "DEFAULT_PORT",
 ]
