@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 
-from ._defaults import DEFAULT_MODEL
+from ._defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 
 __all__ = ["summarize", "SUMMARY_REQUEST"]
 
@@ -31,6 +31,7 @@ def summarize(
     used (if any), and tool_choice "none" so the model answers in text.
     """
     options: dict[str, Any] = {"tools": tools, "tool_choice": "none"} if tools else {}
+    options["max_tokens"] = DEFAULT_MAX_TOKENS  # a summary that rambles on would defeat its purpose
     # the SDK types messages as TypedDicts; ours are the same JSON objects as plain dicts
     response = client.chat.completions.create(
         model=model,

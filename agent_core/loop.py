@@ -13,14 +13,14 @@ from typing import Any
 
 import openai
 
-from ._defaults import DEFAULT_MODEL
+from ._defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 from ._model_call import call_model
 from ._stop_reasons import StopReason
 from .calls import assistant_message, sendable_message, tool_calls_of, tool_message, unanswered_calls
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
 from .trace import Trace, escape_surrogates
 
-__all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun"]
+__all__ = ["run_agent", "AgentRun", "Guardrail", "StopRun", "capped"]
 
 
 def run_agent(
@@ -37,23 +37,20 @@ def run_agent(
 ) -> AgentRun:
     """run the loop until the model answers without asking for a tool, or max_turns model calls
 
-    `task` is the user's request, or a conversation to continue (a list of messages). Returns the
-    AgentRun: answer, messages, stop_reason, counters, and `trace`, this run's model calls (given
-    one, they are appended to it: a call the server refused is there too, though run_agent raised)."""
+    `task` is the user's request, or a conversation to continue (a list of messages). Each reply is
+    capped at `max_tokens` (DEFAULT_MAX_TOKENS unless given; None: no cap). Returns the AgentRun:
+    answer, messages, stop_reason, counters, and `trace`, this run's model calls (given one, they are
+    appended to it: a call the server refused is there too, though run_agent raised)."""
     run = _new_run(task, tools, system, trace if trace is not None else Trace())
     try:
         _start(run, guardrails)
         while run.model_calls < max_turns:
-            for guardrail in guardrails:
-                guardrail.before_model(run)
-            response = _call(client, run, model, create_options)
-            message = sendable_message(assistant_message(response))  # it goes back in every later request
-            run.messages.append(message)
-            for guardrail in guardrails:
-                guardrail.after_model(run, message, response.usage)
+            response, message = _ask_model(client, run, model, create_options, guardrails)
             if calls := tool_calls_of(message):
                 _run_tools(run, calls, guardrails)
                 continue
+            if _no_answer_in(run, response, message):  # cut off by the output cap, or nothing said
+                return run
             feedback = _first_said(g.check_answer(run, message["content"] or "") for g in guardrails)
             if feedback is None:
                 run.answer, run.stop_reason = message["content"], "answered"
@@ -154,11 +151,42 @@ def _first_messages(task: str | Sequence[dict[str, Any]], system: str | None) ->
     )
 
 
-def _call(client: openai.OpenAI, run: AgentRun, model: str, options: dict[str, Any]) -> Any:
-    """one model call with the run's messages (and its tools, if it has any), recorded in run.trace"""
+def _ask_model(
+    client: openai.OpenAI, run: AgentRun, model: str, options: dict[str, Any], guardrails: Sequence[Guardrail]
+) -> tuple[Any, dict[str, Any]]:
+    """one model call with the run's messages (and its tools), recorded in run.trace; its reply appended"""
+    for guardrail in guardrails:
+        guardrail.before_model(run)
     run.model_calls += 1
     tools: dict[str, Any] = {"tools": run.tools.definitions} if len(run.tools) else {}
-    return call_model(client, run.trace, model=model, messages=run.messages, **tools, **options)
+    response = call_model(client, run.trace, model=model, messages=run.messages, **tools, **capped(options))
+    message = sendable_message(assistant_message(response))  # it goes back in every later request
+    run.messages.append(message)
+    for guardrail in guardrails:
+        guardrail.after_model(run, message, response.usage)
+    return response, message
+
+
+def capped(options: dict[str, Any]) -> dict[str, Any]:
+    """create options with the default output cap, unless they set one (max_tokens=None: no cap)"""
+    if "max_completion_tokens" in options:
+        return options
+    with_cap = {"max_tokens": DEFAULT_MAX_TOKENS, **options}
+    return (
+        with_cap
+        if with_cap["max_tokens"] is not None
+        else {k: v for k, v in options.items() if k != "max_tokens"}
+    )
+
+
+def _no_answer_in(run: AgentRun, response: Any, message: dict[str, Any]) -> bool:
+    """a reply cut by the output cap, or one with neither text nor a tool call, ends the run as what it is"""
+    if response.choices[0].finish_reason == "length":
+        run.stop_reason, run.answer = "output_cap", message["content"] or ""
+    elif not (message["content"] or "").strip():
+        run.stop_reason = "empty_answer"
+        run.answer = "The model answered with no text and no tool call (small local models often do)."
+    return run.stop_reason is not None
 
 
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:

@@ -168,3 +168,45 @@ def test_a_refused_call_is_recorded_in_the_given_trace_then_raised():
         run_agent(client, "1+2", [add], trace=trace, temperature=7)
     assert [turn.status for turn in trace] == [400] and trace[0].index == 0
     assert "temperature" in trace[0].error["message"] and trace[0].request["temperature"] == 7
+
+
+def test_every_request_of_a_run_carries_the_default_output_cap():
+    from agent_core._defaults import DEFAULT_MAX_TOKENS
+
+    run = run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide])
+    assert run.stop_reason == "answered" and len(run.trace) == 3
+    assert [turn.request["max_tokens"] for turn in run.trace] == [DEFAULT_MAX_TOKENS] * 3
+
+
+def test_the_output_cap_can_be_changed_or_lifted():
+    lower = run_agent(mock.client(mock.Script("fine")), "hi", max_tokens=50)
+    lifted = run_agent(mock.client(mock.Script("fine")), "hi", max_tokens=None)
+    newer = run_agent(mock.client(mock.Script("fine")), "hi", max_completion_tokens=70)
+    assert lower.trace[0].request["max_tokens"] == 50
+    assert "max_tokens" not in lifted.trace[0].request
+    assert "max_tokens" not in newer.trace[0].request and newer.trace[0].request["max_completion_tokens"] == 70
+    assert {run.stop_reason for run in (lower, lifted, newer)} == {"answered"}
+
+
+def test_a_reply_cut_by_the_output_cap_ends_the_run_as_output_cap_with_its_partial_text():
+    rambling = " ".join(["the model goes on and on"] * 200)
+    run = run_agent(mock.client(mock.Script(rambling)), "Say something", max_tokens=20)
+    assert run.stop_reason == "output_cap"
+    assert run.trace[0].finish_reason == "length"
+    assert run.answer and rambling.startswith(run.answer) and len(run.answer) < len(rambling)
+    assert run.model_calls == 1  # stopped at once, not retried into more runaway calls
+
+
+def test_an_empty_answer_is_reported_as_empty_not_as_answered():
+    for said in ("", "   \n"):
+        run = run_agent(mock.client(mock.Script(said)), "What is 2 + 2?", [add])
+        assert run.stop_reason == "empty_answer"
+        assert "no text and no tool call" in (run.answer or "")
+
+
+def test_the_assistant_turn_with_tool_calls_goes_back_with_empty_text_not_null():
+    """llama.cpp's Python server answers null content with HTTP 500; every server accepts \"\" """
+    run = run_agent(mock.client(mock.Calculator()), "4 + 2", [add])
+    with_calls = [m for m in run.messages if m["role"] == "assistant" and m.get("tool_calls")]
+    assert with_calls and all(m["content"] == "" for m in with_calls)
+    assert run.trace[0].reply["content"] is None  # what the API itself answers is shown as it came

@@ -245,7 +245,7 @@ def _trajectory_run(case: Trajectory) -> AgentRun:
             }
             for k, name in enumerate(turn)
         ]
-        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         messages += [
             {"role": "tool", "tool_call_id": call["id"], "content": str(_RESULTS[call["function"]["name"]])}
             for call in calls
