@@ -35,6 +35,8 @@ CHECKS = {
     "6.2": (lesson06.KEEP_SHAPES, lesson06.keep_scenarios),
     "6.3": (lesson06.SPLIT_SHAPES, lesson06.split_scenarios),
     "7.1": (lesson07.READ_SHAPES, lesson07.read_scenarios),
+    "7.2": (lesson07.CITING_SHAPES, lesson07.citing_scenarios),
+    "7.3": (lesson07.HISTORY_SHAPES, lesson07.history_scenarios),
     "8.2": (lesson08.RECORD_SHAPES, lesson08.record_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
     "10.3": (lesson10.PREFIX_SHAPES, lesson10.prefix_scenarios),
