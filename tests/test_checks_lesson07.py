@@ -667,8 +667,8 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
         ),
         (
             PytestInTheCommand,
-            "a model that writes, runs `cat pytest.ini` (reads pytest's settings, runs no test), then says done: "
-            "it accepted the final answer",
+            "a model that writes, runs `cat pytest.ini` (reads pytest's settings, runs no test), then "
+            "says done: it accepted the final answer",
         ),
         (PytestAWordOfTheCommand, "pip install pytest"),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
