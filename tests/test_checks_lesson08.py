@@ -623,7 +623,7 @@ def test_settings_written_another_way_pass(capsys):
 
 
 def test_settings_with_urls_written_out_another_way_pass(capsys):
-    """right, written differently: OpenAI's own URL written out (still OpenAI), hosts in capitals and a final /"""
+    """right, written differently: OpenAI's URL written out (still OpenAI), hosts in capitals, a final /"""
     settings = copy.deepcopy(SETTINGS)
     settings["openai"]["OPENAI_BASE_URL"] = "https://api.openai.com/v1/"
     settings["ollama"]["AGENT_CORE_BASE_URL"] = "http://LocalHost:11434/v1"

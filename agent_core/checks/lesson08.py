@@ -74,6 +74,9 @@ _KIND_NAME = {
 }
 
 
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
 def settings_scenarios() -> list[tuple[str, dict[str, Any]]]:
     """check 8.1's fixed cases: each setup with what backend_from_env must make of it (an answer, not code)"""
     return [(name, dict(wanted)) for name, wanted in _WANTED.items()]
@@ -167,9 +170,6 @@ def _check_setting(name: str, env: Any) -> list[str]:
             f"{wanted['policy']!r} (AGENT_CORE_MOCK_POLICY)"
         )
     return problems
-
-
-_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 def _same_url(yours: str | None, wanted: str) -> bool:

@@ -219,6 +219,10 @@ def _any_schema(test: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, A
     return lambda tool: any(test(schema) for schema in _schemas(tool["inputSchema"]))
 
 
+def _typed(kind: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda schema: schema.get("type") == kind
+
+
 def _nested_object(tool: dict[str, Any]) -> bool:
     return any(s.get("type") == "object" for s in list(_schemas(tool["inputSchema"]))[1:])
 
@@ -245,8 +249,7 @@ DEFINITION_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
         lambda s: s.get("type") == "array" and s.get("items", {}).get("type") == "object"
     ),
     **{
-        f"a {kind} argument": _any_schema(lambda s, kind=kind: s.get("type") == kind)
-        for kind in ("string", "integer", "number", "boolean")
+        f"a {kind} argument": _any_schema(_typed(kind)) for kind in ("string", "integer", "number", "boolean")
     },
     "a non-ASCII argument name": lambda tool: any(
         not name.isascii() for s in _schemas(tool["inputSchema"]) for name in s.get("properties", {})

@@ -187,13 +187,17 @@ def _answered(test: Callable[[str, float, list[float]], bool]) -> Callable[[Answ
     return lambda case: case[0] == "answered" and test(case[1], case[2], numbers_in(case[1]))
 
 
+def _stopped_by(stop: str) -> Callable[[Answer], bool]:
+    return lambda case: case[0] == stop
+
+
 def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
 # the shapes lesson 11 names for grading an answer, each reached by answer_scenarios() (test_check_shapes.py)
 ANSWER_SHAPES: dict[str, Callable[[Answer], bool]] = {
-    **{f"a run stopped by {stop}": (lambda case, stop=stop: case[0] == stop) for stop in STOPS[1:]},
+    **{f"a run stopped by {stop}": _stopped_by(stop) for stop in STOPS[1:]},
     "a stopped run whose note ends with the expected number": lambda case: (
         case[0] != "answered"
         and (lambda numbers: bool(numbers) and _same(numbers[-1], case[2]))(
