@@ -13,11 +13,15 @@ from agent_core.checks import (
     lesson06,
     lesson07,
     lesson08,
+    lesson09,
     lesson10,
+    lesson11,
+    lesson12,
 )
 
 CHECKS = {
     "0.1": (lesson00.ASK_SHAPES, lesson00.ask_scenarios),
+    "0.2": (lesson00.REPAIR_SHAPES, lesson00.repair_scenarios),
     "1.1": (lesson01.DEFINITION_SHAPES, lesson01.definition_scenarios),
     "1.2": (lesson01.DELIVERY_SHAPES, lesson01.delivery_scenarios),
     "1.3": (lesson01.CANCEL_SHAPES, lesson01.cancel_scenarios),
@@ -35,9 +39,21 @@ CHECKS = {
     "6.2": (lesson06.KEEP_SHAPES, lesson06.keep_scenarios),
     "6.3": (lesson06.SPLIT_SHAPES, lesson06.split_scenarios),
     "7.1": (lesson07.READ_SHAPES, lesson07.read_scenarios),
+    "7.2": (lesson07.CITING_SHAPES, lesson07.citing_scenarios),
+    "7.3": (lesson07.HISTORY_SHAPES, lesson07.history_scenarios),
+    "8.1": (lesson08.SETTINGS_SHAPES, lesson08.settings_scenarios),
     "8.2": (lesson08.RECORD_SHAPES, lesson08.record_scenarios),
     "8.3": (lesson08.DIFFERENCE_SHAPES, lesson08.difference_scenarios),
+    "9.1": (lesson09.CONVERSATION_SHAPES, lesson09.conversation_scenarios),
+    "9.2": (lesson09.LOOP_SHAPES, lesson09.loop_scenarios),
+    "10.1": (lesson10.DEFINITION_SHAPES, lesson10.definition_scenarios),
+    "10.2": (lesson10.RESULT_SHAPES, lesson10.result_scenarios),
     "10.3": (lesson10.PREFIX_SHAPES, lesson10.prefix_scenarios),
+    "11.1": (lesson11.ANSWER_SHAPES, lesson11.answer_scenarios),
+    "11.2": (lesson11.CALLS_SHAPES, lesson11.calls_scenarios),
+    "11.3": (lesson11.INTERVAL_SHAPES, lesson11.interval_scenarios),
+    "12.1": (lesson12.PLAN_SHAPES, lesson12.plan_scenarios),
+    "12.2": (lesson12.DELEGATE_SHAPES, lesson12.delegate_scenarios),
 }
 
 

@@ -399,10 +399,16 @@ def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 91 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 92 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
+
+
+def runs_pytest(command):
+    """pytest is the program: `pytest ...` or `python -m pytest ...`, not `cat pytest.ini`"""
+    words = command.split()
+    return words[:1] == ["pytest"] or words[1:3] == ["-m", "pytest"]
 
 
 class TestsAfterLastChange(Guardrail):
@@ -416,7 +422,7 @@ class TestsAfterLastChange(Guardrail):
             if observation.name in ("write_file", "edit_file") and not observation.is_error:
                 last_change = position
             command = (observation.arguments or {}).get("command", "")
-            if observation.name == "run_command" and "pytest" in command:
+            if observation.name == "run_command" and runs_pytest(command):
                 last_test_run = position
         if last_change > last_test_run:
             return "You changed files after the last test run: run the tests before you answer."
@@ -428,7 +434,7 @@ class TestsPassedAfterLastChange(TestsAfterLastChange):
 
     def check_answer(self, run, answer):
         feedback = super().check_answer(run, answer)
-        tests = [o for o in run.observations if "pytest" in (o.arguments or {}).get("command", "")]
+        tests = [o for o in run.observations if runs_pytest((o.arguments or {}).get("command", ""))]
         if feedback is None and tests and "exit code: 0" not in tests[-1].content:
             return "The tests fail: fix the code and run the tests again."
         return feedback
@@ -439,7 +445,7 @@ class PytestAnywhere(Guardrail):
 
     def check_answer(self, run, answer):
         changed = any(o.name in ("write_file", "edit_file") and not o.is_error for o in run.observations)
-        tested = any("pytest" in (o.arguments or {}).get("command", "") for o in run.observations)
+        tested = any(runs_pytest((o.arguments or {}).get("command", "")) for o in run.observations)
         return "Run the tests." if changed and not tested else None
 
 
@@ -463,7 +469,7 @@ class FirstChangeOnly(Guardrail):
         names = [o.name for o in run.observations]
         first_change = min((names.index(n) for n in ("write_file", "edit_file") if n in names), default=-1)
         tests = [
-            i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")
+            i for i, o in enumerate(run.observations) if runs_pytest((o.arguments or {}).get("command", ""))
         ]
         return "Run the tests." if first_change > max(tests, default=-1) else None
 
@@ -477,7 +483,7 @@ class WriteFileOnly(TestsAfterLastChange):
             default=-1,
         )
         tests = [
-            i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")
+            i for i, o in enumerate(run.observations) if runs_pytest((o.arguments or {}).get("command", ""))
         ]
         return "Run the tests." if last_write > max(tests, default=-1) else None
 
@@ -490,7 +496,7 @@ class ErrorsCountAsChanges(Guardrail):
             (i for i, o in enumerate(run.observations) if o.name in ("write_file", "edit_file")), default=-1
         )
         tests = [
-            i for i, o in enumerate(run.observations) if "pytest" in (o.arguments or {}).get("command", "")
+            i for i, o in enumerate(run.observations) if runs_pytest((o.arguments or {}).get("command", ""))
         ]
         return "Run the tests." if last_change > max(tests, default=-1) else None
 
@@ -501,7 +507,7 @@ class LastMustBeTests(Guardrail):
     def check_answer(self, run, answer):
         wrote = any(o.name in ("write_file", "edit_file") and not o.is_error for o in run.observations)
         last = run.observations[-1] if run.observations else None
-        tested_last = last is not None and "pytest" in (last.arguments or {}).get("command", "")
+        tested_last = last is not None and runs_pytest((last.arguments or {}).get("command", ""))
         return "Run the tests." if wrote and not tested_last else None
 
 
@@ -529,7 +535,7 @@ class ArgumentsAlwaysThere(Guardrail):
         for position, observation in enumerate(run.observations):
             if observation.name in ("write_file", "edit_file") and not observation.is_error:
                 last_change = position
-            if observation.name == "run_command" and "pytest" in observation.arguments.get("command", ""):
+            if observation.name == "run_command" and runs_pytest(observation.arguments.get("command", "")):
                 last_test_run = position
         return "Run the tests." if last_change > last_test_run else None
 
@@ -545,6 +551,34 @@ class TestInTheCommand(Guardrail):
             if observation.name == "run_command" and "test" in (observation.arguments or {}).get(
                 "command", ""
             ):
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
+class PytestInTheCommand(Guardrail):
+    """takes any command holding "pytest" for a test run: `cat pytest.ini` too (lesson 07's old answer)"""
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            if observation.name == "run_command" and "pytest" in (observation.arguments or {}).get(
+                "command", ""
+            ):
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
+class PytestAWordOfTheCommand(PytestInTheCommand):
+    """pytest as a word of the command: `pip install pytest` runs no test"""
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            if "pytest" in (observation.arguments or {}).get("command", "").split():
                 last_test_run = position
         return "Run the tests." if last_change > last_test_run else None
 
@@ -580,7 +614,7 @@ def test_tests_after_change_judges_generated_histories_without_pytest(capsys):
 
     result = check_tests_after_change(OnlyTheCommonCases)
     out = capsys.readouterr().out
-    assert not result and result.scenarios == 212
+    assert not result and result.scenarios == 213
     assert (
         "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
     )
@@ -631,6 +665,12 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
             "a model that writes, runs `cat test_discount.py` (reads the tests, does not run them), then "
             "says done: it accepted the final answer",
         ),
+        (
+            PytestInTheCommand,
+            "a model that writes, runs `cat pytest.ini` (reads pytest's settings, runs no test), then "
+            "says done: it accepted the final answer",
+        ),
+        (PytestAWordOfTheCommand, "pip install pytest"),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
         (
             AcceptEverything,
@@ -683,20 +723,19 @@ def unread_by_searching_from_a_position(answer, observations):
 
 def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
     result = check_unread_citations(unread_by_searching_from_a_position)
-    assert result and result.scenarios == 91, capsys.readouterr().out
+    assert result and result.scenarios == 92, capsys.readouterr().out
 
 
 class TestsAfterChangeFromTheEnd(Guardrail):
     """right, written differently: walks the observations backwards; the first change or test run met
-    decides"""
+    decides; a test run is a command a regular expression reads as pytest's"""
 
     __test__ = False
 
     def check_answer(self, run, answer):
         for observation in reversed(run.observations):
-            if observation.name == "run_command" and "pytest" in str(
-                (observation.arguments or {}).get("command")
-            ):
+            command = str((observation.arguments or {}).get("command"))
+            if observation.name == "run_command" and re.match(r"(\S*python\S* -m )?pytest(\s|$)", command):
                 return None
             if observation.name in {"edit_file", "write_file"} and not observation.is_error:
                 return "A file changed since the tests last ran. Run pytest, then answer."

@@ -622,6 +622,15 @@ def test_settings_written_another_way_pass(capsys):
     assert result and result.scenarios == 0, capsys.readouterr().out
 
 
+def test_settings_with_urls_written_out_another_way_pass(capsys):
+    """right, written differently: OpenAI's URL written out (still OpenAI), hosts in capitals, a final /"""
+    settings = copy.deepcopy(SETTINGS)
+    settings["openai"]["OPENAI_BASE_URL"] = "https://api.openai.com/v1/"
+    settings["ollama"]["AGENT_CORE_BASE_URL"] = "http://LocalHost:11434/v1"
+    settings["vllm"]["AGENT_CORE_BASE_URL"] = "http://GPU-BOX:8000/v1/"
+    assert check_settings(settings), capsys.readouterr().out
+
+
 def test_check_settings_gives_the_same_verdict_every_time(capsys):
     wrong = copy.deepcopy(SETTINGS)
     del wrong["openai"]["AGENT_CORE_MODEL"]

@@ -433,35 +433,6 @@ def test_the_lesson_12_checks_give_the_same_verdicts_under_another_hash_seed():
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 12.") == 2
 
 
-def test_check_delegate_s_generated_cases_hold_the_shapes_the_fixed_ones_lack():
-    from agent_core.checks._scenarios import scenarios
-    from agent_core.checks.lesson12 import DELEGATE_GENERATED, DELEGATE_SEED, _delegation
-
-    shapes = set()
-    for case in scenarios([], _delegation, count=DELEGATE_GENERATED, seed=DELEGATE_SEED):
-        shapes |= (
-            {"two delegations, the first child failing"}
-            if (case.subtasks, case.child[-1]) == (2, "fail")
-            else set()
-        )
-        if case.recursion and "delegate" in case.child:
-            shapes.add(f"a child delegating again, max_depth={case.max_depth}")
-        if case.read_only and "write" in case.child and "write_file" in case.given:
-            shapes.add("a child writing under a read-only parent")
-        shapes |= {"a child that never answers"} if case.child[-1] == "loop" else set()
-        shapes |= {"a child without read_file"} if "read_file" not in case.given else set()
-        shapes |= {"max_turns=4"} if case.max_turns == 4 else set()
-    assert shapes == {
-        "two delegations, the first child failing",
-        "a child delegating again, max_depth=1",
-        "a child delegating again, max_depth=2",
-        "a child writing under a read-only parent",
-        "a child that never answers",
-        "a child without read_file",
-        "max_turns=4",
-    }
-
-
 @pytest.mark.parametrize("folder", ["lessons", "solutions"])
 def test_the_scenario_counts_the_lesson_states_are_the_checks(folder):
     """a figure the prose states comes from the code: the lesson says how many scenarios each check runs"""

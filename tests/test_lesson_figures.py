@@ -172,3 +172,21 @@ def test_exercise_1_3_states_the_rules_check_1_3_enforces(name):
     assert "no words copied from the requests" not in said
     assert all(word in said for word in lesson01._REQUEST_ONLY_WORDS)
     assert f"at most {lesson01._MAX_DESCRIPTION_WORDS} words" in said
+
+
+@pytest.mark.parametrize("name", ["lessons/00_one_model_call.ipynb", "solutions/00_one_model_call.ipynb"])
+def test_check_0_2_s_shapes_are_listed_on_the_conversation_lesson_00_prints(name):
+    """REPAIR_SHAPES are shapes of lesson00.JUMBLED: it must be the very conversation of Exercise 0.2"""
+    import ast
+
+    from agent_core.checks.lesson00 import JUMBLED
+
+    found = [
+        node.value
+        for c in cells(name)
+        if c["cell_type"] == "code" and "check_repaired" in "".join(c["source"])
+        for node in ast.parse("".join(c["source"])).body
+        if isinstance(node, ast.Assign)
+        and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["jumbled"]
+    ]
+    assert len(found) == 1 and ast.literal_eval(found[0]) == JUMBLED

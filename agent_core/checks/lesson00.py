@@ -13,7 +13,15 @@ from .. import mock
 from . import Verdict, _trace_of, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
-__all__ = ["check_ask", "ask_scenarios", "ASK_SHAPES", "check_repaired"]
+__all__ = [
+    "check_ask",
+    "ask_scenarios",
+    "ASK_SHAPES",
+    "check_repaired",
+    "JUMBLED",
+    "repair_scenarios",
+    "REPAIR_SHAPES",
+]
 
 
 QUESTIONS = ["My name is Ada.", "What is my name?", "And what did I say first?"]
@@ -159,6 +167,54 @@ def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[s
             f"(user, assistant, user, assistant, ...); it has roles {roles}"
         )
     return None
+
+
+# Exercise 0.2's conversation as the lesson prints it (tests/test_lesson_figures.py compares the two)
+JUMBLED: list[dict[str, Any]] = [
+    {"role": "tool", "tool_call_id": "call_b", "content": "15"},
+    {"role": "user", "content": "What are 4+2 and 7+8?"},
+    {"role": "assistant", "content": "4 + 2 = 6 and 7 + 8 = 15."},
+    {"role": "tool", "tool_call_id": "call_a", "content": "6"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_a",
+                "type": "function",
+                "function": {"name": "add", "arguments": '{"a": 4, "b": 2}'},
+            },
+            {
+                "id": "call_b",
+                "type": "function",
+                "function": {"name": "add", "arguments": '{"a": 7, "b": 8}'},
+            },
+        ],
+    },
+]
+
+
+def repair_scenarios() -> list[dict[str, Any]]:
+    """check 0.2's fixed case, message by message: an answer, not code, so nothing is generated"""
+    return [dict(message) for message in JUMBLED]
+
+
+def _call_ids(message: dict[str, Any]) -> list[str]:
+    return [call["id"] for call in message.get("tool_calls") or []]
+
+
+# the shapes lesson 00 names for a refused conversation, each in JUMBLED (tests/test_check_shapes.py)
+REPAIR_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "the question": lambda m: m["role"] == "user",
+    "an assistant message of two tool calls, with no text": lambda m: (
+        len(_call_ids(m)) == 2 and m["content"] is None
+    ),
+    "a tool result before the call it answers": lambda m: m["role"] == "tool" and JUMBLED.index(m) < 4,
+    "a tool result whose call comes second": lambda m: m.get("tool_call_id") == "call_b",
+    "the final answer, before the results it is built on": lambda m: (
+        m["role"] == "assistant" and not _call_ids(m)
+    ),
+}
 
 
 def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]]) -> Verdict:

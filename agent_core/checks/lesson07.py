@@ -25,6 +25,10 @@ from ._scenarios import judge_scenarios, scenarios, smaller_lists
 __all__ = [
     "read_scenarios",
     "READ_SHAPES",
+    "citing_scenarios",
+    "CITING_SHAPES",
+    "history_scenarios",
+    "HISTORY_SHAPES",
     "check_read_file",
     "check_unread_citations",
     "check_tests_after_change",
@@ -381,10 +385,106 @@ def _unread(answer: str, observations: list[Observation]) -> list[str]:
     return unread
 
 
+_CITING_FIXED: list[Citing] = [
+    ("discount", "The bug is on line 8 of discount.py: it reads `if total > 100:`.", ()),
+    (
+        "discount",
+        "Fixed. Line 10 of discount.py was `if is_member and total > DISCOUNT_FROM:`.",
+        (("discount.py", None, None),),
+    ),
+    ("discount", "Line 10 of discount.py compares with >.", ()),
+    ("discount", "See line 10 of discount.py.", (("discount.py", 1, 5),)),
+    ("discount", "See line 10 of discount.py.", (("test_discount.py", None, None),)),
+    (
+        "discount",
+        "Line 4 of discount.py sets the limit and line 10 of discount.py uses it.",
+        (("discount.py", 1, 5),),
+    ),
+    (
+        "discount",
+        "Line 1 of discount.py, line 5 of discount.py and line 6 of discount.py.",
+        (("discount.py", 1, 5),),
+    ),
+    (
+        "discount",
+        "First line 9 of discount.py, then line 12 of discount.py, then line 3 of discount.py.",
+        (),
+    ),
+    # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
+    ("discount", " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES), ()),
+    ("users_api", "I added a role on line 5 of app/roles.py.", (("app/roles.py", 3, 7),)),
+    ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
+    ("discount", "Line 10 of discount.py, and again line 10 of discount.py.", ()),
+]
+
+
+def citing_scenarios() -> list[Citing]:
+    """check 7.2's answers: the readable ones, then 80 generated (no workspace needed to list them)"""
+    return scenarios(_CITING_FIXED, _citing_case, count=80, seed=702)
+
+
+_CITED = re.compile(r"\b(line) (\d+) of ([\w./-]*\w)", re.IGNORECASE)
+
+
+def _cited(case: Citing) -> list[tuple[str, int, str]]:
+    """(the word as written, N, PATH) of each citation in the answer"""
+    return [(m[1], int(m[2]), m[3]) for m in _CITED.finditer(case[1])]
+
+
+def _read(test: Callable[[str, int | None, int | None], bool]) -> Callable[[Citing], bool]:
+    return lambda case: any(test(*read) for read in case[2])
+
+
+def _cited_at_an_end(case: Citing) -> str:
+    """'first', 'last' or '' : a citation of a range's first or last line, as read_file showed it"""
+    ends = set()
+    for _, n, path in _cited(case):
+        for read_path, start, end in case[2]:
+            if read_path == path and start is not None and end is not None:
+                ends |= {"first"} if n == start else set()
+                ends |= {"last"} if n == end else set()
+                ends |= {"just after"} if n == end + 1 else set()
+    return " ".join(sorted(ends))
+
+
+# the shapes lesson 07 names for cited lines, each reached by citing_scenarios() (tests/test_check_shapes.py)
+CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
+    "no citation read at all": lambda case: not case[2],
+    "a whole file read": _read(lambda path, start, end: start is None),
+    "a range of lines read": _read(lambda path, start, end: start is not None),
+    "a read that failed (a file that does not exist)": _read(lambda path, start, end: path == "rules.py"),
+    "'Line' with a capital": lambda case: any(word == "Line" for word, _, _ in _cited(case)),
+    "'line' in lower case": lambda case: any(word == "line" for word, _, _ in _cited(case)),
+    "several citations, not in line order": lambda case: (
+        [n for _, n, _ in _cited(case)] != sorted(n for _, n, _ in _cited(case))
+    ),
+    "the same citation twice": lambda case: (
+        len({(n, path) for _, n, path in _cited(case)}) < len(_cited(case))
+    ),
+    "a path in a folder (app/roles.py)": lambda case: any("/" in path for _, _, path in _cited(case)),
+    "punctuation right after the path": lambda case: bool(re.search(r"\.py[.,:;]", case[1])),
+    "a path inside another's name (test_discount.py holds discount.py)": lambda case: (
+        any(path == "discount.py" for _, _, path in _cited(case))
+        and any(
+            path == "test_discount.py" for _, _, path in _cited(case) + [("", 0, p) for p, _, _ in case[2]]
+        )
+    ),
+    "the first line of a range": lambda case: "first" in _cited_at_an_end(case),
+    "the last line of a range": lambda case: "last" in _cited_at_an_end(case),
+    "the line just after a range": lambda case: "just after" in _cited_at_an_end(case),
+    "the same line number read in another file": lambda case: any(
+        n in range(start or 1, (end or 99) + 1) and read_path != path
+        for _, n, path in _cited(case)
+        for read_path, start, end in case[2]
+    ),
+    "unicode among the words": lambda case: not case[1].isascii(),
+}
+
+
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
-    Scenarios: eleven readable answers, then 80 generated: 1 to 6 citations of discount.py,
+    Scenarios: twelve readable answers, then 80 generated: 1 to 6 citations of discount.py,
     test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
     unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
     """
@@ -394,36 +494,6 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             "users_api": fresh_workspace("users_api", parent),
         }
         tests = {name: _test_run(name) for name in workspaces}
-        fixed: list[Citing] = [
-            ("discount", "The bug is on line 8 of discount.py: it reads `if total > 100:`.", ()),
-            (
-                "discount",
-                "Fixed. Line 10 of discount.py was `if is_member and total > DISCOUNT_FROM:`.",
-                (("discount.py", None, None),),
-            ),
-            ("discount", "Line 10 of discount.py compares with >.", ()),
-            ("discount", "See line 10 of discount.py.", (("discount.py", 1, 5),)),
-            ("discount", "See line 10 of discount.py.", (("test_discount.py", None, None),)),
-            (
-                "discount",
-                "Line 4 of discount.py sets the limit and line 10 of discount.py uses it.",
-                (("discount.py", 1, 5),),
-            ),
-            (
-                "discount",
-                "Line 1 of discount.py, line 5 of discount.py and line 6 of discount.py.",
-                (("discount.py", 1, 5),),
-            ),
-            (
-                "discount",
-                "First line 9 of discount.py, then line 12 of discount.py, then line 3 of discount.py.",
-                (),
-            ),
-            # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
-            ("discount", " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES), ()),
-            ("users_api", "I added a role on line 5 of app/roles.py.", (("app/roles.py", 3, 7),)),
-            ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
-        ]
 
         def judge(case: Citing) -> str | None:
             project, answer, reads = case
@@ -438,7 +508,7 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
 
         return judge_scenarios(
             "7.2",
-            scenarios(fixed, _citing_case, count=80, seed=702),
+            citing_scenarios(),
             judge,
             _describe_citing,
             "an answer that cites a line nobody read is caught.",
@@ -468,12 +538,12 @@ _TESTS = mock.call("run_command", command=TEST_COMMAND)
 def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     """Exercise 7.3: a guardrail that rejects "done" when no pytest run came after the last change
 
-    Scenarios: twelve real runs on the mock in a real workspace (six whose "done" must be rejected,
+    Scenarios: thirteen real runs on the mock in a real workspace (seven whose "done" must be rejected,
     then six to accept; each runs real pytest where the model asks, once per state of the project
     it reaches), then 200 generated histories of 0 to 8 tool calls (reads, writes and edits that
-    worked or failed, pytest runs written two ways, a failing test run, other commands, a command that
-    names a test file without running pytest, arguments
-    that did not parse) judged by the rule.
+    worked or failed, pytest runs written three ways, other commands, commands that name a test file
+    or pytest without running it, arguments that did not parse) judged by the rule: a test run is a
+    command whose program is pytest (`pytest ...`, `python -m pytest ...`).
     """
     must_reject = [
         ("the comment deleter (reads, writes, says done, never runs the tests)", CommentDeleter()),
@@ -486,6 +556,11 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             "a model that writes, runs `cat test_discount.py` (reads the tests, does not run them), then "
             "says done",
             _replies(_WRITE, mock.call("run_command", command="cat test_discount.py"), "Done."),
+        ),
+        (
+            "a model that writes, runs `cat pytest.ini` (reads pytest's settings, runs no test), then "
+            "says done",
+            _replies(_WRITE, mock.call("run_command", command="cat pytest.ini"), "Done."),
         ),
         (
             "a model that writes, tests, writes again, then says done",
@@ -538,7 +613,7 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
 
         return judge_scenarios(
             "7.3",
-            scenarios(fixed, _tool_history, count=200, seed=703),
+            [*fixed, *history_scenarios()],
             judge,
             lambda case: case[0] if _is_real(case) else _describe_history(case),
             "no more 'done' without a test run after the last change.",
@@ -625,6 +700,9 @@ _STEPS: list[Step] = [
     ("run_command", "python discount.py", False),
     ("run_command", None, True),  # arguments that did not parse
     ("run_command", "cat test_discount.py", False),  # holds "test", runs no test
+    ("run_command", "cat pytest.ini", False),  # holds "pytest", runs no test
+    ("run_command", "pip install pytest", False),  # names pytest, runs no test
+    ("run_command", "pytest", False),
 ]
 
 
@@ -639,9 +717,74 @@ def _should_reject(history: tuple[Step, ...]) -> bool:
     for position, (name, what, failed) in enumerate(history):
         if name in ("write_file", "edit_file") and not failed:
             last_change = position
-        if name == "run_command" and what is not None and "pytest" in what:
+        if name == "run_command" and what is not None and _runs_pytest(what):
             last_test = position
     return last_change > last_test
+
+
+def _runs_pytest(command: str) -> bool:
+    """the rule's test run: a command whose program is pytest (`pytest ...`, `python -m pytest ...`);
+    `cat pytest.ini` and `pip install pytest` only name it"""
+    words = command.split()
+    return words[:1] == ["pytest"] or words[1:3] == ["-m", "pytest"]
+
+
+def history_scenarios() -> list[tuple[Step, ...]]:
+    """check 7.3's generated histories (its twelve real runs come first, each with its label)"""
+    return scenarios([], _tool_history, count=200, seed=7031)  # the first seed whose 200 reach every shape
+
+
+def _has(*steps: Step) -> Callable[[tuple[Step, ...]], bool]:
+    return lambda history: any(step in history for step in steps)
+
+
+def _changed_then(history: tuple[Step, ...], test: Callable[[Step], bool]) -> bool:
+    """a change that worked, then later a step that passes the test"""
+    changes = [
+        i for i, (name, _, failed) in enumerate(history) if name in ("write_file", "edit_file") and not failed
+    ]
+    return bool(changes) and any(test(step) for step in history[changes[0] + 1 :])
+
+
+# the shapes lesson 07 names for "done" after a change, each reached by history_scenarios()
+HISTORY_SHAPES: dict[str, Callable[[tuple[Step, ...]], bool]] = {
+    "no tool call at all": lambda history: not history,
+    "a write that worked": _has(("write_file", "discount.py", False)),
+    "a write that was refused": _has(("write_file", "../elsewhere.py", True)),
+    "an edit that worked": _has(("edit_file", "discount.py", False)),
+    "an edit that failed": _has(("edit_file", "discount.py", True)),
+    "pytest run as python -m pytest": _has(("run_command", "python -m pytest -q", False)),
+    "pytest run as pytest": _has(
+        ("run_command", "pytest test_discount.py", False), ("run_command", "pytest", False)
+    ),
+    "a command that runs no test (ls)": _has(
+        ("run_command", "ls", False), ("run_command", "python discount.py", False)
+    ),
+    "a command holding 'test' that runs no test": _has(("run_command", "cat test_discount.py", False)),
+    "a command holding 'pytest' that runs no test": _has(
+        ("run_command", "cat pytest.ini", False), ("run_command", "pip install pytest", False)
+    ),
+    "arguments that did not parse": _has(("run_command", None, True)),
+    "tests run before the change only": lambda history: (
+        _should_reject(history)
+        and any(
+            name == "run_command" and what is not None and _runs_pytest(what) for name, what, _ in history
+        )
+    ),
+    "a change, then tests, then a change": lambda history: (
+        _should_reject(history)
+        and _changed_then(
+            history, lambda step: step[0] == "run_command" and step[1] is not None and _runs_pytest(step[1])
+        )
+    ),
+    "a change, then 'pytest' named but not run": lambda history: (
+        _should_reject(history)
+        and _changed_then(history, lambda step: step[1] in ("cat pytest.ini", "pip install pytest"))
+    ),
+    "tests after the last change, then a read": lambda history: (
+        not _should_reject(history) and _changed_then(history, lambda step: step[0] == "read_file")
+    ),
+}
 
 
 def _observation(number: int, step: Step) -> Observation:

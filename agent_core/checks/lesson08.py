@@ -24,6 +24,8 @@ from ._scenarios import judge_scenarios, scenarios, smaller_lists
 __all__ = [
     "record_scenarios",
     "RECORD_SHAPES",
+    "settings_scenarios",
+    "SETTINGS_SHAPES",
     "check_settings",
     "check_recorder",
     "check_find_difference",
@@ -69,6 +71,32 @@ _KIND_NAME = {
     "compatible": "an OpenAI-compatible server",
     "openai": "OpenAI",
     "mock": "the mock model",
+}
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def settings_scenarios() -> list[tuple[str, dict[str, Any]]]:
+    """check 8.1's fixed cases: each setup with what backend_from_env must make of it (an answer, not code)"""
+    return [(name, dict(wanted)) for name, wanted in _WANTED.items()]
+
+
+def _host(case: tuple[str, dict[str, Any]]) -> str:
+    return urlsplit(case[1].get("base_url", "")).hostname or ""
+
+
+# the shapes lesson 08 names for choosing a backend, each among the setups (tests/test_check_shapes.py)
+SETTINGS_SHAPES: dict[str, Callable[[tuple[str, dict[str, Any]]], bool]] = {
+    "a server on this machine, whose URL can be written localhost or 127.0.0.1": lambda c: (
+        _host(c) in _LOOPBACK
+    ),
+    "a server elsewhere that wants a key": lambda c: _host(c) not in ("", *_LOOPBACK) and "api_key" in c[1],
+    "a local server, which has no default model": lambda c: c[1]["kind"] == "compatible" and "model" in c[1],
+    "OpenAI itself: a key and no base URL": lambda c: c[1]["kind"] == "openai",
+    "a model other than OpenAI's default": lambda c: c[1].get("model") not in (None, "gpt-4.1-mini"),
+    "the mock although the shell has a key": lambda c: c[1]["kind"] == "mock" and bool(SHELL),
+    "a mock policy other than the default (echo)": lambda c: c[1].get("policy") not in (None, "echo"),
 }
 
 
@@ -142,9 +170,6 @@ def _check_setting(name: str, env: Any) -> list[str]:
             f"{wanted['policy']!r} (AGENT_CORE_MOCK_POLICY)"
         )
     return problems
-
-
-_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 def _same_url(yours: str | None, wanted: str) -> bool:

@@ -19,7 +19,11 @@ from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "check_anthropic",
+    "conversation_scenarios",
+    "CONVERSATION_SHAPES",
     "check_anthropic_loop",
+    "loop_scenarios",
+    "LOOP_SHAPES",
     "CONVERSATION",
     "TOOLS",
     "FUNCTIONS",
@@ -56,6 +60,28 @@ CONVERSATION: list[dict[str, Any]] = [
     {"role": "tool", "tool_call_id": "call_b", "content": _ZERO_DIVISION},
     {"role": "user", "content": "If one of them failed, say why in one sentence."},
 ]
+
+
+def conversation_scenarios() -> list[dict[str, Any]]:
+    """check 9.1's fixed case, message by message: an answer, not code, so nothing is generated"""
+    return [dict(message) for message in CONVERSATION]
+
+
+def _is_result(message: dict[str, Any]) -> bool:
+    return message["role"] == "tool"
+
+
+# the shapes lesson 09 names for a conversation in Anthropic's format, each in CONVERSATION
+CONVERSATION_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "a system prompt (a top-level field in Anthropic's format)": lambda m: m["role"] == "system",
+    "the person's question": lambda m: m["role"] == "user" and "?" in m["content"],
+    "two calls at once, no text, arguments as JSON strings": lambda m: len(m.get("tool_calls") or []) == 2,
+    "a tool result that worked": lambda m: _is_result(m) and not m["content"].startswith(ERROR_PREFIX),
+    "a tool result that failed (is_error)": lambda m: _is_result(m) and m["content"].startswith(ERROR_PREFIX),
+    "the person's note after the results, in the same turn": lambda m: (
+        m["role"] == "user" and "failed" in m["content"]
+    ),
+}
 
 
 def check_anthropic(request: Any) -> Verdict:
@@ -203,6 +229,15 @@ def _text(content: Any) -> Any:
     return content
 
 
+def _whole(value: Any) -> Any:
+    """every whole float as an int (JSON's 8.0 and 8 are one number), inside lists and objects"""
+    if isinstance(value, dict):
+        return {key: _whole(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_whole(inner) for inner in value]
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _normal(request: Mapping[str, Any]) -> dict[str, Any]:
     """the same request however it is spelled: lone text as a string, is_error only when true"""
     messages = []
@@ -210,6 +245,8 @@ def _normal(request: Mapping[str, Any]) -> dict[str, Any]:
         blocks = []
         for block in _blocks(message.get("content")):
             block = dict(block)
+            if block.get("type") == "tool_use":
+                block["input"] = _whole(block.get("input"))
             if block.get("type") == "tool_result":
                 block["content"] = _text(block.get("content"))
                 if not block.get("is_error"):
@@ -626,7 +663,7 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
 
     result = judge_scenarios(
         "9.2",
-        scenarios([], _generated_run, count=_GENERATED, seed=902),
+        loop_scenarios(),
         judge,
         _describe_generated,
         "full replies appended, every call answered in one user message (failures with is_error), "
@@ -664,6 +701,32 @@ def _generated_run(rng: random.Random) -> Generated:
         ending == "split",
         ending == "cut",
     )
+
+
+def loop_scenarios() -> list[Generated]:
+    """check 9.2's generated runs (its seven readable runs come first, and are not listed here)"""
+    return scenarios([], _generated_run, count=_GENERATED, seed=902)
+
+
+def _needed(case: Generated) -> int:
+    return len(case[0]) + 1
+
+
+# the shapes lesson 09 names for the Messages API loop, each reached by loop_scenarios()
+LOOP_SHAPES: dict[str, Callable[[Generated], bool]] = {
+    "max_turns below the calls needed": lambda c: c[2] < _needed(c),
+    "max_turns exactly the calls needed": lambda c: c[2] == _needed(c),
+    "max_turns above the calls needed": lambda c: c[2] > _needed(c),
+    "a final answer in two text blocks": lambda c: c[3],
+    "a reply cut off at max_tokens in the middle of a tool_use": lambda c: c[4],
+    "parallel calls": lambda c: any(len(step) > 1 for step in c[0]),
+    "a tool that fails (divides by 0)": lambda c: any(
+        n == "divide" and b == 0 for step in c[0] for n, _, b in step
+    ),
+    "no tool call": lambda c: not c[0],
+    "three turns of calls or more": lambda c: len(c[0]) >= 3,
+    "a non-ASCII answer": lambda c: not c[1].isascii(),
+}
 
 
 def _smaller_generated(case: Generated) -> Any:

@@ -19,6 +19,10 @@ from . import Verdict, verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "definition_scenarios",
+    "DEFINITION_SHAPES",
+    "result_scenarios",
+    "RESULT_SHAPES",
     "prefix_scenarios",
     "PREFIX_SHAPES",
     "check_tool_definition",
@@ -198,6 +202,61 @@ def _describe_tool(tool: dict[str, Any]) -> str:
     return f"the MCP tool {json.dumps(tool, ensure_ascii=False)}"
 
 
+def definition_scenarios() -> list[dict[str, Any]]:
+    """check 10.1's tools: the three TOOLS, then 60 generated"""
+    return scenarios(copy.deepcopy(TOOLS), _mcp_tool, count=60, seed=1001)
+
+
+def _schemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """a JSON Schema and every schema nested in it"""
+    if isinstance(schema, dict):
+        yield schema
+        for inner in [*schema.get("properties", {}).values(), schema.get("items")]:
+            yield from _schemas(inner)
+
+
+def _any_schema(test: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
+    return lambda tool: any(test(schema) for schema in _schemas(tool["inputSchema"]))
+
+
+def _typed(kind: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda schema: schema.get("type") == kind
+
+
+def _nested_object(tool: dict[str, Any]) -> bool:
+    return any(s.get("type") == "object" for s in list(_schemas(tool["inputSchema"]))[1:])
+
+
+# the shapes lesson 10 names for tools/list, each reached by definition_scenarios() (test_check_shapes.py)
+DEFINITION_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "no description (optional in MCP)": lambda tool: "description" not in tool,
+    "a non-ASCII description": lambda tool: not tool.get("description", "").isascii(),
+    "a multi-line description": lambda tool: "\n" in tool.get("description", ""),
+    "MCP's fields the API does not know (title, outputSchema, annotations)": lambda tool: bool(
+        {"title", "outputSchema", "annotations"} & set(tool)
+    ),
+    "required arguments": lambda tool: bool(tool["inputSchema"].get("required")),
+    "no argument at all": lambda tool: not tool["inputSchema"].get("properties"),
+    "a nested required": lambda tool: any(s.get("required") for s in list(_schemas(tool["inputSchema"]))[1:]),
+    "an enum": _any_schema(lambda s: "enum" in s),
+    "a default": _any_schema(lambda s: "default" in s),
+    "a minimum": _any_schema(lambda s: "minimum" in s),
+    "a title in the schema": _any_schema(lambda s: "title" in s),
+    "additionalProperties false": _any_schema(lambda s: s.get("additionalProperties") is False),
+    "a nested object": _nested_object,
+    "an array": _any_schema(lambda s: s.get("type") == "array"),
+    "an array of objects": _any_schema(
+        lambda s: s.get("type") == "array" and s.get("items", {}).get("type") == "object"
+    ),
+    **{
+        f"a {kind} argument": _any_schema(_typed(kind)) for kind in ("string", "integer", "number", "boolean")
+    },
+    "a non-ASCII argument name": lambda tool: any(
+        not name.isascii() for s in _schemas(tool["inputSchema"]) for name in s.get("properties", {})
+    ),
+}
+
+
 @_never_raises("10.1", "mcp_tool_to_openai")
 def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.1: an MCP tool (tools/list) -> a Chat Completions tool definition
@@ -224,7 +283,7 @@ def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -
 
     return judge_scenarios(
         "10.1",
-        scenarios(copy.deepcopy(TOOLS), _mcp_tool, count=60, seed=1001),
+        definition_scenarios(),
         judge,
         _describe_tool,
         "every MCP tool becomes a definition the API accepts, with its schema whole.",
@@ -392,6 +451,49 @@ def _describe_result(result: dict[str, Any]) -> str:
     return f"the MCP result {json.dumps(result, ensure_ascii=False)}"
 
 
+def result_scenarios() -> list[dict[str, Any]]:
+    """check 10.2's results: the four readable ones, then 100 generated"""
+    return scenarios(list(copy.deepcopy(_RESULTS).values()), _mcp_result, count=100, seed=1002)
+
+
+def _texts(result: dict[str, Any]) -> list[str]:
+    return [block["text"] for block in result["content"] if block.get("type") == "text"]
+
+
+def _structured(test: Callable[[Any], bool]) -> Callable[[dict[str, Any]], bool]:
+    return lambda result: any(test(value) for value in (result.get("structuredContent") or {}).values())
+
+
+# the shapes lesson 10 names for tools/call results, each reached by result_scenarios() (test_check_shapes.py)
+RESULT_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "structuredContent, its JSON repeated as text": lambda r: (
+        "structuredContent" in r and any(_holds_json(text, r["structuredContent"]) for text in _texts(r))
+    ),
+    "structuredContent, with a summary as text": lambda r: (
+        "structuredContent" in r
+        and bool(_texts(r))
+        and not any(_holds_json(text, r["structuredContent"]) for text in _texts(r))
+    ),
+    "no structuredContent, one text block": lambda r: "structuredContent" not in r and len(_texts(r)) == 1,
+    "no structuredContent, several text blocks": lambda r: (
+        "structuredContent" not in r and len(_texts(r)) > 1
+    ),
+    "no content block at all": lambda r: not r["content"],
+    "an image block": lambda r: any(block["type"] == "image" for block in r["content"]),
+    "a resource link": lambda r: any(block["type"] == "resource_link" for block in r["content"]),
+    "isError true": lambda r: r.get("isError") is True,
+    "isError false": lambda r: r.get("isError") is False,
+    "no isError": lambda r: "isError" not in r,
+    "an error with structuredContent": lambda r: r.get("isError") is True and "structuredContent" in r,
+    "a null in structuredContent": _structured(lambda v: v is None),
+    "a boolean in structuredContent": _structured(lambda v: isinstance(v, bool)),
+    "a zero in structuredContent": _structured(lambda v: v == 0 and not isinstance(v, bool)),
+    "a list in structuredContent": _structured(lambda v: isinstance(v, list)),
+    "an object in structuredContent": _structured(lambda v: isinstance(v, dict)),
+    "non-ASCII text": lambda r: any(not text.isascii() for text in _texts(r)),
+}
+
+
 @_never_raises("10.2", "mcp_result_to_message")
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call
@@ -412,7 +514,7 @@ def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], 
 
     return judge_scenarios(
         "10.2",
-        scenarios(list(copy.deepcopy(_RESULTS).values()), _mcp_result, count=100, seed=1002),
+        result_scenarios(),
         judge,
         _describe_result,
         "structured content, text blocks and errors all reach the model as a tool message.",

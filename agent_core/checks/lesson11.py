@@ -17,7 +17,17 @@ from ..loop import AgentRun, run_agent
 from . import Verdict
 from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
-__all__ = ["check_grade_answer", "check_grade_calls", "check_wilson_interval"]
+__all__ = [
+    "check_grade_answer",
+    "answer_scenarios",
+    "ANSWER_SHAPES",
+    "check_grade_calls",
+    "calls_scenarios",
+    "CALLS_SHAPES",
+    "check_wilson_interval",
+    "interval_scenarios",
+    "INTERVAL_SHAPES",
+]
 
 
 def _run(*replies: Any, task: str, max_turns: int = 10, guardrails: tuple[Any, ...] = ()) -> AgentRun:
@@ -153,6 +163,73 @@ def _describe_answer(case: Answer) -> str:
     )
 
 
+_ANSWER_FIXED: list[Answer] = [
+    ("answered", "4 + 2 = 6", 6, 1),
+    ("answered", "4 + 2 = 16", 6, 1),
+    ("answered", "4 - 2 = 3", 2, 1),
+    ("max_turns", "", 3, 3),
+    ("answered", "The answer is 6.0.", 6, 1),
+    ("answered", "5 + 8/12 = 5.666666666666667", 5 + 8 / 12, 1),
+    ("answered", "0.1 + 0.2 = 0.3", 0.1 + 0.2, 1),
+    ("answered", "2 - 6 = -4", -4, 1),
+    ("answered", "4 + 2 = 6.004", 6, 1),
+    ("answered", "I could not work it out.", 6, 1),
+]
+
+
+def answer_scenarios() -> list[Answer]:
+    """check 11.1's runs: ten readable ones, then 100 generated"""
+    return scenarios(_ANSWER_FIXED, _answer_case, count=100, seed=1101)
+
+
+def _answered(test: Callable[[str, float, list[float]], bool]) -> Callable[[Answer], bool]:
+    """a run that answered, whose text, expected number and numbers pass the test"""
+    return lambda case: case[0] == "answered" and test(case[1], case[2], numbers_in(case[1]))
+
+
+def _stopped_by(stop: str) -> Callable[[Answer], bool]:
+    return lambda case: case[0] == stop
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+# the shapes lesson 11 names for grading an answer, each reached by answer_scenarios() (test_check_shapes.py)
+ANSWER_SHAPES: dict[str, Callable[[Answer], bool]] = {
+    **{f"a run stopped by {stop}": _stopped_by(stop) for stop in STOPS[1:]},
+    "a stopped run whose note ends with the expected number": lambda case: (
+        case[0] != "answered"
+        and (lambda numbers: bool(numbers) and _same(numbers[-1], case[2]))(
+            numbers_in(_answer_run(case).answer or "")
+        )
+    ),
+    "the expected number last": _answered(lambda text, x, numbers: bool(numbers) and _same(numbers[-1], x)),
+    "a whole number written as a float (6.0)": _answered(
+        lambda text, x, numbers: float(x).is_integer() and bool(numbers) and f"{x:.1f}" in text
+    ),
+    "the number's text inside a longer number ('6' in '16')": _answered(
+        lambda text, x, numbers: (
+            bool(numbers) and not _same(numbers[-1], x) and (f"{x:g}" in text or str(x) in text)
+        )
+    ),
+    "a near miss (off by 0.004)": _answered(
+        lambda text, x, numbers: bool(numbers) and 0 < abs(numbers[-1] - x) < 0.01
+    ),
+    "the sign flipped": _answered(
+        lambda text, x, numbers: bool(numbers) and x != 0 and _same(numbers[-1], -x)
+    ),
+    "right, then corrected to wrong": _answered(
+        lambda text, x, numbers: any(_same(n, x) for n in numbers[:-1]) and not _same(numbers[-1], x)
+    ),
+    "no number at all": _answered(lambda text, x, numbers: not numbers),
+    "a negative number expected": lambda case: case[2] < 0,
+    "a float expected that text cannot match (0.1 + 0.2)": lambda case: case[2] == 0.1 + 0.2,
+    "zero expected": lambda case: case[2] == 0,
+    "non-ASCII words": lambda case: not case[1].isascii(),
+}
+
+
 def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) -> Verdict:
     """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is
     expected
@@ -163,18 +240,6 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
     then corrected to wrong, no number); and runs stopped by max_turns or a guardrail (a limit, the
     loop detector, an approval, verify-before-done) whose note ends with the expected number.
     """
-    fixed: list[Answer] = [
-        ("answered", "4 + 2 = 6", 6, 1),
-        ("answered", "4 + 2 = 16", 6, 1),
-        ("answered", "4 - 2 = 3", 2, 1),
-        ("max_turns", "", 3, 3),
-        ("answered", "The answer is 6.0.", 6, 1),
-        ("answered", "5 + 8/12 = 5.666666666666667", 5 + 8 / 12, 1),
-        ("answered", "0.1 + 0.2 = 0.3", 0.1 + 0.2, 1),
-        ("answered", "2 - 6 = -4", -4, 1),
-        ("answered", "4 + 2 = 6.004", 6, 1),
-        ("answered", "I could not work it out.", 6, 1),
-    ]
 
     def judge(case: Answer) -> str | None:
         run = _answer_run(case)
@@ -183,7 +248,7 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
 
     return judge_scenarios(
         "11.1",
-        scenarios(fixed, _answer_case, count=100, seed=1101),
+        answer_scenarios(),
         judge,
         _describe_answer,
         "you judge the last number of a real answer, as a number.",
@@ -306,6 +371,56 @@ def _describe_trajectory(case: Trajectory) -> str:
     return f"a run that called {said}, expected {list(expected)}, max_calls={max_calls}"
 
 
+_DIVIDE_ADD = ("divide",), ("add",)
+_CALLS_FIXED: list[Trajectory] = [
+    (_DIVIDE_ADD, ("divide", "add"), 3),
+    ((("add",), ("divide",)), ("divide", "add"), 3),
+    ((("divide",),) * 3 + (("add",),), ("divide", "add"), 3),
+    ((("divide", "add"),), ("divide", "add"), 3),
+    ((("divide", "add"), ("divide", "add")), ("divide", "add"), 3),
+    ((("divide",), ("multiply",), ("add",)), ("divide", "add"), 3),
+    ((("divide",),), ("divide", "add"), 3),
+    ((("add",), ("divide",), ("add",)), ("add", "divide", "add"), 3),
+    ((("add",), ("divide",)), ("add", "divide", "add"), 3),
+]
+
+
+def calls_scenarios() -> list[Trajectory]:
+    """check 11.2's runs: nine readable ones, then 120 generated"""
+    return scenarios(_CALLS_FIXED, _trajectory, count=120, seed=1102)
+
+
+def _names(case: Trajectory) -> list[str]:
+    return [name for turn in case[0] for name in turn]
+
+
+def _in_order(expected: tuple[str, ...], names: list[str]) -> bool:
+    remaining = iter(names)
+    return all(name in remaining for name in expected)
+
+
+# the shapes lesson 11 names for grading calls, each reached by calls_scenarios() (test_check_shapes.py)
+CALLS_SHAPES: dict[str, Callable[[Trajectory], bool]] = {
+    "no tool call at all": lambda case: not case[0],
+    "parallel calls in one message": lambda case: any(len(turn) > 1 for turn in case[0]),
+    "the expected calls with others between": lambda case: (
+        _in_order(case[1], _names(case)) and len(_names(case)) > len(case[1])
+    ),
+    "the expected names in another order": lambda case: (
+        sorted(case[1]) == sorted(_names(case)) and not _in_order(case[1], _names(case))
+    ),
+    "a name expected twice": lambda case: len(set(case[1])) < len(case[1]),
+    "a name expected once more than it was called": lambda case: any(
+        case[1].count(name) > _names(case).count(name) > 0 for name in case[1]
+    ),
+    "a tool called again (repeats count)": lambda case: len(set(_names(case))) < len(_names(case)),
+    "calls exactly at max_calls": lambda case: len(_names(case)) == case[2],
+    "one call over max_calls": lambda case: len(_names(case)) == case[2] + 1,
+    "calls under max_calls": lambda case: len(_names(case)) < case[2],
+    "a name never called": lambda case: bool(set(case[1]) - set(_names(case))),
+}
+
+
 def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | None]) -> Verdict:
     """Exercise 11.2: grade_calls(run, expected, max_calls) -> None when the expected tools were
     called in that order and there were at most max_calls tool calls
@@ -314,18 +429,6 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
     with expected names that are the calls in order with others between, in another order, one
     more than called, or unrelated, and max_calls at the number of calls, one under it, or above.
     """
-    divide_add = ("divide",), ("add",)
-    fixed: list[Trajectory] = [
-        (divide_add, ("divide", "add"), 3),
-        ((("add",), ("divide",)), ("divide", "add"), 3),
-        ((("divide",),) * 3 + (("add",),), ("divide", "add"), 3),
-        ((("divide", "add"),), ("divide", "add"), 3),
-        ((("divide", "add"), ("divide", "add")), ("divide", "add"), 3),
-        ((("divide",), ("multiply",), ("add",)), ("divide", "add"), 3),
-        ((("divide",),), ("divide", "add"), 3),
-        ((("add",), ("divide",), ("add",)), ("add", "divide", "add"), 3),
-        ((("add",), ("divide",)), ("add", "divide", "add"), 3),
-    ]
 
     def judge(case: Trajectory) -> str | None:
         run = _trajectory_run(case)
@@ -343,7 +446,7 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
 
     return judge_scenarios(
         "11.2",
-        scenarios(fixed, _trajectory, count=120, seed=1102),
+        calls_scenarios(),
         judge,
         _describe_trajectory,
         "which tools, in what order, and how many calls: all judged.",
@@ -403,21 +506,53 @@ def _call(case: Interval) -> str:
     return f"wilson_interval({passed}, {n}{'' if z is None else f', z={z}'})"
 
 
+_INTERVAL_FIXED: list[Interval] = [
+    (0, 10, None),
+    (10, 10, None),
+    (8, 10, None),
+    (3, 7, None),
+    (1, 1, None),
+    (40, 50, None),
+    (8, 10, 2.576),
+]
+
+
+def interval_scenarios() -> list[Interval]:
+    """check 11.3's calls: seven readable ones, then 150 generated"""
+    return scenarios(_INTERVAL_FIXED, _interval_case, count=150, seed=1103)
+
+
+# the shapes lesson 11 names for the Wilson interval, each reached by interval_scenarios()
+INTERVAL_SHAPES: dict[str, Callable[[Interval], bool]] = {
+    "0 passes (where the textbook interval shrinks to nothing)": lambda case: case[0] == 0,
+    "every run passes": lambda case: case[0] == case[1],
+    "some pass": lambda case: 0 < case[0] < case[1],
+    "one run": lambda case: case[1] == 1,
+    "hundreds of runs": lambda case: case[1] >= 100,
+    "the default z": lambda case: case[2] is None,
+    "z given as 1.96": lambda case: case[2] == 1.96,
+    "another z given (1.645 or 2.576)": lambda case: case[2] in (1.645, 2.576),
+    "an end that rounding takes past 0 or 1": lambda case: (lambda ends: ends[0] < 0 or ends[1] > 1)(
+        _unclamped(*case)
+    ),
+}
+
+
+def _unclamped(passed: int, n: int, z: float | None) -> tuple[float, float]:
+    """Wilson's ends as the formula gives them, before they are kept within [0, 1]"""
+    z = 1.96 if z is None else z
+    p = passed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
 def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -> Verdict:
     """Exercise 11.3: the Wilson score interval of passed/n, as (low, high)
 
     Scenarios: seven readable ones (0, n and some passes; z=2.576), then 150 generated: n from 1 to
     1,000, passed at 0, at n or between, z the default or given.
     """
-    fixed: list[Interval] = [
-        (0, 10, None),
-        (10, 10, None),
-        (8, 10, None),
-        (3, 7, None),
-        (1, 1, None),
-        (40, 50, None),
-        (8, 10, 2.576),
-    ]
 
     def judge(case: Interval) -> str | None:
         passed, n, z = case
@@ -431,7 +566,7 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
 
     return judge_scenarios(
         "11.3",
-        scenarios(fixed, _interval_case, count=150, seed=1103),
+        interval_scenarios(),
         judge,
         _call,
         "an interval that stays honest at 0 and at n passes.",

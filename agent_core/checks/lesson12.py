@@ -21,7 +21,11 @@ from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
     "check_plan_update",
+    "plan_scenarios",
+    "PLAN_SHAPES",
     "check_delegate",
+    "delegate_scenarios",
+    "DELEGATE_SHAPES",
     "PLAN_SCENARIOS",
     "DELEGATE_SCENARIOS",
     "DELEGATE_GENERATED",
@@ -139,11 +143,90 @@ def _describe_step(step: Step) -> str:
     return f"{step[0]} {step[1]!r}" + (" on plan 2" if len(step) == 3 else "")
 
 
+def plan_scenarios() -> list[list[Step]]:
+    """check 12.1's step lists: the readable ones, then 200 generated"""
+    return scenarios(PLAN_FIXED, _plan_steps, count=200, seed=1201)
+
+
+def _worked(steps: list[Step]) -> list[tuple[Step, str, list[dict[str, str]]]]:
+    """each step with the reference's answer and the plan before it"""
+    plans: list[list[dict[str, str]]] = [[], []]
+    seen = []
+    for step in steps:
+        items = plans[len(step) - 2]
+        before = [dict(item) for item in items]
+        seen.append((step, plan_update(items, step[0], step[1]), before))
+    return seen
+
+
+def _a_step(test: Callable[[Step, str, list[dict[str, str]]], bool]) -> Callable[[list[Step]], bool]:
+    return lambda steps: any(test(*worked) for worked in _worked(steps))
+
+
+def _status(items: list[dict[str, str]], text: str) -> str | None:
+    return next((item["status"] for item in items if item["text"] == text), None)
+
+
+def _busy(items: list[dict[str, str]]) -> bool:
+    return any(item["status"] == "in_progress" for item in items)
+
+
+# the shapes lesson 12 names for the plan tool, each reached by plan_scenarios() (tests/test_check_shapes.py)
+PLAN_SHAPES: dict[str, Callable[[list[Step]], bool]] = {
+    "an empty text": _a_step(lambda step, _, __: step[:2] == ("add", "")),
+    "a blank text (spaces)": _a_step(
+        lambda step, _, __: step[0] == "add" and step[1] != "" and not step[1].strip(" ")
+    ),
+    "a tab or a newline": _a_step(
+        lambda step, _, __: step[0] == "add" and ("\t" in step[1] or "\n" in step[1])
+    ),
+    "a text already in the plan": _a_step(
+        lambda step, _, items: step[0] == "add" and _status(items, step[1]) is not None
+    ),
+    "a text already done, added again": _a_step(
+        lambda step, _, items: step[0] == "add" and _status(items, step[1]) == "done"
+    ),
+    "a near-duplicate text (case, spaces)": lambda steps: any(step[1] in _NEAR for step in steps),
+    "start an item not in the plan": _a_step(
+        lambda step, _, items: step[0] == "start" and _status(items, step[1]) is None
+    ),
+    "start while another is in progress": _a_step(
+        lambda step, _, items: step[0] == "start" and _status(items, step[1]) == "pending" and _busy(items)
+    ),
+    "start an item already in progress": _a_step(
+        lambda step, _, items: step[0] == "start" and _status(items, step[1]) == "in_progress"
+    ),
+    "start a done item": _a_step(
+        lambda step, _, items: step[0] == "start" and _status(items, step[1]) == "done"
+    ),
+    "done a pending item": _a_step(
+        lambda step, _, items: step[0] == "done" and _status(items, step[1]) == "pending"
+    ),
+    "done twice": _a_step(lambda step, _, items: step[0] == "done" and _status(items, step[1]) == "done"),
+    "an unknown action": lambda steps: any(step[0] not in ("add", "start", "done") for step in steps),
+    "an action in another case (ADD)": lambda steps: any(step[0] in ("ADD", "Start") for step in steps),
+    "the next item started once the first is done": _a_step(
+        lambda step, answer, items: (
+            step[0] == "start"
+            and not answer.startswith(ERROR_PREFIX)
+            and any(item["status"] == "done" for item in items)
+        )
+    ),
+    "a plan of eleven items": _a_step(
+        lambda step, answer, items: (
+            step[0] == "add" and not answer.startswith(ERROR_PREFIX) and len(items) >= 10
+        )
+    ),
+    "two plans side by side": lambda steps: any(len(step) == 3 for step in steps),
+    "a non-ASCII text": lambda steps: any(not step[1].isascii() for step in steps),
+}
+
+
 def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
     """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with "ERROR: ..."
 
     Runs 14 fixed step lists (one of eleven items, one with two plans side by side), then 200
-    generated ones (1 to 16 steps: plans of up to seven items worked through in order, with any
+    generated ones (1 to 16 steps: plans of up to eleven items worked through in order, with any
     item added, started or finished again, near-duplicate and blank texts, tabs and newlines,
     unknown actions; one in four with a second plan's steps mixed in), each from empty plans,
     beside the reference; after every step it compares whether the step was refused, what it
@@ -181,7 +264,7 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
                 return f"{where} yours returned {answer!r}; return show_plan(items), the plan the model reads"
         return None
 
-    cases = scenarios(PLAN_FIXED, _plan_steps, count=200, seed=1201)
+    cases = plan_scenarios()
     return judge_scenarios(
         "12.1",
         cases,
@@ -228,8 +311,8 @@ DELEGATE_FIXED = [
     DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True, limit=True),
     DelegationCase(late_tool=True),
 ]
-# six generated: the seed's six hold every shape the fixed cases lack (a test keeps it so), and each is two
-# whole agent runs with children
+# six generated: with the fixed cases, the seed's six reach every shape in DELEGATE_SHAPES
+# (tests/test_check_shapes.py keeps it so), and each is two whole agent runs with children
 DELEGATE_GENERATED, DELEGATE_SEED = 6, 1201
 DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + DELEGATE_GENERATED
 
@@ -245,6 +328,38 @@ def _delegation(rng: random.Random) -> DelegationCase:
         read_only=rng.random() < 0.4,
         recursion=rng.random() < 0.5,
     )
+
+
+def delegate_scenarios() -> list[DelegationCase]:
+    """check 12.2's cases: the readable ones, then the generated ones"""
+    return scenarios(DELEGATE_FIXED, _delegation, count=DELEGATE_GENERATED, seed=DELEGATE_SEED)
+
+
+# the shapes lesson 12 names for delegate, each reached by delegate_scenarios() (tests/test_check_shapes.py)
+DELEGATE_SHAPES: dict[str, Callable[[DelegationCase], bool]] = {
+    "a child that answers": lambda case: case.child[-1] == "answer",
+    "a child that never answers (max_turns)": lambda case: case.child[-1] == "loop",
+    "a child whose model call fails": lambda case: case.child[-1] == "fail",
+    "two delegations in one reply": lambda case: case.subtasks == 2,
+    "two delegations, the first child failing": lambda case: (case.subtasks, case.child[-1]) == (2, "fail"),
+    "a child delegating again, max_depth=1": lambda case: (
+        case.recursion and "delegate" in case.child and case.max_depth == 1
+    ),
+    "a child delegating again, max_depth=2": lambda case: (
+        case.recursion and "delegate" in case.child and case.max_depth == 2
+    ),
+    "a child writing without write_file": lambda case: (
+        "write" in case.child and "write_file" not in case.given
+    ),
+    "a child writing under a read-only parent": lambda case: (
+        case.read_only and "write" in case.child and "write_file" in case.given
+    ),
+    "a child without read_file": lambda case: "read_file" not in case.given,
+    "the parent's limit stopping a child": lambda case: case.limit,
+    "max_turns=1": lambda case: case.max_turns == 1,
+    "max_turns=4": lambda case: case.max_turns == 4,
+    "a tool added to the list after the first child": lambda case: case.late_tool,
+}
 
 
 def _describe_delegation(case: DelegationCase) -> str:
@@ -561,7 +676,7 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
         return verdict("12.2", [f"make_delegate(...) raised {type(error).__name__}: {error}"], "")
     if not callable(probe) or getattr(probe, "__name__", getattr(probe, "name", "")) != "delegate":
         return verdict("12.2", ["make_delegate should return the inner function, named delegate"], "")
-    cases = scenarios(DELEGATE_FIXED, _delegation, count=DELEGATE_GENERATED, seed=DELEGATE_SEED)
+    cases = delegate_scenarios()
     return judge_scenarios(
         "12.2",
         cases,
