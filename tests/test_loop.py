@@ -184,7 +184,8 @@ def test_the_output_cap_can_be_changed_or_lifted():
     newer = run_agent(mock.client(mock.Script("fine")), "hi", max_completion_tokens=70)
     assert lower.trace[0].request["max_tokens"] == 50
     assert "max_tokens" not in lifted.trace[0].request
-    assert "max_tokens" not in newer.trace[0].request and newer.trace[0].request["max_completion_tokens"] == 70
+    assert "max_tokens" not in newer.trace[0].request
+    assert newer.trace[0].request["max_completion_tokens"] == 70
     assert {run.stop_reason for run in (lower, lifted, newer)} == {"answered"}
 
 
@@ -205,7 +206,7 @@ def test_an_empty_answer_is_reported_as_empty_not_as_answered():
 
 
 def test_the_assistant_turn_with_tool_calls_goes_back_with_empty_text_not_null():
-    """llama.cpp's Python server answers null content with HTTP 500; every server accepts \"\" """
+    """llama.cpp's Python server answers null content with HTTP 500; every server accepts \"\""""
     run = run_agent(mock.client(mock.Calculator()), "4 + 2", [add])
     with_calls = [m for m in run.messages if m["role"] == "assistant" and m.get("tool_calls")]
     assert with_calls and all(m["content"] == "" for m in with_calls)
