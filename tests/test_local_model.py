@@ -58,8 +58,18 @@ def test_a_tool_round_trip_sends_the_history_back_without_a_server_error(server,
         )
 
 
+def test_a_run_sends_the_default_output_cap_when_none_is_given(server, client):
+    from agent_core._defaults import DEFAULT_MAX_TOKENS
+    from agent_core.loop import run_agent
+
+    run = run_agent(client, "Say hello.", model=server.env["AGENT_CORE_MODEL"], temperature=0)
+    assert run.trace[0].request["max_tokens"] == DEFAULT_MAX_TOKENS and run.trace[0].status == 200
+    assert run.stop_reason in ("answered", "output_cap", "empty_answer")  # each a named ending, no crash
+
+
 def test_a_runaway_answer_is_stopped_by_the_output_cap(server, client):
     run = local_model.runaway(client, server.env["AGENT_CORE_MODEL"])
+    assert run.stop_reason == "output_cap" and run.model_calls == 1
     assert run.trace[-1].finish_reason == "length"
     assert run.trace[-1].response["usage"]["completion_tokens"] == local_model.CAP
     assert run.trace[-1].request["max_tokens"] == local_model.CAP

@@ -179,7 +179,9 @@ def written_stop_reasons(tree: ast.AST) -> set[str]:
                 isinstance(owner, ast.Attribute) and owner.attr == "run"
             )
             if node.left.attr == "stop_reason" and ran:
-                found |= {c.value for c in node.comparators if isinstance(c, ast.Constant)}
+                found |= {
+                    c.value for c in node.comparators if isinstance(c, ast.Constant) and c.value is not None
+                }
     return found
 
 
