@@ -360,14 +360,14 @@ def build(out: Path = OUT) -> Path:
     return out
 
 
-def link_website(edition: Path) -> list[Path]:
+def link_website(edition: Path, sites: list[Path] | None = None) -> list[Path]:
     """the course website beside the edition (site/lite's site/) or in site/, rebuilt as it was built,
     so that its lesson pages link to this edition whichever of the two was built first"""
     sys.path.insert(0, str(ROOT / "tools"))
     import website
 
     rebuilt = []
-    for folder in dict.fromkeys([edition.parent, ROOT / "site"]):
+    for folder in dict.fromkeys(sites or [edition.parent, ROOT / "site"]):
         if (folder / website.MARKER).is_file():
             print(f"rebuilding the website in {folder}: its lesson pages link to this edition", flush=True)
             website.build(
