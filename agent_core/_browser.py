@@ -139,10 +139,10 @@ def load_ipython_extension(ipython: Any) -> None:
     """the edition's kernel loads this extension at start (tools/lite.py): a package loads when a
     lesson first imports it, not before"""
     if IN_BROWSER and not any(isinstance(finder, LoadOnImport) for finder in sys.meta_path):
-        import js  # type: ignore[import-not-found]  # Pyodide's
         import pyodide_js  # type: ignore[import-not-found]  # Pyodide's
 
-        base = urljoin(str(js.location.href), str(pyodide_js.lockfileBaseUrl))
+        # a URL relative to the kernel's worker, as XMLHttpRequest reads it
+        base = str(pyodide_js.lockfileBaseUrl)
         sys.meta_path.append(LoadOnImport(pyodide_js.lockfile.to_py()["packages"], base))
 
 

@@ -301,9 +301,9 @@ if ALL:  # four more kernels: `tools/lite.py check` only; after the practice pro
     def test_a_lesson_that_needs_a_local_install_says_so_once_and_then_runs_nothing(browser, tabs, lesson):
         """every cell, as a learner running it cell by cell would: one line, no traceback, nothing else"""
         notebook = f"lessons/{lesson}.ipynb"
-        cells = json.loads((EDITION / "files" / notebook).read_text(encoding="utf-8"))["cells"]
+        cells = nbformat.read(EDITION / "files" / notebook, as_version=4).cells
         page = tabs.open(notebook)
-        raw = [page.evaluate(RUN_CELL, cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+        raw = [page.evaluate(RUN_CELL, cell.source) for cell in cells if cell.cell_type == "code"]
         said = [_comparable(outputs) for outputs in raw]
         assert len(raw[0][0]["traceback"]) == 1, raw[0]  # one line, no traceback
         assert said[0] == [

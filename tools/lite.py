@@ -296,10 +296,9 @@ def npm_pyodide() -> Path:
 
 def build(out: Path = OUT) -> Path:
     """the browser edition in `out`: the app, the Pyodide runtime, its wheels, the lessons and solutions"""
-    try:
-        import jupyterlite_core  # noqa: F401
-        import jupyterlite_pyodide_kernel  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if not all(importlib.util.find_spec(name) for name in ("jupyterlite_core", "jupyterlite_pyodide_kernel")):
         sys.exit('tools/lite.py build needs the lite extra: pip install -e ".[lite]" (or the lock)')
     pyodide = npm_pyodide()
     wheels = download_wheels(WORK / "wheels")
@@ -403,7 +402,7 @@ def edition_notebook(notebook: dict, name: str) -> dict:
                     output["data"][mime] = "".join(value)
     if name[:2] in LOCAL_INSTALL_LESSONS:
         first = next(i for i, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code")
-        stop = {
+        stop: dict[str, object] = {
             "cell_type": "code",
             "id": "browser-edition-stop",
             "metadata": {"editable": False, "deletable": False},

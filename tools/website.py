@@ -43,7 +43,7 @@ try:
     import bleach  # type: ignore[import-untyped]
     import nbconvert  # noqa: F401  # imported for its pages in _exporter()
     import nbformat
-    import tinycss2  # noqa: F401  # bleach's CSS sanitiser needs it
+    import tinycss2  # type: ignore[import-untyped]  # noqa: F401  # bleach's CSS sanitiser needs it
     from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer  # type: ignore[import-untyped]
 except ModuleNotFoundError as missing:
     sys.exit(
