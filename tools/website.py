@@ -359,7 +359,7 @@ def _in_browser(page: Page, all_pages: list[Page], edition: bool) -> str:
     return f' Or <a class="in-browser" href="{url}">run it in your browser</a>, with nothing to install.'
 
 
-def _banner(page: Page, all_pages: list[Page], edition: bool) -> str:
+def _banner(page: Page, all_pages: list[Page], edition: bool = False) -> str:
     twin = _twin(page, all_pages)
     if page.kind == "lesson":
         solved = f' Every exercise solved: <a href="{page.link(twin)}">the solution</a>.' if twin else ""
