@@ -1,9 +1,4 @@
-"""The browser edition (JupyterLite): no threads, subprocesses or sockets; what needs them says so.
-
-Also what the edition's kernel needs of the course: the lessons that need a local install (one list,
-read by tools/website.py, tools/lite.py and the tests), the cell that stops such a lesson, and the
-IPython extension that loads a package from the edition when a lesson first imports it.
-"""
+"""The browser edition (JupyterLite): what needs a process, server or thread says so; packages load late."""
 
 from __future__ import annotations
 
