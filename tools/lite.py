@@ -1,8 +1,8 @@
 """The browser edition: the course in JupyterLite (JupyterLab and Python in WebAssembly), as static files.
 
-    python tools/lite.py build   # build/lite/: serve it with `python -m http.server -d build/lite`
-    python tools/lite.py size    # what the first lesson fetches on open, and the whole edition
-    python tools/lite.py check   # every lesson the browser runs, in headless Chromium, against its outputs
+    python tools/lite.py build   # build/lite/ (or --out site/lite); a website in site/ then links to it
+    python tools/lite.py size    # what opening lesson 00 fetches, package by package (budget 25 MB)
+    python tools/lite.py check   # every cell of every lesson, in headless Chromium, against its outputs
     python tools/lite.py lock    # refresh tools/lite/wheels.txt after changing tools/lite/requirements.in
 
 Everything comes from the registries, pinned, and nothing from a CDN: the JupyterLite app from PyPI
@@ -10,6 +10,9 @@ Everything comes from the registries, pinned, and nothing from a CDN: the Jupyte
 (tools/lite/package-lock.json, installed by `npm ci`, which checks its integrity), and every wheel
 the kernel installs from PyPI (tools/lite/wheels.txt, each file checked against its hash), with the
 project's own wheel built from this tree. At run time the edition asks nothing of any other host.
+The kernel loads its own packages and agent_core when it starts; every other package waits in the
+edition until a lesson first imports it (agent_core._browser.LoadOnImport). Lessons that need a
+local install (agent_core._browser.LOCAL_INSTALL_LESSONS) get a first cell that says so once.
 """
 
 import argparse
