@@ -1,14 +1,37 @@
-"""The browser edition (JupyterLite): no threads, subprocesses or sockets; what needs them says so."""
+"""The browser edition (JupyterLite): what needs a process, server or thread says so; packages load late."""
 
 from __future__ import annotations
 
 import html
+import importlib
+import importlib.abc
+import importlib.machinery
 import sys
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
+from urllib.parse import urljoin
 
-__all__ = ["IN_BROWSER", "NeedsLocalInstall", "needs_local_install", "PlainTable"]
+__all__ = [
+    "IN_BROWSER",
+    "LOCAL_INSTALL_LESSONS",
+    "NeedsLocalInstall",
+    "needs_local_install",
+    "local_install_only",
+    "PlainTable",
+]
 
 IN_BROWSER = sys.platform == "emscripten"  # Pyodide's Python reports this platform
+
+# the lessons the browser edition cannot run, each with why: the website offers no "run it in your
+# browser" link for them, the edition stops them at their first cell, and the README and
+# docs/teaching.md name exactly these (tests/test_browser.py)
+LOCAL_INSTALL_LESSONS = {
+    "07": "Lesson 07 runs commands in processes and limits each search's time",
+    "08": "Lesson 08 starts servers and talks to them over the network",
+    "10": "Lesson 10 runs MCP servers as processes",
+    "12": "Lesson 12 runs lesson 07's workspaces, which start processes",
+}
 
 
 class NeedsLocalInstall(RuntimeError):
@@ -25,6 +48,97 @@ def needs_local_install(what: str, lesson: str) -> None:
             f"{what}, which the browser edition cannot do: run lesson {lesson} from a local install "
             "(README, quick start)."
         )
+
+
+def _nothing(lines: list[str]) -> list[str]:
+    """an IPython input transformer: the cell, whatever it holds, becomes an empty one"""
+    return []
+
+
+def local_install_only(lesson: str) -> None:
+    """the cell the browser edition puts first in a lesson of LOCAL_INSTALL_LESSONS: in the browser it
+    says so in one line, and every later cell of this kernel then does nothing, so that running the
+    lesson cell by cell shows no error from names that were never defined. Outside, it does nothing."""
+    if not IN_BROWSER:
+        return
+    from IPython import get_ipython
+
+    ipython = get_ipython()
+    if ipython is not None and _nothing not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(_nothing)
+    needs_local_install(LOCAL_INSTALL_LESSONS[lesson], lesson)
+
+
+# --- packages loaded on first import ---------------------------------------------------------------
+
+
+def _installed(package: str) -> bool:
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def _fetch(url: str) -> bytes:
+    """a file of the edition, fetched synchronously: a kernel's worker may (a page may not)"""
+    from js import Uint8Array, XMLHttpRequest  # type: ignore[import-not-found]  # Pyodide's
+
+    request = XMLHttpRequest.new()
+    request.open("GET", url, False)
+    request.responseType = "arraybuffer"
+    request.send(None)
+    if request.status != 200:
+        raise ImportError(f"the browser edition could not fetch {url}: HTTP {request.status}")
+    return bytes(Uint8Array.new(request.response).to_bytes())
+
+
+class LoadOnImport(importlib.abc.MetaPathFinder):
+    """finds a top-level module that a package of the edition's pyodide-lock.json holds but the kernel
+    has not loaded: installs that package and its dependencies from the edition, then finds it"""
+
+    def __init__(self, packages: dict[str, dict[str, Any]], base_url: str) -> None:
+        self.packages, self.base_url = packages, base_url
+        self.by_module = {module: name for name, p in packages.items() for module in p["imports"]}
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        package = self.by_module.get(fullname)
+        if path is not None or package is None or _installed(package):
+            return None
+        self.install(package)
+        importlib.invalidate_caches()
+        return importlib.machinery.PathFinder.find_spec(fullname)
+
+    def install(self, package: str) -> None:
+        import hashlib
+        import io
+        import site
+        import zipfile
+
+        wanted = self.packages[package]
+        for dependency in wanted["depends"]:
+            if not _installed(dependency):
+                self.install(dependency)
+        data = _fetch(urljoin(self.base_url, wanted["file_name"]))
+        if hashlib.sha256(data).hexdigest() != wanted["sha256"]:
+            raise ImportError(f"{wanted['file_name']} is not the file the browser edition was built with")
+        with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+            wheel.extractall(site.getsitepackages()[0])
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """the edition's kernel loads this extension at start (tools/lite.py): a package loads when a
+    lesson first imports it, not before"""
+    if IN_BROWSER and not any(isinstance(finder, LoadOnImport) for finder in sys.meta_path):
+        import pyodide_js  # type: ignore[import-not-found]  # Pyodide's
+
+        # a URL relative to the kernel's worker, as XMLHttpRequest reads it
+        base = str(pyodide_js.lockfileBaseUrl)
+        sys.meta_path.append(LoadOnImport(pyodide_js.lockfile.to_py()["packages"], base))
 
 
 class PlainTable:

