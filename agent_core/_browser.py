@@ -19,6 +19,8 @@ __all__ = [
     "needs_local_install",
     "local_install_only",
     "PlainTable",
+    "LoadOnImport",
+    "load_ipython_extension",
 ]
 
 IN_BROWSER = sys.platform == "emscripten"  # Pyodide's Python reports this platform
