@@ -15,7 +15,6 @@ Read this first. Beneath it, one module each:
 - `_verdict.py`: the project's original tests run on the agent's code
 - `_coding_run.py`: one run's record, and what each guardrail caught
 - `_observations.py`: the tools' answers read back (pytest reports, steady timings)
-- `tools.py`: these names at their former address
 """
 
 from __future__ import annotations
