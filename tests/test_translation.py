@@ -270,3 +270,21 @@ def test_markdown_units_keep_lists_tables_and_code_whole_and_code_comments_apart
         "if x:\n    # two lines\n    # of comment\n    y()", lambda t, k, n: "una línea"
     )
     assert comment == "if x:\n    # una línea\n    y()"
+
+
+def test_the_previous_english_of_a_long_fuzzy_entry_survives_a_write_and_a_read(tmp_path):
+    """Babel wraps the `#| msgid` comment anywhere, even inside its quoted pieces: the check's word diff
+    must still show the English as it was, not pieces of it"""
+    from babel.messages.catalog import Catalog
+
+    before = (
+        '| **Cap the loop** | a model that never stops asking costs money for ever | lesson 04, "Exercise '
+        '4.1: your own loop"; lesson 05, "Limits: model calls, tool calls, time and tokens" | ' * 3
+    )
+    catalogue = Catalog(locale="es")
+    catalogue.add("the new English", "el español", flags=["fuzzy"], previous_id=before)
+    path = tmp_path / "long.po"
+    translate.write_catalogue(catalogue, path)
+    assert "#| " in path.read_text(encoding="utf-8")
+    (message,) = [m for m in translate.read_catalogue(path) if m.id]
+    assert message.previous_id == [before]

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 from babel.messages.catalog import Catalog, Message
-from babel.messages.pofile import denormalize, read_po, write_po
+from babel.messages.pofile import read_po, unescape, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = Path("locale") / "es"
@@ -301,9 +301,16 @@ def read_catalogue(path: Path) -> Catalog:
     for message in [*catalogue, *catalogue.obsolete.values()]:
         previous = [c[1:].strip() for c in message.user_comments if c.startswith("|")]
         if previous and previous[0].startswith("msgid "):
-            message.previous_id = [denormalize("\n".join([previous[0][len("msgid ") :], *previous[1:]]))]
+            message.previous_id = [_previous_english(" ".join(previous)[len("msgid ") :])]
             message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
     return catalogue
+
+
+def _previous_english(quoted: str) -> str:
+    """the text of `#| msgid "a" "b" ...`: Babel wraps that comment at the page width, anywhere between
+    or inside its quoted pieces, so the lines are joined again (a wrap stands for one space) and every
+    quoted piece is read in turn"""
+    return "".join(unescape(f'"{piece}"') for piece in re.findall(r'"((?:[^"\\]|\\.)*)"', quoted))
 
 
 def _string(message: Message) -> str:
@@ -553,7 +560,9 @@ def prose(text: str) -> str:
 
 
 def _mentions(text: str, forms: list[str]) -> bool:
-    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text, re.IGNORECASE) for f in forms)
+    """whether the text says one of these forms; a term may be wrapped across two lines"""
+    spaced = " ".join(text.split())
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", spaced, re.IGNORECASE) for f in forms)
 
 
 def glossary_problems(root: Path = ROOT) -> list[str]:
