@@ -490,6 +490,9 @@ def landing(root: Path = ROOT) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="color-scheme" content="light dark">'
         f"<title>{LANDING['en']['title']} · {LANDING['es']['title']}</title>"
+        # JupyterLite's pages read their configuration from each parent folder's index.html: the root's
+        # is empty, as in the index.html this page replaces (whose script only redirects to lab/)
+        '<script id="jupyter-config-data" type="application/json" data-jupyter-lite-root=".">{}</script>'
         f"<style>{LANDING_STYLE}</style></head>\n<body><main>{''.join(sections)}</main></body></html>\n"
     )
 
