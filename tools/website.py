@@ -269,6 +269,7 @@ def course_file(path: Path, root: Path, tracked: set[str] | None = None) -> bool
 
 
 LANGUAGES = ("en", "es")  # English first: the English home page is the site's index.html
+KINDS = ("home", "lesson", "solution", "doc", "reference")  # the order of the pages in each language
 # what the site's own parts say in each language (the pages' text comes from the course's files)
 WORDS = {
     "en": {
@@ -317,7 +318,7 @@ class Page:
     source: Path
     target: str  # path inside the site, with / separators
     title: str
-    kind: str  # "home", "lesson", "solution", "doc" or "reference"
+    kind: str  # one of KINDS
     language: str = "en"  # "es": a page of the Spanish edition, in the site's es/ folder
 
     @property
@@ -379,15 +380,9 @@ def pages(solutions: bool = True, root: Path = ROOT) -> list[Page]:
                 found.append(
                     Page(linked, _target(linked, root), _title(linked, root), "reference", _language(linked))
                 )
-    order = {
-        (language, kind): n
-        for n, (language, kind) in enumerate(
-            (language, kind)
-            for language in LANGUAGES
-            for kind in ("home", "lesson", "solution", "doc", "reference")
-        )
-    }
-    return sorted(found, key=lambda page: order[page.language, page.kind])  # stable: globbed order kept
+    return sorted(
+        found, key=lambda page: (LANGUAGES.index(page.language), KINDS.index(page.kind))
+    )  # stable: globbed order kept
 
 
 def _language(path: Path) -> str:
