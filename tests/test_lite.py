@@ -315,12 +315,97 @@ def test_in_the_browser_the_practice_project_runs_its_tests_inside_the_kernel_wi
     assert [failing, fixed] == printed.getvalue().split("\f")
 
 
+# --- the two languages: the Spanish notebooks in lessons/es and solutions/es, a first page for both ---
+
+SPANISH = sorted(
+    path.relative_to(ROOT).as_posix()
+    for folder in ("lessons", "solutions")
+    for path in (ROOT / folder / "es").glob("*.ipynb")
+)
+
+
+def test_every_spanish_notebook_is_in_the_edition_where_the_course_keeps_it():
+    """lessons/es and solutions/es, beside the English ones, so that their links to each other work"""
+    if not (EDITION / "jupyter-lite.json").exists():
+        _missing("no browser edition in build/lite: run `python tools/lite.py build`")
+    assert SPANISH, "no Spanish notebook in lessons/es or solutions/es"
+    shipped = sorted(
+        p.relative_to(EDITION / "files").as_posix() for p in (EDITION / "files").rglob("es/*.ipynb")
+    )
+    assert shipped == SPANISH
+    for notebook in SPANISH:
+        cells = json.loads((EDITION / "files" / notebook).read_text(encoding="utf-8"))["cells"]
+        stops = [cell for cell in cells if cell.get("id") == "browser-edition-stop"]
+        assert len(stops) == (Path(notebook).name[:2] in LOCAL_INSTALL_LESSONS), notebook
+
+
+def test_the_spanish_copy_of_a_lesson_that_needs_a_local_install_is_stopped_by_the_same_first_cell():
+    """what the edition does to lessons/es/07_coding_agent.ipynb (lesson 07 itself standing in until
+    it is translated): the same stop cell, its comment in Spanish, its one-line message English"""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite
+
+    for lesson in LOCAL_ONLY:
+        path = ROOT / "lessons" / "es" / f"{lesson}.ipynb"
+        path = path if path.is_file() else ROOT / "lessons" / f"{lesson}.ipynb"
+        english = lite.edition_notebook(json.loads(path.read_text(encoding="utf-8")), path.name)
+        spanish = lite.edition_notebook(json.loads(path.read_text(encoding="utf-8")), path.name, "es")
+        stop = [cell for cell in spanish["cells"] if cell["cell_type"] == "code"][0]
+        assert stop["id"] == "browser-edition-stop"
+        comment, code = stop["source"].split("\n", 1)
+        assert comment.startswith("# Añadida por la edición para el navegador") and "README.es.md" in comment
+        assert (
+            code == [c for c in english["cells"] if c["cell_type"] == "code"][0]["source"].split("\n", 1)[1]
+        )
+        assert f'local_install_only("{lesson[:2]}")' in code
+
+
+def test_the_edition_opens_on_a_page_that_offers_both_languages_and_opens_the_spanish_lessons(
+    browser, edition
+):
+    """its index.html: every lesson in English, and in Spanish (the English one where no Spanish twin
+    exists yet); each link names a notebook of the edition, and the Spanish lesson 00 opens in it"""
+    context, refused = browser
+    page = context.new_page()
+    page.goto(edition, wait_until="load")
+    links = {}
+    for language in ("en", "es"):
+        section = page.locator(f'section[lang="{language}"]')
+        links[language] = section.locator("li a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))"
+        )
+    lessons = sorted(p.name for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+    assert links["en"] == [f"notebooks/index.html?path=lessons/{name}" for name in lessons]
+    assert links["es"] == [
+        f"notebooks/index.html?path=lessons/{'es/' * (ROOT / 'lessons' / 'es' / name).is_file()}{name}"
+        for name in lessons
+    ]
+    for href in links["en"] + links["es"]:
+        assert (EDITION / "files" / href.split("?path=")[1]).is_file(), href
+    assert links["es"][0] == "notebooks/index.html?path=lessons/es/00_one_model_call.ipynb"
+    page.locator('section[lang="es"] li a').first.click()
+    page.wait_for_function(
+        "(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.path === path; }",
+        arg="lessons/es/00_one_model_call.ipynb",
+        timeout=KERNEL_START,
+    )
+    assert page.locator(".jp-MarkdownCell h1").first.inner_text().startswith("Lección 00")
+    page.close()  # before its kernel has started: the lessons' own tests run them
+    assert not refused, f"requests that left 127.0.0.1: {refused}"
+
+
 if ALL:  # four more kernels: `tools/lite.py check` only; after the practice project, which needs a kernel
 
-    @pytest.mark.parametrize("lesson", LOCAL_ONLY)
-    def test_a_lesson_that_needs_a_local_install_says_so_once_and_then_runs_nothing(browser, tabs, lesson):
-        """every cell, as a learner running it cell by cell would: one line, no traceback, nothing else"""
-        notebook = f"lessons/{lesson}.ipynb"
+    @pytest.mark.parametrize(
+        "notebook",
+        [f"lessons/{lesson}.ipynb" for lesson in LOCAL_ONLY]
+        + [n for n in SPANISH if n.startswith("lessons/") and Path(n).name[:2] in LOCAL_INSTALL_LESSONS],
+    )
+    def test_a_lesson_that_needs_a_local_install_says_so_once_and_then_runs_nothing(browser, tabs, notebook):
+        """every cell, as a learner running it cell by cell would: one line, no traceback, nothing else;
+        in the Spanish copies too"""
+        lesson = Path(notebook).stem
         cells = nbformat.read(EDITION / "files" / notebook, as_version=4).cells
         page = tabs.open(notebook)
         raw = [page.evaluate(RUN_CELL, cell.source) for cell in cells if cell.cell_type == "code"]

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import unquote
 
 import nbformat
 import pytest
@@ -170,11 +171,24 @@ def _visible_json(viewer, label: str) -> dict:
     return json.loads(pre.inner_text())
 
 
-@pytest.mark.parametrize("served", ["file", "http"])
-def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(browser, site, static_host, served):
+@pytest.mark.parametrize(
+    "served, lesson",
+    [
+        ("file", "lessons/04_the_loop.html"),
+        ("http", "lessons/04_the_loop.html"),
+        ("file", "es/lessons/04_the_loop.html"),
+    ],
+)
+def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(
+    browser, site, static_host, served, lesson
+):
+    """in English, from a file and from a static host; in Spanish, from a file (its outputs, the
+    viewer's included, are the English ones: tests/test_translation.py)"""
+    if not (site / lesson).is_file():
+        pytest.skip(f"no {lesson}: lessons/es/04_the_loop.ipynb is not translated yet (tools/translate.py)")
     context, refused = browser
     base = site.as_uri() + "/" if served == "file" else static_host
-    page, problems = _open(context, base + "lessons/04_the_loop.html")
+    page, problems = _open(context, base + lesson)
     _wait_for_widgets(page)
     viewer = page.locator(".agent-core-kernel-free").first
     buttons = viewer.locator(".widget-toggle-button")
@@ -197,7 +211,7 @@ def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(browse
         assert request["messages"][len(previous["messages"])]["tool_calls"] == reply["tool_calls"]
         answered = [m["tool_call_id"] for m in request["messages"] if m["role"] == "tool"]
         assert [call["id"] for call in reply["tool_calls"]] == answered[-len(reply["tool_calls"]) :]
-        if served == "file" and turn == 2:
+        if served == "file" and turn == 2 and not lesson.startswith("es/"):
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             viewer.scroll_into_view_if_needed()
             page.screenshot(path=str(SCREENSHOTS / "lessons_04_the_loop_turn_2.png"))
@@ -226,6 +240,117 @@ def test_links_between_lessons_work_in_the_browser(browser, site):
     page.close()
     assert not problems, "\n".join(problems)
     assert not refused
+
+
+# --- the two languages: the Spanish pages in es/, a language switch on every page ---------------------
+
+
+def _follow_the_switch(page, site: Path, expected: str) -> None:
+    """click the page's language switch; fails unless it lands on `expected` (a path in the site)"""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    leaving = page.url
+    page.locator(".course-menu .course-language a").click()
+    try:
+        page.wait_for_url(f"{site.as_uri()}/{expected}", wait_until="domcontentloaded", timeout=10_000)
+    except PlaywrightTimeoutError:
+        pytest.fail(f"the switch on {leaving} led to {page.url}, not to {expected}")
+
+
+def _english_pages_with_a_twin(page, site: Path) -> list[str]:
+    """the links of a Spanish page, as the browser resolves them, that lead to an English page of the
+    site whose Spanish twin exists (its language switch aside)"""
+    hrefs = page.eval_on_selector_all(
+        "a[href]", "links => links.filter(a => !a.closest('.course-language')).map(a => a.href)"
+    )
+    wrong = []
+    for href in hrefs:
+        if href.startswith(site.as_uri() + "/"):
+            path = unquote(href.removeprefix(site.as_uri() + "/").split("#")[0].split("?")[0])
+            if not path.startswith("es/") and (site / "es" / path).is_file():
+                wrong.append(f"{page.url.removeprefix(site.as_uri())} -> {path}")
+    return wrong
+
+
+def test_the_language_switch_on_every_page_leads_to_the_same_page_in_the_other_language_and_back(
+    browser, site
+):
+    """every English page's switch, clicked, lands on its Spanish twin (the same path under es/) and
+    that page's switch back on it; an English page with no twin lands on the Spanish home page, whose
+    switch leads to the English one. A page only in Spanish (the glossary) leads to the English home
+    page. On every Spanish page, a link to an English page whose Spanish twin exists is a fault."""
+    context, refused = browser
+    targets = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    english = [t for t in targets if not t.startswith(("es/", "static/", "lite/"))]
+    spanish = [t for t in targets if t.startswith("es/")]
+    if not spanish:
+        pytest.skip("no Spanish page: README.es.md, lessons/es/ and docs/*.es.md are all missing")
+    # one tab, every page in turn, each left as soon as its switch is there: its style sheets may still
+    # be loading, and their requests end unfinished (every page loads in full in the test above)
+    page, problems = context.new_page(), []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
+    passed: set[str] = set()
+    wrong: list[str] = []
+    for target in ["index.html", *(t for t in english if t != "index.html")]:  # the home pair first
+        twin = f"es/{target}" if f"es/{target}" in spanish else "es/index.html"
+        page.goto(f"{site.as_uri()}/{target}", wait_until="domcontentloaded")
+        _follow_the_switch(page, site, twin)
+        if twin in passed:
+            continue  # the Spanish home page again: its links and its switch are checked already
+        assert page.evaluate("document.documentElement.lang") == "es", twin
+        wrong += _english_pages_with_a_twin(page, site)
+        passed.add(twin)
+        _follow_the_switch(page, site, target)
+    for target in sorted(set(spanish) - passed):  # pages only in Spanish
+        page.goto(f"{site.as_uri()}/{target}", wait_until="domcontentloaded")
+        assert not (site / target.removeprefix("es/")).is_file(), f"{target} has a twin no switch leads to"
+        wrong += _english_pages_with_a_twin(page, site)
+        _follow_the_switch(page, site, "index.html")
+    page.close()
+    assert not wrong, "Spanish pages that link the English page, not its Spanish twin:\n" + "\n".join(wrong)
+    assert not problems, "\n".join(problems)
+    assert not refused
+
+
+SWITCH = re.compile(r'<span class="course-language">.*?</span>', re.S)
+
+
+def test_the_spanish_pages_are_the_spanish_files_in_spanish_and_the_english_ones_link_them_only_by_the_switch(
+    site,
+):
+    spanish = {p.relative_to(site).as_posix() for p in (site / "es").rglob("*.html")}
+    expected = {
+        f"es/{f}/{p.stem}.html" for f in ("lessons", "solutions") for p in (ROOT / f / "es").glob("*.ipynb")
+    }
+    expected |= {f"es/docs/{p.name.removesuffix('.es.md')}.html" for p in (ROOT / "docs").glob("*.es.md")}
+    expected |= {"es/index.html"} if (ROOT / "README.es.md").is_file() else set()
+    assert expected <= spanish
+    for extra in spanish - expected:  # a page for another *.es.md that a Spanish page links to
+        assert (ROOT / (extra.removeprefix("es/").removesuffix(".html") + ".es.md")).is_file(), extra
+    for page in site.rglob("*.html"):
+        name = page.relative_to(site).as_posix()
+        text = page.read_text(encoding="utf-8")
+        assert len(SWITCH.findall(text)) == (1 if spanish else 0), name
+        if name.startswith("es/"):
+            assert '<html lang="es">' in text and "<h2>Lecciones</h2>" in text, name
+            for english in (
+                "<h2>Lessons</h2>",
+                ">Menu<",
+                "This page shows the notebook",
+                "Back to the lesson",
+            ):
+                assert english not in text, f"{name}: {english}"
+        else:
+            assert '<html lang="en">' in text, name
+            links = re.findall(r'href="([^"#]*)', SWITCH.sub("", text))
+            into_spanish = [
+                url for url in links if (page.parent / unquote(url)).resolve().is_relative_to(site / "es")
+            ]
+            assert not into_spanish, f"{name} links Spanish pages outside its switch: {into_spanish}"
+    if "es/index.html" in spanish:
+        menu = (site / "index.html").read_text(encoding="utf-8").split("</nav>")[0]
+        assert ".es." not in menu and "Glosario" not in menu  # no Spanish doc in the English menu
 
 
 def test_every_link_inside_the_site_leads_to_a_file_of_the_site(site):
@@ -696,10 +821,10 @@ def test_without_its_packages_the_builder_says_what_to_install_in_one_line(tmp_p
 # --- the browser edition's links: they work whichever of the two builds ran first ------------------
 
 
-def _in_browser_links(site: Path) -> dict[str, str]:
-    """each lesson page's "run it in your browser" link"""
+def _in_browser_links(site: Path, folder: str = "lessons") -> dict[str, str]:
+    """each lesson page's "run it in your browser" link (folder es/lessons: the Spanish lessons')"""
     links = {}
-    for page in sorted((site / "lessons").glob("*.html")):
+    for page in sorted((site / folder).glob("*.html")):
         found = re.findall(r'class="in-browser" href="([^"]*)"', page.read_text(encoding="utf-8"))
         assert len(found) <= 1
         if found:
@@ -735,6 +860,13 @@ def test_the_edition_built_first_is_copied_into_the_website_and_every_lesson_it_
     for lesson, url in links.items():
         assert url == f"../lite/notebooks/index.html?path=lessons/{lesson}.ipynb"
         assert (site / "lite" / "files" / "lessons" / f"{lesson}.ipynb").is_file()
+    spanish = _in_browser_links(site, "es/lessons")
+    assert sorted(spanish) == [
+        lesson for lesson in _browser_lessons() if (ROOT / "lessons" / "es" / f"{lesson}.ipynb").is_file()
+    ]
+    for lesson, url in spanish.items():
+        assert url == f"../../lite/notebooks/index.html?path=lessons/es/{lesson}.ipynb"
+        assert (site / "lite" / "files" / "lessons" / "es" / f"{lesson}.ipynb").is_file()
     assert (site / "lite" / "notebooks" / "index.html").is_file()
 
 

@@ -329,10 +329,11 @@ def build(out: Path = OUT) -> Path:
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     (lite_dir / "overrides.json").write_text(json.dumps(SETTINGS, indent=1), encoding="utf-8")
     contents = lite_dir / "files"
-    for folder in ("lessons", "solutions"):
+    for folder, language in FOLDERS:
         for path in sorted((ROOT / folder).glob("*.ipynb")):
             (contents / folder).mkdir(parents=True, exist_ok=True)
-            notebook = edition_notebook(json.loads(path.read_text(encoding="utf-8")), path.name)
+            notebook = json.loads(path.read_text(encoding="utf-8"))
+            notebook = edition_notebook(notebook, path.name, language)
             (contents / folder / path.name).write_text(json.dumps(notebook, indent=1), encoding="utf-8")
     shutil.rmtree(out, ignore_errors=True)
     _run(
@@ -354,6 +355,7 @@ def build(out: Path = OUT) -> Path:
     )
     for leftover in (".jupyterlite.doit.db",):
         (out / leftover).unlink(missing_ok=True)
+    (out / "index.html").write_text(landing(), encoding="utf-8")  # instead of a redirect to lab/
     print(
         f"built {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: "
         f"python -m http.server -d {out} then open http://127.0.0.1:8000/lab/index.html"
@@ -388,12 +390,20 @@ SETTINGS = {
     }
 }
 JSON_MIME = re.compile(r"^application/(.+\+)?json$")
+# the notebooks of the edition, where the course keeps them (the Spanish ones' links lead to each other)
+FOLDERS = [("lessons", "en"), ("solutions", "en"), ("lessons/es", "es"), ("solutions/es", "es")]
+STOP_COMMENT = {
+    "en": "# Added by the browser edition: this lesson needs a local install (README)",
+    "es": "# Añadida por la edición para el navegador: esta lección necesita una instalación local "
+    "(README.es.md)",
+}
 
 
-def edition_notebook(notebook: dict, name: str) -> dict:
+def edition_notebook(notebook: dict, name: str, language: str = "en") -> dict:
     """a lesson as the edition ships it: every stored output's text as one string (JupyterLab's table of
     contents reads a markdown output as a string: a list of lines failed it 14 times in lesson 07), and
-    a lesson of LOCAL_INSTALL_LESSONS stopped by a first code cell that says so (agent_core._browser)"""
+    a lesson of LOCAL_INSTALL_LESSONS stopped by a first code cell that says so (agent_core._browser;
+    its one line is English in the Spanish copies too, as the library's messages are)"""
     from agent_core._browser import LOCAL_INSTALL_LESSONS
 
     for cell in notebook["cells"]:
@@ -411,12 +421,88 @@ def edition_notebook(notebook: dict, name: str) -> dict:
             "metadata": {"editable": False, "deletable": False},
             "execution_count": None,
             "outputs": [],
-            "source": "# Added by the browser edition: this lesson needs a local install (README)\n"
-            "from agent_core._browser import local_install_only\n\n"
+            "source": STOP_COMMENT[language] + "\nfrom agent_core._browser import local_install_only\n\n"
             f'local_install_only("{name[:2]}")',
         }
         notebook["cells"].insert(first, stop)
     return notebook
+
+
+# the edition's first page, in both languages: what it says, and its look (light or dark, as the system)
+LANDING = {
+    "en": {
+        "title": "agent-core in the browser",
+        "intro": "JupyterLab and Python run in your web browser, with nothing to install. "
+        "Start with lesson 00.",
+        "local": "needs a local install",
+        "all": "Every file, solutions included, in JupyterLab",
+        "english": "",
+    },
+    "es": {
+        "title": "agent-core en el navegador",
+        "intro": "JupyterLab y Python se ejecutan en tu navegador, sin instalar nada. "
+        "Empieza por la lección 00.",
+        "local": "necesita una instalación local",
+        "all": "Todos los archivos, con las soluciones, en JupyterLab",
+        "english": "en inglés",
+    },
+}
+LANDING_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 0; padding: 16px 24px; line-height: 1.5; }
+main { display: flex; flex-wrap: wrap; gap: 16px 48px; }
+section { flex: 1 1 320px; max-width: 560px; }
+h1 { font-size: 22px; } ul { list-style: none; padding: 0; } li { margin: 4px 0; }
+a { color: #1565c0; } small { color: #666; }
+@media (prefers-color-scheme: dark) {
+  body { background: #111; color: #ddd; } a { color: #8ab4f8; } small { color: #aaa; }
+}"""
+
+
+def landing(root: Path = ROOT) -> str:
+    """the edition's index.html: the lessons in English and in Spanish, each a link that opens it in
+    the edition; where a lesson has no Spanish twin yet, the Spanish list offers the English one"""
+    import html
+    from urllib.parse import quote
+
+    from agent_core._browser import LOCAL_INSTALL_LESSONS
+
+    lessons = sorted((root / "lessons").glob("[0-9][0-9]_*.ipynb"))
+    sections = []
+    for language, words in LANDING.items():
+        items = []
+        for english in lessons:
+            spanish = root / "lessons" / "es" / english.name
+            path = spanish if language == "es" and spanish.is_file() else english
+            notes = [words["local"]] * (english.name[:2] in LOCAL_INSTALL_LESSONS)
+            notes += [words["english"]] * (path is english and language != "en")
+            note = f" <small>({html.escape(', '.join(notes))})</small>" if notes else ""
+            lang = ' lang="en"' if path is english and language != "en" else ""
+            url = "notebooks/index.html?path=" + quote(path.relative_to(root).as_posix())
+            items.append(
+                f'<li><a{lang} href="{html.escape(url)}">{html.escape(_heading(path))}</a>{note}</li>'
+            )
+        sections.append(
+            f'<section lang="{language}"><h1>{words["title"]}</h1><p>{words["intro"]}</p>'
+            f'<ul>{"".join(items)}</ul><p><a href="lab/index.html">{words["all"]}</a></p></section>'
+        )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="color-scheme" content="light dark">'
+        f"<title>{LANDING['en']['title']} · {LANDING['es']['title']}</title>"
+        # JupyterLite's pages read their configuration from each parent folder's index.html: the root's
+        # is empty, as in the index.html this page replaces (whose script only redirects to lab/)
+        '<script id="jupyter-config-data" type="application/json" data-jupyter-lite-root=".">{}</script>'
+        f"<style>{LANDING_STYLE}</style></head>\n<body><main>{''.join(sections)}</main></body></html>\n"
+    )
+
+
+def _heading(notebook: Path) -> str:
+    """a lesson's first heading: 'Lesson 04 · The loop' ('Lección 04 · El bucle')"""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    text = "".join(next((c["source"] for c in cells if c["cell_type"] == "markdown"), ""))
+    heading = next((line[2:] for line in text.splitlines() if line.startswith("# ")), notebook.stem)
+    return heading.replace("`", "").strip()
 
 
 def check() -> int:

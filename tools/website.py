@@ -15,6 +15,13 @@ become pages, and so does every other markdown file of the course that a page li
 between them and to notebooks point at the pages; a link to any other file of the course gets a
 copy of that file.
 
+The Spanish edition is built beside the English one, into es/: README.es.md, lessons/es/,
+solutions/es/ and the *.es.md files, whichever exist (tools/translate.py writes them), with a Spanish
+menu, banners and pager. Its menu lists every lesson, the English page where there is no Spanish one
+yet, and its links lead to the Spanish page wherever there is one; the English menu lists English
+pages only. A switch on every page leads to the same page in the other language, or to that
+language's home page where the page has no twin.
+
 A notebook is untrusted input, as JupyterLab treats a notebook it did not run: HTML in outputs and
 markdown is sanitised (no scripts, no event handlers, no javascript: URLs, no frames or objects),
 JavaScript outputs are not run, and the only scripts on a page are the vendored widget manager and
@@ -45,6 +52,7 @@ try:
     import nbformat
     import tinycss2  # type: ignore[import-untyped]  # noqa: F401  # bleach's CSS sanitiser needs it
     from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer  # type: ignore[import-untyped]
+    from translate import spanish_path  # where a file's Spanish twin is (it needs babel)
 except ModuleNotFoundError as missing:
     sys.exit(
         f"tools/website.py needs the course's packages ({missing.name} is missing): "
@@ -59,6 +67,10 @@ ASSETS = ROOT / "tools" / "site_assets"
 MARKER = ".agent-core-site"  # marks a folder this script built, so a rebuild may empty it
 LINK = re.compile(r'(href|src)="([^"]*)"')
 MARKDOWN_LINK = re.compile(r"\]\(<?([^)\s>#]+\.md)(?:#[^)\s]*)?>?(?:\s[^)]*)?\)|href=\"([^\"#]+\.md)")
+# a markdown file's own language switch ("**English** · [Español](X.es.md)"): the site's menu has one
+SWITCH_LINE = re.compile(
+    r"\A(\*\*English\*\* · \[Español\]\([^)\s]+\)|\[English\]\([^)\s]+\) · \*\*Español\*\*)\n+"
+)
 
 
 class BuildError(Exception):
@@ -256,6 +268,49 @@ def course_file(path: Path, root: Path, tracked: set[str] | None = None) -> bool
     return tracked is None or relative.as_posix() in tracked
 
 
+LANGUAGES = ("en", "es")  # English first: the English home page is the site's index.html
+KINDS = ("home", "lesson", "solution", "doc", "reference")  # the order of the pages in each language
+# what the site's own parts say in each language (the pages' text comes from the course's files)
+WORDS = {
+    "en": {
+        "name": "English",
+        "menu": "Menu",
+        "lessons": "Lessons",
+        "guides": "Guides",
+        "reference": "Reference",
+        "solution": "solution",
+        "pager": "lessons",
+        "course": "course",
+        "lesson banner": "This page shows the notebook as it ran, outputs and all. To run it and do the "
+        'exercises, install the course (<a href="{home}">home page</a>) and open it in JupyterLab.',
+        "solved": ' Every exercise solved: <a href="{solution}">the solution</a>.',
+        "in browser": ' Or <a class="in-browser" href="{url}">run it in your browser</a>, with nothing to '
+        "install.",
+        "solution banner": "The solved twin of this lesson: every exercise done.",
+        "back": ' <a href="{lesson}">Back to the lesson</a>.',
+    },
+    "es": {
+        "name": "Español",
+        "menu": "Menú",
+        "lessons": "Lecciones",
+        "guides": "Guías",
+        "reference": "Referencia",
+        "solution": "solución",
+        "pager": "lecciones",
+        "course": "curso",
+        "in english": "en inglés",
+        "lesson banner": "Esta página muestra el cuaderno tal como se ejecutó, con todas sus salidas. Para "
+        'ejecutarlo y hacer los ejercicios, instala el curso (<a href="{home}">página de inicio</a>) y '
+        "ábrelo en JupyterLab.",
+        "solved": ' Todos los ejercicios resueltos: <a href="{solution}">la solución</a>.',
+        "in browser": ' O <a class="in-browser" href="{url}">ejecútalo en tu navegador</a>, sin instalar '
+        "nada.",
+        "solution banner": "La versión resuelta de esta lección: todos los ejercicios hechos.",
+        "back": ' <a href="{lesson}">Volver a la lección</a>.',
+    },
+}
+
+
 @dataclass
 class Page:
     """one page of the site: where it comes from, where it goes, what the menu calls it"""
@@ -263,7 +318,8 @@ class Page:
     source: Path
     target: str  # path inside the site, with / separators
     title: str
-    kind: str  # "home", "lesson", "solution" or "doc"
+    kind: str  # one of KINDS
+    language: str = "en"  # "es": a page of the Spanish edition, in the site's es/ folder
 
     @property
     def root(self) -> str:
@@ -283,7 +339,7 @@ def _title(path: Path, root: Path = ROOT) -> str:
     else:
         text = _read_markdown(path, root)
     heading = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem)
-    return re.sub(r"^Lesson \d+\s*[·:.-]\s*", "", heading).replace("`", "")  # markdown code marks
+    return re.sub(r"^(Lesson|Lección) \d+\s*[·:.-]\s*", "", heading).replace("`", "")  # code marks
 
 
 def _read_markdown(path: Path, root: Path) -> str:
@@ -294,19 +350,26 @@ def _read_markdown(path: Path, root: Path) -> str:
 
 
 def pages(solutions: bool = True, root: Path = ROOT) -> list[Page]:
-    """every page, found by glob (a new lesson needs no change here): home, lessons, solutions, docs,
-    then every other markdown file of the course that one of them links to"""
+    """every page, found by glob (a new lesson or translation needs no change here): in English, then
+    in Spanish, home, lessons, solutions, docs; then every other markdown file of the course that one
+    of them links to. Spanish pages go into es/, made from README.es.md, lessons/es/, solutions/es/
+    and the *.es.md files."""
     root = root.resolve()
     tracked = _tracked(root)
     found = [Page(root / "README.md", "index.html", _title(root / "README.md", root), "home")]
-    for folder, kind in (("lessons", "lesson"), ("solutions", "solution"))[: 2 if solutions else 1]:
-        for path in sorted((root / folder).glob("[0-9][0-9]_*.ipynb")):
-            if course_file(path, root):
-                title = f"{path.stem[:2]} {_title(path, root)}"
-                found.append(Page(path, f"{folder}/{path.stem}.html", title, kind))
+    if course_file(root / "README.es.md", root):
+        found.append(
+            Page(root / "README.es.md", "es/index.html", _title(root / "README.es.md", root), "home", "es")
+        )
+    for language, prefix, folder_in in (("en", "", ""), ("es", "es/", "/es")):
+        for folder, kind in (("lessons", "lesson"), ("solutions", "solution"))[: 2 if solutions else 1]:
+            for path in sorted((root / (folder + folder_in)).glob("[0-9][0-9]_*.ipynb")):
+                if course_file(path, root):
+                    title = f"{path.stem[:2]} {_title(path, root)}"
+                    found.append(Page(path, f"{prefix}{folder}/{path.stem}.html", title, kind, language))
     for path in sorted((root / "docs").glob("*.md")):
         if course_file(path, root):
-            found.append(Page(path, f"docs/{path.stem}.html", _title(path, root), "doc"))
+            found.append(Page(path, _target(path, root), _title(path, root), "doc", _language(path)))
     known = {page.source for page in found}
     for page in found:  # grows while it runs: a linked page's own links are followed too
         text = page.source.read_text(encoding="utf-8", errors="replace")
@@ -314,73 +377,131 @@ def pages(solutions: bool = True, root: Path = ROOT) -> list[Page]:
             linked = Path(os.path.normpath(page.source.parent / (match.group(1) or match.group(2))))
             if linked not in known and course_file(linked, root, tracked):
                 known.add(linked)
-                target = linked.relative_to(root).with_suffix(".html").as_posix()
-                found.append(Page(linked, target, _title(linked, root), "reference"))
-    return found
+                found.append(
+                    Page(linked, _target(linked, root), _title(linked, root), "reference", _language(linked))
+                )
+    return sorted(
+        found, key=lambda page: (LANGUAGES.index(page.language), KINDS.index(page.kind))
+    )  # stable: globbed order kept
 
 
-def _twin(page: Page, all_pages: list[Page]) -> Page | None:
-    """a lesson's solution, or a solution's lesson"""
-    other = {"lesson": "solutions/", "solution": "lessons/"}.get(page.kind)
-    name = page.target.split("/")[-1]
-    return next((p for p in all_pages if other and p.target == other + name), None)
+def _language(path: Path) -> str:
+    return "es" if path.name.endswith(".es.md") else "en"
 
 
-def _menu(page: Page, all_pages: list[Page]) -> str:
-    def item(other: Page, label: str, extra: str = "") -> str:
-        current = ' class="current"' if other is page or _twin(other, all_pages) is page else ""
-        return f'<li{current}><a href="{page.link(other)}">{html.escape(label)}</a>{extra}</li>'
+def _target(path: Path, root: Path) -> str:
+    """a markdown file's page: docs/teaching.md -> docs/teaching.html, docs/teaching.es.md ->
+    es/docs/teaching.html"""
+    relative = path.relative_to(root).as_posix()
+    if _language(path) == "es":
+        return "es/" + relative.removesuffix(".es.md") + ".html"
+    return relative.removesuffix(".md") + ".html"
 
-    home = all_pages[0]
-    lessons = []
-    for lesson in (p for p in all_pages if p.kind == "lesson"):
-        twin = _twin(lesson, all_pages)
-        solved = f' <a class="solution" href="{page.link(twin)}">solution</a>' if twin else ""
-        lessons.append(item(lesson, lesson.title, solved))
-    docs = [item(p, p.title) for p in all_pages if p.kind == "doc"]
-    reference = [item(p, p.title) for p in all_pages if p.kind == "reference"]
-    more = f"<h2>Reference</h2><ul>{''.join(reference)}</ul>" if reference else ""
-    return (
-        f'<a class="course-title" href="{page.link(home)}">{html.escape(home.title.split(":")[0])}</a>'
-        # on a narrow screen the list folds away behind a button: a checkbox and its label, no script
-        '<input type="checkbox" id="course-menu-open" class="course-menu-switch">'
-        '<label for="course-menu-open" class="course-menu-button">Menu</label>'
-        f'<div class="course-menu-items"><h2>Lessons</h2><ol>{"".join(lessons)}</ol>'
-        f"<h2>Guides</h2><ul>{''.join(docs)}</ul>{more}</div>"
+
+def _translation(page: Page, all_pages: list[Page]) -> Page | None:
+    """the same page in the other language, when the course has it"""
+    if page.language == "en":
+        spanish = Path(spanish_path(str(page.source)))
+        return next((p for p in all_pages if p.language == "es" and p.source == spanish), None)
+    return next(
+        (p for p in all_pages if p.language == "en" and Path(spanish_path(str(p.source))) == page.source),
+        None,
     )
 
 
-def _in_browser(page: Page, all_pages: list[Page], edition: bool) -> str:
+def _home(language: str, all_pages: list[Page]) -> Page | None:
+    return next((p for p in all_pages if p.kind == "home" and p.language == language), None)
+
+
+def _twin(page: Page, all_pages: list[Page]) -> Page | None:
+    """a lesson's solution, or a solution's lesson, in the same language"""
+    other = {"lesson": "solutions/", "solution": "lessons/"}.get(page.kind)
+    folder = "es/" if page.language == "es" else ""
+    name = page.target.split("/")[-1]
+    return next((p for p in all_pages if other and p.target == folder + other + name), None)
+
+
+def _shown_in(language: str, kind: str, all_pages: list[Page]) -> list[Page]:
+    """the pages of a kind as the menu in `language` lists them: the English ones, each replaced by its
+    translation where there is one, then the pages that exist only in that language"""
+    english = [p for p in all_pages if p.kind == kind and p.language == "en"]
+    if language == "en":
+        return english
+    shown = [_translation(p, all_pages) or p for p in english]
+    return shown + [p for p in all_pages if p.kind == kind and p.language == language and p not in shown]
+
+
+def _switch(page: Page, all_pages: list[Page]) -> str:
+    """the language switch: to the same page in the other language, else to that language's home page"""
+    other = "es" if page.language == "en" else "en"
+    target = _translation(page, all_pages) or _home(other, all_pages)
+    if target is None:
+        return ""  # a course in one language
+    return (
+        '<span class="course-language">'
+        f"{WORDS[page.language]['name']} · "
+        f'<a href="{page.link(target)}" hreflang="{other}" lang="{other}">{WORDS[other]["name"]}</a></span>'
+    )
+
+
+def _menu(page: Page, all_pages: list[Page]) -> str:
+    words = WORDS[page.language]
+
+    def item(other: Page, label: str, extra: str = "") -> str:
+        current = ' class="current"' if other is page or _twin(other, all_pages) is page else ""
+        foreign = other.language != page.language  # no translation yet: the English page
+        lang = f' lang="{other.language}"' if foreign else ""
+        note = f' <small class="course-untranslated">({words["in english"]})</small>' if foreign else ""
+        return f'<li{current}><a{lang} href="{page.link(other)}">{html.escape(label)}</a>{note}{extra}</li>'
+
+    home = _home(page.language, all_pages) or all_pages[0]
+    lessons = []
+    for lesson in _shown_in(page.language, "lesson", all_pages):
+        twin = _twin(lesson, all_pages)
+        solved = f' <a class="solution" href="{page.link(twin)}">{words["solution"]}</a>' if twin else ""
+        lessons.append(item(lesson, lesson.title, solved))
+    docs = [item(p, p.title) for p in _shown_in(page.language, "doc", all_pages)]
+    reference = [item(p, p.title) for p in _shown_in(page.language, "reference", all_pages)]
+    more = f"<h2>{words['reference']}</h2><ul>{''.join(reference)}</ul>" if reference else ""
+    return (
+        f'<a class="course-title" href="{page.link(home)}">{html.escape(home.title.split(":")[0])}</a>'
+        f"{_switch(page, all_pages)}"
+        # on a narrow screen the list folds away behind a button: a checkbox and its label, no script
+        '<input type="checkbox" id="course-menu-open" class="course-menu-switch">'
+        f'<label for="course-menu-open" class="course-menu-button">{words["menu"]}</label>'
+        f'<div class="course-menu-items"><h2>{words["lessons"]}</h2><ol>{"".join(lessons)}</ol>'
+        f"<h2>{words['guides']}</h2><ul>{''.join(docs)}</ul>{more}</div>"
+    )
+
+
+def _in_browser(page: Page, edition: bool) -> str:
     """a link into the browser edition in the site's lite/, when it is there and runs the lesson"""
     if not edition or page.source.name[:2] in LOCAL_INSTALL_LESSONS:
         return ""
-    root = page.link(all_pages[0]).rpartition("/")[0]
-    url = f"{root + '/' if root else ''}lite/notebooks/index.html?path=lessons/{page.source.name}"
-    return f' Or <a class="in-browser" href="{url}">run it in your browser</a>, with nothing to install.'
+    folder = "lessons/es/" if page.language == "es" else "lessons/"
+    url = f"{page.root}lite/notebooks/index.html?path={quote(folder + page.source.name)}"
+    return WORDS[page.language]["in browser"].format(url=html.escape(url))
 
 
 def _banner(page: Page, all_pages: list[Page], edition: bool = False) -> str:
-    twin = _twin(page, all_pages)
+    twin, words = _twin(page, all_pages), WORDS[page.language]
     if page.kind == "lesson":
-        solved = f' Every exercise solved: <a href="{page.link(twin)}">the solution</a>.' if twin else ""
-        return (
-            '<div class="course-banner">This page shows the notebook as it ran, outputs and all. To run '
-            f'it and do the exercises, install the course (<a href="{page.link(all_pages[0])}">home '
-            f"page</a>) and open it in JupyterLab.{solved}{_in_browser(page, all_pages, edition)}</div>"
-        )
+        home = _home(page.language, all_pages) or all_pages[0]
+        solved = words["solved"].format(solution=page.link(twin)) if twin else ""
+        text = words["lesson banner"].format(home=page.link(home)) + solved + _in_browser(page, edition)
+        return f'<div class="course-banner">{text}</div>'
     if page.kind == "solution":
-        lesson = f' <a href="{page.link(twin)}">Back to the lesson</a>.' if twin else ""
-        return (
-            f'<div class="course-banner">The solved twin of this lesson: every exercise done.{lesson}</div>'
-        )
+        lesson = words["back"].format(lesson=page.link(twin)) if twin else ""
+        return f'<div class="course-banner">{words["solution banner"]}{lesson}</div>'
     return ""
 
 
 def _pager(page: Page, all_pages: list[Page]) -> str:
-    """links to the previous and next page of the same kind (lesson to lesson, solution to solution)"""
-    same = [p for p in all_pages if p.kind == page.kind]
+    """links to the previous and next page of the same kind (lesson to lesson, solution to solution),
+    in the order of the page's menu"""
     if page.kind not in ("lesson", "solution"):
         return ""
+    same = _shown_in(page.language, page.kind, all_pages)
     at = same.index(page)
     before = (
         f'<a rel="prev" href="{page.link(same[at - 1])}">← {html.escape(same[at - 1].title)}</a>'
@@ -392,11 +513,12 @@ def _pager(page: Page, all_pages: list[Page]) -> str:
         if at + 1 < len(same)
         else "<span></span>"
     )
-    return f'<nav class="course-pager" aria-label="lessons">{before}{after}</nav>'
+    return f'<nav class="course-pager" aria-label="{WORDS[page.language]["pager"]}">{before}{after}</nav>'
 
 
 def _links(text: str, page: Page, site: _Site) -> str:
-    """links to notebooks and markdown files point at their pages; other course files are copied"""
+    """links to notebooks and markdown files point at their pages (from a Spanish page, at the Spanish
+    page where there is one); other course files are copied"""
 
     def fix(match: re.Match) -> str:
         attribute, url = match.groups()
@@ -405,12 +527,15 @@ def _links(text: str, page: Page, site: _Site) -> str:
             return match.group(0)
         target = Path(os.path.normpath(page.source.parent / path))
         if target.resolve() in site.by_source:
-            new = page.link(site.by_source[target.resolve()])
+            linked = site.by_source[target.resolve()]
+            if page.language == "es" and linked.language == "en":
+                linked = _translation(linked, site.pages) or linked
+            new = page.link(linked)
         elif course_file(target, site.root, site.tracked):
             site.copies.add(target)
             new = page.root + quote(target.relative_to(site.root).as_posix())
         elif target.is_dir() and target.resolve().is_relative_to(site.root):
-            new = page.link(site.pages[0])
+            new = page.link(_home(page.language, site.pages) or site.pages[0])
         else:
             return match.group(0)  # not the course's: never copied, left as written
         return f'{attribute}="{html.escape(new + hash_ + fragment)}"'
@@ -473,14 +598,16 @@ def build(
         if page.source.suffix == ".ipynb":
             nb = _read_notebook(page.source, root)
         else:
-            markdown = _read_markdown(page.source, root)
+            markdown = SWITCH_LINE.sub("", _read_markdown(page.source, root), count=1)
             nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown)])
         course = {
             "root": page.root,
+            "label": WORDS[page.language]["course"],
             "menu": _menu(page, all_pages),
             "banner": _banner(page, all_pages, edition),
             "pager": _pager(page, all_pages),
         }
+        exporter.language_code = page.language  # <html lang="...">
         body, _ = exporter.from_notebook_node(
             nb, resources={"metadata": {"name": page.title}, "course": course}
         )
