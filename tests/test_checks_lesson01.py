@@ -166,7 +166,7 @@ def args_line_by_prefix(function):
         (args_required, "for ping(): your code raised ValueError"),
         (
             with_mistake(type_of_default=True),
-            "property 'count' type should be \"number\", yours is \"integer\" (map the annotation, not the "
+            'property \'count\' type should be "number", yours is "integer" (map the annotation, not the '
             "default's type (`ratio: float = 0` is a number)",
         ),
         (
