@@ -514,8 +514,9 @@ RESULT_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call
 
-    Scenarios: the five readable results (one whose structuredContent is {}), then 100 generated: 0 to 3 text blocks (some unicode),
-    sometimes an image or a resource link among them, structuredContent of every JSON type or none
+    Scenarios: the five readable results (one whose structuredContent is {}), then 100 generated: 0 to
+    3 text blocks (some unicode), sometimes an image or a resource link among them, structuredContent
+    of every JSON type or none
     (with or without its JSON as a text block), and isError true, false or absent. Judged by what
     every right message has: the call's id, the structured content as JSON when there is some, else
     every text block on its own line, and 'ERROR: ' in front exactly when the result is an error.
