@@ -33,6 +33,7 @@ def make_definition(
     int_before_bool=False,
     inner_only=False,
     one_paragraph=False,
+    type_of_default=False,
 ):
     """the lesson's solution, with one tempting mistake switched on by name"""
     docstring = inspect.getdoc(function)
@@ -49,6 +50,8 @@ def make_definition(
                 for k, v in [(str, "string"), (int, "integer"), (float, "number"), (bool, "boolean")]
                 if issubclass(parameter.annotation, k)
             )
+        elif type_of_default and parameter.default is not inspect.Parameter.empty:
+            kind = JSON_TYPES[type(parameter.default)]
         else:
             kind = JSON_TYPES[parameter.annotation]
         schema = {"type": kind}
@@ -161,6 +164,11 @@ def args_line_by_prefix(function):
             "make_definition(search_catalog) should return {'type': 'function', 'function'",
         ),
         (args_required, "for ping(): your code raised ValueError"),
+        (
+            with_mistake(type_of_default=True),
+            'property \'count\' type should be "number", yours is "integer" (map the annotation, not the '
+            "default's type (`ratio: float = 0` is a number)",
+        ),
         (
             with_mistake(one_paragraph=True),
             'description should be "Sends a reminder.\\n\\nIt never sends twice in an hour."',
@@ -694,6 +702,18 @@ def find_orders_joining_tags(
     return f"No {filters['status']} orders tagged {', '.join(tags)}."
 
 
+class OptionalFilters(TypedDict, total=False):
+    status: Literal["open", "shipped", "delivered", "cancelled"]
+    placed_after: str
+
+
+def find_orders_with_optional_keys(
+    customer_email: str, filters: OptionalFilters, tags: list[str] | None = None
+) -> str:
+    """total=False: strict mode makes both keys nullable, and the body reads them as they come"""
+    return f"No {filters['status']} orders for {customer_email} since {filters['placed_after']}."
+
+
 @pytest.mark.parametrize(
     ("wrong", "message"),
     [
@@ -704,6 +724,11 @@ def find_orders_joining_tags(
         ),
         (find_orders_stub, "'filters' is a free-form dict"),
         (find_orders_joining_tags, "raised TypeError: can only join an iterable"),
+        (
+            find_orders_with_optional_keys,
+            "filters' status and placed_after should both be required, since the body reads both: a "
+            "TypedDict with total=False makes them optional",
+        ),
     ],
 )
 def test_check_strict_find_orders_rejects_the_wrong_answer_catalogue(wrong, message, capsys):

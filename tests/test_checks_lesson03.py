@@ -21,7 +21,7 @@ def fits(value, annotation):
     return True
 
 
-def safe_dispatch(functions, call, *, fits=fits):
+def safe_dispatch(functions, call, *, fits=fits, catch=(Exception, SystemExit)):
     """the solution of Exercise 3.1, as in solutions/03_dispatcher.ipynb"""
     name = call["function"]["name"]
 
@@ -50,7 +50,7 @@ def safe_dispatch(functions, call, *, fits=fits):
         return answer(f"ERROR: wrong arguments for {name}: {'; '.join(wrong)}.")
     try:
         result = function(**arguments)
-    except Exception as error:
+    except catch as error:  # a tool may end with SystemExit, as argparse does
         return answer(f"ERROR: {name} raised {type(error).__name__}: {error}")
     return answer(result if isinstance(result, str) else json.dumps(result))
 
@@ -157,7 +157,7 @@ def test_check_safe_dispatch_passes_the_solution(capsys):
 
 def test_check_safe_dispatch_passes_the_library_s_dispatcher(capsys):
     result = check_safe_dispatch(lambda functions, call: ToolRegistry(functions.values()).dispatch(call))
-    assert result and result.scenarios == 136
+    assert result and result.scenarios == 138
 
 
 def dispatch_by_type_table(functions, call):
@@ -184,7 +184,7 @@ def dispatch_by_type_table(functions, call):
             return {**reply, "content": f"ERROR: argument {key} must be of type {hint.__name__}"}
     try:
         result = functions[name](**arguments)
-    except Exception as error:
+    except BaseException as error:  # SystemExit too
         return {**reply, "content": f"ERROR: {type(error).__name__}: {error}"}
     return {**reply, "content": result if type(result) is str else json.dumps(result, ensure_ascii=False)}
 
@@ -249,13 +249,34 @@ def refuses_only_strings_for_numbers(functions, call):
     return safe_dispatch(functions, call, fits=strings_only)
 
 
+def catches_what_it_expects(functions, call):
+    """catches only the exceptions it thought of: the KeyError of a lookup escapes"""
+    return safe_dispatch(functions, call, catch=(ValueError, TypeError, ZeroDivisionError, SystemExit))
+
+
+def lets_system_exit_through(functions, call):
+    """`except Exception` around the tool: a tool that ends with SystemExit (as argparse does) escapes"""
+    return safe_dispatch(functions, call, catch=Exception)
+
+
 @pytest.mark.parametrize(
     ("wrong", "explanations"),
     [
         (
+            catches_what_it_expects,
+            ['the call lookup({"key": "weight"}): safe_dispatch raised KeyError', "it must never raise"],
+        ),
+        (
+            lets_system_exit_through,
+            [
+                "safe_dispatch raised SystemExit: 2 (SystemExit is not an Exception: `except Exception` lets "
+                "it through"
+            ],
+        ),
+        (
             true_is_a_float,
             [
-                'the call divide({"a": false, "b": 2}): the tool ran with arguments its type hints forbid '
+                'the call divide({"a": 0, "b": false}): the tool ran with arguments its type hints forbid '
                 "(JSON true and false are not numbers"
             ],
         ),
@@ -393,6 +414,14 @@ def raises_a_plain_exception(day: str, people: int) -> str:
     return f"Booked a table for {people} on {day}."
 
 
+def confirms_nothing(day: str, people: int) -> str:
+    """the rules right, but a booking that works returns None: the model reads null"""
+    if day.lower() == "monday":
+        raise ValueError("closed on Mondays; choose another day")
+    if people > 8:
+        raise ValueError("at most 8 people per table; book several tables")
+
+
 def says_why_not_what(day: str, people: int) -> str:
     """Book a table."""
     if day.lower() == "monday":
@@ -441,6 +470,11 @@ def closed_without_a_way_out(day: str, people: int) -> str:
         (
             _booking(lambda day, people: people > 8 and day.istitle()),
             "a table for 9 on 'wednesday': it was accepted",
+        ),
+        (
+            confirms_nothing,
+            "a table for 1 on 'Friday': book_table returned None, so the model reads 'null': return a "
+            "confirmation text",
         ),
     ],
 )
@@ -541,7 +575,7 @@ def dispatch_through_exceptions(functions, call):
                 raise Refused(f"{parameter.name!r} must be of type {parameter.annotation.__name__}")
         try:
             result = functions[name](**arguments)
-        except Exception as error:
+        except (Exception, SystemExit) as error:
             raise Refused(f"{name} failed with {type(error).__name__}: {error}") from error
     except Refused as refusal:
         return {"tool_call_id": call["id"], "content": f"ERROR: {refusal}", "role": "tool"}
@@ -551,7 +585,7 @@ def dispatch_through_exceptions(functions, call):
 
 def test_check_safe_dispatch_passes_another_right_answer_written_differently(capsys):
     result = check_safe_dispatch(dispatch_through_exceptions)
-    assert result and result.scenarios == 136, capsys.readouterr().out
+    assert result and result.scenarios == 138, capsys.readouterr().out
 
 
 def test_check_honest_tool_gives_the_same_verdict_every_time(capsys):

@@ -443,6 +443,23 @@ def runs_the_tools_itself(client, task, registry, max_turns=10):
     return "No final answer: stopped at max_turns.", messages, "max_turns"
 
 
+def keeps_only_the_first_call(client, task, registry, max_turns=10):
+    """trims a parallel reply to its first call, so the history stays valid: the model asks again"""
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        response = client.chat.completions.create(
+            model="mock-model", messages=messages, tools=registry.definitions
+        )
+        message = assistant_message(response)
+        calls = tool_calls_of(message)
+        if not calls:
+            messages.append(message)
+            return message["content"], messages, "answered"
+        messages.append({**message, "tool_calls": message["tool_calls"][:1]})
+        messages.append(registry.dispatch(calls[0]))
+    return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+
 def writes_its_own_answer_at_the_cap(client, task, registry, max_turns=10):
     """at max_turns, presents the last tool result as the answer"""
     answer, messages, reason = make_run()(client, task, registry, max_turns)
@@ -466,6 +483,11 @@ def writes_its_own_answer_at_the_cap(client, task, registry, max_turns=10):
         (appends_sdk_objects, "messages holds a ChatCompletionMessage: append plain dicts"),
         (keeps_a_window, "the API refused model call"),
         (runs_each_distinct_call_once, "message [2] differs in 'content'"),
+        (
+            keeps_only_the_first_call,
+            "model call 1 asked for 2 tools at once, and my_run answered 1 of them before calling the model "
+            "again: every call needs its answer",
+        ),
     ],
 )
 def test_fresh_wrong_loops_are_named(capsys, wrong, explanation):

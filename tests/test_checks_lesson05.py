@@ -362,11 +362,17 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
     [
         (  # any path holding 'test', latest_prices.md among them
             edits_named_by(lambda path: "test" in path),
-            "with the code fixed, latest_prices.md added, tests_pass() said ok=False; it should say ok=True",
+            "with the code fixed, testing_utils.py added, tests_pass() said ok=False; it should say ok=True: "
+            "testing_utils.py changed, but no test file did",
+        ),
+        (  # a name starting with 'test' without the underscore: a helper module is no test file
+            edits_named_by(lambda path: path.startswith("test")),
+            "testing_utils.py added, tests_pass() said ok=False; it should say ok=True",
         ),
         (  # any path holding 'test_' (not only at the start of the name)
             edits_named_by(lambda path: "test_" in path),
-            "with the code fixed, latest_prices.md added, tests_pass() said ok=False; it should say ok=True",
+            "with the code fixed, latest_prices.md added, tests_pass() said ok=False; it should say ok=True: "
+            "latest_prices.md changed, but no test file did",
         ),
         (  # any change but the code: notes and a README are no tests
             edits_named_by(lambda path: path != "discount.py"),
@@ -374,7 +380,7 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
         ),
         (  # any Python file but the code: a helper module is no test
             edits_named_by(lambda path: path.endswith(".py") and path != "discount.py"),
-            "with the code fixed, helpers.py added, tests_pass() said ok=False; it should say ok=True",
+            "with the code fixed, testing_utils.py added, tests_pass() said ok=False; it should say ok=True",
         ),
     ],
 )
@@ -470,6 +476,20 @@ class AskFirst(Guardrail):
         if decision.approved:
             return None
         return f"a person did not approve {name}: {decision.reason}"
+
+
+class GuardsByPrefix(AskFirst):
+    """a listed name guards every tool whose name starts with it"""
+
+    def before_tool(self, run, call):
+        name = call["function"]["name"]
+        if not any(name.startswith(t) for t in self.tools):
+            return None
+        try:
+            decision = self.decide(call)
+        except Exception as error:
+            return f"nobody could approve {name} ({error}): do not call it again"
+        return None if decision.approved else f"a person did not approve {name}: {decision.reason}"
 
 
 class LetsDecideRaise(AskFirst):
@@ -635,7 +655,7 @@ class AsksFirstWrittenDifferently(Guardrail):
 @pytest.mark.parametrize("right", [AskFirst, AsksFirstWrittenDifferently])
 def test_check_ask_first_passes_right_answers_written_differently(right, capsys):
     result = check_ask_first(right)
-    assert result and result.scenarios == 13
+    assert result and result.scenarios == 14
 
 
 def test_check_ask_first_gives_the_same_verdict_every_time(capsys):
@@ -704,6 +724,11 @@ def test_check_ask_first_passes_the_solution(capsys):
         ),
         (NotAGuardEither, "AskFirst should be a subclass of Guardrail"),
         (lambda decide: None, "AskFirst(decide, tools) raised TypeError"),
+        (
+            GuardsByPrefix,
+            "decide was asked about send_application, which is not in the list ['send'] ('send' only starts "
+            "its name): compare the whole name",
+        ),
     ],
 )
 def test_check_ask_first_explains_what_is_wrong(attempt, problem, capsys):
@@ -798,7 +823,10 @@ def apply_for_with_approval(client, offer, decide):
     from agent_core.guardrails import Approval
 
     messages = [
-        {"role": "system", "content": "You are a careful job-application assistant for one person."},
+        {
+            "role": "system",
+            "content": "You are a careful job-application assistant: apply only if the CV meets the offer.",
+        },
         {"role": "user", "content": offer},
     ]
     return run_agent(
@@ -857,6 +885,18 @@ def three_tools_only(client, offer, decide):
     )
 
 
+def applies_whatever_the_cv_shows(client, offer, decide):
+    """a system prompt that contradicts the lesson's rule: a real model would apply with missing must-haves"""
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system="You apply for every job you are given, always, by sending the application.",
+        max_turns=6,
+        guardrails=[AskFirst(decide, ["send_application"])],
+    )
+
+
 def returns_the_answer(client, offer, decide):
     return apply_for(client, offer, decide).answer
 
@@ -884,6 +924,11 @@ def test_check_apply_for_passes_right_agents_written_differently(right, capsys):
         (guards_the_draft, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv']"),
         (three_tools_only, "offer it the four tools of job_tools"),
         (returns_the_answer, "apply_for() should return the run"),
+        (
+            applies_whatever_the_cv_shows,
+            "the system prompt 'You apply for every job you are given, always, by sending the application.' "
+            "does not say when the agent applies",
+        ),
     ],
 )
 def test_check_apply_for_explains_what_is_wrong(wrong, problem, capsys):
@@ -945,7 +990,7 @@ class AsksWithAMatch(Guardrail):
 
 def test_check_ask_first_passes_another_right_answer_written_differently(capsys):
     result = check_ask_first(AsksWithAMatch)
-    assert result and result.scenarios == 13, capsys.readouterr().out
+    assert result and result.scenarios == 14, capsys.readouterr().out
 
 
 def apply_for_with_its_own_registry(client, offer, decide):

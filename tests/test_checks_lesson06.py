@@ -66,7 +66,11 @@ WRONG_TOKEN_ROWS = [  # the most tempting first
         "the first number is usage['total_tokens']",
     ),
     (lambda trace: token_rows(trace)[1:], "return one row per model call"),
-    (lambda trace: [[p, c, t] for p, c, t in token_rows(trace)], "tuples of ints"),
+    (
+        lambda trace: [[p, c, t] for p, c, t in token_rows(trace)],
+        "each row should be a tuple (prompt, completion, cumulative_input), as the exercise says, not the "
+        "list [",
+    ),
     (lambda trace: 1 / 0, "your code raised ZeroDivisionError"),
 ]
 

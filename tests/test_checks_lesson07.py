@@ -36,7 +36,28 @@ def make_read_file(root):
             return f"ERROR: {path!r} is outside the project"
         if not file.is_file():
             return f"ERROR: {path!r} does not exist or is not a file"
-        return file.read_text()
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:  # not text, or not readable: still an answer
+            return f"ERROR: {path!r} cannot be read as text ({type(error).__name__})"
+
+    return read_file
+
+
+def catches_only_missing(root):
+    """guards the read against a missing file or a folder only: a file that is not text escapes"""
+    root = Path(root).resolve()
+
+    def read_file(path: str) -> str:
+        if Path(path).is_absolute():
+            return f"ERROR: {path!r} is an absolute path, outside the project"
+        file = (root / path).resolve()
+        if not file.is_relative_to(root):
+            return f"ERROR: {path!r} is outside the project"
+        try:
+            return file.read_text(encoding="utf-8")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return f"ERROR: {path!r} does not exist"
 
     return read_file
 
@@ -164,6 +185,8 @@ def make_read_file_checking_parents(root):
                 return handle.read()
         except OSError:  # missing, or a file used as a folder on the way ('main.py/x')
             return f"ERROR: {path} does not exist"
+        except ValueError:  # UnicodeDecodeError: bytes that are not UTF-8 text
+            return f"ERROR: {path} is not a text file"
 
     return read_file
 
@@ -193,6 +216,12 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
         (one_message_for_all, "saying the path is outside the project, not 'ERROR: cannot read that file'"),
         (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
         (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
+        (
+            catches_only_missing,
+            "read_file('logo.png') (a file that is not UTF-8 text (read_text raises UnicodeDecodeError)): it "
+            "raised UnicodeDecodeError: 'utf-8' codec can't decode byte 0x89 in position 0: invalid start "
+            "byte: it must never raise",
+        ),
     ],
 )
 def test_read_file_rejects_wrong_answers(wrong, message, capsys):
@@ -219,7 +248,7 @@ def test_read_file_rejects_paths_that_leave_through_a_symlink(tmp_path, capsys):
 def test_read_file_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_read_file(outside_or_missing), check_read_file(outside_or_missing)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 161 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 162 and out[1] == out[2]
 
 
 def test_read_file_reports_a_factory_that_raises(capsys):
@@ -249,6 +278,16 @@ def shown_lines(observations):
 def unread_citations(answer, observations):
     """the solution of Exercise 7.2"""
     shown = shown_lines(observations)
+    return [m[0] for m in CITATION.finditer(answer) if (m[2], int(m[1])) not in shown]
+
+
+def any_tool_s_header(answer, observations):
+    """a header counts whichever tool printed it: run_command's cat of a saved view too"""
+    shown = set()
+    for observation in observations:
+        header = SHOWN.match(observation.content)
+        if not observation.is_error and header:
+            shown |= {(header[1], n) for n in range(int(header[2]), int(header[3]) + 1)}
     return [m[0] for m in CITATION.finditer(answer) if (m[2], int(m[1])) not in shown]
 
 
@@ -377,6 +416,12 @@ def test_unread_citations_accepts_right_answers_however_written(right, capsys):
         ),
         (lambda answer, observations: ["line 8 of discount.py"], "not ['line 8 of discount.py']"),
         (lambda answer, observations: None, "should return a list, not NoneType"),
+        (
+            any_tool_s_header,
+            "then run_command('cat notes/last_view.txt') printing a view of discount.py as read_file shows "
+            "one: it should return ['line 10 of discount.py'], not []: only a read_file observation shows "
+            "lines (check .name)",
+        ),
     ],
 )
 def test_unread_citations_rejects_wrong_answers(wrong, message, capsys):
@@ -399,7 +444,7 @@ def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 92 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 93 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
@@ -697,14 +742,17 @@ def make_read_file_by_parents(root):
             return f"ERROR: {path} points outside the project folder"
         if not target.is_file():
             return f"ERROR: {path} does not exist in the project, or is not a file"
-        return target.read_text(encoding="utf-8")
+        try:
+            return target.read_text(encoding="utf-8")
+        except Exception as error:
+            return f"ERROR: {path} could not be read: {error}"
 
     return read_file
 
 
 def test_read_file_accepts_another_right_answer_written_differently(capsys):
     result = check_read_file(make_read_file_by_parents)
-    assert result and result.scenarios == 161, capsys.readouterr().out
+    assert result and result.scenarios == 162, capsys.readouterr().out
 
 
 def unread_by_searching_from_a_position(answer, observations):
@@ -723,7 +771,7 @@ def unread_by_searching_from_a_position(answer, observations):
 
 def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
     result = check_unread_citations(unread_by_searching_from_a_position)
-    assert result and result.scenarios == 92, capsys.readouterr().out
+    assert result and result.scenarios == 93, capsys.readouterr().out
 
 
 class TestsAfterChangeFromTheEnd(Guardrail):

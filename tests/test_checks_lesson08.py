@@ -327,6 +327,14 @@ class NotYet(Recorder):
         return self.inner.handle_request(request)
 
 
+class SendsTwice(Recorder):
+    """records what one send answered, then sends the request again for the response it returns"""
+
+    def handle_request(self, request):
+        super().handle_request(request)
+        return self.inner.handle_request(request)
+
+
 WRONG_RECORDERS = [  # the most tempting first
     (
         KeepsOnlyAnswers,
@@ -340,6 +348,11 @@ WRONG_RECORDERS = [  # the most tempting first
     (NotYet, "1 HTTP call went through, and you kept 0"),
     (KeepsInReverse, "you kept the right calls in reverse order"),
     (SharesOneDict, "entries are one and the same dict, so each shows the last call"),
+    (
+        SendsTwice,
+        "the SDK sent 1 request(s), but the server received 2: your recorder sends a request to the inner "
+        "transport more than once",
+    ),
 ]
 
 
@@ -380,7 +393,7 @@ def find_difference(recorded, received, path=""):
             if key not in recorded or key not in received:
                 return where
             found = find_difference(recorded[key], received[key], where)
-            if found:
+            if found is not None:
                 return found
         return None
     if isinstance(recorded, list) and isinstance(received, list):
@@ -388,12 +401,26 @@ def find_difference(recorded, received, path=""):
             if i >= len(recorded) or i >= len(received):
                 return f"{path}[{i}]"
             found = find_difference(recorded[i], received[i], f"{path}[{i}]")
-            if found:
+            if found is not None:
                 return found
         return None
     if type(recorded) is not type(received) or recorded != received:
         return path
     return None
+
+
+def falsy_path_is_none(recorded, received, path=""):
+    """`if found:` treats the path of the top-level key '', the empty string, as no difference"""
+    if isinstance(recorded, dict) and isinstance(received, dict):
+        for key in [*recorded, *(k for k in received if k not in recorded)]:
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in received:
+                return where
+            found = falsy_path_is_none(recorded[key], received[key], where)
+            if found:
+                return found
+        return None
+    return find_difference(recorded, received, path)
 
 
 def with_a_stack(recorded, received):
@@ -429,12 +456,12 @@ def through_json_text(recorded, received, path=""):
             where = f"{path}.{key}" if path else key
             if (key in recorded) != (key in received):
                 return where
-            if found := through_json_text(recorded[key], received[key], where):
+            if (found := through_json_text(recorded[key], received[key], where)) is not None:
                 return found
         return None
     if isinstance(recorded, list) and isinstance(received, list):
         for i, (mine, theirs) in enumerate(zip(recorded, received, strict=False)):
-            if found := through_json_text(mine, theirs, f"{path}[{i}]"):
+            if (found := through_json_text(mine, theirs, f"{path}[{i}]")) is not None:
                 return found
         return None if len(recorded) == len(received) else f"{path}[{min(len(recorded), len(received))}]"
     return None if json.dumps(recorded) == json.dumps(received) else path
@@ -461,7 +488,7 @@ def received_keys_first(recorded, received, path=""):
             if key not in recorded or key not in received:
                 return where
             found = received_keys_first(recorded[key], received[key], where)
-            if found:
+            if found is not None:
                 return found
         return None
     return find_difference(recorded, received, path)
@@ -474,7 +501,7 @@ def sorted_keys(recorded, received, path=""):
             if key not in recorded or key not in received:
                 return where
             found = sorted_keys(recorded[key], received[key], where)
-            if found:
+            if found is not None:
                 return found
         return None
     return find_difference(recorded, received, path)
@@ -483,7 +510,7 @@ def sorted_keys(recorded, received, path=""):
 def list_items_only_up_to_the_shorter(recorded, received, path=""):
     if isinstance(recorded, list) and isinstance(received, list):
         for i, (mine, theirs) in enumerate(zip(recorded, received, strict=False)):
-            if found := list_items_only_up_to_the_shorter(mine, theirs, f"{path}[{i}]"):
+            if (found := list_items_only_up_to_the_shorter(mine, theirs, f"{path}[{i}]")) is not None:
                 return found
         return None
     if isinstance(recorded, dict) and isinstance(received, dict):
@@ -491,7 +518,7 @@ def list_items_only_up_to_the_shorter(recorded, received, path=""):
             where = f"{path}.{key}" if path else key
             if key not in recorded or key not in received:
                 return where
-            if found := list_items_only_up_to_the_shorter(recorded[key], received[key], where):
+            if (found := list_items_only_up_to_the_shorter(recorded[key], received[key], where)) is not None:
                 return found
         return None
     return find_difference(recorded, received, path)
@@ -514,13 +541,13 @@ def _walk_with(compare, recorded, received, path):
             where = f"{path}.{key}" if path else key
             if key not in recorded or key not in received:
                 return where
-            if found := compare(recorded[key], received[key], where):
+            if (found := compare(recorded[key], received[key], where)) is not None:
                 return found
         return None
     for i in range(max(len(recorded), len(received))):
         if i >= len(recorded) or i >= len(received):
             return f"{path}[{i}]"
-        if found := compare(recorded[i], received[i], f"{path}[{i}]"):
+        if (found := compare(recorded[i], received[i], f"{path}[{i}]")) is not None:
             return found
     return None
 
@@ -541,7 +568,7 @@ def missing_as_null(recorded, received, path=""):
     if isinstance(recorded, dict) and isinstance(received, dict):
         for key in [*recorded, *(k for k in received if k not in recorded)]:
             where = f"{path}.{key}" if path else key
-            if found := missing_as_null(recorded.get(key), received.get(key), where):
+            if (found := missing_as_null(recorded.get(key), received.get(key), where)) is not None:
                 return found
         return None
     return find_difference(recorded, received, path)
@@ -560,13 +587,18 @@ WRONG_DIFFERENCES = [  # the most tempting first
     (lambda recorded, received: "model", "the two requests are equal, so return None; you returned 'model'"),
     (lambda recorded, received: ["messages", 0], "the two requests are equal"),
     (lambda recorded, received: recorded["nope"], "your code raised KeyError: 'nope'"),
+    (
+        falsy_path_is_none,
+        "the requests differ, but find_difference returned None (the path of the top-level key '' is '', a "
+        "falsy string: test `found is not None`, not `if found:`)",
+    ),
 ]
 
 
 @pytest.mark.parametrize("attempt", [find_difference, with_a_stack, through_json_text])
 def test_check_find_difference_passes_right_answers_however_written(attempt, capsys):
     assert check_find_difference(attempt)
-    assert "on all 207 pairs of requests" in capsys.readouterr().out
+    assert "on all 208 pairs of requests" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("attempt, problem", WRONG_DIFFERENCES)

@@ -90,6 +90,12 @@ def definition_unwrapped(mcp_tool):  # the Responses API's flat shape, not Chat 
     return {"name": mcp_tool["name"], "parameters": mcp_tool["inputSchema"]}
 
 
+def definition_copying_every_key(mcp_tool):  # title, outputSchema, annotations come along
+    function = {key: value for key, value in mcp_tool.items() if key != "inputSchema"}
+    function["parameters"] = mcp_tool["inputSchema"]
+    return {"type": "function", "function": function}
+
+
 def definition_by_copy(mcp_tool):
     """right, written differently: a deep copy of the schema, keys in another order, the description
     only when the server gave one"""
@@ -122,6 +128,11 @@ CATALOGUE_9_1 = [  # most tempting first
     (definition_null_description, "function.description is None, not a string"),
     (definition_popping_the_schema, "your function changed the tool it was given"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
+    (
+        definition_copying_every_key,
+        "function.outputSchema is MCP's, not a field of a Chat Completions function (name, description, "
+        "parameters, strict): the API refuses it",
+    ),
 ]
 
 
@@ -232,6 +243,18 @@ def message_content_blocks(tool_call_id, result):  # MCP's blocks passed on as t
     return {"role": "tool", "tool_call_id": tool_call_id, "content": result["content"]}
 
 
+def message_empty_structured_is_absent(tool_call_id, result):  # `if structuredContent:` skips {}
+    if result.get("structuredContent"):
+        content = json.dumps(result["structuredContent"], ensure_ascii=False)
+    else:
+        content = "\n".join(b["text"] for b in result["content"] if b["type"] == "text")
+    return {
+        "role": "tool",
+        "tool_call_id": tool_call_id,
+        "content": ("ERROR: " if result.get("isError") else "") + content,
+    }
+
+
 def message_without_id(tool_call_id, result):
     message = message_solved(tool_call_id, result)
     del message["tool_call_id"]
@@ -278,6 +301,11 @@ CATALOGUE_9_2 = [  # most tempting first
     (message_every_block_read_as_text, "your code raised KeyError: 'text'"),
     (message_content_blocks, "content should be one string of text"),
     (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
+    (
+        message_empty_structured_is_absent,
+        'the MCP result {"content": [], "structuredContent": {}}: the result\'s structuredContent is {}, and '
+        "the content is '': an empty object is structured content too",
+    ),
 ]
 
 
@@ -360,6 +388,16 @@ def prefix_keeping_dots(servers):
     for server, tools in servers.items():
         for mcp_tool in tools:
             name = f"{server}__{mcp_tool['name']}"
+            definitions.append(to_openai_tool(mcp_tool, name=name))
+            route[name] = (server, mcp_tool["name"])
+    return definitions, route
+
+
+def prefix_keeping_word_characters(servers):  # [^\w-]: \w keeps é, ß, 中
+    definitions, route = [], {}
+    for server, tools in servers.items():
+        for mcp_tool in tools:
+            name = re.sub(r"[^\w-]", "_", f"{server}__{mcp_tool['name']}")
             definitions.append(to_openai_tool(mcp_tool, name=name))
             route[name] = (server, mcp_tool["name"])
     return definitions, route
@@ -450,6 +488,12 @@ CATALOGUE_9_3 = [  # most tempting first
         "the files server's 'Read' became 'files__read': tool names are case-sensitive, and changing the "
         "case can make two tools one (files has 'Read', 'read'); keep the case, giving 'files__Read'",
     ),
+    (
+        prefix_keeping_word_characters,
+        "'météo__prévision' is not a name the API accepts (letters, digits, '_' and '-' only) ('é' is a "
+        "letter to Python's \\w and str.isalnum(), but not to the API: only ASCII letters A-Z and a-z): "
+        "replace the other characters with '_', giving 'm_t_o__pr_vision'",
+    ),
 ]
 
 
@@ -488,8 +532,8 @@ def test_the_checks_never_raise_on_return_values_they_cannot_read(capsys):
     "check, wrong, count",
     [
         (check_tool_definition, definition_properties_only, 63),
-        (check_result_message, message_python_repr, 104),
-        (check_prefix_tools, prefix_only_on_clash, 62),
+        (check_result_message, message_python_repr, 105),
+        (check_prefix_tools, prefix_only_on_clash, 63),
     ],
 )
 def test_each_check_is_deterministic_and_counts_its_scenarios(check, wrong, count, capsys):

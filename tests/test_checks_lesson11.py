@@ -20,7 +20,7 @@ from agent_core.checks.lesson11 import (
 from agent_core.evaluation import add, divide, multiply, subtract
 from agent_core.loop import run_agent
 
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 # --- 11.1 ----------------------------------------------------------------------------------------
 
@@ -30,6 +30,18 @@ def grade_answer(run, expected):
     if run.stop_reason != "answered":
         return f"the run stopped with {run.stop_reason!r} instead of answering"
     numbers = NUMBER.findall(run.answer or "")
+    if not numbers:
+        return "the answer has no number"
+    if not math.isclose(float(numbers[-1].replace(",", "")), expected):
+        return f"the answer ends with {numbers[-1]}, expected {expected}"
+    return None
+
+
+def ungrouped(run, expected):
+    """reads 1,048,576 as 1, 048 and 576: the thousands separators split the number"""
+    if run.stop_reason != "answered":
+        return f"the run stopped with {run.stop_reason!r} instead of answering"
+    numbers = re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)", run.answer or "")
     if not numbers:
         return "the answer has no number"
     if not math.isclose(float(numbers[-1]), expected):
@@ -107,10 +119,10 @@ def grade_answer_with_library_numbers(run, expected):
     """right, written differently: numbers read by a stricter pattern, compared with a relative tolerance"""
     if run.stop_reason != "answered":
         return "no answer: " + run.stop_reason
-    found = re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)", run.answer)
+    found = re.findall(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?!\w)", run.answer)
     if not found:
         return "no number"
-    last = float(found[-1])
+    last = float(found[-1].replace(",", ""))
     return None if abs(last - expected) <= 1e-9 * max(1.0, abs(expected)) else f"{last} is not {expected}"
 
 
@@ -119,7 +131,8 @@ def grade_answer_from_the_end(run, expected):
     if run.stop_reason == "answered":
         for word in reversed((run.answer or "").replace(":", " ").split()):
             try:
-                return None if math.isclose(float(word.strip(".;,!?")), expected) else "wrong number"
+                number = float(word.strip(".;,!?").replace(",", ""))
+                return None if math.isclose(number, expected) else "wrong number"
             except ValueError:
                 continue
         return "no number in the answer"
@@ -132,6 +145,7 @@ WRONG_ANSWER_GRADERS = [  # the most tempting first
     (any_number, "judge the last number of the answer, not any number in it"),
     (last_message, "check run.stop_reason first"),
     (integers_only, "your grader failed it"),
+    (ungrouped, "a model writes 1,048,576 for 1048576: read the thousands separators"),
     (exact_text, "6.0 is 6"),
     (equal_floats, "compare floats with math.isclose"),
     (no_minus_sign, "read the minus sign with the number"),
@@ -423,6 +437,15 @@ WRONG_INTERVALS = [  # the most tempting first
     (high_first, "return (low, high), the smaller first"),
     (lambda passed, n, z=1.96: 1 / 0, "your code raised ZeroDivisionError"),
     (lambda passed, n, z=1.96: f"{passed}/{n}", "return (low, high), two numbers"),
+    (
+        lambda passed, n, z=1.96: tuple(round(end, 3) for end in wilson_interval(passed, n, z)),
+        "you gave (0.0, 0.793); Wilson's interval is (0.0, 0.7934567085261071): yours is rounded to 3 "
+        "decimals",
+    ),
+    (
+        lambda passed, n, z=1.96: list(wilson_interval(passed, n, z)),
+        "the numbers are right, but return the tuple (low, high), as the exercise says, not a list",
+    ),
 ]
 
 

@@ -137,6 +137,23 @@ def busy_item_in_a_global(items, action, text):
     return plan_update(items, action, text)
 
 
+_started = {"text": None}
+
+
+def started_text_in_a_global(items, action, text):
+    """the text of the item last started kept outside the plan: with two plans, plan 1 forgets its own"""
+    found = next((i for i in items if i["text"] == text), None)
+    busy = next((i for i in items if i["text"] == _started["text"] and i["status"] == "in_progress"), None)
+    if action == "start" and found is not None and found["status"] == "pending":
+        if busy is not None:
+            return f"ERROR: {busy['text']!r} is in progress; finish it first"
+        found["status"], _started["text"] = "in_progress", text
+        return show_plan(items)
+    if action == "start":
+        return "ERROR: cannot start"
+    return plan_update(items, action, text)
+
+
 def forgets_to_change_in_place(items, action, text):
     return plan_update([dict(item) for item in items], action, text)
 
@@ -167,6 +184,12 @@ def test_check_plan_update_passes_right_answers_written_differently(right, capsy
         (blank_means_spaces, "add '\\t': at step 1"),
         (at_most_four_items, "the change is allowed, but yours refused it: 'ERROR: the plan is full'"),
         (busy_item_in_a_global, "on plan 2"),
+        (
+            started_text_in_a_global,
+            "start 'run the tests': at step 6 (start 'run the tests') the change is impossible and should be "
+            "refused with 'ERROR: ...'; yours returned '[>] read the code\\n[>] run the tests' (the item in "
+            "progress is this plan's: find it in `items`",
+        ),
     ],
 )
 def test_check_plan_update_catches_tempting_wrong_answers(wrong, says, capsys):

@@ -70,7 +70,8 @@ _GENERATOR_HINTS = {
     "missing": "one property per parameter of inspect.signature(function)",
     "extra": "one property per parameter, no more",
     "required": "the parameters without a default value, and only those",
-    "type": "map the annotation: str -> string, int -> integer, float -> number, bool -> boolean",
+    "type": "map the annotation, not the default's type (`ratio: float = 0` is a number): str -> string, "
+    "int -> integer, float -> number, bool -> boolean",
     "default": "a parameter's default value goes into its schema as default",
     "description": "the text after 'name: ' on the parameter's line in Args:; no line, no description",
 }
@@ -84,7 +85,8 @@ _SUMMARIES = (
     "Returns the café's opening hours ☕.",
     "Sends a reminder.\n\nIt never sends twice in an hour.",
 )
-_DEFAULTS = {str: ("", "none", "Zürich"), int: (0, 3, -1), float: (0.0, 2.5), bool: (False, True)}
+# a float parameter's default is often written as a whole number (`ratio: float = 0`): its type is the hint's
+_DEFAULTS = {str: ("", "none", "Zürich"), int: (0, 3, -1), float: (0.0, 2.5, 0, 1), bool: (False, True)}
 
 
 def _generated_function(rng: random.Random) -> Callable[..., Any]:
@@ -176,6 +178,9 @@ DEFINITION_SHAPES: dict[str, Callable[[Callable[..., Any]], bool]] = {
     "no parameters": lambda f: not _parameters(f),
     "a default of 0 or False": _with_default(lambda d: d == 0 and not isinstance(d, str)),
     "a default of True": _with_default(lambda d: d is True),
+    "a whole-number default for a float parameter": lambda f: any(
+        p.annotation is float and type(p.default) is int for p in _parameters(f)
+    ),
     "an empty string default": _with_default(lambda d: d == ""),
     "a negative default": _with_default(lambda d: not isinstance(d, str) and d < 0),
     "only parameters with defaults": lambda f: (
@@ -528,6 +533,12 @@ def _judge_call(
         "function": {"name": name, "arguments": json.dumps(arguments)},
     }
     expected, got = reference.run(call), yours.run(call)
+    if expected.is_error and got.error_type == "tool_error" and expected.error_type != "tool_error":
+        return (
+            f"{target} forbids this call ({_first_line(expected.content, 1)}), but your definition let it "
+            f"through and your tool then failed ({_first_line(got.content)!r}): its type hints should "
+            "refuse what the definition refuses"
+        )
     if expected.is_error == got.is_error:
         return None
     if got.is_error:
@@ -836,6 +847,12 @@ def _strict_shape(loose: Tool) -> list[str]:
         )
     if not problems:
         problems += _filter_keys(filters.get("properties", {}))
+    if not problems and set(filters.get("required", [])) != {"status", "placed_after"}:
+        problems.append(
+            "filters' status and placed_after should both be required, since the body reads both: a "
+            "TypedDict with total=False makes them optional, and strict mode then lets the model send "
+            "null for them"
+        )
     if "tags" in loose.parameters["required"]:
         problems.append("tags should stay optional: give it a default of None")
     return problems

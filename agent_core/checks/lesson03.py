@@ -58,6 +58,26 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+def lookup(key: str) -> str:
+    """The value stored under a key."""
+    _ran.append("lookup")
+    return {"colour": "blue", "size": "M"}[key]  # KeyError for any other key
+
+
+def convert(amount: float, currency: str) -> str:
+    """Convert euros, command-line style: an unknown currency ends with SystemExit, as argparse does."""
+    _ran.append("convert")
+    rates = {"USD": 1.08, "CHF": 0.95}
+    if currency not in rates:
+        raise SystemExit(2)
+    return f"{amount * rates[currency]:.2f} {currency}"
+
+
+# tools that fail in other ways than divide's ZeroDivisionError: "never raises" covers them too
+RAISING: dict[str, Callable[..., Any]] = {"lookup": lookup, "convert": convert}
+_TOOLS = {**FUNCTIONS, **RAISING}
+
+
 def _call(number: int, name: str, arguments: str) -> dict[str, Any]:
     return {
         "id": f"call_{number}",
@@ -256,11 +276,18 @@ def _answer(
     del _ran[:]
     try:
         message = safe_dispatch(dict(functions), call)
-    except Exception as error:  # the learner's code: report, don't crash the notebook
+    except (Exception, SystemExit) as error:  # the learner's code: report, don't crash the notebook
+        escaped = (
+            " (SystemExit is not an Exception: `except Exception` lets it through; catch it too, with "
+            "`except (Exception, SystemExit)`)"
+            if isinstance(error, SystemExit)
+            else ""
+        )
         return (
             None,
             len(_ran),
-            f"safe_dispatch raised {type(error).__name__}: {error}; return an error observation instead",
+            f"safe_dispatch raised {type(error).__name__}: {error}{escaped}; it must never raise: return "
+            "an error observation instead, whatever the tool raised",
         )
     if not isinstance(message, dict) or message.get("role") != "tool":
         return None, len(_ran), f"return a tool message {{'role': 'tool', ...}}, not {message!r:.80}"
@@ -319,7 +346,13 @@ def _generated_call(rng: random.Random, number: int, offered: tuple[str, ...]) -
     if kind == "missing":
         del arguments[rng.choice(list(arguments))]
     if kind == "raises":
-        name, arguments = "divide", {"a": rng.choice((1, 2.5, -4)), "b": 0}
+        name, arguments = rng.choice(
+            (
+                ("divide", {"a": rng.choice((1, 2.5, -4)), "b": 0}),
+                ("lookup", {"key": rng.choice(_NO_KEYS)}),
+                ("convert", {"amount": rng.choice((10, 2.5)), "currency": rng.choice(("XYZ", "usd"))}),
+            )
+        )
     text = json.dumps(arguments, ensure_ascii=rng.random() < 0.5)
     if kind == "json":
         text = rng.choice((text[:-1], text.replace('"', "'"), "[1, 2]", '"a"', "42", text + "}"))
@@ -331,7 +364,9 @@ def _generated(rng: random.Random) -> tuple[tuple[str, ...], tuple[dict[str, Any
     offered = tuple(n for n in FUNCTIONS if rng.random() < 0.6) or ("add",)
     if "divide" not in offered and rng.random() < 0.3:
         offered = (*offered, "divide")
-    return offered, tuple(_generated_call(rng, i, offered) for i in range(rng.randint(1, 4)))
+    calls = tuple(_generated_call(rng, i, offered) for i in range(rng.randint(1, 4)))
+    raising = tuple(c["function"]["name"] for c in calls if c["function"]["name"] in RAISING)
+    return (*offered, *dict.fromkeys(n for n in raising if n not in offered)), calls
 
 
 def _fewer(
@@ -398,6 +433,8 @@ def dispatch_scenarios() -> list[Dispatch]:
     fixed += [
         (tuple(FUNCTIONS), tuple(call for call, _, _ in CASES)),
         (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),)),
+        (("add", "lookup"), (_call(16, "lookup", '{"key": "weight"}'),)),
+        (("add", "convert"), (_call(17, "convert", '{"amount": 10, "currency": "XYZ"}'),)),
     ]
     return scenarios(fixed, _generated, count=120, seed=3)
 
@@ -414,6 +451,14 @@ _BROKEN = object()  # arguments that are not JSON at all
 
 def _any_call(test: Callable[[dict[str, Any], Any], bool]) -> Callable[[Dispatch], bool]:
     return lambda s: any(test(call, _arguments(call)) for call in s[1])
+
+
+_NO_KEYS = ("weight", "Größe", "")  # keys lookup() does not hold
+
+
+def _ends(arguments: Any) -> bool:
+    """does convert() end with SystemExit on these arguments?"""
+    return isinstance(arguments, dict) and arguments.get("currency") not in ("USD", "CHF")
 
 
 def _missing_one(call: dict[str, Any], arguments: Any) -> bool:
@@ -456,6 +501,15 @@ DISPATCH_SHAPES: dict[str, Callable[[Dispatch], bool]] = {
             and a.get("b") is not False
         )
     ),
+    "a tool that raises KeyError": lambda s: (
+        "lookup" in s[0]
+        and _any_call(lambda c, a: c["function"]["name"] == "lookup" and a in ({"key": k} for k in _NO_KEYS))(
+            s
+        )
+    ),
+    "a tool that ends with SystemExit": lambda s: (
+        "convert" in s[0] and _any_call(lambda c, a: c["function"]["name"] == "convert" and _ends(a))(s)
+    ),
     "a tool that returns a string": _any_call(lambda c, a: c["function"]["name"] == "get_weather"),
     "a tool that returns a list": _any_call(lambda c, a: c["function"]["name"] == "get_forecast"),
     "several calls in a row": lambda s: len(s[1]) > 1,
@@ -467,7 +521,7 @@ def _judge_calls(
     safe_dispatch: Callable[[dict, dict], Any], scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]
 ) -> str | None:
     offered, calls = scenario
-    functions = {name: FUNCTIONS[name] for name in offered}
+    functions = {name: _TOOLS[name] for name in offered}
     reference = ToolRegistry(list(functions.values()))
     errors: dict[str, list[tuple[str, str]]] = {}
     for call in calls:
@@ -500,7 +554,7 @@ def _reference_judge(
 ) -> Callable[[str, int], str | None]:
     name = call["function"]["name"]
     if kind == "result":
-        value = FUNCTIONS[name](**json.loads(call["function"]["arguments"]))
+        value = _TOOLS[name](**json.loads(call["function"]["arguments"]))
         return _expect_text(value) if isinstance(value, str) else _expect_json(value)
     if kind == "unknown":
         return _expect_error(
@@ -509,9 +563,9 @@ def _reference_judge(
     if kind == "json":
         return _expect_error(why="say the arguments are not a JSON object of named arguments")
     if kind == "raised":
-        return _expect_error("ZeroDivisionError", why="give the exception's type and message")
+        return _expect_error(_raised(name, call), why="give the exception's type and message")
     arguments = json.loads(call["function"]["arguments"])
-    parameters = inspect.signature(FUNCTIONS[name]).parameters.values()
+    parameters = inspect.signature(_TOOLS[name]).parameters.values()
     absent = [p for p in parameters if p.name not in arguments and p.default is inspect.Parameter.empty]
     missing = [p.name for p in absent]
     wrong = [p for p in parameters if p.name in arguments and not _fits(arguments[p.name], p.annotation)]
@@ -520,6 +574,15 @@ def _reference_judge(
             return _expect_missing(absent[0].name, absent[0].annotation)
         return _expect_any_named(missing, "missing")
     return _expect_any_refused(wrong, missing, arguments)
+
+
+def _raised(name: str, call: dict[str, Any]) -> str:
+    """the type of the exception the tool raises on this call"""
+    try:
+        _TOOLS[name](**json.loads(call["function"]["arguments"]))
+    except BaseException as error:  # SystemExit too: what the tool raised is what the message names
+        return type(error).__name__
+    return ""
 
 
 def _expect_any_named(names: list[str], word: str) -> Callable[[str, int], str | None]:
@@ -720,6 +783,12 @@ def _judge_booking(
             return (
                 "it should be booked (every day but Monday, up to "
                 f"8 people included); the tool answered {content!r}"
+            )
+        confirmation = book_table(day=day, people=people)
+        if not isinstance(confirmation, str) or not confirmation.strip():
+            return (
+                f"book_table returned {confirmation!r}, so the model reads {content!r}: return a "
+                "confirmation text saying what was booked"
             )
         return None
     if not is_error(content):

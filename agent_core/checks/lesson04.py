@@ -443,6 +443,18 @@ def _refused(where: str, error: openai.APIStatusError, calls: int) -> str:
     return f"{where}: the API refused model call {calls} (HTTP {error.status_code}): {message} {advice}"
 
 
+def _unanswered_calls(trace: Any) -> tuple[int, int, int] | None:
+    """(model call, calls it asked for, calls answered in the next request) for the first reply whose
+    parallel calls were not all answered"""
+    for index, turn in enumerate(trace.turns[:-1]):
+        ids = [call.get("id") for call in (turn.reply or {}).get("tool_calls") or []]
+        sent = trace.turns[index + 1].request.get("messages") or []
+        answered = {m.get("tool_call_id") for m in sent if m.get("role") == "tool"} & set(ids)
+        if len(ids) > 1 and len(answered) < len(ids):
+            return index + 1, len(ids), len(answered)
+    return None
+
+
 def _check_answers(
     my_run: Callable[..., Any],
     task: str,
@@ -477,7 +489,15 @@ def _check_answers(
     early_text = [
         i + 1 for i, turn in enumerate(trace.turns[:-1]) if not (turn.reply or {}).get("tool_calls")
     ]
-    if early_text:
+    unanswered = _unanswered_calls(trace)
+    if unanswered:
+        turn, asked, answered = unanswered
+        problems.append(
+            f"model call {turn} asked for {asked} tools at once, and my_run answered {answered} of them "
+            "before calling the model again: every call needs its answer. Keep the assistant message "
+            "with all its tool_calls, and append one tool message per call"
+        )
+    elif early_text:
         problems.append(
             f"model call {early_text[0]} answered in text (no tool calls), but my_run "
             "called the model again. Stop there and return that text as the answer"

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -300,6 +301,7 @@ _OTHER_CHANGES: tuple[tuple[str, str | None], ...] = (
     ("README.md", None),
     ("notes.txt", "run the tests before saying done\n"),
     ("latest_prices.md", "the latest prices\n"),  # "test_" inside a name that is no test file
+    ("testing_utils.py", "def cents(price):\n    return round(price * 100)\n"),  # "test", not "test_"
     ("helpers.py", "def rounded(price):\n    return round(price, 2)\n"),
 )
 _TEST_CHANGES: tuple[tuple[str, str | None], ...] = (
@@ -342,6 +344,9 @@ TREE_SHAPES: dict[str, Callable[[_Tree], bool]] = {
     "a test file under a name the lesson never shows": _changed(lambda p, x: p == "test_rounding.py"),
     "a name holding 'test' that is no test file": _changed(
         lambda p, x: "test" in p and not p.startswith("test_")
+    ),
+    "a name starting with 'test' that is no test file": _changed(
+        lambda p, x: p.startswith("test") and not p.startswith("test_")
     ),
     "another file changed": _changed(lambda p, x: not p.startswith("test_") and x is not None),
     "another file deleted": _changed(lambda p, x: not p.startswith("test_") and x is None),
@@ -417,6 +422,11 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
                 "FAILED); judge by the exit code"
             )
         )
+        others = [path for path in project.changed() if path != "discount.py"]
+        if expected and others:
+            unrun = (
+                f": {', '.join(others)} changed, but no test file did (a test file's name starts with test_)"
+            )
         return f"tests_pass() said ok={bool(ok)}; it should say ok={expected}{unrun}"
     if expected:
         return None
@@ -619,13 +629,14 @@ def _approvals(rng: random.Random) -> Approvals:
 
 
 def approval_scenarios() -> list[Approvals]:
-    """check 5.2's scenarios: the lesson's five, then 8 seeded"""
+    """check 5.2's scenarios: the lesson's five, a name that only starts a tool's name, then 8 seeded"""
     fixed: list[Approvals] = [
         ("list", ("send_application",), (("no", "a person reviews every application"),), False),
         ("list", ("send_application",), (("yes", ""),), False),
         ("list", ("draft_application",), (("no", "drafts wait for Ana"),), False),
         ("list", ("send_application",), (("raises", ""),), False),
         ("list", ("send_application",), (("yes", ""), ("no", "one application per company")), True),
+        ("list", ("send",), (("no", "a person reviews every application"),), False),  # no tool is "send"
     ]
     return scenarios(fixed, _approvals, count=8, seed=7)
 
@@ -648,6 +659,9 @@ APPROVAL_SHAPES: dict[str, Callable[[Approvals], bool]] = {
     "the tools as a tuple": lambda s: s[0] == "tuple",
     "the tools as a set": lambda s: s[0] == "set",
     "the same guard for a second offer": lambda s: s[3],
+    "a listed name that only starts a tool's name": lambda s: any(
+        t not in _JOB_TOOLS and any(j.startswith(t) for j in _JOB_TOOLS) for t in s[1]
+    ),
 }
 
 
@@ -734,6 +748,13 @@ def _judge_approvals(
             "crashed. When decide raises, nobody could say yes: catch the exception in "
             "before_tool and refuse the call with a text that says so, and the run goes on"
         )
+    prefixed = [(n, t) for n in yours.asked if n not in guarded for t in guarded if n.startswith(t)]
+    if prefixed:
+        name, start = prefixed[0]
+        return (
+            f"decide was asked about {name}, which is not in the list {list(guarded)} ({start!r} only "
+            "starts its name): compare the whole name, `name in self.tools`"
+        )
     if yours.asked != expected.asked:
         return (
             f"decide was asked about {yours.asked}; it should be asked "
@@ -808,6 +829,11 @@ _TITLES = ("Data engineer", "Ingeniera de datos", "Backend developer", "Analyste
 _MUSTS = ("Python", "SQL", "GCP or AWS", "English", "Kotlin", "Rust")
 _SENDS_CALLS = 5  # the whole chain: analyse, match, draft, send, then the answer
 _MOST_TURNS = 7  # the chain with two calls to spare
+# "when it applies": a prompt that names the condition, the CV against the offer's requirements
+_WHEN_IT_APPLIES = (
+    r"\b(must|require\w*|cv|r[ée]sum[ée]|skill\w*|qualif\w*|meet\w*|met|match\w*|fit\w*|suitab\w*|"
+    r"miss\w*|lack\w*)\b"
+)
 
 
 def _offer(rng: random.Random) -> tuple[str, bool, str]:
@@ -884,6 +910,12 @@ def _judge_apply_for(
     ):
         return (
             "the first request has no system prompt: say who the agent is and when it may apply (system=...)"
+        )
+    prompt = str(messages[0].get("content"))
+    if not re.search(_WHEN_IT_APPLIES, prompt, re.IGNORECASE):
+        return (
+            f"the system prompt {prompt!r} does not say when the agent applies: a real model follows it, so "
+            "give the lesson's condition, that it applies only when the CV meets the offer's must-haves"
         )
     offered = sorted(t["function"]["name"] for t in first.get("tools") or [])
     if offered != sorted(_JOB_TOOLS):

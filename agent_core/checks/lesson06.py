@@ -156,6 +156,12 @@ USAGE_SHAPES: dict[str, Callable[[list[Usage]], bool]] = {
 
 
 def _ledger_problem(rows: list[Usage], expected: list[tuple[int, int, int]], got: Any) -> str | None:
+    listed = [row for row in got if isinstance(row, list)] if isinstance(got, list) else []
+    if listed and len(listed[0]) == 3:
+        return (
+            f"each row should be a tuple (prompt, completion, cumulative_input), as the exercise says, not "
+            f"the list {listed[0]}: rows are compared with tuples, and [1, 2, 3] == (1, 2, 3) is False"
+        )
     if not isinstance(got, list) or not all(
         isinstance(row, tuple) and len(row) == 3 and all(isinstance(n, int) for n in row) for row in got
     ):

@@ -44,6 +44,7 @@ def _raised(error: Exception, folder: Path | None = None) -> str:
 # --- Exercise 7.1 ------------------------------------------------------------------------------
 
 _SECRET = "the database password\n"
+_NOT_TEXT = b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x81"  # read_text() raises UnicodeDecodeError on it
 
 
 def _escape_room(parent: Path) -> tuple[Path, dict[str, bool]]:
@@ -55,6 +56,7 @@ def _escape_room(parent: Path) -> tuple[Path, dict[str, bool]]:
     (parent / "secret.txt").write_text(_SECRET)
     (parent / "project-private").mkdir()
     (parent / "project-private" / "key.txt").write_text(_SECRET)
+    (root / "logo.png").write_bytes(_NOT_TEXT)
     made = {}
     for link, target, is_dir in (
         ("notes.txt", "../secret.txt", False),
@@ -117,6 +119,7 @@ def _read_labels(parent: Path, made: dict[str, bool]) -> dict[str, str]:
         labels["shared/key.txt"] = (
             "a file inside a linked folder that points outside (resolve the whole path)"
         )
+    labels["logo.png"] = "a file that is not UTF-8 text (read_text raises UnicodeDecodeError)"
     return labels
 
 
@@ -168,6 +171,7 @@ READ_SHAPES: dict[str, Callable[[str], bool]] = {
     "a folder": lambda p: p.split("/")[-1] in ("app", "shared", "project"),
     "a non-ASCII name": lambda p: not p.isascii(),
     "a '.' part": lambda p: "." in p.split("/"),
+    "a file that is not UTF-8 text": lambda p: p.split("/")[-1] == "logo.png",
 }
 
 
@@ -175,7 +179,8 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
     """Exercise 7.1: read_file returns a project file's text, and never anything outside the project
 
     Scenarios: a project with ways out next to it (a secret file, a folder whose name starts like the
-    project's, symbolic links to both when the system allows them) and twelve readable paths, then
+    project's, symbolic links to both when the system allows them, a file that is not UTF-8 text) and
+    thirteen readable paths, then
     150 generated paths of 1 to 5 parts ('..', '.', folders, files inside and outside, a non-ASCII
     name, links, missing files), some absolute. The reference is where the path really leads.
     """
@@ -203,7 +208,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             try:
                 got = read_file(path)
             except Exception as error:
-                return f"it raised {_raised(error, parent)}: return 'ERROR: ...' instead"
+                return f"it raised {_raised(error, parent)}: it must never raise; return 'ERROR: ...' instead"
             return _read_problem(root, path, got, said)
 
         def describe(path: str) -> str:
@@ -254,7 +259,15 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
             )
         return None
     if target.is_file():
-        expected = target.read_text(encoding="utf-8")
+        try:
+            expected = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:  # a file that cannot be read as text
+            if not got.startswith("ERROR: ") or "outside" in got:
+                return (
+                    f"read_text raises {type(error).__name__} on this file, so it should answer 'ERROR: "
+                    f"...' saying it cannot be read as text, not {said(got)}"
+                )
+            return None
         return None if got == expected else f"it should return the file's text {expected!r}, not {said(got)}"
     needs = "" if target.is_dir() else "does not exist"
     if not got.startswith("ERROR: ") or needs not in got:
@@ -309,16 +322,24 @@ def _test_run(project: str) -> Observation:
 
 
 def _reads(workspace: Any, *reads: tuple[str, int | None, int | None]) -> list[Observation]:
-    """read_file observations of (path, start_line, end_line), numbered after the test run"""
+    """read_file observations of (path, start_line, end_line), numbered after the test run; a path
+    written "cat:PATH" is a run_command observation printing a notes file that holds such a view"""
     (read_file,) = coding_tools(workspace, "read_file")
     found = []
     for n, (path, start, end) in enumerate(reads, start=1):
+        content = read_file(path.removeprefix(_CAT), start_line=start, end_line=end)
+        if path.startswith(_CAT):  # the header, but not read_file's: nothing was shown by read_file
+            found.append(Observation(f"call_{n}", "run_command", content, arguments={"command": _NOTES}))
+            continue
         arguments = {"path": path, "start_line": start, "end_line": end}
-        content = read_file(path, start_line=start, end_line=end)
         found.append(
             Observation(f"call_{n}", "read_file", content, content.startswith("ERROR"), arguments=arguments)
         )
     return found
+
+
+_CAT = "cat:"
+_NOTES = "cat notes/last_view.txt"
 
 
 _EIGHT_LINES = (14, 2, 11, 7, 5, 13, 1, 9)
@@ -368,7 +389,11 @@ def _smaller_citing(case: Citing) -> Iterator[Citing]:
 def _describe_citing(case: Citing) -> str:
     _, answer, reads = case
     shown = ", ".join(
-        f"read_file({path!r})" if start is None else f"read_file({path!r}, {start}, {end})"
+        f"run_command({_NOTES!r}) printing a view of {path.removeprefix(_CAT)} as read_file shows one"
+        if path.startswith(_CAT)
+        else f"read_file({path!r})"
+        if start is None
+        else f"read_file({path!r}, {start}, {end})"
         for path, start, end in reads
     )
     return f"the answer {answer!r} after a test run{', then ' + shown if shown else ' only'}"
@@ -415,6 +440,7 @@ _CITING_FIXED: list[Citing] = [
     ("users_api", "I added a role on line 5 of app/roles.py.", (("app/roles.py", 3, 7),)),
     ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
     ("discount", "Line 10 of discount.py, and again line 10 of discount.py.", ()),
+    ("discount", "See line 10 of discount.py.", ((_CAT + "discount.py", None, None),)),  # not read_file's
 ]
 
 
@@ -478,13 +504,15 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
         for read_path, start, end in case[2]
     ),
     "unicode among the words": lambda case: not case[1].isascii(),
+    "a read_file header printed by another tool": _read(lambda path, start, end: path.startswith(_CAT)),
 }
 
 
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
-    Scenarios: twelve readable answers, then 80 generated: 1 to 6 citations of discount.py,
+    Scenarios: thirteen readable answers (one after a run_command that prints a view like read_file's),
+    then 80 generated: 1 to 6 citations of discount.py,
     test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
     unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
     """
@@ -503,7 +531,14 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             if not isinstance(found, list):
                 return f"unread_citations should return a list, not {type(found).__name__}"
             if found != expected:
-                return f"it should return {expected}, not {found}"
+                echoed = any(o.arguments == {"command": _NOTES} for o in observations)
+                why = (
+                    ": only a read_file observation shows lines (check .name); run_command printed text "
+                    "that looks like a read_file header"
+                    if echoed and not set(expected) <= set(found)
+                    else ""
+                )
+                return f"it should return {expected}, not {found}{why}"
             return None
 
         return judge_scenarios(

@@ -102,6 +102,10 @@ _RESULTS: dict[str, dict[str, Any]] = {
             {"type": "text", "text": "Fire risk: very high."},
         ],
     },
+    "empty structured": {  # {} is structured content too: nothing measured yet, said as JSON
+        "content": [{"type": "text", "text": "No readings for Oslo yet."}],
+        "structuredContent": {},
+    },
 }
 
 
@@ -299,6 +303,9 @@ def _readable(function: str, problems: Callable[[], list[str]]) -> list[str]:
         return [f"could not read what {function}() returned ({type(error).__name__}: {error})"]
 
 
+_FUNCTION_FIELDS = ("name", "description", "parameters", "strict")  # all a function definition may hold
+
+
 def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
     if not isinstance(definition, dict) or definition.get("type") != "function":
         return [
@@ -326,6 +333,14 @@ def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]
         problems.append(
             f"function.description is {function['description']!r}, not a string: the tool has no "
             "description, so leave the key out (mcp_tool.get('description') gives None)"
+        )
+    unknown = [key for key in function if key not in _FUNCTION_FIELDS and key != "inputSchema"]
+    if unknown:
+        problems.append(
+            f"function.{unknown[0]} is MCP's, not a field of a Chat Completions function ("
+            f'{", ".join(_FUNCTION_FIELDS)}): the API refuses it, "Additional properties are not allowed '
+            f"('{unknown[0]}' was unexpected) - 'tools.0.function'\". Copy only name, description and "
+            "the inputSchema"
         )
     if "inputSchema" in function or "inputSchema" in definition:
         problems.append(
@@ -452,7 +467,7 @@ def _describe_result(result: dict[str, Any]) -> str:
 
 
 def result_scenarios() -> list[dict[str, Any]]:
-    """check 10.2's results: the four readable ones, then 100 generated"""
+    """check 10.2's results: the five readable ones, then 100 generated"""
     return scenarios(list(copy.deepcopy(_RESULTS).values()), _mcp_result, count=100, seed=1002)
 
 
@@ -490,6 +505,7 @@ RESULT_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a zero in structuredContent": _structured(lambda v: v == 0 and not isinstance(v, bool)),
     "a list in structuredContent": _structured(lambda v: isinstance(v, list)),
     "an object in structuredContent": _structured(lambda v: isinstance(v, dict)),
+    "an empty structuredContent": lambda r: r.get("structuredContent") == {},
     "non-ASCII text": lambda r: any(not text.isascii() for text in _texts(r)),
 }
 
@@ -498,8 +514,9 @@ RESULT_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call
 
-    Scenarios: the four readable results, then 100 generated: 0 to 3 text blocks (some unicode),
-    sometimes an image or a resource link among them, structuredContent of every JSON type or none
+    Scenarios: the five readable results (one whose structuredContent is {}), then 100 generated: 0 to
+    3 text blocks (some unicode), sometimes an image or a resource link among them, structuredContent
+    of every JSON type or none
     (with or without its JSON as a text block), and isError true, false or absent. Judged by what
     every right message has: the call's id, the structured content as JSON when there is some, else
     every text block on its own line, and 'ERROR: ' in front exactly when the result is an error.
@@ -545,7 +562,13 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
         )
     if not result.get("isError") and content.startswith("ERROR"):
         problems.append("only a result with isError: true is an error; this one is a success")
-    if structured is not None and not _holds_json(content, structured):
+    if structured == {} and not _holds_json(content, structured):
+        problems.append(
+            f"the result's structuredContent is {{}}, and the content is {content!r}: an empty object is "
+            "structured content too (test 'structuredContent' in result, not its truthiness), so send "
+            "its JSON, '{}'"
+        )
+    elif structured is not None and not _holds_json(content, structured):
         missing = [key for key, value in structured.items() if not _mentions(content, key, value)]
         if missing:
             problems.append(
@@ -693,6 +716,21 @@ _CASE_SERVERS = {
     ]
 }
 
+# a server and a tool named in French: é is a letter to Python's \w, not to the API
+_ACCENT_SERVERS = {
+    "météo": [
+        {
+            "name": "prévision",
+            "description": "La prévision de demain pour une ville.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"ville": {"type": "string"}},
+                "required": ["ville"],
+            },
+        }
+    ]
+}
+
 _SERVER_NAMES = ["weather", "marine", "files", "git-hub", "calendar", "my.files", "web tools"]
 _TOOL_NAMES = [
     "forecast",
@@ -744,7 +782,8 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
     """Exercise 10.3: every server's tools under server__name, and the way back to the server's name
 
     Scenarios: three servers whose tools clash and include 'files.read', one server with tools 'Read'
-    and 'read' (names differing only in case), then 60 generated sets of
+    and 'read' (names differing only in case), a server 'météo' with a tool 'prévision' (letters the API
+    refuses), then 60 generated sets of
     1 to 4 servers (names with '-', '.' or a space), 1 to 3 tools each, drawn from names that clash
     between servers or hold '.', '-', a space or '/'. Every definition set is sent to the strict mock.
     """
@@ -769,8 +808,10 @@ Servers = dict[str, list[dict[str, Any]]]
 
 
 def prefix_scenarios() -> list[Servers]:
-    """check 10.3's scenarios: the lesson's three servers, Read beside read, then 60 generated sets"""
-    return scenarios([copy.deepcopy(_SERVERS), copy.deepcopy(_CASE_SERVERS)], _servers, count=60, seed=1003)
+    """check 10.3's scenarios: the lesson's three servers, Read beside read, a server and tool named in
+    French (météo, prévision), then 60 generated sets"""
+    fixed = [copy.deepcopy(_SERVERS), copy.deepcopy(_CASE_SERVERS), copy.deepcopy(_ACCENT_SERVERS)]
+    return scenarios(fixed, _servers, count=60, seed=1003)
 
 
 def _tool_names(servers: Servers) -> list[str]:
@@ -791,6 +832,7 @@ PREFIX_SHAPES: dict[str, Callable[[Servers], bool]] = {
     "a tool name with a '/'": lambda s: any("/" in n for n in _tool_names(s)),
     "a server name the API does not accept": lambda s: any(re.search(r"[^A-Za-z0-9_-]", n) for n in s),
     "a server name with a '-'": lambda s: any("-" in n for n in s),
+    "a non-ASCII letter in a name": lambda s: any(not n.isascii() for n in [*s, *_tool_names(s)]),
     "a server whose name starts a tool's": lambda s: any(
         t["name"].startswith(server) for server, tools in s.items() for t in tools
     ),
@@ -826,8 +868,15 @@ def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> 
         elif bare & set(names):
             unprefixed.append(f"the {server} server's {tool_name!r} should be {name!r}")
         elif near:
+            accents = "".join(dict.fromkeys(c for c in near[0] if not c.isascii()))
+            why = (
+                f" ({accents!r} is a letter to Python's \\w and str.isalnum(), but not to the API: only "
+                "ASCII letters A-Z and a-z)"
+                if accents
+                else ""
+            )
             problems.append(
-                f"{near[0]!r} is not a name the API accepts (letters, digits, '_' and '-' only): "
+                f"{near[0]!r} is not a name the API accepts (letters, digits, '_' and '-' only){why}: "
                 f"replace the other characters with '_', giving {name!r}"
             )
         else:

@@ -6,6 +6,7 @@ import copy
 import functools
 import math
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -114,7 +115,8 @@ _EXPECTED = [6, 2, -4, 0, 12, 1048576, 5 + 8 / 12, 0.1 + 0.2, 2.5, -0.75, 100]
 def _written(value: float, rng: random.Random) -> str:
     """the same number as a model might write it"""
     if float(value).is_integer():
-        return rng.choice([str(int(value)), f"{value:.1f}", str(int(value))])
+        grouped = [f"{int(value):,}"] * 2 if abs(value) >= 1000 else []  # 1,048,576: as models write it
+        return rng.choice([str(int(value)), f"{value:.1f}", str(int(value)), *grouped])
     return rng.choice([repr(value), f"{value:.15g}", repr(value)])
 
 
@@ -223,6 +225,9 @@ ANSWER_SHAPES: dict[str, Callable[[Answer], bool]] = {
         lambda text, x, numbers: any(_same(n, x) for n in numbers[:-1]) and not _same(numbers[-1], x)
     ),
     "no number at all": _answered(lambda text, x, numbers: not numbers),
+    "thousands separators (1,048,576)": _answered(
+        lambda text, x, numbers: bool(re.search(r"\d,\d{3}\b", text)) and _same(numbers[-1], x)
+    ),
     "a negative number expected": lambda case: case[2] < 0,
     "a float expected that text cannot match (0.1 + 0.2)": lambda case: case[2] == 0.1 + 0.2,
     "zero expected": lambda case: case[2] == 0,
@@ -276,7 +281,12 @@ def _answer_hints(case: Answer, run: AgentRun) -> tuple[str, str]:
         if_passed = " (read the minus sign with the number)"
     else:
         if_passed = ""
-    if expected < 0:
+    if re.search(r"\d,\d{3}\b", text):
+        if_failed = (
+            " (a model writes 1,048,576 for 1048576: read the thousands separators as part of the number, "
+            "as in r'-?\\d+(?:,\\d{3})*(?:\\.\\d+)?')"
+        )
+    elif expected < 0:
         if_failed = " (read the minus sign with the number, as in r'-?\\d+(?:\\.\\d+)?')"
     elif not float(expected).is_integer():
         if_failed = " (compare floats with math.isclose, not with == or as text)"
@@ -562,7 +572,13 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
             low, high = (float(v) for v in got)
         except (TypeError, ValueError):
             return f"return (low, high), two numbers; you returned {got!r:.80}"
-        return _interval_problem(case, (low, high), expected)
+        problem = _interval_problem(case, (low, high), expected)
+        if problem is None and not isinstance(got, tuple):
+            return (
+                f"the numbers are right, but return the tuple (low, high), as the exercise says, not a "
+                f"{type(got).__name__}: {got!r:.80}"
+            )
+        return problem
 
     return judge_scenarios(
         "11.3",
@@ -590,6 +606,12 @@ def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[
         return None
     if same(expected[::-1]):
         return f"you gave {low:.3f}-{high:.3f}: return (low, high), the smaller first"
+    rounded = [k for k in range(7) if (round(expected[0], k), round(expected[1], k)) == (low, high)]
+    if rounded:
+        return (
+            f"you gave ({low!r}, {high!r}); Wilson's interval is ({expected[0]!r}, {expected[1]!r}): "
+            f"yours is rounded to {rounded[0]} decimals. Return the ends unrounded (round only to print)"
+        )
     if given_z is not None and same(wilson(passed, n)):
         return (
             f"you gave {low:.3f}-{high:.3f}, the interval for z=1.96: use the z you are given "
@@ -603,9 +625,10 @@ def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[
             f"you gave {low:.3f}-{high:.3f}: that is the textbook p ± z·sqrt(p(1-p)/n) (Wald) interval, "
             "which shrinks to nothing at 0 or n passes. Use Wilson's centre and half-width"
         )
+    digits = 3 if f"{low:.3f}-{high:.3f}" != f"{expected[0]:.3f}-{expected[1]:.3f}" else 9
     return (
-        f"you gave {low:.3f}-{high:.3f}; Wilson's interval is {expected[0]:.3f}-{expected[1]:.3f}. "
-        + _which_part((low, high), p, n, z)
+        f"you gave {low:.{digits}f}-{high:.{digits}f}; Wilson's interval is "
+        f"{expected[0]:.{digits}f}-{expected[1]:.{digits}f}. " + _which_part((low, high), p, n, z)
     )
 
 

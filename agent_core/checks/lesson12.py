@@ -73,11 +73,13 @@ PLAN_FIXED: list[list[Step]] = [
     ],
     [("add", "\t")],
     [*(("add", f"step {n}") for n in range(1, 12)), ("start", "step 11"), ("done", "step 11")],
-    [
+    [  # each plan keeps its own item in progress: the other plan's start changes nothing here
         ("add", "read the code"),
         ("start", "read the code"),
         ("add", "fix the bug", 2),
         ("start", "fix the bug", 2),
+        ("add", "run the tests"),
+        ("start", "run the tests"),
     ],
 ]
 _TEXTS = (
@@ -171,6 +173,23 @@ def _busy(items: list[dict[str, str]]) -> bool:
     return any(item["status"] == "in_progress" for item in items)
 
 
+def _started_elsewhere_then_here(steps: list[Step]) -> bool:
+    """a start on a plan that has an item in progress, after the other plan last started one"""
+    last = 0  # the plan of the last start that worked
+    for step, answer, items in _worked(steps):
+        plan = len(step) - 1
+        if (
+            step[0] == "start"
+            and _busy(items)
+            and _status(items, step[1]) == "pending"
+            and last not in (0, plan)
+        ):
+            return True
+        if step[0] == "start" and not answer.startswith(ERROR_PREFIX):
+            last = plan
+    return False
+
+
 # the shapes lesson 12 names for the plan tool, each reached by plan_scenarios() (tests/test_check_shapes.py)
 PLAN_SHAPES: dict[str, Callable[[list[Step]], bool]] = {
     "an empty text": _a_step(lambda step, _, __: step[:2] == ("add", "")),
@@ -218,6 +237,7 @@ PLAN_SHAPES: dict[str, Callable[[list[Step]], bool]] = {
         )
     ),
     "two plans side by side": lambda steps: any(len(step) == 3 for step in steps),
+    "a start while busy, after the other plan started one": _started_elsewhere_then_here,
     "a non-ASCII text": lambda steps: any(not step[1].isascii() for step in steps),
 }
 
@@ -247,9 +267,15 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
                 return f"{where} yours returned {answer!r}: return the plan as text, or a refusal"
             refused = reference.startswith(ERROR_PREFIX)
             if refused and not answer.startswith(ERROR_PREFIX):
+                shared = (
+                    " (the item in progress is this plan's: find it in `items`, not in a variable that "
+                    "every plan shares)"
+                    if action == "start" and _busy(expected) and any(len(other) == 3 for other in steps)
+                    else ""
+                )
                 return (
                     f"{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
-                    f"returned {answer!r}"
+                    f"returned {answer!r}{shared}"
                 )
             if not refused and answer.startswith(ERROR_PREFIX):
                 return f"{where} the change is allowed, but yours refused it: {answer!r}"
