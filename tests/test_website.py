@@ -812,3 +812,10 @@ def test_without_its_packages_the_builder_says_what_to_install_in_one_line(tmp_p
         "pip install -r requirements-lock.txt, then pip install --no-deps -e .\n"
     )
     assert not (tmp_path / "site").exists()
+
+
+def test_with_no_browser_edition_the_pages_offer_no_link_to_one(site):
+    assert not re.search(
+        r'class="in-browser"', "".join(p.read_text(encoding="utf-8") for p in site.rglob("*.html"))
+    )
+    assert not (site / "lite").exists()

@@ -11,14 +11,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_website import (  # noqa: F401  (browser and site are pytest fixtures, used by name)
+from test_website import (  # noqa: F401  (browser is a pytest fixture, used by name)
     ROOT,
     THE_SITE,
     _missing,
     _open,
     _QuietHandler,
     browser,
-    site,
     website,
 )
 
@@ -51,11 +50,6 @@ def edition() -> Path:
     if not (built / "jupyter-lite.json").exists():
         _missing("no browser edition in build/lite: run `python tools/lite.py build`")
     return built
-
-
-def test_with_no_browser_edition_the_pages_offer_no_link_to_one(site):
-    assert _in_browser_links(site) == {}
-    assert not (site / "lite").exists()
 
 
 def test_the_edition_built_first_is_copied_into_the_website_and_every_lesson_it_runs_links_to_it(
