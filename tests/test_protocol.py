@@ -211,6 +211,18 @@ def test_a_dumped_sdk_message_is_refused_where_unknown_fields_are():
     assert reply.choices[0].message.content == "ok"
 
 
+def test_an_unknown_field_in_a_function_definition_is_refused_where_unknown_fields_are():
+    """what an MCP tool brings (outputSchema, annotations) is not a field of a Chat Completions function"""
+    strict_server = mock.client(mock.Script("ok"), reject_unknown_fields=True)
+    with_output_schema = {"type": "function", "function": {**ADD["function"], "outputSchema": {}}}
+    with pytest.raises(openai.BadRequestError) as info:
+        strict_server.chat.completions.create(model="mock-model", messages=[USER], tools=[with_output_schema])
+    assert info.value.body["code"] == "extra_forbidden"
+    assert info.value.body["param"] == "tools[0].function.outputSchema"
+    reply = strict_server.chat.completions.create(model="mock-model", messages=[USER], tools=[ADD])
+    assert reply.choices[0].message.content == "ok"
+
+
 def test_content_given_as_text_parts_is_accepted():
     client = mock.client(mock.Script("hello"))
     parts = [{"type": "text", "text": "Say "}, {"type": "text", "text": "hello"}]

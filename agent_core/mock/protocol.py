@@ -33,6 +33,8 @@ MESSAGE_FIELDS = {
     "tool": {"role", "content", "tool_call_id"},
     "function": {"role", "content", "name"},
 }
+# the fields of a tool's function definition, as the SDK's FunctionDefinition type defines them
+FUNCTION_FIELDS = frozenset({"name", "description", "parameters", "strict"})
 _NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 # the top-level fields of a Chat Completions request: the keys of the SDK's request type (its
 # streaming variants add `stream`), so the list follows the SDK; any other key gets a 400
@@ -197,6 +199,17 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
                     code="extra_forbidden",
                     hint=f"Send only {sorted(allowed)} in this {message['role']} message: build it "
                     "as a plain dict instead of dumping the SDK object.",
+                )
+    for i, tool in enumerate(body.get("tools") or []):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        for key in function if isinstance(function, dict) else {}:
+            if key not in FUNCTION_FIELDS:
+                raise ProtocolError(
+                    f"[{{'type': 'extra_forbidden', 'loc': ('body', 'tools', {i}, 'function', '{key}'), "
+                    f"'msg': 'Extra inputs are not permitted', 'input': {function[key]!r}}}]",
+                    param=f"tools[{i}].function.{key}",
+                    code="extra_forbidden",
+                    hint=f"A function definition holds only {sorted(FUNCTION_FIELDS)}.",
                 )
 
 
