@@ -202,7 +202,9 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
                 )
     for i, tool in enumerate(body.get("tools") or []):
         function = tool.get("function") if isinstance(tool, dict) else None
-        for key in function if isinstance(function, dict) else {}:
+        if not isinstance(function, dict):
+            continue  # _check_tools says what is wrong with it
+        for key in function:
             if key not in FUNCTION_FIELDS:
                 raise ProtocolError(
                     f"[{{'type': 'extra_forbidden', 'loc': ('body', 'tools', {i}, 'function', '{key}'), "
