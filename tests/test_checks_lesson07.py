@@ -62,6 +62,26 @@ def catches_only_missing(root):
     return read_file
 
 
+def reads_what_exists(root):
+    """tests exists(), not is_file(): a folder gets past it, and read_text's error answers for it"""
+    root = Path(root).resolve()
+
+    def read_file(path: str) -> str:
+        if Path(path).is_absolute():
+            return f"ERROR: {path!r} is an absolute path, outside the project"
+        file = (root / path).resolve()
+        if not file.is_relative_to(root):
+            return f"ERROR: {path!r} is outside the project"
+        if not file.exists():
+            return f"ERROR: {path!r} does not exist"
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            return f"ERROR: {path!r} cannot be read ({type(error).__name__})"
+
+    return read_file
+
+
 def textual_check(root):
     """refuses '..' and '/' by looking at the text of the path"""
     root = Path(root)
@@ -216,6 +236,12 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
         (one_message_for_all, "saying the path is outside the project, not 'ERROR: cannot read that file'"),
         (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
         (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
+        (
+            reads_what_exists,
+            "read_file('app') (a folder): it should answer 'ERROR: ...' saying it does not exist (a folder "
+            "is no file to read: test is_file(), not exists()), not \"ERROR: 'app' cannot be read "
+            '(IsADirectoryError)"',
+        ),
         (
             catches_only_missing,
             "read_file('logo.png') (a file that is not UTF-8 text (read_text raises UnicodeDecodeError)): it "

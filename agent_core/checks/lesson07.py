@@ -269,10 +269,9 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
                 )
             return None
         return None if got == expected else f"it should return the file's text {expected!r}, not {said(got)}"
-    needs = "" if target.is_dir() else "does not exist"
-    if not got.startswith("ERROR: ") or needs not in got:
-        saying = f" saying it {needs}" if needs else ""
-        return f"it should answer 'ERROR: ...'{saying}, not {said(got)}"
+    if not got.startswith("ERROR: ") or "does not exist" not in got:
+        folder = " (a folder is no file to read: test is_file(), not exists())" if target.is_dir() else ""
+        return f"it should answer 'ERROR: ...' saying it does not exist{folder}, not {said(got)}"
     if "outside" in got:
         return (
             f"it said {said(got)}, but the path is inside the project: give each failure its own "
