@@ -328,6 +328,13 @@ def path_mentioned_anywhere(answer, observations):
     return [m[0] for m in CITATION.finditer(answer) if not any(m[2] in o.content for o in observations)]
 
 
+def ascii_paths_only(answer, observations):
+    """a path of ASCII letters only: 'line 3 of café.py' is read as 'line 3 of caf'"""
+    shown = shown_lines(observations)
+    cited = re.finditer(r"\bline (\d+) of ([A-Za-z0-9_./-]*[A-Za-z0-9_])", answer, re.IGNORECASE)
+    return [m[0] for m in cited if (m[2], int(m[1])) not in shown]
+
+
 def case_sensitive(answer, observations):
     return [m for m in unread_citations(answer, observations) if m.startswith("line")]
 
@@ -411,6 +418,12 @@ def test_unread_citations_accepts_right_answers_however_written(right, capsys):
         ),
         (case_sensitive, "it should return ['Line 10 of discount.py'], not []"),
         (
+            ascii_paths_only,
+            "the answer 'Line 2 of café.py sets the price; line 3 of café.py rounds it.' after a test run "
+            "only: it should return ['Line 2 of café.py', 'line 3 of café.py'], not ['Line 2 of caf', "
+            "'line 3 of caf']",
+        ),
+        (
             line_numbers_only,
             "then read_file('test_discount.py'): it should return ['line 10 of discount.py'], not []",
         ),
@@ -470,7 +483,7 @@ def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 93 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 94 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
@@ -797,7 +810,7 @@ def unread_by_searching_from_a_position(answer, observations):
 
 def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
     result = check_unread_citations(unread_by_searching_from_a_position)
-    assert result and result.scenarios == 93, capsys.readouterr().out
+    assert result and result.scenarios == 94, capsys.readouterr().out
 
 
 class TestsAfterChangeFromTheEnd(Guardrail):
