@@ -429,8 +429,9 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
                 "FAILED); judge by the exit code"
             )
         )
-        if edited and not expected:
-            unrun = f": {edited[0]} changed, and any path starting with test_ is a test file, .py or not"
+        data = [path for path in edited if not path.endswith(".py")]  # a test's data file, say
+        if data and not expected:
+            unrun = f": {data[0]} changed, and any path starting with test_ is a test file, .py or not"
         others = [path for path in project.changed() if path != "discount.py"]
         if expected and others:
             unrun = (
