@@ -249,6 +249,11 @@ JUMBLED = [RESULT_B, QUESTION, ANSWER, RESULT_A, CALLS]
         ([QUESTION, CALLS, RESULT_A, RESULT_B], "exactly the same messages"),
         ([QUESTION, CALLS, RESULT_A, RESULT_A, ANSWER], "exactly the same messages"),
         (JUMBLED, "the API still refuses it"),
+        (
+            [QUESTION, CALLS, RESULT_B, RESULT_A, ANSWER],
+            "the API accepts it, but the results come in the order call_b, call_a while the calls were "
+            "call_a, call_b: put the results in the order of the calls",
+        ),
     ],
 )
 def test_check_repaired_rejects_a_wrong_order_naming_its_fault(wrong, message, capsys):
@@ -256,10 +261,9 @@ def test_check_repaired_rejects_a_wrong_order_naming_its_fault(wrong, message, c
     assert message in capsys.readouterr().out
 
 
-def test_check_repaired_accepts_the_solution_in_either_result_order(capsys):
+def test_check_repaired_accepts_the_solution(capsys):
     assert check_repaired([QUESTION, CALLS, RESULT_A, RESULT_B, ANSWER], JUMBLED)
-    assert check_repaired([QUESTION, CALLS, RESULT_B, RESULT_A, ANSWER], JUMBLED)
-    assert capsys.readouterr().out.count("✓ Exercise 0.2") == 2
+    assert "✓ Exercise 0.2" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("wrong", "kind"), [(None, "NoneType"), ((m for m in JUMBLED), "generator")])

@@ -374,18 +374,6 @@ def test_check_honest_tool_accepts_rules_written_differently(capsys):
     assert result and result.scenarios == 68
 
 
-def test_check_honest_tool_accepts_an_error_text_instead_of_an_exception(capsys):
-    def returns_errors(day: str, people: int) -> str:
-        """Book a table."""
-        if day.lower() == "monday":
-            return f"ERROR: closed on Mondays, not open on {day}: pick another day"
-        if people > 8:
-            return f"ERROR: at most 8 people, not {people}"
-        return "booked"
-
-    assert check_honest_tool(returns_errors)
-
-
 def _booking(limit_test):
     def book_table(day: str, people: int) -> str:
         """Book a table."""
@@ -402,6 +390,15 @@ def one_message_for_both(day: str, people: int) -> str:
     """Book a table."""
     if day.lower() == "monday" or people > 8:
         raise ValueError("closed on Mondays (choose another day), and at most 8 people")
+    return f"Booked a table for {people} on {day}."
+
+
+def returns_an_error_text(day: str, people: int) -> str:
+    """the registry would show the model the same text, but the lesson's tool raises ValueError"""
+    if day.lower() == "monday":
+        return "ERROR: closed on Mondays; choose another day"
+    if people > 8:
+        return f"ERROR: at most 8 people per table, not {people}"
     return f"Booked a table for {people} on {day}."
 
 
@@ -447,6 +444,11 @@ def closed_without_a_way_out(day: str, people: int) -> str:
             raises_a_plain_exception,
             "a table for 1 on 'Monday': it raised Exception: a call whose values break a rule of the tool is "
             "a ValueError",
+        ),
+        (
+            returns_an_error_text,
+            "a table for 1 on 'Monday': book_table returned 'ERROR: closed on Mondays; choose another day' "
+            "instead of raising: a call that breaks a rule raises ValueError(...)",
         ),
         (
             says_why_not_what,

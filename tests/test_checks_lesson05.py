@@ -346,6 +346,11 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
             "with discount.py fixed but no longer importing (a syntax error), tests_pass() said ok=True; it "
             "should say ok=False: the tests did not even run",
         ),
+        (  # only Python test files: a test's data file is a test file too
+            edits_named_by(lambda path: path.startswith("test_") and path.endswith(".py")),
+            "with the code fixed and test_data.json changed, tests_pass() said ok=True; it should say "
+            "ok=False: test_data.json changed, and any path starting with test_ is a test file, .py or not",
+        ),
         (lambda project: lambda: (False, ""), "the report is empty"),
         (lambda project: lambda: None, "should return a pair (ok, report)"),
         (lambda project: lambda answer: (True, ""), "tests_pass() raised TypeError"),
@@ -378,8 +383,10 @@ def test_check_tests_pass_explains_what_is_wrong(project, make_attempt, problem,
             edits_named_by(lambda path: path != "discount.py"),
             "with the code fixed and README.md deleted, tests_pass() said ok=False; it should say ok=True",
         ),
-        (  # any Python file but the code: a helper module is no test
-            edits_named_by(lambda path: path.endswith(".py") and path != "discount.py"),
+        (  # test_ paths and any Python file but the code: a helper module is no test
+            edits_named_by(
+                lambda path: path.startswith("test_") or path.endswith(".py") and path != "discount.py"
+            ),
             "with the code fixed, testing_utils.py added, tests_pass() said ok=False; it should say ok=True",
         ),
     ],
@@ -388,7 +395,7 @@ def test_check_tests_pass_finds_a_wrong_idea_of_a_test_file_on_generated_project
     project, make_attempt, problem, capsys
 ):
     result = check_tests_pass(make_attempt(project), project)
-    assert not result and result.scenarios == 15
+    assert not result and result.scenarios == 16
     assert problem in capsys.readouterr().out
 
 
@@ -443,7 +450,7 @@ def reports_only_the_verdict_lines(project):
 )
 def test_check_tests_pass_accepts_right_answers_written_differently(project, make_right, capsys):
     result = check_tests_pass(make_right(project), project)
-    assert result and result.scenarios == 15
+    assert result and result.scenarios == 16
     assert "✓ Exercise 5.4" in capsys.readouterr().out
 
 
@@ -451,7 +458,7 @@ def test_check_tests_pass_gives_the_same_verdict_every_time(project, capsys):
     wrong = edits_named_by(lambda path: "test" in path)(project)
     first, second = check_tests_pass(wrong, project), check_tests_pass(wrong, project)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 15 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 16 and out[1] == out[2]
 
 
 def test_check_tests_pass_needs_the_project(capsys):

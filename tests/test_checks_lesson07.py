@@ -62,6 +62,26 @@ def catches_only_missing(root):
     return read_file
 
 
+def reads_what_exists(root):
+    """tests exists(), not is_file(): a folder gets past it, and read_text's error answers for it"""
+    root = Path(root).resolve()
+
+    def read_file(path: str) -> str:
+        if Path(path).is_absolute():
+            return f"ERROR: {path!r} is an absolute path, outside the project"
+        file = (root / path).resolve()
+        if not file.is_relative_to(root):
+            return f"ERROR: {path!r} is outside the project"
+        if not file.exists():
+            return f"ERROR: {path!r} does not exist"
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            return f"ERROR: {path!r} cannot be read ({type(error).__name__})"
+
+    return read_file
+
+
 def textual_check(root):
     """refuses '..' and '/' by looking at the text of the path"""
     root = Path(root)
@@ -217,6 +237,12 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
         (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
         (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
         (
+            reads_what_exists,
+            "read_file('app') (a folder): it should answer 'ERROR: ...' saying it does not exist (a folder "
+            "is no file to read: test is_file(), not exists()), not \"ERROR: 'app' cannot be read "
+            '(IsADirectoryError)"',
+        ),
+        (
             catches_only_missing,
             "read_file('logo.png') (a file that is not UTF-8 text (read_text raises UnicodeDecodeError)): it "
             "raised UnicodeDecodeError: 'utf-8' codec can't decode byte 0x89 in position 0: invalid start "
@@ -302,6 +328,13 @@ def path_mentioned_anywhere(answer, observations):
     return [m[0] for m in CITATION.finditer(answer) if not any(m[2] in o.content for o in observations)]
 
 
+def ascii_paths_only(answer, observations):
+    """a path of ASCII letters only: 'line 3 of café.py' is read as 'line 3 of caf'"""
+    shown = shown_lines(observations)
+    cited = re.finditer(r"\bline (\d+) of ([A-Za-z0-9_./-]*[A-Za-z0-9_])", answer, re.IGNORECASE)
+    return [m[0] for m in cited if (m[2], int(m[1])) not in shown]
+
+
 def case_sensitive(answer, observations):
     return [m for m in unread_citations(answer, observations) if m.startswith("line")]
 
@@ -385,6 +418,12 @@ def test_unread_citations_accepts_right_answers_however_written(right, capsys):
         ),
         (case_sensitive, "it should return ['Line 10 of discount.py'], not []"),
         (
+            ascii_paths_only,
+            "the answer 'Line 2 of café.py sets the price; line 3 of café.py rounds it.' after a test run "
+            "only: it should return ['Line 2 of café.py', 'line 3 of café.py'], not ['Line 2 of caf', "
+            "'line 3 of caf']",
+        ),
+        (
             line_numbers_only,
             "then read_file('test_discount.py'): it should return ['line 10 of discount.py'], not []",
         ),
@@ -444,7 +483,7 @@ def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 93 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 94 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
@@ -771,7 +810,7 @@ def unread_by_searching_from_a_position(answer, observations):
 
 def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
     result = check_unread_citations(unread_by_searching_from_a_position)
-    assert result and result.scenarios == 93, capsys.readouterr().out
+    assert result and result.scenarios == 94, capsys.readouterr().out
 
 
 class TestsAfterChangeFromTheEnd(Guardrail):

@@ -403,6 +403,14 @@ def half_width_without_its_last_term(passed, n, z=1.96):
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def precedence_error(passed, n, z=1.96):
+    """z**2 / 2 * n for z²/2n (and z**2 / 4 * n**2 for z²/4n²): kept within [0, 1], often (0.0, 1.0)"""
+    p = passed / n
+    centre = (p + z**2 / 2 * n) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * math.sqrt(p * (1 - p) / n + z**2 / 4 * n**2)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def wilson_from_the_quadratic(passed, n, z=1.96):
     """right, written differently: the roots of the quadratic the interval solves"""
     p = passed / n
@@ -433,6 +441,11 @@ WRONG_INTERVALS = [  # the most tempting first
         "you gave 0.397-0.397; Wilson's interval is 0.000-0.793. Your centre is right; check the half-width",
     ),
     (ninety_percent, "Wilson's interval is"),
+    (  # (0.0, 1.0) is (0.0, 0.658) rounded to 0 decimals, but the formula is what is wrong
+        precedence_error,
+        "wilson_interval(0, 2): you gave 0.000-1.000; Wilson's interval is 0.000-0.658. Check the centre "
+        "(p + z²/2n) / (1 + z²/n) and the half-width",
+    ),
     (ignores_z, "the interval for z=1.96: use the z you are given"),
     (high_first, "return (low, high), the smaller first"),
     (lambda passed, n, z=1.96: 1 / 0, "your code raised ZeroDivisionError"),

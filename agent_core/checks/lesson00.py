@@ -211,6 +211,10 @@ REPAIR_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
     ),
     "a tool result before the call it answers": lambda m: m["role"] == "tool" and JUMBLED.index(m) < 4,
     "a tool result whose call comes second": lambda m: m.get("tool_call_id") == "call_b",
+    "a result ahead of the first call's result (call_b's before call_a's)": lambda m: (
+        m.get("tool_call_id") == "call_b"
+        and JUMBLED.index(m) < [r.get("tool_call_id") for r in JUMBLED].index("call_a")
+    ),
     "the final answer, before the results it is built on": lambda m: (
         m["role"] == "assistant" and not _call_ids(m)
     ),
@@ -243,7 +247,8 @@ def _canonical(message: Any) -> str:
 
 
 def _story_order(messages: list[dict[str, Any]]) -> list[str]:
-    """the API accepted the order; does it also read as it happened: question, calls, results, answer?"""
+    """the API accepted the order; does it also read as it happened: question, calls, their results in
+    the calls' order, answer?"""
     roles = [m.get("role") for m in messages]
     if roles[0] != "user":
         return [f"the conversation should start with the user's question; it starts with {roles[0]!r}"]
@@ -253,5 +258,12 @@ def _story_order(messages: list[dict[str, Any]]) -> list[str]:
         return [
             "the API accepts it, but the final answer comes before the tool results it is built on: "
             "order it as it happened (question, the calls, their results, the answer)"
+        ]
+    calls = [call_id for m in messages for call_id in _call_ids(m)]
+    given = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
+    if given != [call_id for call_id in calls if call_id in given]:
+        return [
+            f"the API accepts it, but the results come in the order {', '.join(map(str, given))} while the "
+            f"calls were {', '.join(calls)}: put the results in the order of the calls"
         ]
     return []

@@ -795,8 +795,7 @@ def _judge_booking(
         why = "the restaurant is closed on Mondays" if monday else "a table seats at most 8"
         return f"it was accepted ({content!r}); {why}: raise ValueError saying so"
     try:  # the tool itself, to see which exception it raises and the message it wrote
-        book_table(day=day, people=people)
-        said = content
+        returned = book_table(day=day, people=people)
     except Exception as error:
         if not isinstance(error, ValueError):
             return (
@@ -804,6 +803,12 @@ def _judge_booking(
                 "ValueError: raise ValueError(...)"
             )
         said = str(error)
+    else:
+        return (
+            f"book_table returned {returned!r} instead of raising: a call that breaks a rule raises "
+            "ValueError(...), which the registry turns into the error the model reads (a returned text "
+            "looks like a booking to the code that calls the tool)"
+        )
     if monday and not too_many:
         if "monday" not in said.lower():
             return f"the error should say the problem is Monday: {said!r}"

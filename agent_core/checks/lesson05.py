@@ -295,6 +295,10 @@ _FIXED_TREES: list[tuple[str, _Tree]] = [
         ("right_fix", (("test_rounding.py", "def test_rounding():\n    assert True\n"),)),
     ),
     ("the code fixed and README.md deleted", ("right_fix", (("README.md", None),))),  # not a test file
+    (  # a test's data: its path starts with test_ though it is no Python file
+        "the code fixed and test_data.json changed",
+        ("right_fix", (("test_data.json", '{"price": 100, "discount": 0.1}\n'),)),
+    ),
 ]
 _OTHER_CHANGES: tuple[tuple[str, str | None], ...] = (
     ("README.md", "# Discount\n\nÜberarbeitet: Rabatt ab 100 € ✓\n"),
@@ -324,7 +328,7 @@ def _project_tree(rng: random.Random) -> _Tree:
 
 
 def tree_scenarios() -> list[_Tree]:
-    """check 5.4's projects: the lesson's seven and a deleted README, then 7 seeded"""
+    """check 5.4's projects: the lesson's seven, a deleted README and test_data.json, then 7 seeded"""
     return scenarios([tree for _, tree in _FIXED_TREES], _project_tree, count=7, seed=1)
 
 
@@ -342,6 +346,9 @@ TREE_SHAPES: dict[str, Callable[[_Tree], bool]] = {
     "the test file deleted": _changed(lambda p, x: p == "test_discount.py" and x is None),
     "a test file added": _changed(lambda p, x: p.startswith("test_") and p != "test_discount.py"),
     "a test file under a name the lesson never shows": _changed(lambda p, x: p == "test_rounding.py"),
+    "a test file that is no Python file": _changed(
+        lambda p, x: p.startswith("test_") and not p.endswith(".py")
+    ),
     "a name holding 'test' that is no test file": _changed(
         lambda p, x: "test" in p and not p.startswith("test_")
     ),
@@ -422,6 +429,9 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
                 "FAILED); judge by the exit code"
             )
         )
+        data = [path for path in edited if not path.endswith(".py")]  # a test's data file, say
+        if data and not expected:
+            unrun = f": {data[0]} changed, and any path starting with test_ is a test file, .py or not"
         others = [path for path in project.changed() if path != "discount.py"]
         if expected and others:
             unrun = (
@@ -477,13 +487,13 @@ def _remembered_runs(project: TinyProject) -> Iterator[None]:
 def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Verdict:
     """Exercise 5.4: tests_pass() -> (ok, report), ok only when the tests pass and no test file changed
 
-    Scenarios: the lesson's seven and a deleted README (the original code, the code fixed, the failing
-    test edited, the test file deleted, discount.py that does not import, a test file added under a
-    name the lesson shows and one it never shows), every problem listed; then 7 seeded ones:
-    discount.py as shipped, fixed wrongly, fixed or not importing, with up to three other files
-    added, changed or deleted (notes, a unicode README, a helper module, latest_prices.md whose name
-    holds 'test', or a test file). Each is judged against the reference on the same files: ok when
-    the tests pass and no path starting with test_
+    Scenarios: the lesson's seven (the original code, the code fixed, the failing test edited, the
+    test file deleted, discount.py that does not import, a test file added under a name the lesson
+    shows and one it never shows), a deleted README and a changed test_data.json (a test file that is
+    no Python file), every problem listed; then 7 seeded ones: discount.py as shipped, fixed wrongly,
+    fixed or not importing, with up to three other files added, changed or deleted (notes, a unicode
+    README, a helper module, latest_prices.md whose name holds 'test', or a test file). Each is judged
+    against the reference on the same files: ok when the tests pass and no path starting with test_
     changed; when not ok, a report that names every changed test file, or shows the failing run. Then
     a run of the model that skips the tests,
     with VerifyBeforeDone(tests_pass). pytest runs once per set of files it reads.

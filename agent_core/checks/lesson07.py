@@ -269,10 +269,9 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
                 )
             return None
         return None if got == expected else f"it should return the file's text {expected!r}, not {said(got)}"
-    needs = "" if target.is_dir() else "does not exist"
-    if not got.startswith("ERROR: ") or needs not in got:
-        saying = f" saying it {needs}" if needs else ""
-        return f"it should answer 'ERROR: ...'{saying}, not {said(got)}"
+    if not got.startswith("ERROR: ") or "does not exist" not in got:
+        folder = " (a folder is no file to read: test is_file(), not exists())" if target.is_dir() else ""
+        return f"it should answer 'ERROR: ...' saying it does not exist{folder}, not {said(got)}"
     if "outside" in got:
         return (
             f"it said {said(got)}, but the path is inside the project: give each failure its own "
@@ -441,7 +440,9 @@ _CITING_FIXED: list[Citing] = [
     ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
     ("discount", "Line 10 of discount.py, and again line 10 of discount.py.", ()),
     ("discount", "See line 10 of discount.py.", ((_CAT + "discount.py", None, None),)),  # not read_file's
+    ("discount", "Line 2 of café.py sets the price; line 3 of café.py rounds it.", (("café.py", 1, 2),)),
 ]
+_CAFE = "# café prices, in euros\nPRICE = 2.5\nROUNDED = round(PRICE)\n"  # a file named beyond ASCII
 
 
 def citing_scenarios() -> list[Citing]:
@@ -504,6 +505,7 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
         for read_path, start, end in case[2]
     ),
     "unicode among the words": lambda case: not case[1].isascii(),
+    "a path beyond ASCII (café.py)": lambda case: any(not path.isascii() for _, _, path in _cited(case)),
     "a read_file header printed by another tool": _read(lambda path, start, end: path.startswith(_CAT)),
 }
 
@@ -511,8 +513,8 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
-    Scenarios: thirteen readable answers (one after a run_command that prints a view like read_file's),
-    then 80 generated: 1 to 6 citations of discount.py,
+    Scenarios: fourteen readable answers (one after a run_command that prints a view like read_file's,
+    one citing café.py, a path beyond ASCII), then 80 generated: 1 to 6 citations of discount.py,
     test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
     unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
     """
@@ -521,6 +523,7 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             "discount": fresh_workspace("discount", parent),
             "users_api": fresh_workspace("users_api", parent),
         }
+        (workspaces["discount"].root / "café.py").write_text(_CAFE, encoding="utf-8")
         tests = {name: _test_run(name) for name in workspaces}
 
         def judge(case: Citing) -> str | None:

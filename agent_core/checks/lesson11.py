@@ -545,6 +545,9 @@ INTERVAL_SHAPES: dict[str, Callable[[Interval], bool]] = {
     "an end that rounding takes past 0 or 1": lambda case: (lambda ends: ends[0] < 0 or ends[1] > 1)(
         _unclamped(*case)
     ),
+    "ends that round to 0 and 1 (as a wrong formula kept within [0, 1] gives)": lambda case: (
+        lambda ends: (round(ends[0]), round(ends[1])) == (0, 1)
+    )(wilson(case[0], case[1], case[2] or 1.96)),
 }
 
 
@@ -564,15 +567,19 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
     1,000, passed at 0, at n or between, z the default or given.
     """
 
+    def call(case: Interval) -> Any:
+        passed, n, z = case
+        return wilson_interval(passed, n) if z is None else wilson_interval(passed, n, z=z)
+
     def judge(case: Interval) -> str | None:
         passed, n, z = case
         expected = wilson(passed, n) if z is None else wilson(passed, n, z)
-        got = wilson_interval(passed, n) if z is None else wilson_interval(passed, n, z=z)
+        got = call(case)
         try:
             low, high = (float(v) for v in got)
         except (TypeError, ValueError):
             return f"return (low, high), two numbers; you returned {got!r:.80}"
-        problem = _interval_problem(case, (low, high), expected)
+        problem = _interval_problem(case, (low, high), expected, functools.partial(_rounds_to, call))
         if problem is None and not isinstance(got, tuple):
             return (
                 f"the numbers are right, but return the tuple (low, high), as the exercise says, not a "
@@ -590,7 +597,28 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
     )
 
 
-def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[float, float]) -> str | None:
+def _rounds_to(call: Callable[[Interval], Any]) -> int | None:
+    """the decimals the learner's ends are rounded to on every readable call, if they are: a wrong
+    formula kept within [0, 1] can give (0.0, 1.0), which rounding to 0 decimals gives too"""
+    for decimals in range(7):
+        try:
+            if all(
+                tuple(call(case))
+                == tuple(round(end, decimals) for end in wilson(case[0], case[1], case[2] or 1.96))
+                for case in _INTERVAL_FIXED
+            ):
+                return decimals
+        except Exception:  # the learner's code: the judge reports what it raises
+            return None
+    return None
+
+
+def _interval_problem(
+    case: Interval,
+    got: tuple[float, float],
+    expected: tuple[float, float],
+    rounds_to: Callable[[], int | None],
+) -> str | None:
     passed, n, given_z = case
     low, high = got
 
@@ -606,11 +634,11 @@ def _interval_problem(case: Interval, got: tuple[float, float], expected: tuple[
         return None
     if same(expected[::-1]):
         return f"you gave {low:.3f}-{high:.3f}: return (low, high), the smaller first"
-    rounded = [k for k in range(7) if (round(expected[0], k), round(expected[1], k)) == (low, high)]
-    if rounded:
+    decimals = rounds_to()
+    if decimals is not None and (round(expected[0], decimals), round(expected[1], decimals)) == (low, high):
         return (
             f"you gave ({low!r}, {high!r}); Wilson's interval is ({expected[0]!r}, {expected[1]!r}): "
-            f"yours is rounded to {rounded[0]} decimals. Return the ends unrounded (round only to print)"
+            f"yours is rounded to {decimals} decimals. Return the ends unrounded (round only to print)"
         )
     if given_z is not None and same(wilson(passed, n)):
         return (
