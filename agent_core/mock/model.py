@@ -15,7 +15,7 @@ from ..tokens import count_reply, count_request, count_text, encoding
 from .anthropic_messages import CountTokensEndpoint, MessagesEndpoint
 from .caching import PromptCache
 from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
-from .protocol import ProtocolError, check_no_extra_fields, check_request, invalid_type
+from .protocol import ProtocolError, check_no_extra_fields, check_request, invalid_type, missing_parameter
 from .request_options import honour, policy_view
 from .responses_api import ResponsesEndpoint
 from .wire import CREATED, Endpoint, Response, error_response, json_response, model_card, pieces
@@ -211,11 +211,8 @@ def _check_tool_call_fields(request: Any) -> None:
 
 def _check_string(where: str, value: Any) -> None:
     if value is None:
-        raise ProtocolError(
-            f"Missing required parameter: '{where}'.",
-            param=where,
-            code="missing_required_parameter",
-            hint="Copy each tool call as the model sent it: an id, and a function with a name.",
+        raise missing_parameter(
+            where, hint="Copy each tool call as the model sent it: an id, and a function with a name."
         )
     if not isinstance(value, str):
         raise invalid_type(where, "a string", value, hint="A tool call's id and name are strings.")

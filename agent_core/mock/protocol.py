@@ -15,6 +15,7 @@ from ..schema import json_type
 __all__ = [
     "ProtocolError",
     "invalid_type",
+    "missing_parameter",
     "Field",
     "is_kind",
     "schema_problem",
@@ -144,6 +145,14 @@ class ProtocolError(Exception):
         return {"error": {"message": message, "type": self.type, "param": self.param, "code": self.code}}
 
 
+def missing_parameter(where: str, hint: str) -> ProtocolError:
+    """the API's 400 for a field a request must have: "Missing required parameter: 'where'." (param
+    `where`, code missing_required_parameter), with a hint for the learner"""
+    return ProtocolError(
+        f"Missing required parameter: '{where}'.", param=where, code="missing_required_parameter", hint=hint
+    )
+
+
 def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolError:
     """the API's 400 for a value of the wrong JSON type: "Invalid type for 'where': expected ..., but
     got ... instead." (param `where`, code invalid_type), with a hint for the learner"""
@@ -252,20 +261,13 @@ def _check_tools(tools: Any) -> list[str]:
             )
         function = tool.get("function")
         if not isinstance(function, dict):
-            raise ProtocolError(
-                f"Missing required parameter: '{where}.function'.",
-                param=f"{where}.function",
-                code="missing_required_parameter",
+            raise missing_parameter(
+                f"{where}.function",
                 hint="Chat Completions nests the definition: {'type': 'function', 'function': {...}}.",
             )
         name = function.get("name")
         if not isinstance(name, str) or not name:
-            raise ProtocolError(
-                f"Missing required parameter: '{where}.function.name'.",
-                param=f"{where}.function.name",
-                code="missing_required_parameter",
-                hint="Every function needs a name.",
-            )
+            raise missing_parameter(f"{where}.function.name", hint="Every function needs a name.")
         if not _NAME_PATTERN.match(name) or len(name) > 64:
             raise ProtocolError(
                 f"Invalid '{where}.function.name': string does not match pattern. "
@@ -436,10 +438,8 @@ def _check_response_format(response_format: Any, messages: list[dict[str, Any]])
     spec = response_format.get("json_schema")
     for field, value in (("json_schema", spec), ("json_schema.name", (spec or {}).get("name"))):
         if not value:
-            raise ProtocolError(
-                f"Missing required parameter: 'response_format.{field}'.",
-                param=f"response_format.{field}",
-                code="missing_required_parameter",
+            raise missing_parameter(
+                f"response_format.{field}",
                 hint="response_format={'type': 'json_schema', 'json_schema': {'name': 'answer', "
                 "'schema': {...}, 'strict': True}}; client.chat.completions.parse() builds it for you.",
             )
@@ -505,12 +505,7 @@ def _check_tool_choice(tool_choice: Any, tools: Any, names: list[str]) -> None:
 
 def _check_messages(messages: Any) -> None:
     if messages is None:
-        raise ProtocolError(
-            "Missing required parameter: 'messages'.",
-            param="messages",
-            code="missing_required_parameter",
-            hint="Pass messages=[{'role': 'user', 'content': '...'}].",
-        )
+        raise missing_parameter("messages", hint="Pass messages=[{'role': 'user', 'content': '...'}].")
     if not isinstance(messages, list):
         raise invalid_type(
             "messages", "an array", messages, hint="messages is a list of dicts, oldest first."
@@ -531,10 +526,8 @@ def _check_messages(messages: Any) -> None:
         if role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
-                raise ProtocolError(
-                    f"Missing required parameter: 'messages[{i}].tool_call_id'.",
-                    param=f"messages[{i}].tool_call_id",
-                    code="missing_required_parameter",
+                raise missing_parameter(
+                    f"messages[{i}].tool_call_id",
                     hint="A tool message must say which call it answers: tool_call_id=call.id.",
                 )
             if pending_from < 0:
@@ -602,11 +595,8 @@ def _check_message_shape(i: int, message: Any) -> str:
         )
     role = message.get("role")
     if role is None:
-        raise ProtocolError(
-            f"Missing required parameter: 'messages[{i}].role'.",
-            param=f"messages[{i}].role",
-            code="missing_required_parameter",
-            hint="Every message needs a role: system, user, assistant or tool.",
+        raise missing_parameter(
+            f"messages[{i}].role", hint="Every message needs a role: system, user, assistant or tool."
         )
     if role not in VALID_ROLES:
         raise ProtocolError(
@@ -651,21 +641,13 @@ def _check_content_parts(i: int, parts: list[Any]) -> None:
                 "itself as the content.",
             )
         if "type" not in part:
-            raise ProtocolError(
-                f"Missing required parameter: '{where}.type'.",
-                param=f"{where}.type",
-                code="missing_required_parameter",
-                hint='Give each part its type: {"type": "text", "text": "..."}.',
+            raise missing_parameter(
+                f"{where}.type", hint='Give each part its type: {"type": "text", "text": "..."}.'
             )
         if part["type"] != "text":
             continue
         if "text" not in part:
-            raise ProtocolError(
-                f"Missing required parameter: '{where}.text'.",
-                param=f"{where}.text",
-                code="missing_required_parameter",
-                hint="A text part carries its words in 'text'.",
-            )
+            raise missing_parameter(f"{where}.text", hint="A text part carries its words in 'text'.")
         if not isinstance(part["text"], str):
             raise invalid_type(
                 f"{where}.text",
@@ -688,10 +670,8 @@ def _check_tool_calls(i: int, tool_calls: Any) -> list[str]:
         where = f"messages[{i}].tool_calls[{j}]"
         for field in ("id", "type", "function"):
             if not isinstance(tool_call, dict) or field not in tool_call:
-                raise ProtocolError(
-                    f"Missing required parameter: '{where}.{field}'.",
-                    param=f"{where}.{field}",
-                    code="missing_required_parameter",
+                raise missing_parameter(
+                    f"{where}.{field}",
                     hint="Copy each tool call as {'id', 'type': 'function', 'function': {'name', "
                     "'arguments'}}.",
                 )

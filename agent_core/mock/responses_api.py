@@ -14,7 +14,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsBa
 
 from ..formats import from_responses, tool_from_responses
 from ._response_events import response_events
-from .protocol import Field, ProtocolError, invalid_type, is_kind
+from .protocol import Field, ProtocolError, invalid_type, is_kind, missing_parameter
 from .wire import Response, error_response, json_response
 
 __all__ = [
@@ -171,12 +171,9 @@ def _check_responses_request(
                 hint=f"The Responses API has no {name!r} field; check the spelling "
                 "(Chat Completions names differ: messages -> input, max_tokens -> max_output_tokens).",
             )
-    if not body.get("model"):
-        raise ProtocolError(
-            "Missing required parameter: 'model'.",  # OpenAI's "Missing required parameter" form, adapted
-            param="model",
-            code="missing_required_parameter",
-            hint="Pass model=... to responses.create(); the mock accepts any name.",
+    if not body.get("model"):  # OpenAI's "Missing required parameter" form, adapted
+        raise missing_parameter(
+            "model", hint="Pass model=... to responses.create(); the mock accepts any name."
         )
     _check_fields(body, FIELDS)
     previous = body.get("previous_response_id")
@@ -191,11 +188,9 @@ def _check_responses_request(
             "with store=false, send the whole conversation as input instead.",
         )
     items = _input_items(body.get("input"))
-    if not items and previous is None:
-        raise ProtocolError(
-            "Missing required parameter: 'input'.",  # adapted, as for 'model'
-            param="input",
-            code="missing_required_parameter",
+    if not items and previous is None:  # adapted, as for 'model'
+        raise missing_parameter(
+            "input",
             hint="Send input='your question', or a list of items such as {'role': 'user', 'content': ...}.",
         )
     for i, item in enumerate(items):
@@ -234,11 +229,8 @@ def _check_item(where: str, kind: str, item: dict[str, Any]) -> None:
     """an input item has the fields its type requires, and its text parts their text"""
     for name in REQUIRED_ITEM_FIELDS.get(kind, ()):
         if item.get(name) is None:
-            raise ProtocolError(
-                f"Missing required parameter: '{where}.{name}'.",
-                param=f"{where}.{name}",
-                code="missing_required_parameter",
-                hint=f"A {kind} item has {', '.join(REQUIRED_ITEM_FIELDS[kind])}.",
+            raise missing_parameter(
+                f"{where}.{name}", hint=f"A {kind} item has {', '.join(REQUIRED_ITEM_FIELDS[kind])}."
             )
     parts_field = {"message": "content", "function_call_output": "output"}.get(kind)
     parts = item.get(parts_field) if parts_field else None
@@ -252,11 +244,8 @@ def _check_text_part(where: str, part: Any) -> None:
         raise invalid_type(where, "an object", part, hint='A part is {"type": "input_text", "text": ...}.')
     kind = part.get("type")
     if kind is None:
-        raise ProtocolError(
-            f"Missing required parameter: '{where}.type'.",
-            param=f"{where}.type",
-            code="missing_required_parameter",
-            hint='Give each part its type: {"type": "input_text", "text": ...}.',
+        raise missing_parameter(
+            f"{where}.type", hint='Give each part its type: {"type": "input_text", "text": ...}.'
         )
     if kind not in PART_TYPES:
         choices = ", ".join(f"'{name}'" for name in PART_TYPES[:-1])
@@ -274,12 +263,7 @@ def _check_text_part(where: str, part: Any) -> None:
             hint="Describe the image or file in text; the real API reads it.",
         )
     if part.get("text") is None:
-        raise ProtocolError(
-            f"Missing required parameter: '{where}.text'.",
-            param=f"{where}.text",
-            code="missing_required_parameter",
-            hint="A text part carries its words in 'text'.",
-        )
+        raise missing_parameter(f"{where}.text", hint="A text part carries its words in 'text'.")
     if not isinstance(part["text"], str):
         raise invalid_type(f"{where}.text", "a string", part["text"], hint="A part's text is a string.")
 
@@ -443,10 +427,8 @@ def _check_tools(tools: Any) -> None:
                 "none.",
             )
         if "name" not in tool:
-            raise ProtocolError(
-                f"Missing required parameter: 'tools[{i}].name'.",
-                param=f"tools[{i}].name",
-                code="missing_required_parameter",
+            raise missing_parameter(
+                f"tools[{i}].name",
                 hint="A Responses tool is flat: {'type': 'function', 'name': ..., 'parameters': {...}} "
                 "(formats.tool_to_responses converts a Chat Completions one).",
             )
