@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 from . import Verdict, verdict
 
 __all__ = [
+    "Dimension",
     "Failure",
     "scenarios",
     "first_failure",
@@ -44,6 +45,19 @@ class Failure(Generic[S]):
 
     scenario: S
     problem: str
+
+
+@dataclass(frozen=True)
+class Dimension(Generic[S]):
+    """one way the exercise's words say an input varies: those words, quoted, and the forms it takes
+
+    `words` is quoted from the exercise's own text (tests/test_input_space.py finds it there); `forms`
+    names each form real code or a real model produces, with a predicate on one scenario. The seeded
+    scenarios must reach every form, so the dimension is varied, never held still.
+    """
+
+    words: str
+    forms: dict[str, Callable[[S], bool]]
 
 
 def scenarios(fixed: Sequence[S], generate: Callable[[random.Random], S], count: int, seed: int) -> list[S]:
