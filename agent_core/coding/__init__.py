@@ -1,9 +1,9 @@
 """The coding agent's workbench: tools, sandbox and practice projects (lesson 07); read agent.py first."""
 
-from ._folder import ToolError, ToolLimits
+from ._confinement import ToolError, ToolLimits
 from .agent import ALL_TOOLS, CORE_TOOLS, WRITING_TOOLS, Workspace
 from .sandbox import CommandResult, OutputCap, SandboxLimits, run_sandboxed, sandbox_env
-from .workspace import copy_project, diff, list_projects, project_files, snapshot
+from ._projects import copy_project, diff, list_projects, project_files, snapshot
 
 __all__ = [
     "Workspace",

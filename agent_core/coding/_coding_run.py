@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..dispatch import ERROR_PREFIX
 from ..guardrails import Permissions, VerifyBeforeDone
 from ..loop import AgentRun, Guardrail
-from ._folder import ProjectFolder
+from ._confinement import ProjectFolder
 from ._verdict import TestRun
 from .guards import AnswerCheck
 

@@ -9,7 +9,7 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
-from ._folder import ToolError, ToolLimits, plural
+from ._confinement import ToolError, ToolLimits, plural
 from ._walk import show_name
 
 try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._folder import ProjectFolder, ToolError, encode, observation, plural
+from ._confinement import ProjectFolder, ToolError, encode, observation, plural
 from ._walk import show_name, walk_files
 
 __all__ = ["ListAndEdit"]

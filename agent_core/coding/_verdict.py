@@ -9,10 +9,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._folder import ProjectFolder
+from ._confinement import ProjectFolder
 from ._observations import TEST_COMMAND, steady_timings
 from .sandbox import run_sandboxed
-from .workspace import project_files, snapshot
+from ._projects import project_files, snapshot
 
 __all__ = ["TEST_FILES", "SETTINGS_FILES", "TestRun", "project_tests"]
 

@@ -30,7 +30,7 @@ from ..dispatch import ToolRegistry
 from ..loop import Guardrail, run_agent
 from ..schema import Tool
 from ._coding_run import CodingRun
-from ._folder import ToolError, ToolLimits, encode, line_number, observation, plural
+from ._confinement import ToolError, ToolLimits, encode, line_number, observation, plural
 from ._grep import Search, glob_matches, grep_report
 from ._list_and_edit import ListAndEdit
 from ._observations import steady_timings

@@ -14,10 +14,10 @@ from ..dispatch import Observation
 from ..guardrails import Permissions, RejectThenStop, VerifyBeforeDone
 from ..loop import AgentRun, Guardrail
 from ._citations import Citation, citations
-from ._folder import ProjectFolder
+from ._confinement import ProjectFolder
 from ._observations import grep_matches, read_view
 from ._verdict import TEST_FILES, project_tests
-from .workspace import FileChanges, changes_by_file
+from ._projects import FileChanges, changes_by_file
 
 __all__ = [
     "AnswerCheck",

@@ -13,7 +13,7 @@ from ..dispatch import ERROR_PREFIX
 from ._observations import steady_timings
 from ._pytest_here import run_pytest_here
 from .sandbox import run_sandboxed
-from .workspace import project_files
+from ._projects import project_files
 
 __all__ = ["TinyProject", "DISCOUNT_TASK"]
 

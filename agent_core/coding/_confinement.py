@@ -17,7 +17,7 @@ from .._messages import ERROR_PREFIX
 from ._path_rules import unsafe_path
 from ._walk import walk_files
 from .sandbox import SandboxLimits
-from .workspace import copy_project, diff, snapshot
+from ._projects import copy_project, diff, snapshot
 
 __all__ = ["ToolError", "ToolLimits", "ProjectFolder", "observation", "line_number", "encode", "plural"]
 
