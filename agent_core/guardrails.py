@@ -16,9 +16,12 @@ from .approval import Approval, Decider, Decision, TerminalApproval, resume
 from .loop import AgentRun, Guardrail, StopRun
 
 __all__ = ["Limits", "LoopDetector", "Permissions", "RejectThenStop", "VerifyBeforeDone", "AnswerCheck"]
+__all__ += ["WRITING_TOOLS"]
 __all__ += ["Decision", "Decider", "Approval", "TerminalApproval", "resume", "describe_call"]
 
 WRITING_TOOLS = ("write_file", "edit_file", "delete_file", "run_command")
+"""the course's tools that change things (lesson 05's project and lesson 07's workspace): Permissions'
+default writing_tools. A name no agent is given costs nothing; a writing tool left out runs unchecked."""
 
 
 @dataclass(eq=False)
@@ -231,13 +234,35 @@ class VerifyBeforeDone(RejectThenStop):
 class AnswerCheck(RejectThenStop):
     """VerifyBeforeDone for a check of the model's words: check(answer) -> (ok, report)
 
-    After `max_rejections` rejected answers, one more failure stops the run (stop_reason "rejected").
+    After `max_rejections` rejected answers, one more failure stops the run (stop_reason `reason`).
+    A check that reads the run too (what the model was shown, the diff) overrides problems(); what
+    every check found in the current run is kept in `caught`.
     """
 
-    def __init__(self, check: Callable[[str], tuple[bool, str]], max_rejections: int = 3):
+    def __init__(self, check: Callable[[str], tuple[bool, str]] | None = None, max_rejections: int = 3):
         super().__init__(max_rejections)
         self.check = check
+        self.caught: list[str] = []
+        """every problem found in this run's answers, in order"""
+
+    def start(self, run: AgentRun) -> None:
+        super().start(run)
+        self.caught = []
+
+    def problems(self, run: AgentRun, answer: str) -> list[str]:
+        """what is wrong with this answer ([] if nothing): the check's report when it fails"""
+        if self.check is None:
+            raise TypeError(f"{type(self).__name__} needs a check(answer), or a problems() of its own")
+        ok, report = self.check(answer)
+        return [] if ok else [report]
 
     def check_answer(self, run: AgentRun, answer: str) -> str | None:
-        ok, report = self.check(answer)
-        return None if ok else self.failed(report)
+        problems = self.problems(run, answer)
+        if not problems:
+            return None
+        self.caught += problems
+        return self.rejected(problems)
+
+    def rejected(self, problems: list[str]) -> str:
+        """the feedback on these problems, or the stop once the model had its chances"""
+        return self.failed(problems[0])

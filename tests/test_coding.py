@@ -106,10 +106,13 @@ def test_read_only_permissions_refuse_exactly_the_tools_that_write(discount):
         mock.client(mock.Script(mock.calls(*calls), "Done.")),
         "look",
         coding_registry(discount, *ALL_TOOLS),
-        guardrails=[Permissions(read_only=True, writing_tools=WRITING_TOOLS)],
+        guardrails=[Permissions(read_only=True)],  # the one WRITING_TOOLS is its default
     )
     refused = sorted(o.name for o in run.observations if o.error_type == "refused")
-    assert refused == sorted(WRITING_TOOLS) == ["edit_file", "run_command", "write_file"]
+    assert (
+        refused == sorted(set(WRITING_TOOLS) & set(ALL_TOOLS)) == ["edit_file", "run_command", "write_file"]
+    )
+    assert WRITING_TOOLS == Permissions().writing_tools and "delete_file" in WRITING_TOOLS  # lesson 05's
     assert discount.diff() == ""
 
 

@@ -53,7 +53,6 @@ def imports_of(path: str, code: str | None = None) -> set[str]:
 # tests with real pytest in the sandbox lesson 07 teaches, on files read the way lesson 07 reads them
 LEANS_ON_A_LATER_LESSON = {
     ("coding/tiny_project.py", "coding/sandbox.py"),
-    ("coding/tiny_project.py", "coding/workspace.py"),
 }
 
 

@@ -21,7 +21,7 @@ LESSON_MODULES = {
     "04": ["loop.py"],
     "05": ["guardrails.py", "approval.py"],
     "06": ["context.py", "costs.py"],
-    "07": ["coding/__init__.py", "coding/agent.py"],
+    "07": ["coding/__init__.py", "coding/workspace.py", "coding/agent.py"],
     "08": ["providers.py", "replay.py"],
     "09": ["formats.py", "anthropic_loop.py"],
     "10": ["mcp_bridge.py"],
@@ -29,7 +29,7 @@ LESSON_MODULES = {
     "12": ["planning.py"],
 }
 HELD = [path for paths in LESSON_MODULES.values() for path in paths]
-MAX_LINES = 260  # "about 250"
+MAX_LINES = 320  # "up to about 320": the idea sets the size
 MAX_FUNCTION_LINES = 40
 
 

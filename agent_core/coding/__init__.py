@@ -1,9 +1,19 @@
-"""The coding agent's workbench: tools, sandbox and practice projects (lesson 07); read agent.py first."""
+"""The coding agent's workbench: tools, sandbox and practice projects (lesson 07); read workspace.py first."""
 
-from ._confinement import ToolError, ToolLimits
-from .agent import ALL_TOOLS, CORE_TOOLS, WRITING_TOOLS, Workspace
+from .agent import WRITING_TOOLS
 from .sandbox import CommandResult, OutputCap, SandboxLimits, run_sandboxed, sandbox_env
-from ._projects import copy_project, diff, list_projects, project_files, snapshot
+from .workspace import (
+    ALL_TOOLS,
+    CORE_TOOLS,
+    ToolError,
+    ToolLimits,
+    Workspace,
+    copy_project,
+    diff,
+    list_projects,
+    project_files,
+    snapshot,
+)
 
 __all__ = [
     "Workspace",

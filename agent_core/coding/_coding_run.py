@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..dispatch import ERROR_PREFIX
-from ..guardrails import Permissions, VerifyBeforeDone
+from ..guardrails import AnswerCheck, Permissions, VerifyBeforeDone
 from ..loop import AgentRun, Guardrail
-from ._confinement import ProjectFolder
 from ._verdict import TestRun
-from .guards import AnswerCheck
+from .workspace import Workspace
 
 __all__ = ["CodingRun", "caught_by"]
 
@@ -20,7 +19,7 @@ class CodingRun:
     """one coding-agent run: the loop's record, the workspace, the final diff and the verdict"""
 
     project: str
-    workspace: ProjectFolder
+    workspace: Workspace
     run: AgentRun
     guardrails: list[Guardrail] = field(default_factory=list)
     diff: str = ""

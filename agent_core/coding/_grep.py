@@ -9,8 +9,7 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
-from ._confinement import ToolError, ToolLimits, plural
-from ._walk import show_name
+from ._confinement import ToolError, ToolLimits, plural, show_name
 
 try:
     import regex

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._walk import is_skipped_dir, show_name, walk, walk_files
+from ._confinement import is_skipped_dir, show_name, walk, walk_files
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

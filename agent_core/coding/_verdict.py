@@ -9,10 +9,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._confinement import ProjectFolder
 from ._observations import TEST_COMMAND, steady_timings
-from .sandbox import run_sandboxed
 from ._projects import project_files, snapshot
+from .sandbox import run_sandboxed
+from .workspace import Workspace
 
 __all__ = ["TEST_FILES", "SETTINGS_FILES", "TestRun", "project_tests"]
 
@@ -37,7 +37,7 @@ class TestRun:
     """what the agent added or changed that the verdict left out, e.g. "conftest.py (added)" """
 
 
-def project_tests(workspace: ProjectFolder, project: str | None = None) -> TestRun:
+def project_tests(workspace: Workspace, project: str | None = None) -> TestRun:
     """run the project's ORIGINAL tests against the workspace's code, in a scratch copy
 
     The copy holds the original project's files and no others: the tests and pytest's settings

@@ -1,186 +1,39 @@
-"""The coding agent (lesson 07): four tools confined to one project folder, and a model that uses them.
+"""The coding agent (lesson 07): a model, the workspace's tools, the guards against its bad habits, a verdict.
 
-Read this first. Beneath it, one module each:
-- `_folder.py`: the folder the tools may not leave: paths resolved inside it, text read within limits
-- `_path_rules.py`: paths inside it still refused: version control, hidden folders, hard links
-- `_walk.py`: the files under a folder as the tools see them, and their names as shown
-- `_grep.py`: grep's search under a time limit, and its capped report
-- `_list_and_edit.py`: list_dir and edit_file, the two tools beyond these four
-- `sandbox.py`: run_command's time limit, output cap and clean environment (`SANDBOX.md`: what it misses)
-- `_output.py`: a command's output read until its end or the deadline, its middle cut
-- `_limits.py`: the script that lowers a command's resource limits, then becomes its shell
-- `_sandbox_portable.py`: the sandbox the Windows way
-- `workspace.py`: practice projects, snapshots, the full diff
-- `guards.py`: detectors of the agent's bad habits; `_citations.py`: the lines an answer cites
-- `_verdict.py`: the project's original tests run on the agent's code
-- `_coding_run.py`: one run's record, and what each guardrail caught
-- `_observations.py`: the tools' answers read back (pytest reports, steady timings)
-"""
+Read workspace.py first. Beneath: `_verdict.py` (the project's original tests run on the agent's code),
+`_coding_run.py` (a run's record, what each guard caught), `_observations.py` (the tools' answers read)."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
-import subprocess
+import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..dispatch import ToolRegistry
-from ..loop import Guardrail, run_agent
+from .._stop_reasons import StopReason
+from ..dispatch import Observation, ToolRegistry
+from ..guardrails import WRITING_TOOLS, AnswerCheck, Permissions, VerifyBeforeDone
+from ..loop import AgentRun, Guardrail, run_agent
 from ..schema import Tool
 from ._coding_run import CodingRun
-from ._confinement import ToolError, ToolLimits, encode, line_number, observation, plural
-from ._grep import Search, glob_matches, grep_report
-from ._list_and_edit import ListAndEdit
-from ._observations import steady_timings
+from ._observations import grep_matches, read_view, steady_timings
+from ._projects import FileChanges, changes_by_file
 from ._verdict import TEST_FILES, TestRun, project_tests
-from ._walk import walk_files
-from .guards import WRITING_TOOLS, coding_guards
-from .sandbox import SandboxLimits, run_sandboxed
+from .sandbox import SandboxLimits
 from .tiny_project import DISCOUNT_TASK
+from .workspace import ALL_TOOLS, CORE_TOOLS, ToolError, ToolLimits, Workspace
 
 __all__ = [
     "Workspace", "ToolLimits", "ToolError", "SandboxLimits", "CORE_TOOLS", "ALL_TOOLS", "WRITING_TOOLS",
     "TASKS", "SYSTEM", "MAX_TURNS", "TEST_FILES", "steady_timings", "coding_tools", "coding_registry",
     "fresh_workspace", "TestRun", "project_tests", "coding_guards", "CodingRun", "run_coding_agent",
+    "Citation", "citations", "shown_lines", "ClaimsCheck", "DiffReview", "EXPECTED_FILES", "FileChanges",
+    "changes_by_file",
 ]  # fmt: skip
-
-CORE_TOOLS = ("read_file", "grep", "write_file", "run_command")
-ALL_TOOLS = (*CORE_TOOLS, "list_dir", "edit_file")  # WRITING_TOOLS, those that change things: guards.py
-
-
-class Workspace(ListAndEdit):
-    """one project directory: every tool reads, writes and runs only inside it. Workspace(root) or
-    Workspace.from_project(name); the folder, its limits and diff() are a ProjectFolder (_folder.py)"""
-
-    def tools(self, *names: str) -> list[Tool]:
-        """the tools bound to this workspace: the four core ones, or the named"""
-        methods: dict[str, Callable[..., str]] = {"read_file": self.read_file, "grep": self.grep}
-        methods |= {"write_file": self.write_file, "run_command": self.run_command}
-        methods |= {"list_dir": self.list_dir, "edit_file": self.edit_file}
-        unknown = [name for name in names if name not in methods]
-        if unknown:
-            raise ValueError(f"unknown tool name(s) {unknown}; choose from {list(ALL_TOOLS)}")
-        return [Tool(methods[name]) for name in names or CORE_TOOLS]
-
-    # --- the four tools: their docstrings are the descriptions the model reads ---------------------
-
-    @observation
-    def read_file(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
-        """Read a text file of the project, with a line number in front of every line.
-
-        Use it before you change a file and before you quote or cite any line of it. For a
-        long file, read just the part you need with start_line and end_line.
-
-        Args:
-            path: File path relative to the project root, e.g. "app/roles.py".
-            start_line: First line to show, counting from 1. Leave it out to start at line 1.
-            end_line: Last line to show (included). Leave it out to read to the end.
-        """
-        file = self.existing_file(path)
-        shown, lines = self.show(file), self.read_text(file).splitlines()
-        first = line_number(start_line, "start_line", default=1)
-        last = line_number(end_line, "end_line", default=max(len(lines), first))
-        if last < first:
-            raise ToolError(f"end_line ({last}) is before start_line ({first})")
-        if lines and first > len(lines):
-            raise ToolError(f"start_line {first} is past the end: {shown} has {len(lines)} lines")
-        self.files_read.add(shown)
-        if not lines:
-            return f"{shown} (empty file, 0 lines)"
-        last = min(last, len(lines))
-        width = max(4, len(str(last)))
-        body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
-        return f"{shown} (lines {first}-{last} of {len(lines)})\n{body}"
-
-    @observation
-    def grep(self, pattern: str, file_glob: str | None = None) -> str:
-        """Search the project's text files for a regular expression, line by line.
-
-        Use it to find where something is defined or used before reading whole files. A
-        specific pattern (a function or constant name) works better than a common word, which
-        matches everywhere. Python regex syntax, case-sensitive (start with (?i) to ignore
-        case). Answers one `path:line: text` per match, sorted by path and line; hidden
-        folders such as .git are not searched.
-
-        Args:
-            pattern: Regular expression to look for, e.g. "def final_price" or "ROLES\\s*=".
-            file_glob: Only search files whose path matches this pattern, e.g. "*.py" or
-                "tests/*.py". Leave it out to search every file.
-        """
-        search = Search(pattern, self.limits.max_search_seconds)  # ToolError for a broken pattern
-        if file_glob is not None and (not isinstance(file_glob, str) or not file_glob):
-            raise ToolError(f"file_glob must be a pattern like '*.py', got {file_glob!r}")
-        files = [(name, path) for name, path in walk_files(self.root) if glob_matches(name, file_glob)]
-        if not files:
-            return f"no matches: no file matches file_glob {file_glob!r}"
-        matches, skipped = [], []
-        for name, path in files:
-            try:
-                lines = self.read_text(path).splitlines()
-            except ToolError:  # binary, not UTF-8 or too large: named at the end
-                skipped.append(name)
-                continue
-            matches += [(name, n, line) for n, line in enumerate(lines, start=1) if search.found(line)]
-        return grep_report(pattern, len(files), matches, skipped, self.limits)
-
-    @observation
-    def write_file(self, path: str, content: str) -> str:
-        """Create a file, or replace everything in an existing one, with `content`.
-
-        Read the file first: whatever is not in `content` is lost, comments included. For a
-        small change to an existing file prefer edit_file. Missing folders are created.
-
-        Args:
-            path: File path relative to the project root, e.g. "app/roles.py".
-            content: The complete new text of the file.
-        """
-        if not isinstance(content, str):
-            raise ToolError(f"content must be a string (the whole file), not {type(content).__name__}")
-        data = encode(content)
-        self.check_size(len(data), "content")
-        file = self.resolve(path, writing=True)
-        if file.is_dir():
-            raise ToolError(f"{path!r} is a folder; give the path of a file inside it")
-        if file.exists() and not file.is_file():
-            raise ToolError(f"{path!r} is not a regular file (a device or a pipe)")
-        replaced = f" (replaced {plural(file.stat().st_size, 'byte')})" if file.exists() else ""
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_bytes(data)
-        self.files_written.add(shown := self.show(file))
-        written = f"{plural(len(data), 'byte')}, {plural(len(content.splitlines()), 'line')}"
-        return f"wrote {shown}: {written}{replaced}" if replaced else f"created {shown}: {written}"
-
-    @observation
-    def run_command(self, command: str, timeout: float = 30) -> str:
-        """Run a shell command in the project root and return its exit code and output.
-
-        Use it to run the tests (e.g. "python -m pytest -q") and other checks. The command
-        runs in the system shell (/bin/sh; cmd.exe on Windows), gets no input (nothing
-        interactive), sees no secrets in its environment and is killed, with everything it
-        started, after `timeout` seconds.
-        Standard output and error come back together; a long output is cut in the middle.
-
-        Args:
-            command: The shell command, e.g. "python -m pytest -q".
-            timeout: Seconds to wait before killing the command.
-        """
-        if not isinstance(command, str) or not command.strip():
-            raise ToolError("command must be a non-empty shell command, e.g. 'python -m pytest -q'")
-        longest = self.sandbox.max_timeout
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= longest:
-            raise ToolError(
-                f"timeout must be a number of seconds above 0 and at most {longest:g}, got {timeout!r}"
-            )
-        try:
-            result = run_sandboxed(command, self.root, float(timeout), self.sandbox)
-        except (OSError, ValueError, subprocess.SubprocessError) as error:
-            raise ToolError(f"the command could not be started: {error}") from None
-        return result.observation().replace(str(self.root), ".")  # no machine-specific paths
-
-
-# --- the agent: a model, these tools, lesson 07's guardrails and a verdict ---------------------------
 
 TASKS = {
     "discount": DISCOUNT_TASK,
@@ -250,3 +103,217 @@ def run_coding_agent(
     run = run_agent(client, task or TASKS[name], tools, system=SYSTEM, max_turns=max_turns, guardrails=guards)
     tests = project_tests(workspace, name) if verdict else None
     return CodingRun(name, workspace, run, guards, workspace.diff(), tests)
+
+
+# --- what the model was shown, and what its answer cites (exercise 7.2) ------------------------------
+
+
+def shown_lines(observations: Iterable[Observation]) -> dict[str, dict[int, set[str]]]:
+    """path -> line number -> every text the model was shown for that line (read_file or grep)"""
+    shown: dict[str, dict[int, set[str]]] = {}
+    for observation in observations:
+        if observation.is_error:
+            continue
+        if observation.name == "read_file":
+            view = read_view(observation.content)
+            if view:
+                for number, text in view.lines.items():
+                    shown.setdefault(view.path, {}).setdefault(number, set()).add(text)
+        elif observation.name == "grep":
+            for path, number, text in grep_matches(observation.content)[1]:
+                shown.setdefault(path, {}).setdefault(number, set()).add(text)
+    return shown
+
+
+@dataclass(frozen=True)
+class Citation:
+    """a place in a file that an answer points at, and the text it quotes there (if any)"""
+
+    path: str
+    first: int
+    last: int
+    quote: str | None
+    written: str  # the citation as it appears in the answer
+
+    def lines(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+_FILE = r"`?(?P<path>[\w./-]*\w\.[A-Za-z]\w*)`?"
+_CITATION_FORMS = [
+    # "line 10 of discount.py", "lines 3-5 in app/roles.py"
+    re.compile(
+        rf"\blines?\s+(?P<first>\d+)(?:\s*(?:-|–|to)\s*(?P<last>\d+))?\s+(?:of|in)\s+{_FILE}",
+        re.IGNORECASE,
+    ),
+    # "discount.py, line 10", "discount.py line 10"
+    re.compile(rf"{_FILE},?\s+lines?\s+(?P<first>\d+)(?:\s*(?:-|–|to)\s*(?P<last>\d+))?", re.I),
+    # "discount.py:10", "app/roles.py:3-5"
+    re.compile(rf"{_FILE}:(?P<first>\d+)(?:-(?P<last>\d+))?\b"),
+]
+_QUOTE_AFTER = re.compile(r"^[^`.,\n]{0,20}`(?P<quote>[^`\n]+)`")
+
+
+def citations(answer: str) -> list[Citation]:
+    """every line citation in the answer, in order, with the `quoted` code right after it"""
+    found: dict[int, Citation] = {}
+    for form in _CITATION_FORMS:
+        for match in form.finditer(answer):
+            if any(start < match.end() and match.start() < end for start, end in _spans(found)):
+                continue  # the same citation, already read by an earlier form
+            first = int(match["first"])
+            last = int(match["last"] or first)
+            quote = _QUOTE_AFTER.match(answer[match.end() :])
+            path = match["path"].removeprefix("./")
+            found[match.start()] = Citation(path, first, last, quote["quote"] if quote else None, match[0])
+    return [found[start] for start in sorted(found)]
+
+
+def _spans(found: dict[int, Citation]) -> list[tuple[int, int]]:
+    return [(start, start + len(c.written)) for start, c in found.items()]
+
+
+# --- the guards: one per bad habit ------------------------------------------------------------------
+
+EXPECTED_FILES = {"discount": ["discount.py"], "users_api": ["app/*.py"]}
+"""the files each task may change; DiffReview flags changes anywhere else"""
+
+
+def _reject_or_stop(guard: AnswerCheck, feedback: str, problems: list[str]) -> str:
+    return guard.reject(
+        feedback,
+        f"Stopped: the answer was rejected {guard.max_rejections} times for the same "
+        f"reason and the model did not fix it: {problems[0]}",
+    )
+
+
+class ClaimsCheck(AnswerCheck):
+    """rejects a final answer that cites file lines the model was never shown in this run
+
+    "Shown" means returned by read_file (or listed by grep) during the run; a quote in
+    backticks right after the citation must match what that line said.
+    """
+
+    reason: StopReason = "unverified_claims"
+
+    def __init__(self, max_rejections: int = 2) -> None:
+        super().__init__(max_rejections=max_rejections)
+
+    def problems(self, run: AgentRun, answer: str) -> list[str]:
+        shown = shown_lines(run.observations)
+        problems = []
+        for citation in citations(answer):
+            files = [path for path in shown if path == citation.path or path.endswith("/" + citation.path)]
+            if not files:
+                problems.append(
+                    f"you cite {citation.written!r}, but {citation.path} was never shown to you in this run"
+                )
+                continue
+            seen = {n: t for path in files for n, t in shown[path].items()}
+            unseen = [n for n in citation.lines() if n not in seen]
+            if unseen:
+                problems.append(
+                    f"you cite {citation.written!r}, but line {unseen[0]} of {citation.path} "
+                    "was never shown to you in this run"
+                )
+            elif citation.quote and not any(
+                citation.quote.strip() in text for n in citation.lines() for text in seen[n]
+            ):
+                actual = " / ".join(sorted(seen[citation.first]))
+                problems.append(
+                    f"you quote {citation.written!r} as `{citation.quote}`, but that line "
+                    f"reads `{actual.strip()}`"
+                )
+        return problems
+
+    def rejected(self, problems: list[str]) -> str:
+        listed = "\n".join(f"- {problem}" for problem in problems)
+        feedback = (
+            "Your answer points at code you have not looked at:\n"
+            f"{listed}\n"
+            "Read the file with read_file before you cite or quote it, check what the line "
+            "really says, and then answer again."
+        )
+        return _reject_or_stop(self, feedback, problems)
+
+
+class DiffReview(AnswerCheck):
+    """reads the full diff of the workspace when the model says it is done
+
+    Flags a comment line that was removed (and not put back elsewhere), and a change to any
+    file that does not match `expected_files` (glob patterns; None accepts every file).
+    The feedback shows the model the whole diff, as a reviewer would read it.
+    """
+
+    reason: StopReason = "diff_review"
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        expected_files: Iterable[str] | None = None,
+        max_rejections: int = 2,
+    ) -> None:
+        super().__init__(max_rejections=max_rejections)
+        self.workspace = workspace
+        self.expected_files = None if expected_files is None else list(expected_files)
+        self.last_diff = ""
+        """the diff the last review read"""
+
+    def start(self, run: AgentRun) -> None:
+        super().start(run)
+        self.last_diff = ""
+
+    def problems(self, run: AgentRun, answer: str) -> list[str]:
+        return self.review()
+
+    def review(self) -> list[str]:
+        """the problems in the workspace's diff right now (also kept in last_diff)"""
+        self.last_diff = self.workspace.diff()
+        problems = []
+        for change in changes_by_file(self.last_diff):
+            if self.expected_files is not None and not any(
+                fnmatch.fnmatchcase(change.path, pattern) for pattern in self.expected_files
+            ):
+                problems.append(
+                    f"{change.path} was changed, but the task is about {', '.join(self.expected_files)} only"
+                )
+            kept = {line.strip() for line in change.added}
+            for line in change.removed:
+                if line.strip().startswith("#") and line.strip() not in kept:
+                    problems.append(f"{change.path} lost the comment `{line.strip()}`")
+        return problems
+
+    def rejected(self, problems: list[str]) -> str:
+        listed = "\n".join(f"- {problem}" for problem in problems)
+        feedback = (
+            "Before accepting your answer I read the full diff of your changes. It changes "
+            f"things the task did not ask for:\n{listed}\n"
+            "Put back what the fix does not need, keep only the fix, and answer again. "
+            f"The diff:\n{self.last_diff}"
+        )
+        return _reject_or_stop(self, feedback, problems)
+
+    def __repr__(self) -> str:
+        return f"DiffReview(expected_files={self.expected_files!r})"
+
+
+def coding_guards(workspace: Workspace, project: str | None = None) -> list[Guardrail]:
+    """lesson 07's guardrails, one per bad habit
+
+    - Permissions: the tests and their settings are read-only (the test editor);
+    - ClaimsCheck: no citing lines that were never shown (the hallucinator);
+    - DiffReview: no deleted comments, no changes outside the task's files (the comment deleter);
+    - VerifyBeforeDone: "done" is accepted only when the project's own tests pass.
+    """
+    project = project or workspace.root.name
+
+    def tests_pass() -> tuple[bool, str]:
+        tests = project_tests(workspace, project)
+        return tests.passed, tests.output
+
+    return [
+        Permissions(protected=TEST_FILES),
+        ClaimsCheck(max_rejections=1),
+        DiffReview(workspace, EXPECTED_FILES.get(project), max_rejections=1),
+        VerifyBeforeDone(tests_pass, max_rejections=1),
+    ]

@@ -11,9 +11,9 @@ from typing import Any
 from .._browser import IN_BROWSER
 from ..dispatch import ERROR_PREFIX
 from ._observations import steady_timings
+from ._projects import project_files
 from ._pytest_here import run_pytest_here
 from .sandbox import run_sandboxed
-from ._projects import project_files
 
 __all__ = ["TinyProject", "DISCOUNT_TASK"]
 
