@@ -85,6 +85,8 @@ class AgentRun:
     stop_reason: StopReason | None = None  # "answered", "max_turns", or a guardrail's reason
     trace: Trace = field(default_factory=Trace)  # this run's model calls, as they crossed the wire
     observations: list[Observation] = field(default_factory=list)
+    refusals: list[tuple[Observation, Guardrail]] = field(default_factory=list)
+    """each refused call's observation, with the guardrail that refused it"""
     paused_calls: list[dict[str, Any]] = field(default_factory=list)
     """the calls a guardrail's stop left unrun (answered "not run"); guardrails.resume() runs them"""
 
@@ -192,10 +194,11 @@ def _no_answer_in(run: AgentRun, response: Any, message: dict[str, Any]) -> bool
 def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[Guardrail]) -> None:
     for call in calls:  # every call gets an answer, in order, before the next model call
         run.tool_calls_made += 1
-        refusal = _first_said(g.before_tool(run, call) for g in guardrails)
-        if refusal is None:
+        refused = _first_refusal(run, call, guardrails)
+        if refused is None:
             observation = run.tools.run(call)
         else:
+            refusal, refuser = refused
             if not refusal.startswith(ERROR_PREFIX):
                 refusal = ERROR_PREFIX + refusal
             observation = Observation(
@@ -205,6 +208,7 @@ def _run_tools(run: AgentRun, calls: list[dict[str, Any]], guardrails: Sequence[
                 is_error=True,
                 error_type="refused",
             )
+            run.refusals.append((observation, refuser))
         run.observations.append(observation)
         run.messages.append(observation.to_message())
         for guardrail in guardrails:
@@ -229,6 +233,17 @@ def _gave_up(max_turns: int) -> str:
 def _first_said(answers: Iterable[str | None]) -> str | None:
     """the first guardrail's answer that is not None; the guardrails after it are not asked"""
     return next((answer for answer in answers if answer is not None), None)
+
+
+def _first_refusal(
+    run: AgentRun, call: dict[str, Any], guardrails: Sequence[Guardrail]
+) -> tuple[str, Guardrail] | None:
+    """the first guardrail that refuses the call, and what it said; the guardrails after it are not asked"""
+    for guardrail in guardrails:
+        said = guardrail.before_tool(run, call)
+        if said is not None:
+            return said, guardrail
+    return None
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:

@@ -4,7 +4,8 @@ import pytest
 
 from agent_core import mock
 from agent_core.coding import Workspace
-from agent_core.coding.agent import fresh_workspace, run_coding_agent
+from agent_core.coding._coding_run import CodingRun, caught_by
+from agent_core.coding.agent import TEST_FILES, fresh_workspace, run_coding_agent
 from agent_core.coding.guards import (
     ClaimsCheck,
     DiffReview,
@@ -12,6 +13,7 @@ from agent_core.coding.guards import (
     citations,
     shown_lines,
 )
+from agent_core.guardrails import LoopDetector, Permissions
 from agent_core.loop import run_agent
 from agent_core.mock.coding_policies import CommentDeleter
 
@@ -209,3 +211,34 @@ def test_a_diff_review_reused_for_a_second_run_reports_that_runs_own_figures(dis
     second = run_coding_agent(discount, mock.client(mock.Script("Done.")), guardrails=[review], verdict=False)
     assert second.run.stop_reason == "answered" and second.caught == {}
     assert review.caught == [] and review.rejections == 0 and review.last_diff == ""
+
+
+# --- what each guard caught ------------------------------------------------------------------------
+
+
+def test_caught_by_credits_each_refusal_to_the_guard_that_made_it(discount):
+    """a LoopDetector's feedback is its own refusal, not the permissions' (the run records the refuser)"""
+    permissions, loops = Permissions(protected=TEST_FILES), LoopDetector(max_repeats=1)
+    twice = [mock.call("read_file", path="discount.py")] * 2
+    run = run_agent(
+        mock.client(
+            mock.Script(
+                mock.calls(mock.call("write_file", path="test_discount.py", content="")),
+                mock.calls(*twice),
+                "Done.",
+            )
+        ),
+        "fix it",
+        discount.tools(),
+        guardrails=[permissions, loops],
+    )
+    by_permissions, by_loops = caught_by(permissions, run), caught_by(loops, run)
+    assert len(by_permissions) == 1 and by_permissions[0].startswith(
+        "refused write_file on test_discount.py: 'test_discount.py' is protected"
+    )
+    assert len(by_loops) == 1 and by_loops[0].startswith(
+        "refused read_file on discount.py: you already called read_file with exactly these arguments"
+    )
+    assert [type(refuser).__name__ for _, refuser in run.refusals] == ["Permissions", "LoopDetector"]
+    result = CodingRun("discount", discount, run, [permissions, loops])
+    assert list(result.caught) == ["Permissions", "LoopDetector"]

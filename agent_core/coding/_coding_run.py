@@ -1,5 +1,5 @@
-"""One coding-agent run as lesson 07 reports it: the loop's run, the final diff, the verdict, and what each
-guardrail caught (lesson 07)."""
+"""lesson 07: one coding-agent run as the lesson reports it: the loop's run, the final diff, the verdict, and
+what each guardrail caught."""
 
 from __future__ import annotations
 
@@ -39,22 +39,22 @@ class CodingRun:
 
 
 def caught_by(guard: Guardrail, run: AgentRun) -> list[str]:
-    """what one guardrail caught in the run: its refusals, its failed checks, or its `caught`"""
+    """what one guardrail caught in the run: the calls it refused (the run records which guardrail
+    refused each), its failed checks, or the problems an AnswerCheck kept"""
     if isinstance(guard, AnswerCheck):
         return list(guard.caught)
     if isinstance(guard, VerifyBeforeDone):
         times = guard.rejections + (run.stop_reason == guard.reason)
         return [f"the tests failed when the model said it was done ({times}x)"] * (times > 0)
-    if isinstance(guard, Permissions):
-        paths = {
-            call["id"]: Permissions.paths_in(call)
-            for message in run.messages
-            for call in message.get("tool_calls") or []
-        }
-        return [
-            f"refused {o.name} on {', '.join(paths.get(o.tool_call_id, [])) or '?'}: "
-            + o.content.removeprefix(ERROR_PREFIX)
-            for o in run.observations
-            if o.error_type == "refused"
-        ]
-    return []  # a guardrail of your own: it says nothing of what it caught
+    paths = {
+        call["id"]: Permissions.paths_in(call)
+        for message in run.messages
+        for call in message.get("tool_calls") or []
+    }
+    return [
+        f"refused {o.name}"
+        + (f" on {', '.join(paths[o.tool_call_id])}" if paths.get(o.tool_call_id) else "")
+        + f": {o.content.removeprefix(ERROR_PREFIX)}"
+        for o, refuser in run.refusals
+        if refuser is guard
+    ]
