@@ -1,5 +1,5 @@
-"""What a subagent did (`Child`), and a parent's model calls with its children's where they ran:
-inside the delegate call that started each child (lesson 12)."""
+"""lesson 12: what a subagent did (`Child`), and a parent's model calls with its children's where they ran:
+inside the delegate call that started each child."""
 
 from __future__ import annotations
 

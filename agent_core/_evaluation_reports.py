@@ -1,5 +1,5 @@
-"""An evaluation's results: each attempt, a report of them with pass rates and Wilson intervals, the
-table, reports side by side, the plot, progress lines (lesson 11)."""
+"""lesson 11: an evaluation's results: each attempt, a report of them with pass rates and Wilson intervals,
+the table, reports side by side, the plot, progress lines."""
 
 from __future__ import annotations
 

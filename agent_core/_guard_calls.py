@@ -1,5 +1,5 @@
-"""A tool call as the guardrails read it: its arguments and paths, one readable line, the same call
-again, a tool that only reads, text safe for a terminal (lesson 05)."""
+"""lesson 05: a tool call as the guardrails read it: its arguments and paths, one readable line, the same
+call again, a tool that only reads, text safe for a terminal."""
 
 from __future__ import annotations
 

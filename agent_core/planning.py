@@ -1,8 +1,8 @@
 """Planning and subagents: a plan the model keeps, and a tool that hands a sub-task to a fresh agent
 (lesson 12).
 
-Beneath it: `_plan_refusals.py`, why a change to the plan is refused; `_agent_turns.py`, a `Child`'s
-record, and a parent's model calls with its children's where they ran (whole_trace, turn_labels).
+Beneath it: `_agent_turns.py`, a `Child`'s record, and a parent's model calls with its children's where
+they ran (whole_trace, turn_labels).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import openai
 
 from ._agent_turns import Child, turn_labels, turns_of, whole_trace
 from ._defaults import DEFAULT_MODEL
-from ._plan_refusals import plan_refusal
 from .dispatch import ERROR_PREFIX, ToolRegistry
 from .loop import AgentRun, Guardrail, run_agent
 from .schema import Tool
@@ -24,6 +23,7 @@ __all__ = [
     "MARKS",
     "show_plan",
     "plan_update",
+    "plan_refusal",
     "Plan",
     "PlanReminder",
     "EXPLORER_SYSTEM",
@@ -63,6 +63,31 @@ def plan_update(items: list[dict[str, str]], action: str, text: str) -> str:
         found = next(item for item in items if item["text"] == text)
         found["status"] = "in_progress" if action == "start" else "done"
     return show_plan(items)
+
+
+def plan_refusal(items: list[dict[str, str]], action: str, text: str) -> str | None:
+    """why `action` on the item `text` is not allowed (None when it is): an item is added once, with
+    some text; only a pending item starts, while none is in progress; only the one in progress is done"""
+    found = next((item for item in items if item["text"] == text), None)
+    if action == "add":
+        if not text.strip():
+            return "an item needs some text, e.g. 'read app/roles.py'."
+        if found is not None:
+            return f"{text!r} is already in the plan ({found['status']}); add a different item."
+        return None
+    if action not in ("start", "done"):
+        return f"unknown action {action!r}: use 'add', 'start' or 'done'."
+    if found is None:
+        return f"there is no item {text!r} in the plan. Add it first, or use its exact text."
+    status = found["status"].replace("_", " ")
+    busy = next((item for item in items if item["status"] == "in_progress"), None)
+    if action == "start" and found["status"] != "pending":
+        return f"{text!r} is {status}; only a pending item can start."
+    if action == "start" and busy is not None:
+        return f"{busy['text']!r} is in progress: mark it done before you start another item."
+    if action == "done" and found["status"] != "in_progress":
+        return f"{text!r} is {status}; start it before you mark it done."
+    return None
 
 
 class Plan:

@@ -1,5 +1,5 @@
-"""grep's search: a pattern checked, matched with the `regex` package under a time limit, the matches reported
-with a cap (lesson 07)."""
+"""lesson 07: grep's search: a pattern checked, matched with the `regex` package under a time limit, the
+matches reported with a cap."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lower this process's resource limits, then become the command (the sandbox of lesson 07, not Windows).
+"""lesson 07: lower this process's resource limits, then become the command (the sandbox, not on Windows).
 
     python -I -S _limits.py CPU_SECONDS MEMORY_BYTES FILE_SIZE_BYTES MAX_PROCESSES -- /bin/sh -c COMMAND
 

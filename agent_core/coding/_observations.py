@@ -1,4 +1,4 @@
-"""Reading the coding tools' answers back: file listings, grep matches, pytest reports (lessons 05, 07)."""
+"""lesson 07: the coding tools' answers read back: file listings, grep matches, pytest reports (and 05's)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A command's output as the sandbox reads it: chunks until the end or the deadline, only its first and last
-characters kept (lesson 07)."""
+"""lesson 07: a command's output as the sandbox reads it: chunks until the end or the deadline, only its first
+and last characters kept."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Practice projects for the coding agent: fresh copies, snapshots and the full diff (lesson 07).
+"""lesson 07: practice projects for the coding agent: fresh copies, snapshots and the full diff.
 
-Beneath it: `_walk.py` walks a folder as the tools see it (no symlinks followed, hidden folders skipped).
+A folder is walked as the tools see it (`_confinement.walk`: no symlinks followed, hidden folders skipped).
 """
 
 from __future__ import annotations

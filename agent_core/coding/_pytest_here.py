@@ -1,4 +1,4 @@
-"""Running a project's tests with pytest inside this Python, for the browser edition (no subprocesses)."""
+"""lesson 05: a project's tests run by pytest inside this Python, for the browser edition (no processes)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The sandbox the Windows way (it runs on any system): the system shell, a thread reading the output, every
-process carrying the run's id in its environment killed at the end; no resource limits (lesson 07)."""
+"""lesson 07: the sandbox the Windows way (it runs on any system): the system shell, a thread reading the
+output, every process carrying the run's id in its environment killed at the end; no resource limits."""
 
 from __future__ import annotations
 

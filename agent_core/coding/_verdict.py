@@ -1,5 +1,5 @@
-"""The verdict on a coding run: the project's ORIGINAL tests and settings run on the agent's code in a
-scratch copy, so nothing the agent added or changed can fool them (lesson 07)."""
+"""lesson 07: the verdict on a coding run: the project's ORIGINAL tests and settings run on the agent's code
+in a scratch copy, so nothing the agent added or changed can fool them."""
 
 from __future__ import annotations
 
