@@ -1,12 +1,10 @@
-"""lesson 11: an evaluation's results: each attempt, a report of them with pass rates and Wilson intervals,
-the table, reports side by side, the plot, progress lines."""
+"""lesson 11: an evaluation's results as they are shown: each attempt, a report's figures as a table, reports
+side by side, the plot, progress lines (evaluation.py computes the figures: pass rates, Wilson intervals)."""
 
 from __future__ import annotations
 
-import math
 import sys
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,8 +19,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, "list[Attempt]"], None]  # a task's name and its attempts, once they are done
 
-__all__ = ["Attempt", "Report", "wilson", "compare", "plot_pass_rates", "TextProgress", "RichProgress"]
-__all__ += ["progress_for"]
+__all__ = ["Attempt", "Figures", "rate", "mean", "table_text", "side_by_side", "bar_chart"]
+__all__ += ["TextProgress", "RichProgress", "progress_for"]
 
 
 @dataclass(frozen=True)
@@ -78,138 +76,78 @@ class Attempt:
         )
 
 
-def wilson(passed: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """the Wilson score interval for a pass rate (95% for z=1.96); it stays inside [0, 1] and
-    is not empty at 0/n or n/n, as the textbook p ± z·sqrt(p(1-p)/n) is. E. B. Wilson, 1927,
-    "Probable inference, the law of succession, and statistical inference", JASA 22(158)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = passed / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 @dataclass(frozen=True)
-class Report:
-    """every attempt of a run of the suite, and the figures drawn from them"""
+class Figures:
+    """a line of a report's table: a task's (or every task's) passes, 95% interval and means per attempt"""
 
-    label: str
-    attempts: tuple[Attempt, ...]
-
-    def tasks(self) -> list[str]:
-        """the tasks' names, in the order they ran"""
-        return list(dict.fromkeys(a.task for a in self.attempts))
-
-    def of(self, task: str | None = None) -> list[Attempt]:
-        """the attempts at one task, or all of them"""
-        return [a for a in self.attempts if task is None or a.task == task]
-
-    def pass_rate(self, task: str | None = None) -> tuple[int, int]:
-        """(passed, attempts), for one task or all"""
-        attempts = self.of(task)
-        return sum(a.passed for a in attempts), len(attempts)
-
-    def failures(self) -> Counter[str]:
-        """failed attempts by cause: the first thing the model did wrong"""
-        return Counter(a.cause for a in self.attempts if not a.passed)
-
-    def table(self) -> str:
-        """a line per task and one for all: passes, rate, interval, and the means per attempt"""
-        head = f"{'task':<12} {'passed':>7} {'rate':>5} {'95% interval':>13} {'calls':>6} {'tools':>6} "
-        lines = [self.label, head + f"{'tokens':>7} {'cost':>8}"]
-        for task in [*self.tasks(), None]:
-            attempts = self.of(task)
-            passed, n = self.pass_rate(task)
-            low, high = wilson(passed, n)
-            lines.append(
-                f"{task or 'all':<12} {passed:>3}/{n:<3} {_rate(passed, n):>5} "
-                f"{f'{low:.0%} - {high:.0%}':>13} "
-                f"{_mean(a.model_calls for a in attempts):>6.1f} "
-                f"{_mean(a.tool_calls_made for a in attempts):>6.1f} "
-                f"{_mean(a.input_tokens + a.output_tokens for a in attempts):>7,.0f} "
-                f"${_mean(a.cost for a in attempts):>7.4f}"
-            )
-        lines.append("calls, tools, tokens and cost are means per attempt")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.table()
+    name: str
+    passed: int
+    n: int
+    low: float
+    high: float
+    calls: float
+    tools: float
+    tokens: float
+    cost: float
 
 
-def _rate(passed: int, n: int) -> str:
+def rate(passed: int, n: int) -> str:
+    """a pass rate as a percentage; "-" when nothing ran"""
     return f"{passed / n:.0%}" if n else "-"
 
 
-def _mean(values: Iterable[float]) -> float:
+def mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
 
 
-def compare(reports: Mapping[str, Report] | Sequence[Report]) -> str:
-    """pass rate (with its interval), mean calls, tokens and cost per attempt, and the causes of
-    failures, one column per report"""
-    reports = _some(reports, "compare")
-    figures: dict[str, Callable[[Report], str]] = {
-        "passed": lambda r: "{}/{}".format(*r.pass_rate()),
-        "pass rate, 95% interval": lambda r: f"{_rate(*r.pass_rate())} ({_interval(r)})",
-        "model calls per attempt": lambda r: f"{_mean(a.model_calls for a in r.attempts):.1f}",
-        "tokens per attempt": lambda r: f"{_mean(a.input_tokens + a.output_tokens for a in r.attempts):,.0f}",
-        "cost per attempt": lambda r: f"${_mean(a.cost for a in r.attempts):.4f}",
-    }
-    rows = [(name, [figure(r) for r in reports]) for name, figure in figures.items()]
-    causes = sorted({c for r in reports for c in r.failures()}, key=lambda c: (c == "none", c))
-    rows += [(f"failed, first fault {c}", [str(r.failures()[c]) for r in reports]) for c in causes]
-    first, width = max(len(name) for name, _ in rows), max(14, *(len(r.label) for r in reports))
-    lines = [f"{'':<{first}} " + " ".join(f"{r.label:>{width}}" for r in reports)]
+def table_text(label: str, rows: list[Figures]) -> str:
+    """the label, a header, then a line per row: passes, rate, interval, and the means per attempt"""
+    head = f"{'task':<12} {'passed':>7} {'rate':>5} {'95% interval':>13} {'calls':>6} {'tools':>6} "
+    lines = [label, head + f"{'tokens':>7} {'cost':>8}"]
+    for row in rows:
+        lines.append(
+            f"{row.name:<12} {row.passed:>3}/{row.n:<3} {rate(row.passed, row.n):>5} "
+            f"{f'{row.low:.0%} - {row.high:.0%}':>13} "
+            f"{row.calls:>6.1f} {row.tools:>6.1f} {row.tokens:>7,.0f} ${row.cost:>7.4f}"
+        )
+    lines.append("calls, tools, tokens and cost are means per attempt")
+    return "\n".join(lines)
+
+
+def side_by_side(labels: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """a column per label, a line per (name, values)"""
+    first, width = max(len(name) for name, _ in rows), max(14, *(len(label) for label in labels))
+    lines = [f"{'':<{first}} " + " ".join(f"{label:>{width}}" for label in labels)]
     lines += [f"{name:<{first}} " + " ".join(f"{v:>{width}}" for v in values) for name, values in rows]
     return "\n".join(lines)
 
 
-def _some(reports: Mapping[str, Report] | Sequence[Report], what: str) -> list[Report]:
-    """the reports as a list; a clear error when there are none"""
-    reports = list(reports.values()) if isinstance(reports, Mapping) else list(reports)
-    if not reports:
-        raise ValueError(
-            f"{what}() needs at least one Report, got none: pass the reports evaluate() returned"
-        )
-    return reports
-
-
-def _interval(report: Report) -> str:
-    low, high = wilson(*report.pass_rate())
-    return f"{low:.0%}-{high:.0%}"
-
-
-def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str = "") -> Figure | PlainTable:
-    """a Figure: each task's pass rate per report, with its 95% Wilson interval as an error bar
+def bar_chart(
+    tasks: list[str], bars: list[tuple[str, list[Figures]]], title: str = ""
+) -> Figure | PlainTable:
+    """a Figure: each task's pass rate per (label, its figures per task), its interval as an error bar
 
     Fixed size and dpi, closed in pyplot (shown once where it is displayed), as plot_ledgers.
     """
-    reports = _some(reports, "plot_pass_rates")
-    tasks = list(dict.fromkeys(t for r in reports for t in r.tasks()))
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # the browser edition has no matplotlib: the same numbers, as a table
         rows = [
-            (r.label, t, "{}/{}".format(*r.pass_rate(t)), "{:.0%}-{:.0%}".format(*wilson(*r.pass_rate(t))))
-            for r in reports
-            for t in tasks
+            (label, f.name, f"{f.passed}/{f.n}", f"{f.low:.0%}-{f.high:.0%}")
+            for label, figures in bars
+            for f in figures
         ]
         return PlainTable(title, ["report", "task", "passed", "95% interval"], rows)
     figure, axes = plt.subplots(figsize=(9, 3.2), dpi=100, layout="constrained")
     plt.close(figure)
-    width = 0.8 / len(reports)
-    for i, report in enumerate(reports):
-        rates, below, above = [], [], []
-        for task in tasks:
-            passed, n = report.pass_rate(task)
-            low, high = wilson(passed, n)
-            rates.append(passed / n if n else 0.0)
-            below.append(rates[-1] - low)
-            above.append(high - rates[-1])
-        positions = [t + (i - (len(reports) - 1) / 2) * width for t in range(len(tasks))]
-        axes.bar(positions, rates, width, yerr=[below, above], capsize=3, label=report.label)
+    width = 0.8 / len(bars)
+    for i, (label, figures) in enumerate(bars):
+        rates = [f.passed / f.n if f.n else 0.0 for f in figures]
+        below = [rate - f.low for rate, f in zip(rates, figures, strict=True)]
+        above = [f.high - rate for rate, f in zip(rates, figures, strict=True)]
+        positions = [t + (i - (len(bars) - 1) / 2) * width for t in range(len(tasks))]
+        axes.bar(positions, rates, width, yerr=[below, above], capsize=3, label=label)
     axes.set_xticks(range(len(tasks)), tasks)
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("pass rate")

@@ -1,40 +1,51 @@
 """Evaluating an agent: graders, a task suite run over seeds, pass rates with intervals (lesson 11).
 
 The model is the caller's: evaluate() asks for one per attempt (the lesson's noisy mock: mock/noisy.py).
-Beneath: `_evaluation_reports.py`, the results (Attempt, Report, Wilson intervals, tables, the plot,
-progress as it goes); `_calculator_tools.py`, the four tools of the calculator tasks.
+Beneath: `_evaluation_runs.py`, a Task, its Setup and one attempt run; `_evaluation_reports.py`, each
+attempt and the figures as shown (table, plot, progress).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import openai
 
-from ._calculator_tools import add, divide, multiply, subtract
-from ._dispatch_errors import safe_one_line
-from ._evaluation_reports import Attempt, Progress, Report, compare, plot_pass_rates, progress_for, wilson
+from ._browser import PlainTable
+from ._evaluation_reports import (
+    Attempt,
+    Figures,
+    Progress,
+    bar_chart,
+    mean,
+    progress_for,
+    rate,
+    side_by_side,
+    table_text,
+)
+from ._evaluation_runs import Grader, M, Model, Setup, Task, add, divide, multiply, run_attempt, subtract
+from .coding._observations import pytest_report
 from .coding.tiny_project import DISCOUNT_TASK, TinyProject
 from .costs import Prices
-from .dispatch import ToolRegistry
 from .guardrails import Limits, LoopDetector, VerifyBeforeDone
-from .loop import AgentRun, Guardrail, run_agent
+from .loop import AgentRun
 
-__all__ = ["Grader", "numbers_in", "final_number", "tool_names", "tool_sequence", "passes_tests"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["Grader", "numbers_in", "final_number", "tool_names", "tool_sequence", "pytest_passed"]
+__all__ += ["passes_tests"]
 __all__ += ["Setup", "Task", "calculator_task", "discount_task", "task_suite", "Model", "evaluate"]
 __all__ += ["Attempt", "Report", "wilson", "compare", "plot_pass_rates"]
 __all__ += ["PRICES", "add", "subtract", "multiply", "divide"]
 
 PRICES = Prices(input=5.00, output=25.00)  # dollars per million tokens: an example, not a quote
 
-
-# --- graders: a run in, what is wrong with it out (None when nothing is) -------------------------
-
-Grader = Callable[[AgentRun], "str | None"]
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
 
@@ -83,6 +94,13 @@ def tool_sequence(expected: Sequence[str], max_calls: int | None = None) -> Grad
     return grade
 
 
+def pytest_passed(report: str) -> bool:
+    """whether a pytest report (TinyProject.run_tests()'s answer) says the tests pass: exit code 0 and at
+    least one test passed. "no tests ran" (exit code 5) is no pass, nor is code that does not import"""
+    parsed = pytest_report(report)
+    return parsed is not None and parsed.green and parsed.passed > 0
+
+
 def passes_tests(project: TinyProject, untouched: Iterable[str] = ()) -> Grader:
     """after the run, the project's tests pass, and the files in `untouched` are as they were"""
 
@@ -91,33 +109,12 @@ def passes_tests(project: TinyProject, untouched: Iterable[str] = ()) -> Grader:
         if edited:
             return f"the run changed {', '.join(edited)}, which it must not touch"
         report = project.run_tests()
-        if "FAILED" in report or "ERROR" in report or "passed" not in report:
-            return "the tests do not pass: " + report.splitlines()[-1]
-        return None
+        return None if pytest_passed(report) else "the tests do not pass: " + report.splitlines()[-1]
 
     return grade
 
 
 # --- tasks: a prompt, and how to set up, guard and grade one attempt at it ------------------------
-
-
-@dataclass
-class Setup:
-    """what one attempt at a task runs with, made fresh for every attempt"""
-
-    tools: ToolRegistry | list[Callable[..., Any]]
-    graders: list[Grader]
-    guardrails: list[Guardrail] = field(default_factory=list)
-    """what "guardrails on" adds for this task"""
-
-
-@dataclass(frozen=True)
-class Task:
-    """a prompt, and how to set up, guard and grade one attempt at it"""
-
-    name: str
-    prompt: str
-    setup: Callable[[], Setup]
 
 
 def calculator_task(name: str, prompt: str, expected: float, tools_in_order: Sequence[str]) -> Task:
@@ -146,9 +143,9 @@ def discount_task() -> Task:
     def setup() -> Setup:
         project = TinyProject()
 
-        def check() -> tuple[bool, str]:
+        def check() -> tuple[bool, str]:  # the grader's reading of the report: they agree
             report = project.run_tests()
-            return "FAILED" not in report and "ERROR" not in report, report
+            return pytest_passed(report), report
 
         guardrails = [VerifyBeforeDone(check, max_rejections=2), Limits(max_tool_calls=8)]
         return Setup(project.tools, [passes_tests(project, untouched=["test_discount.py"])], guardrails)
@@ -168,16 +165,6 @@ def task_suite() -> list[Task]:
 
 
 # --- running the suite: every task once per seed, each attempt graded --------------------------------
-
-
-class Model(Protocol):
-    """the model of one attempt, as evaluate() reads it: the mistakes it made on purpose, in order
-    (a seeded noisy mock knows them; a real model's wrapper says [])"""
-
-    faults: list[str]
-
-
-M = TypeVar("M", bound=Model)
 
 
 def evaluate(
@@ -209,44 +196,98 @@ def evaluate(
     show = progress_for(progress, len(tasks))
     attempts: list[Attempt] = []
     for task in tasks:
-        of_task = [_attempt(task, seed, model, client, guardrails, max_turns, prices) for seed in seeds]
+        of_task = [run_attempt(task, seed, model, client, guardrails, max_turns, prices) for seed in seeds]
         attempts += of_task
         if show:
             show(task.name, of_task)
     return Report(label, tuple(attempts))
 
 
-def _attempt(
-    task: Task,
-    seed: int,
-    make_model: Callable[[Task, int], M],
-    client: Callable[[M], openai.OpenAI],
-    guardrails: bool,
-    max_turns: int,
-    prices: Prices,
-) -> Attempt:
-    """one graded attempt; whatever raises inside it (the task's setup, its model, a tool, a
-    guardrail, a check) fails this attempt with the error, and the evaluation goes on"""
-    model, stage = None, "setting up the task"
-    try:
-        setup = task.setup()
-        stage = "making the model"
-        model = make_model(task, seed)
-        stage = "the run"
-        guards = setup.guardrails if guardrails else []
-        run = run_agent(client(model), task.prompt, setup.tools, guardrails=guards, max_turns=max_turns)
-        stage = "grading"
-        problems = tuple(str(p) for p in (_grade(grader, run) for grader in setup.graders) if p)
-        return Attempt.graded(task.name, seed, run, problems, tuple(model.faults), prices)
-    except Exception as error:
-        text = f"{stage} raised {type(error).__name__}: {safe_one_line(error)}"
-        faults = tuple(model.faults) if model else ()
-        return Attempt(task.name, seed, False, (text,), faults, stop_reason="error", error=text)
+# --- the results: pass rates with intervals ------------------------------------------------------------
 
 
-def _grade(grader: Grader, run: AgentRun) -> str | None:
-    """a broken grader fails the attempt, with the reason, instead of the evaluation"""
-    try:
-        return grader(run)
-    except Exception as error:
-        return f"the grader raised {type(error).__name__}: {safe_one_line(error)}"
+def wilson(passed: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """the Wilson score interval for a pass rate (95% for z=1.96); it stays inside [0, 1] and
+    is not empty at 0/n or n/n, as the textbook p ± z·sqrt(p(1-p)/n) is. E. B. Wilson, 1927,
+    "Probable inference, the law of succession, and statistical inference", JASA 22(158)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = passed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Report:
+    """every attempt of a run of the suite, and the figures drawn from them"""
+
+    label: str
+    attempts: tuple[Attempt, ...]
+
+    def tasks(self) -> list[str]:
+        """the tasks' names, in the order they ran"""
+        return list(dict.fromkeys(a.task for a in self.attempts))
+
+    def of(self, task: str | None = None) -> list[Attempt]:
+        """the attempts at one task, or all of them"""
+        return [a for a in self.attempts if task is None or a.task == task]
+
+    def pass_rate(self, task: str | None = None) -> tuple[int, int]:
+        """(passed, attempts), for one task or all"""
+        attempts = self.of(task)
+        return sum(a.passed for a in attempts), len(attempts)
+
+    def failures(self) -> Counter[str]:
+        """failed attempts by cause: the first thing the model did wrong"""
+        return Counter(a.cause for a in self.attempts if not a.passed)
+
+    def figures(self, task: str | None = None) -> Figures:
+        """one task's (or all tasks') passes, 95% Wilson interval, and means per attempt"""
+        attempts, (passed, n) = self.of(task), self.pass_rate(task)
+        calls, tools = mean(a.model_calls for a in attempts), mean(a.tool_calls_made for a in attempts)
+        tokens = mean(a.input_tokens + a.output_tokens for a in attempts)
+        return Figures(
+            task or "all", passed, n, *wilson(passed, n), calls, tools, tokens, mean(a.cost for a in attempts)
+        )
+
+    def table(self) -> str:
+        """a line per task and one for all: passes, rate, interval, and the means per attempt"""
+        return table_text(self.label, [self.figures(task) for task in [*self.tasks(), None]])
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def compare(reports: Mapping[str, Report] | Sequence[Report]) -> str:
+    """pass rate (with its interval), mean calls, tokens and cost per attempt, and the causes of
+    failures, one column per report"""
+    reports = _some(reports, "compare")
+    every = [r.figures() for r in reports]
+    rows = [
+        ("passed", [f"{f.passed}/{f.n}" for f in every]),
+        ("pass rate, 95% interval", [f"{rate(f.passed, f.n)} ({f.low:.0%}-{f.high:.0%})" for f in every]),
+        ("model calls per attempt", [f"{f.calls:.1f}" for f in every]),
+        ("tokens per attempt", [f"{f.tokens:,.0f}" for f in every]),
+        ("cost per attempt", [f"${f.cost:.4f}" for f in every]),
+    ]
+    causes = sorted({c for r in reports for c in r.failures()}, key=lambda c: (c == "none", c))
+    rows += [(f"failed, first fault {c}", [str(r.failures()[c]) for r in reports]) for c in causes]
+    return side_by_side([r.label for r in reports], rows)
+
+
+def plot_pass_rates(reports: Mapping[str, Report] | Sequence[Report], title: str = "") -> Figure | PlainTable:
+    """a Figure: each task's pass rate per report, with its 95% Wilson interval as an error bar"""
+    reports = _some(reports, "plot_pass_rates")
+    tasks = list(dict.fromkeys(t for r in reports for t in r.tasks()))
+    return bar_chart(tasks, [(r.label, [r.figures(t) for t in tasks]) for r in reports], title)
+
+
+def _some(reports: Mapping[str, Report] | Sequence[Report], what: str) -> list[Report]:
+    """the reports as a list; a clear error when there are none"""
+    reports = list(reports.values()) if isinstance(reports, Mapping) else list(reports)
+    if not reports:
+        raise ValueError(
+            f"{what}() needs at least one Report, got none: pass the reports evaluate() returned"
+        )
+    return reports

@@ -25,6 +25,7 @@ from agent_core.evaluation import (
     numbers_in,
     passes_tests,
     plot_pass_rates,
+    pytest_passed,
     subtract,
     task_suite,
     tool_names,
@@ -218,3 +219,27 @@ def test_the_discount_task_reports_what_its_tests_really_say():
     fixed.files["discount.py"] = discount_versions()["right_fix"]
     assert tools["run_tests"]() == fixed.run_tests()
     assert "FAILED" not in tools["run_tests"]()
+
+
+@pytest.mark.parametrize(
+    ("conftest", "passes"),
+    [
+        ('collect_ignore = ["test_discount.py"]\n', False),  # pytest: "no tests ran", exit code 5
+        ("import no_such_module\n", False),  # the tests never start: an ERROR, no FAILED
+        (None, True),  # discount.py fixed: the tests pass
+    ],
+)
+def test_the_grader_and_the_guard_read_a_test_report_the_same_way(conftest, passes):
+    """discount_task's VerifyBeforeDone and its passes_tests grader agree on every report"""
+    setup = discount_task().setup()
+    project = setup.tools[0].__self__  # the attempt's TinyProject, whose tools the model gets
+    if conftest is None:
+        project.files["discount.py"] = discount_versions()["right_fix"]
+    else:
+        project.files["conftest.py"] = conftest
+    report = project.run_tests()
+    guard_ok, _ = setup.guardrails[0].check()
+    problem = setup.graders[0](run_agent(mock.client(mock.Script("Done.")), "fix it", setup.tools))
+    assert pytest_passed(report) is guard_ok is (problem is None) is passes, report
+    if conftest and "collect_ignore" in conftest:
+        assert "no tests ran" in report
