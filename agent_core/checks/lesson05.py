@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import mock
+from ..coding._observations import ReportCache
 from ..coding.tiny_project import DISCOUNT_TASK, TinyProject
 from ..dispatch import ToolRegistry
 from ..guardrails import Decision, VerifyBeforeDone
@@ -459,7 +460,7 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
 
 # the reports of the check's projects, by the files pytest reads (kept for the whole process: the
 # scenarios are the same on every run of the check)
-_REPORTS: dict[tuple[tuple[str, str], ...], str] = {}
+_REPORTS = ReportCache(kept=1_000)
 
 
 @contextlib.contextmanager
@@ -473,9 +474,7 @@ def _remembered_runs(project: TinyProject) -> Iterator[None]:
         key = tuple(
             sorted((p, t) for p, t in project.files.items() if p.endswith((".py", ".ini", ".cfg", ".toml")))
         )
-        if key not in reports:
-            reports[key] = real()
-        return reports[key]
+        return reports.report(key, lambda: (real(), True))
 
     project.run_tests = run_tests  # type: ignore[method-assign]  # for this check only
     try:

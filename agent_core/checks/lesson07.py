@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import mock
+from ..coding._observations import ReportCache
 from ..coding.agent import ALL_TOOLS, SYSTEM, TASKS, Workspace, coding_tools, fresh_workspace
 from ..coding.guards import citations, shown_lines
 from ..coding.workspace import project_files, snapshot
@@ -694,7 +695,7 @@ def _real_run_problem(
 # What run_command printed in the real runs, by (command, every file of the workspace). The runs are
 # the check's own scripted models, so the same command on the same files prints the same: pytest
 # runs once per state of the project they reach (three) in a Python process, not once per call.
-_COMMAND_OUTPUTS: dict[str, str] = {}
+_COMMAND_OUTPUTS = ReportCache(kept=1_000)
 
 
 def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
@@ -703,9 +704,7 @@ def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
     @functools.wraps(run_command.function, updated=())  # its name, docstring and signature
     def remembered_run_command(*args: Any, **kwargs: Any) -> str:
         key = repr((args, sorted(kwargs.items()), sorted(snapshot(workspace.root).items())))
-        if key not in _COMMAND_OUTPUTS:
-            _COMMAND_OUTPUTS[key] = run_command(*args, **kwargs)
-        return _COMMAND_OUTPUTS[key]
+        return _COMMAND_OUTPUTS.report(key, lambda: (run_command(*args, **kwargs), True))
 
     return Tool(remembered_run_command)  # the sandbox bounds its time; no guard here asks what writes
 

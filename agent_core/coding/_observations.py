@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "Failure",
     "PytestReport",
     "pytest_report",
+    "ReportCache",
 ]
 
 TEST_COMMAND = "python -m pytest -q"
@@ -130,3 +132,28 @@ def pytest_report(observation: str) -> PytestReport | None:
         failing_lines=tuple(line[1:].strip() for line in lines if line.startswith(">")),
         locations=tuple((m["path"], int(m["n"])) for m in map(_LOCATION.match, lines) if m),
     )
+
+
+class ReportCache:
+    """pytest's reports, each run once per key that decides it (the files it ran on, the command)
+
+    The tests see their files and a clean environment, nothing else, so the same key gives the same
+    report: a guard or a grader that asks again after a reply that changed nothing does not wait for
+    pytest a second time. A run that did not finish (timed out, killed) is not remembered: that can
+    depend on how busy the machine was. Past `kept` reports, the oldest is forgotten.
+    """
+
+    def __init__(self, kept: int = 64) -> None:
+        self.kept = kept
+        self.reports: dict[Hashable, str] = {}  # oldest first
+
+    def report(self, key: Hashable, run: Callable[[], tuple[str, bool]]) -> str:
+        """the report remembered for key, or run() -> (report, finished) once"""
+        if key in self.reports:
+            return self.reports[key]
+        report, finished = run()
+        if finished:
+            self.reports[key] = report
+            if len(self.reports) > self.kept:
+                del self.reports[next(iter(self.reports))]
+        return report

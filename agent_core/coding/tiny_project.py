@@ -10,7 +10,7 @@ from typing import Any
 
 from .._browser import IN_BROWSER
 from ..dispatch import ERROR_PREFIX
-from ._observations import steady_timings
+from ._observations import ReportCache, steady_timings
 from ._projects import project_files
 from ._pytest_here import run_pytest_here
 from .sandbox import run_sandboxed
@@ -108,7 +108,8 @@ class TinyProject:
             clean, problem = _project_path(path)
             if problem or clean != path:
                 return problem or f"{ERROR_PREFIX}the project holds the path {path!r}; write it as {clean!r}."
-        return _test_report(tuple(sorted(self.files.items())), IN_BROWSER)
+        files = tuple(sorted(self.files.items()))
+        return _REPORTS.report((files, IN_BROWSER), lambda: _run_pytest(files, IN_BROWSER))
 
     def _missing(self, path: str) -> str:
         return f"{ERROR_PREFIX}there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
@@ -142,29 +143,7 @@ def _project_path(path: object) -> tuple[str, str | None]:
     return clean, None
 
 
-_REPORTS: dict[tuple[tuple[tuple[str, str], ...], bool], str] = {}  # oldest first
-_REPORTS_KEPT = 64
-
-
-def _test_report(files: tuple[tuple[str, str], ...], in_browser: bool) -> str:
-    """pytest's report on these files: run once per set of files, then remembered
-
-    The tests see their files in a new empty folder and a clean environment, nothing else, so the
-    same files give the same report. A guard that asks again after a reply that changed nothing
-    (VerifyBeforeDone, an evaluation's grader) then does not wait for pytest a second time. A run
-    that timed out or was killed is not remembered: that can depend on how busy the machine was.
-    (A test that read the clock or drew random numbers would break the rule; the practice projects
-    have none.)
-    """
-    key = (files, in_browser)
-    if key in _REPORTS:
-        return _REPORTS[key]
-    report, finished = _run_pytest(files, in_browser)
-    if finished:
-        _REPORTS[key] = report
-        if len(_REPORTS) > _REPORTS_KEPT:
-            del _REPORTS[next(iter(_REPORTS))]
-    return report
+_REPORTS = ReportCache()  # the same files give the same report: see ReportCache
 
 
 def _run_pytest(files: tuple[tuple[str, str], ...], in_browser: bool) -> tuple[str, bool]:
