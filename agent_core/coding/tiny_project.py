@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import posixpath
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,7 +16,6 @@ from .._browser import IN_BROWSER
 from ..dispatch import ERROR_PREFIX
 from ._observations import ReportCache, steady_timings
 from ._projects import project_files
-from ._pytest_here import run_pytest_here
 from .sandbox import run_sandboxed
 
 __all__ = ["TinyProject", "DISCOUNT_TASK"]
@@ -154,10 +157,39 @@ def _run_pytest(files: tuple[tuple[str, str], ...], in_browser: bool) -> tuple[s
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(text, encoding="utf-8")
         if in_browser:  # no subprocesses: pytest runs in the kernel, without the time limit
-            code, output = run_pytest_here(root, _PYTEST.split()[3:])
+            code, output = _run_pytest_here(root, _PYTEST.split()[3:])
             report, finished = f"exit code: {code}\n{output.rstrip() or '(no output)'}", True
         else:
             result = run_sandboxed(_PYTEST, root, timeout=TEST_TIMEOUT)
             report, finished = result.observation(), result.exit_code is not None and result.exit_code >= 0
         report = report.replace(str(root.resolve()), ".").replace(str(root), ".")
         return steady_timings(report).rstrip(), finished
+
+
+def _run_pytest_here(root: Path, args: list[str]) -> tuple[int, str]:
+    """(exit code, output) of `pytest args` run in root, as the subprocess would report them
+
+    The project's modules are forgotten afterwards, so the next run imports the files as they
+    are then, never a stale copy. What the subprocess gave and this cannot: a time limit, and
+    a clean interpreter (a test that changes a global changes it in the kernel too).
+    """
+    import pytest
+
+    modules, path, cwd = set(sys.modules), list(sys.path), os.getcwd()
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only pytest's own plugins, as in a clean venv
+    output = io.StringIO()
+    try:
+        os.chdir(root)
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            code = pytest.main([*args, "--capture=sys", "-p", "no:cacheprovider"])
+    finally:
+        os.chdir(cwd)
+        if autoload is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
+        sys.path[:] = path
+        for name in set(sys.modules) - modules:
+            del sys.modules[name]
+    return int(code), output.getvalue()
