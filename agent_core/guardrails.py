@@ -241,6 +241,8 @@ class AnswerCheck(RejectThenStop):
 
     def __init__(self, check: Callable[[str], tuple[bool, str]] | None = None, max_rejections: int = 3):
         super().__init__(max_rejections)
+        if check is None and type(self).problems is AnswerCheck.problems:
+            raise TypeError("AnswerCheck needs check(answer) -> (ok, report), or a subclass with problems()")
         self.check = check
         self.caught: list[str] = []
         """every problem found in this run's answers, in order"""
@@ -251,8 +253,7 @@ class AnswerCheck(RejectThenStop):
 
     def problems(self, run: AgentRun, answer: str) -> list[str]:
         """what is wrong with this answer ([] if nothing): the check's report when it fails"""
-        if self.check is None:
-            raise TypeError(f"{type(self).__name__} needs a check(answer), or a problems() of its own")
+        assert self.check is not None  # __init__ made sure
         ok, report = self.check(answer)
         return [] if ok else [report]
 

@@ -298,6 +298,14 @@ def test_an_answer_check_rejects_a_wrong_answer_then_stops():
     assert run.answer.endswith("The last report:\nthe result should be 5.666...")
 
 
+def test_an_answer_check_keeps_what_it_caught_and_needs_a_check_or_problems():
+    check = AnswerCheck(lambda answer: ("5.666" in answer, "the result should be 5.666..."), max_rejections=1)
+    run_agent(mock.client(ClaimsDone([], "5 + 8/12 = 13/12")), "5 + 8/12", [add, divide], guardrails=[check])
+    assert check.caught == ["the result should be 5.666..."] * 2  # the rejected answer, then the stop
+    with pytest.raises(TypeError, match=r"needs check\(answer\) -> \(ok, report\), or a subclass"):
+        AnswerCheck()
+
+
 def test_verify_does_not_fire_on_a_well_behaved_run():
     assert_untouched(calculator_run([VerifyBeforeDone(lambda: (True, "all good"), max_rejections=0)]))
 
