@@ -19,6 +19,7 @@ from agent_core.coding import (
     project_files,
     snapshot,
 )
+from agent_core.coding._confinement import ProjectFolder
 from agent_core.coding.agent import coding_registry
 from agent_core.guardrails import Permissions
 from agent_core.loop import run_agent
@@ -92,6 +93,14 @@ def test_tools_are_tools_named_like_the_tools(discount):
     for tool in tools:
         assert isinstance(tool, Tool)
         assert "self" not in inspect.signature(tool).parameters
+
+
+def test_a_workspace_is_one_class_that_has_its_folder(discount):
+    assert Workspace.__mro__ == (Workspace, object)  # its tools and its resolve() in one place
+    assert isinstance(discount.folder, ProjectFolder) and discount.folder.root == discount.root
+    assert {"read_file", "grep", "write_file", "run_command", "list_dir", "edit_file", "resolve"} <= set(
+        vars(Workspace)
+    )
 
 
 def test_the_registry_waits_for_run_command_past_its_longest_timeout(discount):
