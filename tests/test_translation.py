@@ -144,6 +144,15 @@ def test_translations_use_the_glossarys_terms():
     assert not problems, "\n".join(problems)
 
 
+def test_the_glossary_settles_the_terms_the_first_language_review_found_inconsistent():
+    terms = dict((english[0], spanish) for english, spanish in translate.glossary())
+    assert terms["a count"][0] == "recuento" and terms["parse"][0] == "parsear"
+    assert terms["bug"][0] == "error" and terms["script"][0] == "script"
+    assert terms["runs as you"][0] == "con tus permisos" and terms["mock server"][0] == "servidor simulado"
+    ruled_out = {form for forms, _ in translate.avoided() for form in forms}
+    assert {"bug", "las cuentas de tokens", "con tu usuario", "servidor del modelo simulado"} <= ruled_out
+
+
 # --- the tool itself, on a course of one lesson ----------------------------------------------------
 
 
@@ -247,6 +256,18 @@ def test_the_glossary_check_names_an_entry_that_does_not_use_the_term(tmp_path):
     (problem,) = translate.glossary_problems(root)
     assert "the English says 'agent', the Spanish does not say 'agente'" in problem
     assert "lessons/00_first.ipynb:0" in problem
+
+
+def test_the_glossary_check_names_an_entry_that_uses_a_form_it_rules_out(tmp_path):
+    root = _course(tmp_path)
+    with (root / "docs" / "glossary.es.md").open("a", encoding="utf-8") as glossary:
+        glossary.write("\n| no escribas | escribe | nota |\n|---|---|---|\n| bug, bugs | *error* | |\n")
+    translate.extract(["00"], root)
+    _translate_all(root, SPANISH | {"ask the model": "pregunta al modelo por el bug"})
+    (problem,) = translate.glossary_problems(root)
+    assert "the Spanish says 'bug', write *error*" in problem and "lessons/00_first.ipynb:1" in problem
+    _translate_all(root, SPANISH | {"ask the model": "pregunta al modelo (`bug` en el código no cuenta)"})
+    assert translate.glossary_problems(root) == []
 
 
 def test_markdown_units_keep_lists_tables_and_code_whole_and_code_comments_apart():

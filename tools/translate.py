@@ -537,21 +537,38 @@ def check(root: Path = ROOT) -> list[str]:
 # --- the glossary ----------------------------------------------------------------------------------
 
 
+def _table(root: Path, header: str) -> list[list[str]]:
+    """the rows of the glossary's table whose first header cell is `header`, as lists of cells"""
+    rows: list[list[str]] = []
+    inside = False
+    for line in (root / GLOSSARY).read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|"):
+            inside = False
+        elif cells[0] == header:
+            inside = True
+        elif inside and len(cells) >= 2 and not set(cells[0]) <= set("-: "):
+            rows.append(cells)
+    return rows
+
+
 def glossary(root: Path = ROOT) -> list[tuple[list[str], list[str]]]:
     """(English forms, accepted Spanish forms) for each row of the glossary's table"""
     rows = []
-    for line in (root / GLOSSARY).read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if (
-            line.startswith("|")
-            and len(cells) >= 3
-            and not set(cells[0]) <= set("-: ")
-            and cells[0] != "inglés"
-        ):
+    for cells in _table(root, "inglés"):
+        if len(cells) >= 3:
             english = [w.strip() for w in cells[0].split(",") if w.strip()]
             spanish = [w.strip() for w in (cells[1] + "," + cells[2]).split(",") if w.strip()]
             rows.append((english, spanish))
     return rows
+
+
+def avoided(root: Path = ROOT) -> list[tuple[list[str], str]]:
+    """(Spanish forms no translation uses, what to write instead): the glossary's second table"""
+    return [
+        ([w.strip() for w in cells[0].split(",") if w.strip()], cells[1])
+        for cells in _table(root, "no escribas")
+    ]
 
 
 def prose(text: str) -> str:
@@ -566,10 +583,11 @@ def _mentions(text: str, forms: list[str]) -> bool:
 
 
 def glossary_problems(root: Path = ROOT) -> list[str]:
-    """entries whose English names a glossary term and whose Spanish does not use the glossary's"""
+    """entries whose English names a glossary term and whose Spanish does not use the glossary's, and
+    entries whose Spanish uses a form the glossary rules out"""
     if not (root / GLOSSARY).exists():
         return []
-    terms = glossary(root)
+    terms, avoid = glossary(root), avoided(root)
     found = []
     for doc in documents(root):
         path = root / doc.catalogue
@@ -584,6 +602,13 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
                     found.append(
                         f"{doc.catalogue.as_posix()} ({source}:{place}): the English says {english[0]!r}, "
                         f"the Spanish does not say {spanish[0]!r} ({GLOSSARY.as_posix()}): " + _short(string)
+                    )
+            for forms, instead in avoid:
+                if _mentions(prose(string), forms):
+                    source, place = message.locations[0] if message.locations else ("?", 0)
+                    found.append(
+                        f"{doc.catalogue.as_posix()} ({source}:{place or 0}): the Spanish says "
+                        f"{forms[0]!r}, write {instead} ({GLOSSARY.as_posix()}): " + _short(string)
                     )
     return found
 
