@@ -131,10 +131,44 @@ def test_the_readme_and_the_teaching_guide_link_to_their_spanish_twin_and_back()
         assert f"[English]({Path(english).name})" in back
 
 
-def test_the_spanish_readme_says_that_verdicts_and_library_messages_stay_in_english():
+def test_the_spanish_readme_says_first_what_stays_in_english_and_links_the_glossary():
     readme = (ROOT / "README.es.md").read_text(encoding="utf-8")
-    assert re.search(r"veredictos[^.]*mensajes de las bibliotecas[^.]*inglés", readme)
-    assert "lessons/es/" in readme
+    top = readme[: readme.index("## Para empezar")]
+    box = " ".join(line.lstrip("> ") for line in top.splitlines() if line.startswith(">"))
+    assert "Qué está en español y qué en inglés" in box
+    assert re.search(r"en inglés los textos propios de la API y de los modelos", box)
+    assert "los nombres de la biblioteca" in box
+    assert "](docs/glossary.es.md)" in box and (ROOT / "docs" / "glossary.es.md").exists()
+
+
+def test_the_spanish_readmes_quick_start_opens_the_spanish_lessons():
+    readme = (ROOT / "README.es.md").read_text(encoding="utf-8")
+    quick_start = readme[readme.index("## Para empezar") :].split("\n## ")[0]
+    assert re.search(r"jupyter lab lessons/es/(\s|$)", quick_start, re.MULTILINE)
+    assert not re.search(r"jupyter lab lessons/?(\s|$)", quick_start, re.MULTILINE)
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"jupyter lab lessons/(\s|$)", english, re.MULTILINE)  # the English opens its own
+
+
+def test_the_spanish_readme_marks_links_to_english_only_pages_en_ingles():
+    readme = (ROOT / "README.es.md").read_text(encoding="utf-8")
+    english_only = []
+    for match in re.finditer(r"\]\(([^)\s#]+\.md)(?:#[^)]*)?\)(\s*\(en inglés\))?", readme):
+        target, marked = match[1], bool(match[2])
+        if re.match(r"[A-Za-z][\w+.-]*:", target) or target.endswith(".es.md") or target == "README.md":
+            continue
+        english_only.append(target)
+        twin = ROOT / translate.spanish_path(target)
+        assert twin.exists() != marked, f"{target}: {'marked (en inglés), but' if marked else 'no'} twin"
+    assert {"CONTRIBUTING.md", "CHANGELOG.md", "docs/maintaining.md"} <= set(english_only)
+
+
+def test_a_spanish_pages_shell_command_opens_the_spanish_notebooks():
+    page = "Run:\n\n```bash\n.venv/bin/jupyter lab lessons/  # open\npytest lessons/\n```\n\n"
+    page += "`jupyter lab lessons/`"
+    spanish = translate.spanish_commands(page)
+    assert ".venv/bin/jupyter lab lessons/es/  # open\npytest lessons/\n" in spanish
+    assert spanish.endswith("`jupyter lab lessons/`")  # prose keeps what it says
 
 
 def test_translations_use_the_glossarys_terms():

@@ -14,7 +14,9 @@ copied unchanged. Each entry's locations say where it comes from: a notebook and
 file and a line number. When the English changes, `extract` keeps the old translation as fuzzy beside
 the previous English, and `check` and `build` fail, naming the notebook, the cell and what changed,
 until a translator updates the entry and clears its fuzzy flag. Relative links are rewritten at build
-time to the Spanish version where one exists; translators keep the English targets.
+time to the Spanish version where one exists; translators keep the English targets. The same goes for
+the folder a page's shell command opens in JupyterLab (`jupyter lab lessons/` becomes
+`jupyter lab lessons/es/`): the rest of a page's code is copied unchanged.
 """
 
 from __future__ import annotations
@@ -415,11 +417,34 @@ def render(
         else:
             back = os.path.relpath(source, os.path.dirname(target) or ".").replace(os.sep, "/")
             switch = f"[English]({back}) · **Español**"
-            files[target] = translate_markdown(
-                path.read_text(encoding="utf-8"), lookup(source, None, source, target), switch
+            files[target] = spanish_commands(
+                translate_markdown(
+                    path.read_text(encoding="utf-8"), lookup(source, None, source, target), switch
+                )
             )
     problems = [_problem(text, places, catalogue, doc) for text, places in missing.items()]
     return files, problems
+
+
+# `jupyter lab lessons/` in a shell command: the folder JupyterLab opens
+JUPYTER_FOLDER = re.compile(
+    r"(\bjupyter[ -](?:lab|notebook)\s+)((?:lessons|solutions)/?)(?=\s|$)", re.MULTILINE
+)
+
+
+def spanish_commands(page: str) -> str:
+    """a Spanish page whose shell commands open the Spanish notebooks' folder in JupyterLab"""
+    lines = page.split("\n")
+    start = 0
+    while start < len(lines):
+        end = _block_end(lines, start)
+        fence = FENCE.match(lines[start])
+        if fence and fence[2].lower() in SHELL_FENCES:
+            block = "\n".join(lines[start:end])
+            block = JUPYTER_FOLDER.sub(lambda m: m[1] + m[2].rstrip("/") + "/es/", block)
+            lines[start:end] = block.split("\n")
+        start = end
+    return "\n".join(lines)
 
 
 def _problem(text: str, places: list[tuple[str, int]], catalogue: Catalog, doc: Document) -> str:
