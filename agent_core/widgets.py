@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from . import render
 from ._guard_calls import describe_call
+from ._i18n import N_, _
 from .guardrails import Decision
 from .trace import Trace, Turn
 
@@ -43,7 +44,7 @@ class TraceViewer(widgets.VBox):
         self.labels = list(labels) if labels is not None else None  # which agent made each turn (lesson 12)
         self.turn_buttons = widgets.ToggleButtons(
             options=[(str(position + 1), position) for position in range(len(trace))],
-            description="turn",
+            description=_("turn"),
             tooltips=[self._tooltip(position) for position in range(len(trace))],
             style={"button_width": "3em"},
         )
@@ -94,7 +95,10 @@ class TraceViewer(widgets.VBox):
         return f"turn {index + 1}{who}: finish_reason {turn.finish_reason or 'unknown'}"
 
     def _header(self, index: int) -> str:
-        turn, parts = self.trace[index], [f"Turn {index + 1} of {len(self.trace)}"]
+        turn, parts = (
+            self.trace[index],
+            [_("Turn {number} of {total}", number=index + 1, total=len(self.trace))],
+        )
         if self.labels is not None:
             parts.append(html.escape(self.labels[index]))
         if turn.error is not None or turn.status >= 400:
@@ -162,6 +166,9 @@ def step_through(trace: Trace, labels: Sequence[str] | None = None) -> TraceView
     return TraceViewer(trace, labels)
 
 
+_NEEDS_KERNEL = N_("(the Approve / Deny buttons need a running kernel)")
+
+
 class ApprovalPanel(widgets.VBox):
     """Approve / Deny buttons in the notebook: a decider for Approval
 
@@ -176,9 +183,9 @@ class ApprovalPanel(widgets.VBox):
         self.decisions: dict[str, Decision] = {}  # tool_call_id -> what was decided
         self.decided: dict[str, Any] | None = None  # the call decided last
         self.call_html = widgets.HTML()
-        self.reason_text = widgets.Text(placeholder="why not? (the model reads this)")
-        self.approve_button = widgets.Button(description="Approve", button_style="success")
-        self.deny_button = widgets.Button(description="Deny", button_style="danger")
+        self.reason_text = widgets.Text(placeholder=_("why not? (the model reads this)"))
+        self.approve_button = widgets.Button(description=_("Approve"), button_style="success")
+        self.deny_button = widgets.Button(description=_("Deny"), button_style="danger")
         super().__init__(
             [
                 self.call_html,
@@ -222,12 +229,15 @@ class ApprovalPanel(widgets.VBox):
     def status(self) -> str:
         """one line: what the panel is waiting for, or what was decided"""
         if self.pending is not None:
-            return f"The agent wants to run {describe_call(self.pending)}. Approve or deny?"
+            return _("The agent wants to run {call}. Approve or deny?", call=describe_call(self.pending))
         if self.decided is not None:
-            decision = self.decisions[self.decided["id"]]
-            verdict = "approved" if decision.approved else f"denied ({decision.reason})"
-            return f"{describe_call(self.decided)}: {verdict}. resume() the run to go on."
-        return "No call is waiting for approval."
+            decision, call = self.decisions[self.decided["id"]], describe_call(self.decided)
+            if decision.approved:
+                return _("{call}: approved. resume() the run to go on.", call=call)
+            return _(
+                "{call}: denied ({reason}). resume() the run to go on.", call=call, reason=decision.reason
+            )
+        return _("No call is waiting for approval.")
 
     def __repr__(self) -> str:
         return f"ApprovalPanel: {self.status}"
@@ -238,6 +248,6 @@ class ApprovalPanel(widgets.VBox):
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = (
             f'<div style="{render.FONT}">{html.escape(self.status)}'
-            '<div style="opacity:0.65">(the Approve / Deny buttons need a running kernel)</div></div>'
+            f'<div style="opacity:0.65">{html.escape(_(_NEEDS_KERNEL))}</div></div>'
         )
         return bundle

@@ -6,6 +6,11 @@ built from the English ones plus those catalogues.
     python tools/translate.py build                # write lessons/es/, solutions/es/ and the *.es.md pages
     python tools/translate.py check                # what CI checks (also run by tests/test_translation.py)
 
+agent_core's own run-time messages (a check's verdict, a widget's labels) have a catalogue of their own,
+agent_core/locale/es/messages.po, read by agent_core._i18n at run time: `extract` adds every message the
+code marks (`_("...")`, `N_("...")`, the `what` of `needs_local_install`) and `check` names each one
+without a Spanish entry, or whose {fields} differ from the English.
+
 A catalogue is a PO file (Poedit, Weblate or any text editor): locale/es/04_the_loop.po holds lesson 04
 and its solution (the same English gets the same Spanish), locale/es/README.po the README,
 locale/es/docs/teaching.po docs/teaching.md. Its units are the English markdown blocks (a paragraph, a
@@ -31,6 +36,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from babel.messages.catalog import Catalog, Message
@@ -556,7 +562,7 @@ def check(root: Path = ROOT) -> list[str]:
             problems.append(
                 f"{relative} has no catalogue in {LOCALE.as_posix()}/ (delete it, or extract one)"
             )
-    return problems + glossary_problems(root)
+    return problems + glossary_problems(root) + runtime_problems(root)
 
 
 # --- the glossary ----------------------------------------------------------------------------------
@@ -638,6 +644,95 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
     return found
 
 
+# --- agent_core's run-time messages ----------------------------------------------------------------
+
+RUNTIME = Path("agent_core") / "locale" / "es" / "messages.po"
+MARKERS = {"_": (0,), "N_": (0,), "needs_local_install": (0, 1)}  # the calls whose text is a message
+
+
+def runtime_messages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
+    """every message agent_core marks for translation, with where: literal text in a marking call (a
+    lesson number such as "07" is no message; "06 or 08" is)"""
+    import ast
+
+    found: dict[str, list[tuple[str, int]]] = {}
+    package = root / "agent_core"
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("agent_core/coding/projects/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), relative)):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            for index in MARKERS.get(name, ()):
+                if index < len(node.args):
+                    argument = node.args[index]
+                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                        if not argument.value.isdigit():
+                            found.setdefault(argument.value, []).append((relative, node.lineno))
+    return found
+
+
+def _fields(text: str) -> set[str]:
+    import string
+
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+
+
+def runtime_problems(root: Path = ROOT) -> list[str]:
+    """marked run-time messages with no Spanish entry (or a fuzzy one, or other {fields}), and entries
+    no code marks any more"""
+    messages = runtime_messages(root)
+    if not messages:
+        return []
+    path = root / RUNTIME
+    catalogue = read_catalogue(path) if path.exists() else Catalog(locale="es")
+    problems = []
+    for english, places in messages.items():
+        message = catalogue.get(english)
+        where = ", ".join(f"{source}:{line}" for source, line in places)
+        string = _string(message) if message is not None else ""
+        if not string or (message is not None and message.fuzzy):
+            problems.append(
+                f"{where}: {english!r} has no Spanish in {RUNTIME.as_posix()}: translate it there"
+            )
+        elif _fields(string) != _fields(english):
+            problems.append(
+                f"{where}: the Spanish of {english!r} in {RUNTIME.as_posix()} has the fields "
+                f"{sorted(_fields(string))}, the English {sorted(_fields(english))}"
+            )
+    for message in catalogue:
+        if message.id and message.id not in messages:
+            problems.append(
+                f"{RUNTIME.as_posix()}: {message.id!r} is marked nowhere in agent_core: run extract"
+            )
+    return problems
+
+
+def extract_runtime(root: Path = ROOT) -> Path:
+    """the run-time catalogue with every marked message: new ones untranslated, unmarked ones dropped"""
+    path = root / RUNTIME
+    old = read_catalogue(path) if path.exists() else Catalog(locale="es")
+    catalogue = Catalog(locale="es", project="agent-core", fuzzy=False, creation_date=old.creation_date)
+    catalogue.header_comment = (
+        "# Spanish run-time messages of agent_core (agent_core._i18n reads this file at run time).\n"
+        "# Keep {fields} as they are. Then: python tools/translate.py check\n#"
+    )
+    for english, places in runtime_messages(root).items():
+        previous = old.get(english)
+        # a file and no line (Babel writes "#: file"): a line number moves with every edit of the code
+        files: list[Any] = [(source, None) for source in sorted({source for source, _ in places})]
+        catalogue.add(
+            english,
+            _string(previous) if previous is not None else "",
+            locations=files,
+            flags=previous.flags if previous is not None else (),
+        )
+    write_catalogue(catalogue, path)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -650,6 +745,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "extract":
         for path in extract(args.names):
             print("updated", path.as_posix())
+        print("updated", extract_runtime().relative_to(ROOT).as_posix())
         return 0
     if args.names:
         parser.error(f"{args.command} takes no names")
