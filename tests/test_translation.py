@@ -2,7 +2,6 @@
 terms in Spanish."""
 
 import io
-import json
 import re
 import subprocess
 import sys
@@ -51,10 +50,15 @@ def _without_comments(source: str) -> str:
 
 @pytest.mark.parametrize("spanish", SPANISH_NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_a_spanish_notebook_has_the_english_code_and_outputs_so_nbval_need_not_run_it(spanish):
+    """the same code, and the same outputs but for agent_core's run-time messages, in Spanish as a kernel
+    in lessons/es/ prints them (test_a_spanish_kernel_prints_the_stored_outputs proves it on a run)"""
     english = spanish.parent.parent / spanish.name
-    es, en = (json.loads(p.read_text(encoding="utf-8")) for p in (spanish, english))
+    es, en = (nbformat.read(p, as_version=4) for p in (spanish, english))  # a text's lines joined
     assert es["metadata"] == en["metadata"] and len(es["cells"]) == len(en["cells"])
+    templates = translate.runtime_templates()
     for index, (cell, original) in enumerate(zip(es["cells"], en["cells"], strict=True)):
+        if original["cell_type"] == "code":
+            original = {**original, "outputs": translate.localized_outputs(original["outputs"], templates)}
         assert {k: v for k, v in cell.items() if k != "source"} == {
             k: v for k, v in original.items() if k != "source"
         }, f"cell {index}: outputs, metadata or type differ"

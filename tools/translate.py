@@ -414,11 +414,13 @@ def render(
         path = root / source
         if path.suffix == ".ipynb":
             nb = nbformat.read(path, as_version=4)
+            templates = runtime_templates(root)
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "markdown":
                     cell.source = translate_markdown(cell.source, lookup(source, index, source, target))
                 elif cell.cell_type == "code":
                     cell.source = translate_code(cell.source, lookup(source, index, source, target))
+                    cell.outputs = localized_outputs(cell.outputs, templates)
             files[target] = nbformat.writes(nb).rstrip("\n") + "\n"
         else:
             back = os.path.relpath(source, os.path.dirname(target) or ".").replace(os.sep, "/")
@@ -708,6 +710,53 @@ def runtime_problems(root: Path = ROOT) -> list[str]:
                 f"{RUNTIME.as_posix()}: {message.id!r} is marked nowhere in agent_core: run extract"
             )
     return problems
+
+
+Template = tuple[re.Pattern[str], str]  # an English run-time message as a pattern, and its Spanish
+
+
+def runtime_templates(root: Path = ROOT) -> list[Template]:
+    """each translated run-time message: its English as a pattern whose groups are its {fields}"""
+    path = root / RUNTIME
+    templates = []
+    for message in read_catalogue(path) if path.exists() else []:
+        english, spanish = message.id, _string(message)
+        if not isinstance(english, str) or not english or not spanish or message.fuzzy:
+            continue
+        import string
+
+        pattern = ""
+        for literal, field, _spec, _conversion in string.Formatter().parse(english):
+            pattern += re.escape(literal) + (f"(?P<{field}>.+?)" if field else "")
+        templates.append((re.compile(pattern, re.DOTALL), spanish))
+    return templates
+
+
+def localized(line: str, templates: list[Template]) -> str:
+    """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
+    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too)"""
+    for pattern, spanish in templates:
+        match = pattern.fullmatch(line)
+        if match:
+            fields = {name: localized(value, templates) for name, value in match.groupdict().items()}
+            return spanish.format(**fields) if fields else spanish
+    return line
+
+
+def localized_outputs(outputs: list[Any], templates: list[Template]) -> list[Any]:
+    """a code cell's stored outputs as the Spanish notebook's: each printed line that is a run-time
+    message (a check's verdict, and "  - " and a problem under it) in Spanish; nothing else changes"""
+    result = []
+    for output in outputs:
+        if output.get("output_type") == "stream" and templates:
+            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            lines = []
+            for line in text.split("\n"):
+                bullet = "  - " if line.startswith("  - ") else ""
+                lines.append(bullet + localized(line[len(bullet) :], templates))
+            output = nbformat.from_dict({**output, "text": "\n".join(lines)})
+        result.append(output)
+    return result
 
 
 def extract_runtime(root: Path = ROOT) -> Path:
