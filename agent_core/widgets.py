@@ -44,7 +44,7 @@ class TraceViewer(widgets.VBox):
         self.labels = list(labels) if labels is not None else None  # which agent made each turn (lesson 12)
         self.turn_buttons = widgets.ToggleButtons(
             options=[(str(position + 1), position) for position in range(len(trace))],
-            description=_("turn"),
+            description="turn",
             tooltips=[self._tooltip(position) for position in range(len(trace))],
             style={"button_width": "3em"},
         )
@@ -95,10 +95,7 @@ class TraceViewer(widgets.VBox):
         return f"turn {index + 1}{who}: finish_reason {turn.finish_reason or 'unknown'}"
 
     def _header(self, index: int) -> str:
-        turn, parts = (
-            self.trace[index],
-            [_("Turn {number} of {total}", number=index + 1, total=len(self.trace))],
-        )
+        turn, parts = self.trace[index], [f"Turn {index + 1} of {len(self.trace)}"]
         if self.labels is not None:
             parts.append(html.escape(self.labels[index]))
         if turn.error is not None or turn.status >= 400:
@@ -240,7 +237,7 @@ class ApprovalPanel(widgets.VBox):
         return _("No call is waiting for approval.")
 
     def __repr__(self) -> str:
-        return f"ApprovalPanel: {self.status}"
+        return _("ApprovalPanel: {status}", status=self.status)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         # the widget view has a random model id (nbval skips it); text and HTML stay deterministic

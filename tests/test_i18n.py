@@ -93,6 +93,7 @@ def test_the_approval_panels_labels_follow_the_language(english, monkeypatch):
         "¿La apruebas o la rechazas?"
     )
     assert "Aprobar / Rechazar" in panel._repr_mimebundle_()["text/html"]
+    assert repr(panel) == f"ApprovalPanel: {panel.status}"
     panel.deny("  ")
     assert panel.status.endswith(
         ": rechazada (the user clicked Deny). Llama a resume() para seguir con la ejecución."

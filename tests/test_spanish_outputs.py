@@ -5,9 +5,10 @@ outputs (which nbval proves on every run) with each line that is one of agent_co
 (a check's verdict) put in Spanish, fields unchanged (translate.localized_outputs; the staleness test in
 test_translation.py holds every Spanish notebook to it). That is only right if a real run prints those
 lines: here one Spanish lesson runs, whole, in a fresh kernel started in a folder lessons/es/ as
-JupyterLab starts it, and every cell's outputs must equal the stored ones. One notebook, with a
-failing check (heading and problem lines) and the course's ordinary outputs, keeps the suite fast; the
-rule it proves is the same for every notebook (one function, one catalogue).
+JupyterLab starts it, and every cell's outputs must equal the stored ones. One notebook keeps the suite
+fast: lesson 05 has failing checks (heading and problem lines), the approval panel (its repr, its HTML,
+its status printed) and the course's ordinary outputs; the rule it proves is the same for every
+notebook (one function, one catalogue).
 """
 
 import shutil
@@ -21,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import notebooks  # noqa: E402
 
-PROVEN = "lessons/es/02_tool_calls.ipynb"
+PROVEN = "lessons/es/05_guardrails.ipynb"
 
 
 def test_a_spanish_kernel_prints_the_stored_outputs_of_a_spanish_lesson(tmp_path, monkeypatch):
@@ -36,9 +37,11 @@ def test_a_spanish_kernel_prints_the_stored_outputs_of_a_spanish_lesson(tmp_path
         if cell.cell_type == "code":
             assert cell.outputs == kept.outputs, f"{PROVEN} cell {index}: a run printed other outputs"
             text = "".join(o.get("text", "") for o in cell.outputs)
-            spanish_lines += text.count("✗ Ejercicio 2.") + text.count("✓ Ejercicio 2.")
+            spanish_lines += text.count("✗ Ejercicio 5.") + text.count("Llama a resume()")
+            html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+            spanish_lines += html.count("los botones Aprobar / Rechazar")
     english = nbformat.read(ROOT / "lessons" / Path(PROVEN).name, as_version=4)
     english_text = "".join(
         o.get("text", "") for c in english.cells if c.cell_type == "code" for o in c.outputs
     )
-    assert spanish_lines >= 1 and "Exercise 2." in english_text  # the run said it in Spanish
+    assert spanish_lines >= 6 and "Exercise 5." in english_text  # the run said it in Spanish

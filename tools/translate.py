@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import html
 import io
 import os
 import re
@@ -712,7 +713,9 @@ def runtime_problems(root: Path = ROOT) -> list[str]:
     return problems
 
 
-Template = tuple[re.Pattern[str], str]  # an English run-time message as a pattern, and its Spanish
+Template = tuple[
+    re.Pattern[str], str, str
+]  # a run-time message: its English as a pattern, the English, the Spanish
 
 
 def runtime_templates(root: Path = ROOT) -> list[Template]:
@@ -728,33 +731,57 @@ def runtime_templates(root: Path = ROOT) -> list[Template]:
         pattern = ""
         for literal, field, _spec, _conversion in string.Formatter().parse(english):
             pattern += re.escape(literal) + (f"(?P<{field}>.+?)" if field else "")
-        templates.append((re.compile(pattern, re.DOTALL), spanish))
+        templates.append((re.compile(pattern, re.DOTALL), english, spanish))
     return templates
 
 
-def localized(line: str, templates: list[Template]) -> str:
+def localized(line: str, templates: list[Template], seen: dict[str, str] | None = None) -> str:
     """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
-    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too)"""
-    for pattern, spanish in templates:
+    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too);
+    `seen` collects each English text that changed, with its Spanish"""
+    for pattern, _english, spanish in templates:
         match = pattern.fullmatch(line)
         if match:
-            fields = {name: localized(value, templates) for name, value in match.groupdict().items()}
-            return spanish.format(**fields) if fields else spanish
+            fields = {name: localized(value, templates, seen) for name, value in match.groupdict().items()}
+            result = spanish.format(**fields) if fields else spanish
+            if seen is not None and result != line:
+                seen[line] = result
+            return result
     return line
+
+
+def _localized_text(text: str, templates: list[Template], seen: dict[str, str]) -> str:
+    lines = []
+    for line in text.split("\n"):
+        bullet = "  - " if line.startswith("  - ") else ""  # a problem under a check's verdict
+        lines.append(bullet + localized(line[len(bullet) :], templates, seen))
+    return "\n".join(lines)
 
 
 def localized_outputs(outputs: list[Any], templates: list[Template]) -> list[Any]:
     """a code cell's stored outputs as the Spanish notebook's: each printed line that is a run-time
-    message (a check's verdict, and "  - " and a problem under it) in Spanish; nothing else changes"""
+    message (a check's verdict, and a problem under it; an object's repr such as the approval panel's) in
+    Spanish, and in the same output's HTML the same texts, escaped, and the messages of three words or
+    more that have no fields (the panel's note); nothing else changes"""
+    if not templates:
+        return outputs
+    fixed = {e: s for pattern, e, s in templates if not pattern.groupindex and len(e.split()) >= 3}
     result = []
     for output in outputs:
-        if output.get("output_type") == "stream" and templates:
+        seen: dict[str, str] = {}
+        if output.get("output_type") == "stream":
             text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
-            lines = []
-            for line in text.split("\n"):
-                bullet = "  - " if line.startswith("  - ") else ""
-                lines.append(bullet + localized(line[len(bullet) :], templates))
-            output = nbformat.from_dict({**output, "text": "\n".join(lines)})
+            output = nbformat.from_dict({**output, "text": _localized_text(text, templates, seen)})
+        elif "data" in output and "text/plain" in output["data"]:
+            data = dict(output["data"])
+            plain = data["text/plain"] if isinstance(data["text/plain"], str) else "".join(data["text/plain"])
+            data["text/plain"] = _localized_text(plain, templates, seen)
+            if "text/html" in data and seen:
+                page = data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
+                for english, spanish in (seen | fixed).items():
+                    page = page.replace(html.escape(english), html.escape(spanish))
+                data["text/html"] = page
+            output = nbformat.from_dict({**output, "data": data})
         result.append(output)
     return result
 
