@@ -184,3 +184,24 @@ def test_the_package_ships_the_catalogue_for_the_browser_edition_too():
     relative = catalogue.relative_to(ROOT / "agent_core").as_posix()
     assert catalogue.exists() and any(fnmatch.fnmatch(relative, pattern) for pattern in patterns)
     assert _i18n.catalogue("es")["Approve"] == "Aprobar" and _i18n.catalogue("en") == {}
+
+
+def test_the_glossary_applies_to_agent_cores_messages_too(tmp_path):
+    (tmp_path / "agent_core").mkdir()
+    (tmp_path / "agent_core" / "stop.py").write_text('_("The agent stopped.")\n', encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "glossary.es.md").write_text(
+        "| inglés | español | también vale | nota |\n|---|---|---|---|\n| agent | agente | agentes | |\n",
+        encoding="utf-8",
+    )
+    path = translate.extract_runtime(tmp_path)
+    catalogue = translate.read_catalogue(path)
+    catalogue.get("The agent stopped.").string = "El bot se detuvo."
+    translate.write_catalogue(catalogue, path)
+    (problem,) = translate.glossary_problems(tmp_path)
+    assert problem.startswith(
+        "agent_core/locale/es/messages.po (agent_core/stop.py:0): the English says 'agent'"
+    )
+    catalogue.get("The agent stopped.").string = "El agente se detuvo."
+    translate.write_catalogue(catalogue, path)
+    assert translate.glossary_problems(tmp_path) == []

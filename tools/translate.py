@@ -623,8 +623,9 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
         return []
     terms, avoid = glossary(root), avoided(root)
     found = []
-    for doc in documents(root):
-        path = root / doc.catalogue
+    catalogues = [doc.catalogue for doc in documents(root)] + [RUNTIME]  # agent_core's messages too
+    for catalogue in catalogues:
+        path = root / catalogue
         for message in read_catalogue(path) if path.exists() else []:
             msgid, string = message.id, _string(message)
             if not isinstance(msgid, str) or not msgid or not string or message.fuzzy:
@@ -634,14 +635,14 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
                     source, place = message.locations[0] if message.locations else ("?", 0)
                     place = place or 0  # Babel writes no number for cell 0
                     found.append(
-                        f"{doc.catalogue.as_posix()} ({source}:{place}): the English says {english[0]!r}, "
+                        f"{catalogue.as_posix()} ({source}:{place}): the English says {english[0]!r}, "
                         f"the Spanish does not say {spanish[0]!r} ({GLOSSARY.as_posix()}): " + _short(string)
                     )
             for forms, instead in avoid:
                 if _mentions(prose(string), forms):
                     source, place = message.locations[0] if message.locations else ("?", 0)
                     found.append(
-                        f"{doc.catalogue.as_posix()} ({source}:{place or 0}): the Spanish says "
+                        f"{catalogue.as_posix()} ({source}:{place or 0}): the Spanish says "
                         f"{forms[0]!r}, write {instead} ({GLOSSARY.as_posix()}): " + _short(string)
                     )
     return found
