@@ -652,6 +652,7 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
 
 RUNTIME = Path("agent_core") / "locale" / "es" / "messages.po"
 MARKERS = {"_": (0,), "N_": (0,), "needs_local_install": (0, 1)}  # the calls whose text is a message
+MARKED = re.compile(r"\b(?:N_|_|needs_local_install)\(")
 
 
 def runtime_messages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
@@ -665,7 +666,10 @@ def runtime_messages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
         relative = path.relative_to(root).as_posix()
         if relative.startswith("agent_core/coding/projects/"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), relative)):
+        text = path.read_text(encoding="utf-8")
+        if not MARKED.search(text):  # most modules mark nothing: no need to parse them
+            continue
+        for node in ast.walk(ast.parse(text, relative)):
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
