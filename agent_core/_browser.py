@@ -12,11 +12,14 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import urljoin
 
+from ._i18n import N_, _
+
 __all__ = [
     "IN_BROWSER",
     "LOCAL_INSTALL_LESSONS",
     "NeedsLocalInstall",
     "needs_local_install",
+    "stop_line",
     "local_install_only",
     "PlainTable",
     "LoadOnImport",
@@ -29,10 +32,10 @@ IN_BROWSER = sys.platform == "emscripten"  # Pyodide's Python reports this platf
 # browser" link for them, the edition stops them at their first cell, and the README and
 # docs/teaching.md name exactly these (tests/test_browser.py)
 LOCAL_INSTALL_LESSONS = {
-    "07": "Lesson 07 runs commands in processes and limits each search's time",
-    "08": "Lesson 08 starts servers and talks to them over the network",
-    "10": "Lesson 10 runs MCP servers as processes",
-    "12": "Lesson 12 runs lesson 07's workspaces, which start processes",
+    "07": N_("Lesson 07 runs commands in processes and limits each search's time"),
+    "08": N_("Lesson 08 starts servers and talks to them over the network"),
+    "10": N_("Lesson 10 runs MCP servers as processes"),
+    "12": N_("Lesson 12 runs lesson 07's workspaces, which start processes"),
 }
 
 
@@ -44,12 +47,20 @@ class NeedsLocalInstall(RuntimeError):
 
 
 def needs_local_install(what: str, lesson: str) -> None:
-    """in the browser, stop with one clear line: `what` needs the course installed on a computer"""
+    """in the browser, stop with one clear line: `what` needs the course installed on a computer (in the
+    learner's language: `what` and a lesson such as "06 or 08" are catalogue entries, tools/translate.py)"""
     if IN_BROWSER:
-        raise NeedsLocalInstall(
-            f"{what}, which the browser edition cannot do: run lesson {lesson} from a local install "
-            "(README, quick start)."
-        )
+        raise NeedsLocalInstall(stop_line(what, lesson))
+
+
+def stop_line(what: str, lesson: str) -> str:
+    """what needs_local_install says in the browser, pointing to the README's quick start"""
+    return _(
+        "{what}, which the browser edition cannot do: run lesson {lesson} from a local install "
+        "(README, quick start).",
+        what=_(what),
+        lesson=_(lesson),
+    )
 
 
 def _nothing(lines: list[str]) -> list[str]:

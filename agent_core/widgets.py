@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from . import render
 from ._guard_calls import describe_call
+from ._i18n import N_, _
 from .guardrails import Decision
 from .trace import Trace, Turn
 
@@ -162,6 +163,9 @@ def step_through(trace: Trace, labels: Sequence[str] | None = None) -> TraceView
     return TraceViewer(trace, labels)
 
 
+_NEEDS_KERNEL = N_("(the Approve / Deny buttons need a running kernel)")
+
+
 class ApprovalPanel(widgets.VBox):
     """Approve / Deny buttons in the notebook: a decider for Approval
 
@@ -176,9 +180,9 @@ class ApprovalPanel(widgets.VBox):
         self.decisions: dict[str, Decision] = {}  # tool_call_id -> what was decided
         self.decided: dict[str, Any] | None = None  # the call decided last
         self.call_html = widgets.HTML()
-        self.reason_text = widgets.Text(placeholder="why not? (the model reads this)")
-        self.approve_button = widgets.Button(description="Approve", button_style="success")
-        self.deny_button = widgets.Button(description="Deny", button_style="danger")
+        self.reason_text = widgets.Text(placeholder=_("why not? (the model reads this)"))
+        self.approve_button = widgets.Button(description=_("Approve"), button_style="success")
+        self.deny_button = widgets.Button(description=_("Deny"), button_style="danger")
         super().__init__(
             [
                 self.call_html,
@@ -222,15 +226,18 @@ class ApprovalPanel(widgets.VBox):
     def status(self) -> str:
         """one line: what the panel is waiting for, or what was decided"""
         if self.pending is not None:
-            return f"The agent wants to run {describe_call(self.pending)}. Approve or deny?"
+            return _("The agent wants to run {call}. Approve or deny?", call=describe_call(self.pending))
         if self.decided is not None:
-            decision = self.decisions[self.decided["id"]]
-            verdict = "approved" if decision.approved else f"denied ({decision.reason})"
-            return f"{describe_call(self.decided)}: {verdict}. resume() the run to go on."
-        return "No call is waiting for approval."
+            decision, call = self.decisions[self.decided["id"]], describe_call(self.decided)
+            if decision.approved:
+                return _("{call}: approved. resume() the run to go on.", call=call)
+            return _(
+                "{call}: denied ({reason}). resume() the run to go on.", call=call, reason=decision.reason
+            )
+        return _("No call is waiting for approval.")
 
     def __repr__(self) -> str:
-        return f"ApprovalPanel: {self.status}"
+        return _("ApprovalPanel: {status}", status=self.status)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         # the widget view has a random model id (nbval skips it); text and HTML stay deterministic
@@ -238,6 +245,6 @@ class ApprovalPanel(widgets.VBox):
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = (
             f'<div style="{render.FONT}">{html.escape(self.status)}'
-            '<div style="opacity:0.65">(the Approve / Deny buttons need a running kernel)</div></div>'
+            f'<div style="opacity:0.65">{html.escape(_(_NEEDS_KERNEL))}</div></div>'
         )
         return bundle

@@ -2,7 +2,6 @@
 terms in Spanish."""
 
 import io
-import json
 import re
 import subprocess
 import sys
@@ -51,10 +50,15 @@ def _without_comments(source: str) -> str:
 
 @pytest.mark.parametrize("spanish", SPANISH_NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_a_spanish_notebook_has_the_english_code_and_outputs_so_nbval_need_not_run_it(spanish):
+    """the same code, and the same outputs but for agent_core's run-time messages, in Spanish as a kernel
+    in lessons/es/ prints them (test_a_spanish_kernel_prints_the_stored_outputs proves it on a run)"""
     english = spanish.parent.parent / spanish.name
-    es, en = (json.loads(p.read_text(encoding="utf-8")) for p in (spanish, english))
+    es, en = (nbformat.read(p, as_version=4) for p in (spanish, english))  # a text's lines joined
     assert es["metadata"] == en["metadata"] and len(es["cells"]) == len(en["cells"])
+    templates = translate.runtime_templates()
     for index, (cell, original) in enumerate(zip(es["cells"], en["cells"], strict=True)):
+        if original["cell_type"] == "code":
+            original = {**original, "outputs": translate.localized_outputs(original["outputs"], templates)}
         assert {k: v for k, v in cell.items() if k != "source"} == {
             k: v for k, v in original.items() if k != "source"
         }, f"cell {index}: outputs, metadata or type differ"
@@ -131,10 +135,44 @@ def test_the_readme_and_the_teaching_guide_link_to_their_spanish_twin_and_back()
         assert f"[English]({Path(english).name})" in back
 
 
-def test_the_spanish_readme_says_that_verdicts_and_library_messages_stay_in_english():
+def test_the_spanish_readme_says_first_what_stays_in_english_and_links_the_glossary():
     readme = (ROOT / "README.es.md").read_text(encoding="utf-8")
-    assert re.search(r"veredictos[^.]*mensajes de las bibliotecas[^.]*inglés", readme)
-    assert "lessons/es/" in readme
+    top = readme[: readme.index("## Para empezar")]
+    box = " ".join(line.lstrip("> ") for line in top.splitlines() if line.startswith(">"))
+    assert "Qué está en español y qué en inglés" in box
+    assert re.search(r"en inglés los textos propios de la API y de los modelos", box)
+    assert "los nombres de la biblioteca" in box
+    assert "](docs/glossary.es.md)" in box and (ROOT / "docs" / "glossary.es.md").exists()
+
+
+def test_the_spanish_readmes_quick_start_opens_the_spanish_lessons():
+    readme = (ROOT / "README.es.md").read_text(encoding="utf-8")
+    quick_start = readme[readme.index("## Para empezar") :].split("\n## ")[0]
+    assert re.search(r"jupyter lab lessons/es/(\s|$)", quick_start, re.MULTILINE)
+    assert not re.search(r"jupyter lab lessons/?(\s|$)", quick_start, re.MULTILINE)
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"jupyter lab lessons/(\s|$)", english, re.MULTILINE)  # the English opens its own
+
+
+def test_the_spanish_readme_marks_links_to_english_only_pages_en_ingles():
+    readme = (ROOT / "README.es.md").read_text(encoding="utf-8")
+    english_only = []
+    for match in re.finditer(r"\]\(([^)\s#]+\.md)(?:#[^)]*)?\)(\s*\(en inglés\))?", readme):
+        target, marked = match[1], bool(match[2])
+        if re.match(r"[A-Za-z][\w+.-]*:", target) or target.endswith(".es.md") or target == "README.md":
+            continue
+        english_only.append(target)
+        twin = ROOT / translate.spanish_path(target)
+        assert twin.exists() != marked, f"{target}: {'marked (en inglés), but' if marked else 'no'} twin"
+    assert {"CONTRIBUTING.md", "CHANGELOG.md", "docs/maintaining.md"} <= set(english_only)
+
+
+def test_a_spanish_pages_shell_command_opens_the_spanish_notebooks():
+    page = "Run:\n\n```bash\n.venv/bin/jupyter lab lessons/  # open\npytest lessons/\n```\n\n"
+    page += "`jupyter lab lessons/`"
+    spanish = translate.spanish_commands(page)
+    assert ".venv/bin/jupyter lab lessons/es/  # open\npytest lessons/\n" in spanish
+    assert spanish.endswith("`jupyter lab lessons/`")  # prose keeps what it says
 
 
 def test_translations_use_the_glossarys_terms():
@@ -142,6 +180,15 @@ def test_translations_use_the_glossarys_terms():
     assert terms["tool call"][0] == "llamada a herramienta" and terms["loop"][0] == "bucle"
     problems = translate.glossary_problems()
     assert not problems, "\n".join(problems)
+
+
+def test_the_glossary_settles_the_terms_the_first_language_review_found_inconsistent():
+    terms = dict((english[0], spanish) for english, spanish in translate.glossary())
+    assert terms["a count"][0] == "recuento" and terms["parse"][0] == "parsear"
+    assert terms["bug"][0] == "error" and terms["script"][0] == "script"
+    assert terms["runs as you"][0] == "con tus permisos" and terms["mock server"][0] == "servidor simulado"
+    ruled_out = {form for forms, _ in translate.avoided() for form in forms}
+    assert {"bug", "las cuentas de tokens", "con tu usuario", "servidor del modelo simulado"} <= ruled_out
 
 
 # --- the tool itself, on a course of one lesson ----------------------------------------------------
@@ -247,6 +294,18 @@ def test_the_glossary_check_names_an_entry_that_does_not_use_the_term(tmp_path):
     (problem,) = translate.glossary_problems(root)
     assert "the English says 'agent', the Spanish does not say 'agente'" in problem
     assert "lessons/00_first.ipynb:0" in problem
+
+
+def test_the_glossary_check_names_an_entry_that_uses_a_form_it_rules_out(tmp_path):
+    root = _course(tmp_path)
+    with (root / "docs" / "glossary.es.md").open("a", encoding="utf-8") as glossary:
+        glossary.write("\n| no escribas | escribe | nota |\n|---|---|---|\n| bug, bugs | *error* | |\n")
+    translate.extract(["00"], root)
+    _translate_all(root, SPANISH | {"ask the model": "pregunta al modelo por el bug"})
+    (problem,) = translate.glossary_problems(root)
+    assert "the Spanish says 'bug', write *error*" in problem and "lessons/00_first.ipynb:1" in problem
+    _translate_all(root, SPANISH | {"ask the model": "pregunta al modelo (`bug` en el código no cuenta)"})
+    assert translate.glossary_problems(root) == []
 
 
 def test_markdown_units_keep_lists_tables_and_code_whole_and_code_comments_apart():

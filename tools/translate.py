@@ -6,6 +6,11 @@ built from the English ones plus those catalogues.
     python tools/translate.py build                # write lessons/es/, solutions/es/ and the *.es.md pages
     python tools/translate.py check                # what CI checks (also run by tests/test_translation.py)
 
+agent_core's own run-time messages (a check's verdict, a widget's labels) have a catalogue of their own,
+agent_core/locale/es/messages.po, read by agent_core._i18n at run time: `extract` adds every message the
+code marks (`_("...")`, `N_("...")`, the `what` of `needs_local_install`) and `check` names each one
+without a Spanish entry, or whose {fields} differ from the English.
+
 A catalogue is a PO file (Poedit, Weblate or any text editor): locale/es/04_the_loop.po holds lesson 04
 and its solution (the same English gets the same Spanish), locale/es/README.po the README,
 locale/es/docs/teaching.po docs/teaching.md. Its units are the English markdown blocks (a paragraph, a
@@ -14,13 +19,16 @@ copied unchanged. Each entry's locations say where it comes from: a notebook and
 file and a line number. When the English changes, `extract` keeps the old translation as fuzzy beside
 the previous English, and `check` and `build` fail, naming the notebook, the cell and what changed,
 until a translator updates the entry and clears its fuzzy flag. Relative links are rewritten at build
-time to the Spanish version where one exists; translators keep the English targets.
+time to the Spanish version where one exists; translators keep the English targets. The same goes for
+the folder a page's shell command opens in JupyterLab (`jupyter lab lessons/` becomes
+`jupyter lab lessons/es/`): the rest of a page's code is copied unchanged.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import html
 import io
 import os
 import re
@@ -29,6 +37,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from babel.messages.catalog import Catalog, Message
@@ -406,20 +415,45 @@ def render(
         path = root / source
         if path.suffix == ".ipynb":
             nb = nbformat.read(path, as_version=4)
+            templates = runtime_templates(root)
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "markdown":
                     cell.source = translate_markdown(cell.source, lookup(source, index, source, target))
                 elif cell.cell_type == "code":
                     cell.source = translate_code(cell.source, lookup(source, index, source, target))
+                    cell.outputs = localized_outputs(cell.outputs, templates)
             files[target] = nbformat.writes(nb).rstrip("\n") + "\n"
         else:
             back = os.path.relpath(source, os.path.dirname(target) or ".").replace(os.sep, "/")
             switch = f"[English]({back}) · **Español**"
-            files[target] = translate_markdown(
-                path.read_text(encoding="utf-8"), lookup(source, None, source, target), switch
+            files[target] = spanish_commands(
+                translate_markdown(
+                    path.read_text(encoding="utf-8"), lookup(source, None, source, target), switch
+                )
             )
     problems = [_problem(text, places, catalogue, doc) for text, places in missing.items()]
     return files, problems
+
+
+# `jupyter lab lessons/` in a shell command: the folder JupyterLab opens
+JUPYTER_FOLDER = re.compile(
+    r"(\bjupyter[ -](?:lab|notebook)\s+)((?:lessons|solutions)/?)(?=\s|$)", re.MULTILINE
+)
+
+
+def spanish_commands(page: str) -> str:
+    """a Spanish page whose shell commands open the Spanish notebooks' folder in JupyterLab"""
+    lines = page.split("\n")
+    start = 0
+    while start < len(lines):
+        end = _block_end(lines, start)
+        fence = FENCE.match(lines[start])
+        if fence and fence[2].lower() in SHELL_FENCES:
+            block = "\n".join(lines[start:end])
+            block = JUPYTER_FOLDER.sub(lambda m: m[1] + m[2].rstrip("/") + "/es/", block)
+            lines[start:end] = block.split("\n")
+        start = end
+    return "\n".join(lines)
 
 
 def _problem(text: str, places: list[tuple[str, int]], catalogue: Catalog, doc: Document) -> str:
@@ -531,27 +565,44 @@ def check(root: Path = ROOT) -> list[str]:
             problems.append(
                 f"{relative} has no catalogue in {LOCALE.as_posix()}/ (delete it, or extract one)"
             )
-    return problems + glossary_problems(root)
+    return problems + glossary_problems(root) + runtime_problems(root)
 
 
 # --- the glossary ----------------------------------------------------------------------------------
 
 
+def _table(root: Path, header: str) -> list[list[str]]:
+    """the rows of the glossary's table whose first header cell is `header`, as lists of cells"""
+    rows: list[list[str]] = []
+    inside = False
+    for line in (root / GLOSSARY).read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|"):
+            inside = False
+        elif cells[0] == header:
+            inside = True
+        elif inside and len(cells) >= 2 and not set(cells[0]) <= set("-: "):
+            rows.append(cells)
+    return rows
+
+
 def glossary(root: Path = ROOT) -> list[tuple[list[str], list[str]]]:
     """(English forms, accepted Spanish forms) for each row of the glossary's table"""
     rows = []
-    for line in (root / GLOSSARY).read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if (
-            line.startswith("|")
-            and len(cells) >= 3
-            and not set(cells[0]) <= set("-: ")
-            and cells[0] != "inglés"
-        ):
+    for cells in _table(root, "inglés"):
+        if len(cells) >= 3:
             english = [w.strip() for w in cells[0].split(",") if w.strip()]
             spanish = [w.strip() for w in (cells[1] + "," + cells[2]).split(",") if w.strip()]
             rows.append((english, spanish))
     return rows
+
+
+def avoided(root: Path = ROOT) -> list[tuple[list[str], str]]:
+    """(Spanish forms no translation uses, what to write instead): the glossary's second table"""
+    return [
+        ([w.strip() for w in cells[0].split(",") if w.strip()], cells[1])
+        for cells in _table(root, "no escribas")
+    ]
 
 
 def prose(text: str) -> str:
@@ -566,13 +617,15 @@ def _mentions(text: str, forms: list[str]) -> bool:
 
 
 def glossary_problems(root: Path = ROOT) -> list[str]:
-    """entries whose English names a glossary term and whose Spanish does not use the glossary's"""
+    """entries whose English names a glossary term and whose Spanish does not use the glossary's, and
+    entries whose Spanish uses a form the glossary rules out"""
     if not (root / GLOSSARY).exists():
         return []
-    terms = glossary(root)
+    terms, avoid = glossary(root), avoided(root)
     found = []
-    for doc in documents(root):
-        path = root / doc.catalogue
+    catalogues = [doc.catalogue for doc in documents(root)] + [RUNTIME]  # agent_core's messages too
+    for catalogue in catalogues:
+        path = root / catalogue
         for message in read_catalogue(path) if path.exists() else []:
             msgid, string = message.id, _string(message)
             if not isinstance(msgid, str) or not msgid or not string or message.fuzzy:
@@ -582,10 +635,183 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
                     source, place = message.locations[0] if message.locations else ("?", 0)
                     place = place or 0  # Babel writes no number for cell 0
                     found.append(
-                        f"{doc.catalogue.as_posix()} ({source}:{place}): the English says {english[0]!r}, "
+                        f"{catalogue.as_posix()} ({source}:{place}): the English says {english[0]!r}, "
                         f"the Spanish does not say {spanish[0]!r} ({GLOSSARY.as_posix()}): " + _short(string)
                     )
+            for forms, instead in avoid:
+                if _mentions(prose(string), forms):
+                    source, place = message.locations[0] if message.locations else ("?", 0)
+                    found.append(
+                        f"{catalogue.as_posix()} ({source}:{place or 0}): the Spanish says "
+                        f"{forms[0]!r}, write {instead} ({GLOSSARY.as_posix()}): " + _short(string)
+                    )
     return found
+
+
+# --- agent_core's run-time messages ----------------------------------------------------------------
+
+RUNTIME = Path("agent_core") / "locale" / "es" / "messages.po"
+MARKERS = {"_": (0,), "N_": (0,), "needs_local_install": (0, 1)}  # the calls whose text is a message
+MARKED = re.compile(r"\b(?:N_|_|needs_local_install)\(")
+
+
+def runtime_messages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
+    """every message agent_core marks for translation, with where: literal text in a marking call (a
+    lesson number such as "07" is no message; "06 or 08" is)"""
+    import ast
+
+    found: dict[str, list[tuple[str, int]]] = {}
+    package = root / "agent_core"
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("agent_core/coding/projects/"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if not MARKED.search(text):  # most modules mark nothing: no need to parse them
+            continue
+        for node in ast.walk(ast.parse(text, relative)):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            for index in MARKERS.get(name, ()):
+                if index < len(node.args):
+                    argument = node.args[index]
+                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                        if not argument.value.isdigit():
+                            found.setdefault(argument.value, []).append((relative, node.lineno))
+    return found
+
+
+def _fields(text: str) -> set[str]:
+    import string
+
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+
+
+def runtime_problems(root: Path = ROOT) -> list[str]:
+    """marked run-time messages with no Spanish entry (or a fuzzy one, or other {fields}), and entries
+    no code marks any more"""
+    messages = runtime_messages(root)
+    if not messages:
+        return []
+    path = root / RUNTIME
+    catalogue = read_catalogue(path) if path.exists() else Catalog(locale="es")
+    problems = []
+    for english, places in messages.items():
+        message = catalogue.get(english)
+        where = ", ".join(f"{source}:{line}" for source, line in places)
+        string = _string(message) if message is not None else ""
+        if not string or (message is not None and message.fuzzy):
+            problems.append(
+                f"{where}: {english!r} has no Spanish in {RUNTIME.as_posix()}: translate it there"
+            )
+        elif _fields(string) != _fields(english):
+            problems.append(
+                f"{where}: the Spanish of {english!r} in {RUNTIME.as_posix()} has the fields "
+                f"{sorted(_fields(string))}, the English {sorted(_fields(english))}"
+            )
+    for message in catalogue:
+        if message.id and message.id not in messages:
+            problems.append(
+                f"{RUNTIME.as_posix()}: {message.id!r} is marked nowhere in agent_core: run extract"
+            )
+    return problems
+
+
+Template = tuple[
+    re.Pattern[str], str, str
+]  # a run-time message: its English as a pattern, the English, the Spanish
+
+
+def runtime_templates(root: Path = ROOT) -> list[Template]:
+    """each translated run-time message: its English as a pattern whose groups are its {fields}"""
+    path = root / RUNTIME
+    templates = []
+    for message in read_catalogue(path) if path.exists() else []:
+        english, spanish = message.id, _string(message)
+        if not isinstance(english, str) or not english or not spanish or message.fuzzy:
+            continue
+        import string
+
+        pattern = ""
+        for literal, field, _spec, _conversion in string.Formatter().parse(english):
+            pattern += re.escape(literal) + (f"(?P<{field}>.+?)" if field else "")
+        templates.append((re.compile(pattern, re.DOTALL), english, spanish))
+    return templates
+
+
+def localized(line: str, templates: list[Template], seen: dict[str, str] | None = None) -> str:
+    """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
+    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too);
+    `seen` collects each English text that changed, with its Spanish"""
+    for pattern, _english, spanish in templates:
+        match = pattern.fullmatch(line)
+        if match:
+            fields = {name: localized(value, templates, seen) for name, value in match.groupdict().items()}
+            result = spanish.format(**fields) if fields else spanish
+            if seen is not None and result != line:
+                seen[line] = result
+            return result
+    return line
+
+
+def _localized_text(text: str, templates: list[Template], seen: dict[str, str]) -> str:
+    lines = []
+    for line in text.split("\n"):
+        bullet = "  - " if line.startswith("  - ") else ""  # a problem under a check's verdict
+        lines.append(bullet + localized(line[len(bullet) :], templates, seen))
+    return "\n".join(lines)
+
+
+def localized_outputs(outputs: list[Any], templates: list[Template]) -> list[Any]:
+    """a code cell's stored outputs as the Spanish notebook's: each printed line that is a run-time
+    message (a check's verdict, and a problem under it; an object's repr such as the approval panel's) in
+    Spanish, and in the same output's HTML the same texts, escaped, and the messages of three words or
+    more that have no fields (the panel's note); nothing else changes"""
+    if not templates:
+        return outputs
+    fixed = {e: s for pattern, e, s in templates if not pattern.groupindex and len(e.split()) >= 3}
+    result = []
+    for output in outputs:
+        seen: dict[str, str] = {}
+        if output.get("output_type") == "stream":
+            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            output = nbformat.from_dict({**output, "text": _localized_text(text, templates, seen)})
+        elif "data" in output and "text/plain" in output["data"]:
+            data = dict(output["data"])
+            plain = data["text/plain"] if isinstance(data["text/plain"], str) else "".join(data["text/plain"])
+            data["text/plain"] = _localized_text(plain, templates, seen)
+            if "text/html" in data and seen:
+                page = data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
+                for english, spanish in (seen | fixed).items():
+                    page = page.replace(html.escape(english), html.escape(spanish))
+                data["text/html"] = page
+            output = nbformat.from_dict({**output, "data": data})
+        result.append(output)
+    return result
+
+
+def extract_runtime(root: Path = ROOT) -> Path:
+    """the run-time catalogue with every marked message: new ones untranslated, unmarked ones dropped"""
+    path = root / RUNTIME
+    old = read_catalogue(path) if path.exists() else Catalog(locale="es")
+    catalogue = Catalog(locale="es", project="agent-core", fuzzy=False, creation_date=old.creation_date)
+    catalogue.header_comment = (
+        "# Spanish run-time messages of agent_core (agent_core._i18n reads this file at run time).\n"
+        "# Keep {fields} as they are. Then: python tools/translate.py check\n#"
+    )
+    for english, places in runtime_messages(root).items():
+        previous = old.get(english)
+        # a file and no line (Babel writes "#: file"): a line number moves with every edit of the code
+        files: list[Any] = [(source, None) for source in sorted({source for source, _ in places})]
+        catalogue.add(
+            english,
+            _string(previous) if previous is not None else "",
+            locations=files,
+            flags=previous.flags if previous is not None else (),
+        )
+    write_catalogue(catalogue, path)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -600,6 +826,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "extract":
         for path in extract(args.names):
             print("updated", path.as_posix())
+        print("updated", extract_runtime().relative_to(ROOT).as_posix())
         return 0
     if args.names:
         parser.error(f"{args.command} takes no names")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._i18n import _
+
 if TYPE_CHECKING:
     import openai
 
@@ -31,13 +33,13 @@ class Verdict:
 
 
 def verdict(exercise: str, problems: list[str], success: str) -> Verdict:
-    """print a pass line, or one line per problem"""
+    """print a pass line, or one line per problem (the heading line in the learner's language, _i18n)"""
     if problems:
-        print(f"✗ Exercise {exercise}: not yet.")
+        print(_("✗ Exercise {exercise}: not yet.", exercise=exercise))
         for problem in problems:
             print(f"  - {problem}")
     else:
-        print(f"✓ Exercise {exercise}: {success}")
+        print(_("✓ Exercise {exercise}: {success}", exercise=exercise, success=success))
     return Verdict(exercise, problems)
 
 
