@@ -7,13 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from agent_core.checks import lesson07
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # exercise -> (the English lesson notebook, the check's space, its seeded scenarios)
 # lessons 00-06
 SPACES_00_06: dict[str, tuple[str, dict, object]] = {}
 # lessons 07-12
-SPACES_07_12: dict[str, tuple[str, dict, object]] = {}
+SPACES_07_12: dict[str, tuple[str, dict, object]] = {
+    "7.1": ("07_coding_agent.ipynb", lesson07.READ_FILE_SPACE, lesson07.read_scenarios),
+    "7.3": ("07_coding_agent.ipynb", lesson07.TESTS_AFTER_CHANGE_SPACE, lesson07.history_scenarios),
+}
 # lesson 13
 SPACES_13: dict[str, tuple[str, dict, object]] = {}
 
