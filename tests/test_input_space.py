@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.checks import lesson07, lesson11
+from agent_core.checks import lesson07, lesson11, lesson12
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,6 +19,7 @@ SPACES_07_12: dict[str, tuple[str, dict, object]] = {
     "7.1": ("07_coding_agent.ipynb", lesson07.READ_FILE_SPACE, lesson07.read_scenarios),
     "7.3": ("07_coding_agent.ipynb", lesson07.TESTS_AFTER_CHANGE_SPACE, lesson07.history_scenarios),
     "11.2": ("11_evaluating_an_agent.ipynb", lesson11.GRADE_CALLS_SPACE, lesson11.calls_scenarios),
+    "12.2": ("12_planning_and_subagents.ipynb", lesson12.DELEGATE_SPACE, lesson12.delegate_scenarios),
 }
 # lesson 13
 SPACES_13: dict[str, tuple[str, dict, object]] = {}
