@@ -556,7 +556,7 @@ class _Outcome:
     per_call: dict[int, int]  # delegate call number -> its children's model calls
     direct: Any = None  # what delegate(task) returned called by hand (children fail, or a tool added late)
     levels: dict[int, int] = field(default_factory=dict)  # nesting (0: the parent's children) -> model calls
-    # the user messages of the child request that sent the most: more than one, and a child heard another's task
+    # the user messages of the child request that sent the most: two, and a child heard another's task
     child_tasks: tuple[str, ...] = ()
 
 
