@@ -23,6 +23,7 @@ from . import Verdict, verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "CITING_SPACE",
     "read_scenarios",
     "READ_SHAPES",
     "READ_FILE_SPACE",
@@ -186,7 +187,7 @@ def _last(*names: str) -> Callable[[str], bool]:
     return lambda p: p.split("/")[-1] in names
 
 
-# what exercise 7.1's words say varies, each form reached by read_scenarios() (tests/test_input_space.py)
+# what exercise 7.1's words say varies, each form reached by read_scenarios() (test_input_space.py)
 READ_FILE_SPACE: dict[str, Dimension[str]] = {
     "a path inside": Dimension(
         "a path inside the project (`app/roles.py`, or `app/../main.py`, which stays inside)",
@@ -604,6 +605,52 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
 }
 
 
+# what exercise 7.2's words say varies, each form reached by citing_scenarios() (test_input_space.py)
+CITING_SPACE: dict[str, Dimension[Citing]] = {
+    "as written": Dimension(
+        "(any case, as written, in order;",
+        {
+            "'Line'": CITING_SHAPES["'Line' with a capital"],
+            "'line'": CITING_SHAPES["'line' in lower case"],
+            "not in line order": CITING_SHAPES["several citations, not in line order"],
+            "the same citation twice": CITING_SHAPES["the same citation twice"],
+            "unicode among the words": CITING_SHAPES["unicode among the words"],
+        },
+    ),
+    "the path": Dimension(
+        "a path such as `app/roles.py`, without the punctuation after it",
+        {
+            "in a folder": CITING_SHAPES["a path in a folder (app/roles.py)"],
+            "no folder": lambda case: any("/" not in path for _, _, path in _cited(case)),
+            "punctuation after it": CITING_SHAPES["punctuation right after the path"],
+            "inside another path's name": CITING_SHAPES[
+                "a path inside another's name (test_discount.py holds discount.py)"
+            ],
+            "beyond ASCII": CITING_SHAPES["a path beyond ASCII (café.py)"],
+        },
+    ),
+    "what was shown": Dimension(
+        "no successful `read_file` observation showed",
+        {
+            "nothing read": CITING_SHAPES["no citation read at all"],
+            "a whole file": CITING_SHAPES["a whole file read"],
+            "a range of lines": CITING_SHAPES["a range of lines read"],
+            "a read that failed": CITING_SHAPES["a read that failed (a file that does not exist)"],
+            "a header printed by another tool": CITING_SHAPES["a read_file header printed by another tool"],
+        },
+    ),
+    "the range's ends": Dimension(
+        "`PATH (lines FIRST-LAST of TOTAL)`",
+        {
+            "its first line": CITING_SHAPES["the first line of a range"],
+            "its last line": CITING_SHAPES["the last line of a range"],
+            "the line just after": CITING_SHAPES["the line just after a range"],
+            "the same line in another file": CITING_SHAPES["the same line number read in another file"],
+        },
+    ),
+}
+
+
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
@@ -989,7 +1036,7 @@ def _ran(*commands: str) -> Callable[[tuple[Step, ...]], bool]:
     return _has(*(("run_command", command, False) for command in commands))
 
 
-# what exercise 7.3's words say varies, each form reached by history_scenarios() (tests/test_input_space.py)
+# what exercise 7.3's words say varies, each form reached by history_scenarios() (test_input_space.py)
 TESTS_AFTER_CHANGE_SPACE: dict[str, Dimension[tuple[Step, ...]]] = {
     "the change": Dimension(
         "a file was changed (`write_file` or `edit_file`, not an error)",

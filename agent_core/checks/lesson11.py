@@ -19,6 +19,8 @@ from . import Verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
+    "INTERVAL_SPACE",
+    "ANSWER_SPACE",
     "check_grade_answer",
     "answer_scenarios",
     "ANSWER_SHAPES",
@@ -233,6 +235,48 @@ ANSWER_SHAPES: dict[str, Callable[[Answer], bool]] = {
     "a float expected that text cannot match (0.1 + 0.2)": lambda case: case[2] == 0.1 + 0.2,
     "zero expected": lambda case: case[2] == 0,
     "non-ASCII words": lambda case: not case[1].isascii(),
+}
+
+
+# what exercise 11.1's words say varies, each form reached by answer_scenarios() (test_input_space.py)
+ANSWER_SPACE: dict[str, Dimension[Answer]] = {
+    "answered": Dimension(
+        "the run must have **answered**",
+        {
+            "answered": lambda case: case[0] == "answered",
+            **{f"stopped by {stop}": _stopped_by(stop) for stop in STOPS[1:]},
+            "stopped, its note ending with the number": ANSWER_SHAPES[
+                "a stopped run whose note ends with the expected number"
+            ],
+        },
+    ),
+    "the last number": Dimension(
+        "the **last number** in `run.answer` must equal `expected`",
+        {
+            "last": ANSWER_SHAPES["the expected number last"],
+            "right, then corrected to wrong": ANSWER_SHAPES["right, then corrected to wrong"],
+            "no number": ANSWER_SHAPES["no number at all"],
+            "negative": ANSWER_SHAPES["a negative number expected"],
+            "zero": ANSWER_SHAPES["zero expected"],
+        },
+    ),
+    "numbers, not text": Dimension(
+        "Read numbers as whole numbers, not text",
+        {
+            "6 inside 16": ANSWER_SHAPES["the number's text inside a longer number ('6' in '16')"],
+            "thousands separators": ANSWER_SHAPES["thousands separators (1,048,576)"],
+            "the sign flipped": ANSWER_SHAPES["the sign flipped"],
+            "non-ASCII words": ANSWER_SHAPES["non-ASCII words"],
+        },
+    ),
+    "isclose": Dimension(
+        "compare them with `math.isclose` (`6.0` is 6)",
+        {
+            "6.0 for 6": ANSWER_SHAPES["a whole number written as a float (6.0)"],
+            "a near miss": ANSWER_SHAPES["a near miss (off by 0.004)"],
+            "0.1 + 0.2": ANSWER_SHAPES["a float expected that text cannot match (0.1 + 0.2)"],
+        },
+    ),
 }
 
 
@@ -463,7 +507,7 @@ def _failed_calls(case: Trajectory) -> int:
     return sum(call in _FAILED for turn in case[0] for call in turn)
 
 
-# what exercise 11.2's words say varies, each form reached by calls_scenarios() (tests/test_input_space.py)
+# what exercise 11.2's words say varies, each form reached by calls_scenarios() (test_input_space.py)
 GRADE_CALLS_SPACE: dict[str, Dimension[Trajectory]] = {
     "the calls": Dimension(
         "take every tool call the model asked for",
@@ -640,6 +684,36 @@ INTERVAL_SHAPES: dict[str, Callable[[Interval], bool]] = {
     "ends that round to 0 and 1 (as a wrong formula kept within [0, 1] gives)": lambda case: (
         lambda ends: (round(ends[0]), round(ends[1])) == (0, 1)
     )(wilson(case[0], case[1], case[2] or 1.96)),
+}
+
+
+# what exercise 11.3's words say varies, each form reached by interval_scenarios() (test_input_space.py)
+INTERVAL_SPACE: dict[str, Dimension[Interval]] = {
+    "z": Dimension(
+        "Write `wilson_interval(passed, n, z=1.96)`",
+        {
+            "the default": INTERVAL_SHAPES["the default z"],
+            "1.96 given": INTERVAL_SHAPES["z given as 1.96"],
+            "another z": INTERVAL_SHAPES["another z given (1.645 or 2.576)"],
+        },
+    ),
+    "p": Dimension(
+        "with p = passed / n",
+        {
+            "0 passes": INTERVAL_SHAPES["0 passes (where the textbook interval shrinks to nothing)"],
+            "every run passes": INTERVAL_SHAPES["every run passes"],
+            "some pass": INTERVAL_SHAPES["some pass"],
+            "one run": INTERVAL_SHAPES["one run"],
+            "hundreds of runs": INTERVAL_SHAPES["hundreds of runs"],
+        },
+    ),
+    "kept within": Dimension(
+        "kept within [0, 1]",
+        {
+            "an end rounding takes past 0 or 1": INTERVAL_SHAPES["an end that rounding takes past 0 or 1"],
+            "ends inside": lambda case: not INTERVAL_SHAPES["an end that rounding takes past 0 or 1"](case),
+        },
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from . import Verdict, _trace_of, verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
+    "PLAN_SPACE",
     "check_plan_update",
     "plan_scenarios",
     "PLAN_SHAPES",
@@ -243,6 +244,51 @@ PLAN_SHAPES: dict[str, Callable[[list[Step]], bool]] = {
 }
 
 
+# what exercise 12.1's words say varies, each form reached by plan_scenarios() (test_input_space.py)
+PLAN_SPACE: dict[str, Dimension[list[Step]]] = {
+    "add": Dimension(
+        "Refuse an empty or blank text, and a text already in the plan (texts are compared exactly)",
+        {
+            "an empty text": PLAN_SHAPES["an empty text"],
+            "spaces": PLAN_SHAPES["a blank text (spaces)"],
+            "a tab or a newline": PLAN_SHAPES["a tab or a newline"],
+            "a text already in the plan": PLAN_SHAPES["a text already in the plan"],
+            "a near-duplicate": PLAN_SHAPES["a near-duplicate text (case, spaces)"],
+            "non-ASCII": PLAN_SHAPES["a non-ASCII text"],
+            "eleven items": PLAN_SHAPES["a plan of eleven items"],
+        },
+    ),
+    "start": Dimension(
+        "Refuse if there is no such item, if it is not pending, or if another item is in progress",
+        {
+            "no such item": PLAN_SHAPES["start an item not in the plan"],
+            "in progress already": PLAN_SHAPES["start an item already in progress"],
+            "done": PLAN_SHAPES["start a done item"],
+            "another in progress": PLAN_SHAPES["start while another is in progress"],
+            "the next, once one is done": PLAN_SHAPES["the next item started once the first is done"],
+            "another plan busy": PLAN_SHAPES["a start while busy, after the other plan started one"],
+        },
+    ),
+    "done": Dimension(
+        'the item in progress becomes `"done"`. Refuse any other.',
+        {
+            "a pending item": PLAN_SHAPES["done a pending item"],
+            "done twice": PLAN_SHAPES["done twice"],
+            "the item in progress": _a_step(
+                lambda step, answer, items: step[0] == "done" and not answer.startswith(ERROR_PREFIX)
+            ),
+        },
+    ),
+    "other actions": Dimension(
+        "Any other action: refuse.",
+        {
+            "an unknown action": PLAN_SHAPES["an unknown action"],
+            "an action in another case": PLAN_SHAPES["an action in another case (ADD)"],
+        },
+    ),
+}
+
+
 def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
     """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with "ERROR: ..."
 
@@ -400,7 +446,7 @@ DELEGATE_SHAPES: dict[str, Callable[[DelegationCase], bool]] = {
 }
 
 
-# what exercise 12.2's words say varies, each form reached by delegate_scenarios() (tests/test_input_space.py)
+# what exercise 12.2's words say varies, each form reached by delegate_scenarios() (test_input_space.py)
 DELEGATE_SPACE: dict[str, Dimension[DelegationCase]] = {
     "nesting": Dimension(
         "`max_depth` children of this delegate are already running",
