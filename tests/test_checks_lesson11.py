@@ -141,6 +141,10 @@ def grade_answer_from_the_end(run, expected):
 
 WRONG_ANSWER_GRADERS = [  # the most tempting first
     (ignores_stop_reason, "check run.stop_reason first"),
+    (
+        lambda run, expected: run.stop_reason == "answered",
+        "return None for a pass, or a sentence saying what is wrong; you returned a bool: True",
+    ),
     (contains_text, "your grader passed it"),
     (any_number, "judge the last number of the answer, not any number in it"),
     (last_message, "check run.stop_reason first"),

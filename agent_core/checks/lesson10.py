@@ -357,8 +357,8 @@ _FUNCTION_FIELDS = ("name", "description", "parameters", "strict")  # all a func
 def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
     if not isinstance(definition, dict) or definition.get("type") != "function":
         return [
-            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, not "
-            f"{_short(definition)}"
+            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, a dict; yours is a "
+            f"{type(definition).__name__}: {_short(definition)}"
         ]
     function = definition.get("function")
     if not isinstance(function, dict):
@@ -637,7 +637,16 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
         )
     content = message.get("content")
     if not isinstance(content, str):
-        return [*problems, f"content should be one string of text, not {_short(content)}"]
+        dumped = (
+            " (structuredContent goes as JSON text: json.dumps)"
+            if content == result.get("structuredContent")
+            else ""
+        )
+        return [
+            *problems,
+            f"content should be one string of text, not a {type(content).__name__}: "
+            f"{_short(content)}{dumped}",
+        ]
     texts = [block["text"] for block in result["content"] if block.get("type") == "text"]
     structured = result.get("structuredContent")
     if result.get("isError") and not content.startswith("ERROR: "):

@@ -44,7 +44,10 @@ def _run(*replies: Any, task: str, max_turns: int = 10, guardrails: tuple[Any, .
 def _verdict_problem(result: Any, expected: str | None, if_passed: str, if_failed: str) -> str | None:
     """compare a grader's verdict with the reference's: None passes, a sentence fails"""
     if result is not None and not (isinstance(result, str) and result.strip()):
-        return f"return None for a pass, or a sentence saying what is wrong; you returned {result!r:.80}"
+        return (
+            "return None for a pass, or a sentence saying what is wrong; you returned a "
+            f"{type(result).__name__}: {result!r:.80}"
+        )
     if expected is None and result is not None:
         return f"your grader failed it ({result!r:.100}), but it is right{if_failed}"
     if expected is not None and result is None:
