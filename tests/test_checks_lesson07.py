@@ -558,7 +558,7 @@ def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 94 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 95 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
@@ -977,9 +977,26 @@ def unread_by_searching_from_a_position(answer, observations):
     return unread
 
 
+def cited_without_folders(answer, observations):
+    """a pattern that reads a path as one name: 'app/roles.py' is never found"""
+    shown = shown_lines(observations)
+    return [
+        m.group(0)
+        for m in re.finditer(r"\b[Ll]ine (\d+) of (\w+\.py)", answer)
+        if (m[2], int(m[1])) not in shown
+    ]
+
+
+def test_unread_citations_finds_a_path_in_a_folder(capsys):
+    assert not check_unread_citations(cited_without_folders)
+    out = capsys.readouterr().out
+    assert "of app/roles.py lists the roles; line 9 of app/handlers.py" in out
+    assert "'line 9 of app/handlers.py'], not []" in out
+
+
 def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
     result = check_unread_citations(unread_by_searching_from_a_position)
-    assert result and result.scenarios == 94, capsys.readouterr().out
+    assert result and result.scenarios == 95, capsys.readouterr().out
 
 
 class TestsAfterChangeFromTheEnd(Guardrail):

@@ -532,6 +532,12 @@ _CITING_FIXED: list[Citing] = [
     # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
     ("discount", " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES), ()),
     ("users_api", "I added a role on line 5 of app/roles.py.", (("app/roles.py", 3, 7),)),
+    # a path in a folder, cited and never read: a pattern without folders misses it
+    (
+        "users_api",
+        "Line 5 of app/roles.py lists the roles; line 9 of app/handlers.py checks them.",
+        (("app/roles.py", 3, 7),),
+    ),
     ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
     ("discount", "Line 10 of discount.py, and again line 10 of discount.py.", ()),
     ("discount", "See line 10 of discount.py.", ((_CAT + "discount.py", None, None),)),  # not read_file's
@@ -621,6 +627,11 @@ CITING_SPACE: dict[str, Dimension[Citing]] = {
         "a path such as `app/roles.py`, without the punctuation after it",
         {
             "in a folder": CITING_SHAPES["a path in a folder (app/roles.py)"],
+            "in a folder, never read": lambda case: any(
+                "/" in path
+                and not any(read[0] == path and read[1] <= n <= read[2] for read in case[2] if read[1])
+                for _, n, path in _cited(case)
+            ),
             "no folder": lambda case: any("/" not in path for _, _, path in _cited(case)),
             "punctuation after it": CITING_SHAPES["punctuation right after the path"],
             "inside another path's name": CITING_SHAPES[
@@ -654,7 +665,7 @@ CITING_SPACE: dict[str, Dimension[Citing]] = {
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
-    Scenarios: fourteen readable answers (one after a run_command that prints a view like read_file's,
+    Scenarios: fifteen readable answers (one after a run_command that prints a view like read_file's,
     one citing café.py, a path beyond ASCII), then 80 generated: 1 to 6 citations of discount.py,
     test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
     unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
