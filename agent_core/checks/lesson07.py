@@ -611,6 +611,14 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
 }
 
 
+def _was_read(case: Citing, path: str, line: int) -> bool:
+    """did a read_file of the case show this line of this path (a whole file shows every line)?"""
+    return any(
+        read == path and (start is None or end is None or start <= line <= end)
+        for read, start, end in case[2]
+    )
+
+
 # what exercise 7.2's words say varies, each form reached by citing_scenarios() (test_input_space.py)
 CITING_SPACE: dict[str, Dimension[Citing]] = {
     "as written": Dimension(
@@ -628,9 +636,7 @@ CITING_SPACE: dict[str, Dimension[Citing]] = {
         {
             "in a folder": CITING_SHAPES["a path in a folder (app/roles.py)"],
             "in a folder, never read": lambda case: any(
-                "/" in path
-                and not any(read[0] == path and read[1] <= n <= read[2] for read in case[2] if read[1])
-                for _, n, path in _cited(case)
+                "/" in path and not _was_read(case, path, n) for _, n, path in _cited(case)
             ),
             "no folder": lambda case: any("/" not in path for _, _, path in _cited(case)),
             "punctuation after it": CITING_SHAPES["punctuation right after the path"],
