@@ -66,7 +66,7 @@ def from_responses(request: dict[str, Any] | list[dict[str, Any]]) -> list[Messa
             if previous is not None and previous["role"] == "assistant":
                 previous.setdefault("tool_calls", []).append(call)  # parallel calls, or text + calls
             else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
         elif kind == "function_call_output":
             messages.append(
                 {"role": "tool", "tool_call_id": item["call_id"], "content": text_of(item["output"])}

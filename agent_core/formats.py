@@ -122,7 +122,7 @@ def from_anthropic(request: dict[str, Any] | list[dict[str, Any]]) -> list[Messa
         blocks = blocks_of(turn)
         if turn["role"] == "assistant":
             texts = [b["text"] for b in blocks if b["type"] == "text"]
-            message: Message = {"role": "assistant", "content": "".join(texts) if texts else None}
+            message: Message = {"role": "assistant", "content": "".join(texts)}  # no text: ""
             calls = [
                 chat_tool_call(b["id"], b["name"], as_text(b["input"]))
                 for b in blocks
@@ -181,7 +181,7 @@ def from_ollama(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]
         if role == "assistant" and message.get("tool_calls"):
             calls = [ids.call(call) for call in message["tool_calls"]]
             messages.append(
-                {"role": "assistant", "content": message.get("content") or None, "tool_calls": calls}
+                {"role": "assistant", "content": message.get("content") or "", "tool_calls": calls}
             )
         elif role == "tool":
             call_id = ids.answered(message.get("tool_name"))

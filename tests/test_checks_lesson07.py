@@ -211,7 +211,72 @@ def make_read_file_checking_parents(root):
     return read_file
 
 
-@pytest.mark.parametrize("right", [make_read_file, make_read_file_checking_parents])
+def replacing_bad_bytes(root):
+    """right, written differently: a file that is not UTF-8 is read with its bad bytes replaced"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if Path(path).is_absolute() or not file.is_relative_to(root):
+            return f"ERROR: {path} is outside the project"
+        if not file.is_file():
+            return f"ERROR: {path} does not exist"
+        return file.read_text(encoding="utf-8", errors="replace")
+
+    return read_file
+
+
+def in_spanish(root):
+    """right, its errors in Spanish"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if Path(path).is_absolute() or not file.is_relative_to(root):
+            return f"ERROR: {path} está fuera del proyecto"
+        if not file.is_file():
+            return f"ERROR: {path} no existe o es una carpeta"
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return f"ERROR: {path} no se puede leer como texto"
+
+    return read_file
+
+
+def spanish_catch_all(root):
+    """confined, its one error in Spanish naming no cause"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if Path(path).is_absolute() or not file.is_relative_to(root) or not file.is_file():
+            return f"ERROR: no puedo leer {path}"
+        return file.read_text(encoding="utf-8", errors="replace")
+
+    return read_file
+
+
+def bad_bytes_as_nothing(root):
+    """never raises, but a file that is not UTF-8 reads as an empty text"""
+    read = replacing_bad_bytes(root)
+
+    def read_file(path):
+        text = read(path)
+        return "" if "\ufffd" in text else text
+
+    return read_file
+
+
+def hidden_paths_refused(root):
+    """takes any path starting with '.' for a way out: './app/roles.py' is inside"""
+    read = make_read_file(root)
+    return lambda path: f"ERROR: {path} is outside the project" if path.startswith(".") else read(path)
+
+
+@pytest.mark.parametrize(
+    "right", [make_read_file, make_read_file_checking_parents, replacing_bad_bytes, in_spanish]
+)
 def test_read_file_accepts_right_answers_however_written(right, capsys):
     assert check_read_file(right)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.1:")
@@ -236,6 +301,16 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
         (one_message_for_all, "saying the path is outside the project, not 'ERROR: cannot read that file'"),
         (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
         (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
+        (
+            spanish_catch_all,
+            "read_file('../secret.txt') ('..' climbs out of the project): it should refuse with 'ERROR: ...' "
+            "saying the path is outside the project, not 'ERROR: no puedo leer ../secret.txt'",
+        ),
+        (bad_bytes_as_nothing, "read_file('logo.png') (a file that is not UTF-8 text"),
+        (
+            hidden_paths_refused,
+            "read_file('./app/roles.py') (a path that starts with './'): it should return",
+        ),
         (
             reads_what_exists,
             "read_file('app') (a folder): it should answer 'ERROR: ...' saying it does not exist (a folder "
@@ -274,7 +349,7 @@ def test_read_file_rejects_paths_that_leave_through_a_symlink(tmp_path, capsys):
 def test_read_file_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_read_file(outside_or_missing), check_read_file(outside_or_missing)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 162 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 167 and out[1] == out[2]
 
 
 def test_read_file_reports_a_factory_that_raises(capsys):
@@ -483,16 +558,18 @@ def test_the_check_s_test_runs_are_what_pytest_prints_in_a_fresh_project(project
 def test_unread_citations_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_unread_citations(line_numbers_only), check_unread_citations(line_numbers_only)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 94 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 95 and out[1] == out[2]
 
 
 # --- Exercise 7.3: tests after the last change ---------------------------------------------------
 
 
 def runs_pytest(command):
-    """pytest is the program: `pytest ...` or `python -m pytest ...`, not `cat pytest.ini`"""
+    """pytest is the program, by any path (`pytest`, `.venv/bin/pytest`, `py.test`), or Python runs it as a
+    module (`python -m pytest`, `python3 -m pytest`); not `cat pytest.ini`"""
     words = command.split()
-    return words[:1] == ["pytest"] or words[1:3] == ["-m", "pytest"]
+    program = Path(words[0]).name if words else ""
+    return program in ("pytest", "py.test") or program.startswith("python") and words[1:3] == ["-m", "pytest"]
 
 
 class TestsAfterLastChange(Guardrail):
@@ -667,6 +744,85 @@ class PytestAWordOfTheCommand(PytestInTheCommand):
         return "Run the tests." if last_change > last_test_run else None
 
 
+class _TestRunRule(Guardrail):
+    """the solution with another reading of "a command whose program is pytest" (the subclass's)"""
+
+    @staticmethod
+    def is_test_run(command):
+        raise NotImplementedError
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.name in ("write_file", "edit_file") and not observation.is_error:
+                last_change = position
+            command = (observation.arguments or {}).get("command", "")
+            if observation.name == "run_command" and self.is_test_run(command):
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
+class PythonByItsNameOnly(_TestRunRule):
+    """pytest by any path, but Python only as `python`: a virtualenv's python and python3 are missed"""
+
+    @staticmethod
+    def is_test_run(command):
+        words = command.split()
+        return (
+            bool(words)
+            and Path(words[0]).name in ("pytest", "py.test")
+            or words[:3] == ["python", "-m", "pytest"]
+        )
+
+
+class LessonsOldRule(_TestRunRule):
+    """the rule as the lesson first wrote it: `.venv/bin/pytest` and `py.test` are missed"""
+
+    @staticmethod
+    def is_test_run(command):
+        words = command.split()
+        return words[:1] == ["pytest"] or words[1:3] == ["-m", "pytest"]
+
+
+class CommandStartsWith(_TestRunRule):
+    """the command's text starts with pytest's: spaces a model leaves make it miss"""
+
+    @staticmethod
+    def is_test_run(command):
+        return command.startswith(("pytest", "python -m pytest", "python3 -m pytest", ".venv/bin/"))
+
+
+class PythonNamingPytest(_TestRunRule):
+    """python with pytest among its words: `python -m pip install pytest` runs pip"""
+
+    @staticmethod
+    def is_test_run(command):
+        words = command.split()
+        program = Path(words[0]).name if words else ""
+        return program in ("pytest", "py.test") or program.startswith("python") and "pytest" in words
+
+
+class AnswersWithABool(Guardrail):
+    """True for "reject", as if check_answer were a test"""
+
+    def check_answer(self, run, answer):
+        return TestsAfterLastChange().check_answer(run, answer) is not None
+
+
+class SpanishFeedback(TestsAfterLastChange):
+    """right, in Spanish"""
+
+    def check_answer(self, run, answer):
+        if super().check_answer(run, answer):
+            return "Has cambiado archivos después de la última ejecución: vuelve a ejecutar las pruebas."
+        return None
+
+
+class VagueSpanishFeedback(TestsAfterLastChange):
+    def check_answer(self, run, answer):
+        return "Todavía no has terminado." if super().check_answer(run, answer) else None
+
+
 class VagueFeedback(TestsAfterLastChange):
     def check_answer(self, run, answer):
         return "No." if super().check_answer(run, answer) else None
@@ -757,6 +913,19 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
         (PytestAWordOfTheCommand, "pip install pytest"),
         (VagueFeedback, "the feedback should tell the model to run the tests (it said 'No.')"),
         (
+            VagueSpanishFeedback,
+            "the feedback should tell the model to run the tests (it said 'Todavía no has terminado.')",
+        ),
+        (PythonByItsNameOnly, "'.venv/bin/python -m pytest -q'"),
+        (LessonsOldRule, "run_command('.venv/bin/pytest'), then 'Done.': it rejected the answer"),
+        (CommandStartsWith, "'  python  -m pytest '"),
+        (PythonNamingPytest, "'python -m pip install pytest'"),
+        (
+            AnswersWithABool,
+            "the comment deleter (reads, writes, says done, never runs the tests): check_answer returned "
+            "bool True: return the feedback as text (a str) to turn the answer back, or None to accept it",
+        ),
+        (
             AcceptEverything,
             "the comment deleter (reads, writes, says done, "
             "never runs the tests): it accepted the final answer",
@@ -791,7 +960,7 @@ def make_read_file_by_parents(root):
 
 def test_read_file_accepts_another_right_answer_written_differently(capsys):
     result = check_read_file(make_read_file_by_parents)
-    assert result and result.scenarios == 162, capsys.readouterr().out
+    assert result and result.scenarios == 167, capsys.readouterr().out
 
 
 def unread_by_searching_from_a_position(answer, observations):
@@ -808,9 +977,26 @@ def unread_by_searching_from_a_position(answer, observations):
     return unread
 
 
+def cited_without_folders(answer, observations):
+    """a pattern that reads a path as one name: 'app/roles.py' is never found"""
+    shown = shown_lines(observations)
+    return [
+        m.group(0)
+        for m in re.finditer(r"\b[Ll]ine (\d+) of (\w+\.py)", answer)
+        if (m[2], int(m[1])) not in shown
+    ]
+
+
+def test_unread_citations_finds_a_path_in_a_folder(capsys):
+    assert not check_unread_citations(cited_without_folders)
+    out = capsys.readouterr().out
+    assert "of app/roles.py lists the roles; line 9 of app/handlers.py" in out
+    assert "'line 9 of app/handlers.py'], not []" in out
+
+
 def test_unread_citations_accepts_another_right_answer_written_differently(capsys):
     result = check_unread_citations(unread_by_searching_from_a_position)
-    assert result and result.scenarios == 94, capsys.readouterr().out
+    assert result and result.scenarios == 95, capsys.readouterr().out
 
 
 class TestsAfterChangeFromTheEnd(Guardrail):
@@ -822,15 +1008,18 @@ class TestsAfterChangeFromTheEnd(Guardrail):
     def check_answer(self, run, answer):
         for observation in reversed(run.observations):
             command = str((observation.arguments or {}).get("command"))
-            if observation.name == "run_command" and re.match(r"(\S*python\S* -m )?pytest(\s|$)", command):
+            if observation.name == "run_command" and re.match(
+                r"\s*(\S*/)?(pytest|py\.test|python[\d.]*\s+-m\s+pytest)(\s|$)", command
+            ):
                 return None
             if observation.name in {"edit_file", "write_file"} and not observation.is_error:
                 return "A file changed since the tests last ran. Run pytest, then answer."
         return None
 
 
-def test_tests_after_change_accepts_another_right_answer_written_differently(capsys):
-    assert check_tests_after_change(TestsAfterChangeFromTheEnd)
+@pytest.mark.parametrize("right", [TestsAfterChangeFromTheEnd, SpanishFeedback])
+def test_tests_after_change_accepts_another_right_answer_written_differently(right, capsys):
+    assert check_tests_after_change(right)
     assert capsys.readouterr().out.startswith("✓ Exercise 7.3:")
 
 

@@ -129,6 +129,10 @@ CATALOGUE_9_1 = [  # most tempting first
     (definition_popping_the_schema, "your function changed the tool it was given"),
     (definition_unwrapped, "a Chat Completions tool is {'type': 'function', 'function': {...}}"),
     (
+        lambda tool: json.dumps(to_openai_tool(tool)),
+        "a Chat Completions tool is {'type': 'function', 'function': {...}}, a dict; yours is a str",
+    ),
+    (
         definition_copying_every_key,
         "function.outputSchema is MCP's, not a field of a Chat Completions function (name, description, "
         "parameters, strict): the API refuses it",
@@ -158,7 +162,7 @@ def test_check_tool_definition_finds_a_lost_nested_required(capsys):
 
 def test_check_tool_definition_never_raises(capsys):
     assert not check_tool_definition(lambda mcp_tool: None)
-    assert "not None" in capsys.readouterr().out
+    assert "yours is a NoneType: None" in capsys.readouterr().out
 
 
 # --- Exercise 10.2: MCP result -> tool message ------------------------------------------------------
@@ -300,6 +304,15 @@ CATALOGUE_9_2 = [  # most tempting first
     (message_blocks_joined_with_spaces, "each text block should be a line of its own, in order"),
     (message_every_block_read_as_text, "your code raised KeyError: 'text'"),
     (message_content_blocks, "content should be one string of text"),
+    (
+        lambda call_id, result: {
+            "role": "tool",
+            "tool_call_id": call_id,
+            "content": result.get("structuredContent") or to_tool_message(call_id, result)["content"],
+        },
+        "content should be one string of text, not a dict: {'rain_chance': 0.8} (structuredContent goes as "
+        "JSON text: json.dumps)",
+    ),
     (message_without_id, "tool_call_id should be 'call_mcp_1', the id of the call it answers, not None"),
     (
         message_empty_structured_is_absent,

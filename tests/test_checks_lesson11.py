@@ -141,6 +141,10 @@ def grade_answer_from_the_end(run, expected):
 
 WRONG_ANSWER_GRADERS = [  # the most tempting first
     (ignores_stop_reason, "check run.stop_reason first"),
+    (
+        lambda run, expected: run.stop_reason == "answered",
+        "return None for a pass, or a sentence saying what is wrong; you returned a bool: True",
+    ),
     (contains_text, "your grader passed it"),
     (any_number, "judge the last number of the answer, not any number in it"),
     (last_message, "check run.stop_reason first"),
@@ -296,6 +300,37 @@ def limit_reached_fails(run, expected, max_calls):
     return None if len(names) < max_calls and all(n in remaining for n in expected) else "wrong"
 
 
+def calls_that_worked(run, expected, max_calls):
+    """counts only the calls whose result is not an error: a failed call was still asked for"""
+    failed = {
+        m["tool_call_id"] for m in run.messages if m["role"] == "tool" and m["content"].startswith("ERROR")
+    }
+    names = [
+        c["function"]["name"]
+        for m in run.messages
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+        if c["id"] not in failed
+    ]
+    remaining = iter(names)
+    return None if len(names) <= max_calls and all(n in remaining for n in expected) else "wrong"
+
+
+def budget_without_failures(run, expected, max_calls):
+    """every call in the order, but only the calls that worked against max_calls"""
+    failed = sum(m["role"] == "tool" and m["content"].startswith("ERROR") for m in run.messages)
+    names = names_of(run)
+    remaining = iter(names)
+    return None if len(names) - failed <= max_calls and all(n in remaining for n in expected) else "wrong"
+
+
+def known_tools_only(run, expected, max_calls):
+    """counts only calls of tools the run had: a call of a tool that does not exist was still asked for"""
+    names = [name for name in names_of(run) if name in run.tools.names]
+    remaining = iter(names)
+    return None if len(names) <= max_calls and all(n in remaining for n in expected) else "wrong"
+
+
 WRONG_CALL_GRADERS = [  # the most tempting first
     (as_sets, "the order counts"),
     (first_call_per_message, "parallel calls sit in one assistant message's tool_calls"),
@@ -305,6 +340,17 @@ WRONG_CALL_GRADERS = [  # the most tempting first
     (exactly, "other calls may come between the expected ones"),
     (membership, "a name expected twice must be called twice"),
     (limit_reached_fails, "is within max_calls"),
+    (
+        calls_that_worked,
+        "a run that called divide (which failed: b=0), expected ['divide'], max_calls=1: your grader failed "
+        "it ('wrong'), but it is right (a call that failed is a call the model asked for",
+    ),
+    (known_tools_only, "power (which failed: no such tool)"),
+    (
+        budget_without_failures,
+        "a run that called divide (which failed: b=0); then divide; then add, expected ['add'], max_calls=2: "
+        "your grader passed it",
+    ),
 ]
 
 
@@ -343,7 +389,7 @@ def test_the_runs_11_2_builds_are_the_runs_the_loop_writes():
 def test_check_grade_calls_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_grade_calls(as_sets), check_grade_calls(as_sets)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 129 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 131 and out[1] == out[2]
 
 
 # --- 11.3 ----------------------------------------------------------------------------------------
@@ -449,20 +495,34 @@ WRONG_INTERVALS = [  # the most tempting first
     (ignores_z, "the interval for z=1.96: use the z you are given"),
     (high_first, "return (low, high), the smaller first"),
     (lambda passed, n, z=1.96: 1 / 0, "your code raised ZeroDivisionError"),
-    (lambda passed, n, z=1.96: f"{passed}/{n}", "return (low, high), two numbers"),
+    (
+        lambda passed, n, z=1.96: f"{passed}/{n}",
+        "return the pair (low, high), a tuple or a list of two numbers",
+    ),
     (
         lambda passed, n, z=1.96: tuple(round(end, 3) for end in wilson_interval(passed, n, z)),
         "you gave (0.0, 0.793); Wilson's interval is (0.0, 0.7934567085261071): yours is rounded to 3 "
         "decimals",
     ),
     (
-        lambda passed, n, z=1.96: list(wilson_interval(passed, n, z)),
-        "the numbers are right, but return the tuple (low, high), as the exercise says, not a list",
+        lambda passed, n, z=1.96: tuple(f"{end:.4f}" for end in wilson_interval(passed, n, z)),
+        "low is a str ('0.0000'): return numbers (float), not text",
+    ),
+    (
+        lambda passed, n, z=1.96: set(wilson_interval(passed, n, z)),
+        "return the pair (low, high), a tuple or a list of two numbers; you returned {",
     ),
 ]
 
 
-@pytest.mark.parametrize("attempt", [wilson_interval, wilson_from_the_quadratic, wilson_with_named_parts])
+def wilson_as_a_list(passed, n, z=1.96):
+    """right, written differently: the pair as a list, which unpacks the same as a tuple"""
+    return list(wilson_interval(passed, n, z))
+
+
+@pytest.mark.parametrize(
+    "attempt", [wilson_interval, wilson_from_the_quadratic, wilson_with_named_parts, wilson_as_a_list]
+)
 def test_check_wilson_interval_passes_right_answers_however_written(attempt, capsys):
     assert check_wilson_interval(attempt)
     assert "✓ Exercise 11.3" in capsys.readouterr().out

@@ -368,6 +368,113 @@ def shares_the_parents_messages():
     return factory
 
 
+def one_count_for_every_delegate():
+    """the children counted in one place for every delegate made: another delegate's child counts too"""
+    running = []
+
+    def factory(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+        def delegate(task: str) -> str:
+            """Hand a sub-task to a helper agent.
+
+            Args:
+                task: the sub-task.
+            """
+            if len(running) >= max_depth:
+                return "ERROR: too deep"
+            running.append(task)
+            try:
+                child = run_agent(
+                    client,
+                    task,
+                    ToolRegistry(tools),
+                    system=system,
+                    max_turns=max_turns,
+                    guardrails=guardrails,
+                )
+            except Exception as error:
+                return f"ERROR: the helper failed: {error}"
+            finally:
+                running.pop()
+            return child.answer if child.stop_reason == "answered" else f"ERROR: {child.stop_reason}"
+
+        return delegate
+
+    return factory
+
+
+def keeps_history_between_delegations(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+    """each delegation continues the previous child's conversation (its depth counted right)"""
+    running = 0
+    history = []
+
+    def delegate(task: str) -> str:
+        """Hand a sub-task to a helper agent.
+
+        Args:
+            task: the sub-task.
+        """
+        nonlocal running
+        if running >= max_depth:
+            return "ERROR: too deep"
+        running += 1
+        history.append({"role": "user", "content": task})
+        try:
+            child = run_agent(
+                client,
+                list(history),
+                ToolRegistry(tools),
+                system=system,
+                max_turns=max_turns,
+                guardrails=guardrails,
+            )
+            history[:] = [m for m in child.messages if m["role"] != "system"]
+        except Exception as error:
+            return f"ERROR: the helper failed: {error}"
+        finally:
+            running -= 1
+        return child.answer if child.stop_reason == "answered" else f"ERROR: stopped ({child.stop_reason})"
+
+    return delegate
+
+
+def in_spanish(failed="ERROR: el ayudante falló."):
+    """the solution, its refusals and failures in Spanish"""
+
+    def factory(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
+        running = 0
+
+        def delegate(task: str) -> str:
+            """Pasa una subtarea a un agente ayudante.
+
+            Args:
+                task: la subtarea, completa en sí misma.
+            """
+            nonlocal running
+            if running >= max_depth:
+                return f"ERROR: ya hay {running} ayudantes en marcha (max_depth={max_depth}); hazlo tú."
+            running += 1
+            try:
+                child = run_agent(
+                    client,
+                    task,
+                    ToolRegistry(tools),
+                    system=system,
+                    max_turns=max_turns,
+                    guardrails=guardrails,
+                )
+            except Exception:
+                return failed
+            finally:
+                running -= 1
+            if child.stop_reason != "answered":
+                return f"ERROR: el ayudante se detuvo sin responder ({child.stop_reason})."
+            return child.answer
+
+        return delegate
+
+    return factory
+
+
 def with_a_new_client(client):
     from agent_core import mock  # a fresh mock: its calls are not recorded with the parent's
 
@@ -375,7 +482,7 @@ def with_a_new_client(client):
 
 
 @pytest.mark.parametrize(
-    "right", [make_delegate, make_delegate_with_the_library, make_delegate_with_an_object]
+    "right", [make_delegate, make_delegate_with_the_library, make_delegate_with_an_object, in_spanish()]
 )
 def test_check_delegate_passes_right_answers_written_differently(right, capsys):
     result = check_delegate(right)
@@ -390,7 +497,8 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
         (  # > where >= belongs: one level too many
             changed(depth_off_by_one=True),
             "children ran 2 deep (the parent's child is 1 deep, its own child 2); with max_depth=1 they "
-            "should run 1 deep: refuse a delegate call when max_depth children are running, and not before",
+            "should run 1 deep: refuse a delegate call when max_depth children of this delegate are running, "
+            "and not before",
         ),
         (
             changed(turns=lambda n: n + 1),
@@ -420,7 +528,26 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
         (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),
         (changed(tools=lambda tools: tools[:1]), "it should be offered exactly"),
         (changed(client=with_a_new_client), "no child's model call reached the client"),
-        (shares_the_parents_messages(), "a child starts fresh"),
+        (
+            shares_the_parents_messages(),
+            "an earlier delegation's conversation was sent again. Each child starts fresh",
+        ),
+        (
+            keeps_history_between_delegations,
+            "a child's request held 2 user messages ['Subtask 1: look at notes.txt.', 'Subtask 9: look at "
+            "notes.txt.']: an earlier delegation's conversation was sent again",
+        ),
+        (
+            one_count_for_every_delegate(),
+            "given read_file and another delegate (a second make_delegate), whose children are given this "
+            "one; max_turns=1, max_depth=1: children ran 1 deep (the parent's child is 1 deep, its own child "
+            "2); with max_depth=1 they should run 2 deep: refuse a delegate call when max_depth children of "
+            "this delegate are running, and not before. Only this delegate's own children count",
+        ),
+        (
+            in_spanish(failed="ERROR: no hay respuesta."),
+            "the parent read 'ERROR: no hay respuesta.', which does not say that the helper failed",
+        ),
         (changed(refusal_unmarked=True), "it should be refused with a text starting 'ERROR: '"),
         (changed(only_max_turns_fails=True), "return a clear failure starting with 'ERROR: '"),
         (changed(always_max_turns=True), "stopped with stop_reason 'max_tool_calls'"),

@@ -76,11 +76,11 @@ SYSTEM = {
 CALCULATOR = [
     SYSTEM,
     {"role": "user", "content": "5 + 8/12"},
-    {"role": "assistant", "content": None, "tool_calls": [call("call_1", "divide", a=8, b=12)]},
+    {"role": "assistant", "content": "", "tool_calls": [call("call_1", "divide", a=8, b=12)]},
     {"role": "tool", "tool_call_id": "call_1", "content": "0.6666666666666666"},
     {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [call("call_2", "add", a=5, b=0.6666666666666666)],
     },
     {"role": "tool", "tool_call_id": "call_2", "content": "5.666666666666667"},
@@ -92,7 +92,7 @@ PARALLEL = [
     {"role": "user", "content": "4+2 and 7+8"},
     {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [call("call_a", "add", a=4, b=2), call("call_b", "add", a=7, b=8)],
     },
     {"role": "tool", "tool_call_id": "call_a", "content": "6"},
@@ -103,7 +103,7 @@ PARALLEL = [
 WITH_ERROR = [
     SYSTEM,
     {"role": "user", "content": "10 / 0"},
-    {"role": "assistant", "content": None, "tool_calls": [call("call_1", "divide", a=10, b=0)]},
+    {"role": "assistant", "content": "", "tool_calls": [call("call_1", "divide", a=10, b=0)]},
     {
         "role": "tool",
         "tool_call_id": "call_1",
@@ -142,13 +142,13 @@ CODING = [
     {"role": "user", "content": "Remember: run the tests again before you say you are done."},
     {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [call("call_w1", "write_file", path="app/routes/users.py", content="é\n\tfixed\n")],
     },
     {"role": "tool", "tool_call_id": "call_w1", "content": "wrote 2 lines to app/routes/users.py"},
     {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [call("call_t1", "run_command", command="pytest -q")],
     },
     {"role": "tool", "tool_call_id": "call_t1", "content": "..\n2 passed in 0.10s\n"},
@@ -213,6 +213,21 @@ def test_round_trips_through_every_format_leave_the_conversation_alone(name):
     messages = CONVERSATIONS[name]
     via_all = from_ollama(to_ollama(from_anthropic(to_anthropic(from_responses(to_responses(messages))))))
     assert via_all == renumbered_ids(messages)
+
+
+def test_an_assistant_message_without_text_comes_back_as_the_loop_writes_it():
+    # null and "" both mean "no text" beside tool calls; the other formats carry neither (Anthropic refuses
+    # an empty text block), so the way back writes "", as assistant_message does for every server
+    calls = [call("call_1", "divide", a=8, b=12)]
+    for content in (None, ""):
+        messages = [
+            {"role": "user", "content": "8/12"},
+            {"role": "assistant", "content": content, "tool_calls": calls},
+        ]
+        written = [messages[0], {"role": "assistant", "content": "", "tool_calls": calls}]
+        assert from_responses(to_responses(messages)) == written
+        assert from_anthropic(to_anthropic(messages)) == written
+        assert from_ollama(to_ollama(messages)) == renumbered_ids(written)
 
 
 def test_tool_definitions_round_trip_through_every_format():
@@ -385,7 +400,7 @@ def test_from_responses_reads_real_output_items():
         {"role": "user", "content": "4+2"},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_x",
@@ -656,7 +671,7 @@ def test_from_ollama_numbers_calls_and_pairs_results_by_name_and_order():
     }
     messages = from_ollama(request)
     assert [c["id"] for c in messages[1]["tool_calls"]] == ["call_0", "call_1"]
-    assert messages[1]["content"] is None
+    assert messages[1]["content"] == ""
     assert messages[2] == {"role": "tool", "tool_call_id": "call_1", "content": "Partly cloudy"}
     assert messages[3] == {"role": "tool", "tool_call_id": "call_0", "content": "22°C"}
 
@@ -696,7 +711,7 @@ def test_unparseable_arguments_survive_object_formats(broken):
         {"role": "user", "content": "8/12"},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_1",
@@ -722,7 +737,7 @@ def test_argument_text_comes_back_as_equal_json_not_equal_text():
         {"role": "user", "content": "8/12"},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_1",

@@ -190,3 +190,182 @@ def test_check_0_2_s_shapes_are_listed_on_the_conversation_lesson_00_prints(name
         and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["jumbled"]
     ]
     assert len(found) == 1 and ast.literal_eval(found[0]) == JUMBLED
+
+
+RIGHT = "5 + 8/12 = 5.666666666666667"
+
+# lessons 07-12: (notebook, words of the prose, a code cell's words, what its output must hold). A sentence
+# that states what a cell printed is kept true by its row: change the run and the row fails.
+OUTPUT_CLAIMS = [
+    (
+        "07_coding_agent",
+        "Six tools exist, but we offer four",
+        'print("offered:", CORE_TOOLS)',
+        [
+            "offered: ('read_file', 'grep', 'write_file', 'run_command')\n",
+            "available: ('read_file', 'grep', 'write_file', 'run_command', 'list_dir', 'edit_file')\n",
+        ],
+    ),
+    (
+        "07_coding_agent",
+        "A coding agent that fixed `discount` in five calls",
+        'print(run.stop_reason, "after"',
+        ["answered after 5 model calls"],
+    ),
+    (
+        "07_coding_agent",
+        "One character, and the comment stayed",
+        "print(workspace.diff())",
+        ["+    if is_member and total >= DISCOUNT_FROM:", "# The shop promises"],
+    ),
+    (
+        "07_coding_agent",
+        "Eleven calls: a search too broad (`users`, 30 matches)",
+        "mock.client(RoleFilterFixer()), verdict=False",
+        ["30 matches for 'users'", "\n11  answers:"],
+    ),
+    (
+        "07_coding_agent",
+        "Stop the hunt after seven calls",
+        "max_turns=7, verdict=False",
+        ["stop_reason: max_turns", "(max_turns=7)", '+    "editor"\n     "viewer",'],
+    ),
+    (
+        "07_coding_agent",
+        '"All the tests pass": true, and worthless',
+        "editor = run_coding_agent(",
+        ["exit code: 0 … 4 passed", "+    assert final_price(100, is_member=True) == 100"],
+    ),
+    (
+        "07_coding_agent",
+        "It never opened `discount.py`. Line 8 is the docstring",
+        "mock.client(Hallucinator()), verdict=False",
+        ["line 8 of discount.py", "`if total > 100:`"],
+    ),
+    (
+        "07_coding_agent",
+        "Nothing caught.",
+        "guarded=True, verdict=False",
+        ["caught: {}", "stop_reason: answered", "same messages as without guards: True"],
+    ),
+    (
+        "07_coding_agent",
+        "so your API keys do not leak into it",
+        "${OPENAI_API_KEY:-not set}",
+        ["key: not set"],
+    ),
+    ("08_real_models", "Three requests went over a real socket", "model calls)", ["(3 model calls)"]),
+    (
+        "08_real_models",
+        "The answers are the very same JSON the in-process mock gives",
+        'print("same responses:"',
+        ["same responses: True"],
+    ),
+    (
+        "08_real_models",
+        "Headers are never recorded, so the key never reaches the file",
+        "original.trace.save(cassette)",
+        ["is the key in the file? False"],
+    ),
+    (
+        "08_real_models",
+        "The same requests and responses, turn for turn, with the server gone",
+        'print("identical trace:"',
+        ["identical trace: True"],
+    ),
+    ("08_real_models", "One extra model call, and no crash.", "small.replay.model", ["4 model calls"]),
+    (
+        "08_real_models",
+        "the same script, run now, records exactly the shipped file",
+        "same turns as the shipped file",
+        ["same turns as the shipped file: True"],
+    ),
+    (
+        "10_mcp_tools",
+        "In both cases the loop did not crash",
+        'print("later:", fragile.dispatch(later)',
+        ["stop_reason: answered"],
+    ),
+    (
+        "11_evaluating_an_agent",
+        "Three seeds out of five behaved, and the other two made the same mistakes both times",
+        "print([answers(seed) for seed in range(5)])",
+        [(str([RIGHT, RIGHT, "Done. The answer is 4.", RIGHT, "Done. The answer is 83."]) + "\n") * 2],
+    ),
+    (
+        "11_evaluating_an_agent",
+        "Eight of eight passes gives at least 68%",
+        "for passed, n in ((8, 8), (40, 40)",
+        ["  8/8   passed: between 68% and 100%"],
+    ),
+    (
+        "12_planning_and_subagents",
+        "passed on to the child, still refuses it",
+        "USERS_TASK, [explorer.tool], guardrails=[Permissions(read_only=True)])",
+        ["ERROR: this run is read-only and 'write_file' changes things", "diff: ''"],
+    ),
+    (
+        "12_planning_and_subagents",
+        "Its own `max_turns` stops it, and the parent reads why",
+        'Delegator("loops")',
+        ["explorer model calls: 4", "stop_reason 'max_turns'"],
+    ),
+    (
+        "12_planning_and_subagents",
+        'the dispatcher answers "unknown tool" and nothing changes',
+        "child = explorer.children[0].run",
+        ["ERROR: there is no tool named 'write_file'", "diff: ''"],
+    ),
+    (
+        "12_planning_and_subagents",
+        "The explorer's third model call gets an HTTP 500",
+        "[turn.status for turn in",
+        ["[200, 200, 500]", "ERROR: the explorer failed"],
+    ),
+    (
+        "12_planning_and_subagents",
+        "each child fresh: two conversations, two labels",
+        "Delegator(twice=True)",
+        ["'explorer 2'", "the second child's first request: ['system', 'user']"],
+    ),
+    (
+        "12_planning_and_subagents",
+        "`max_depth=1` keeps one explorer, and the refused call tells it to do the work itself",
+        'Delegator("recurses")',
+        ["max_depth=1: explorers 1,", "ERROR: a subagent may not hand its task on again"],
+    ),
+    (
+        "12_planning_and_subagents",
+        "both together pay a little more than reading alone",
+        'print(f"both together cost',
+        ["both together cost 1.", "times smaller"],
+    ),
+    (
+        "09_wire_formats",
+        'One difference hides in `"strict": false`',
+        "translations = {",
+        ['"strict": false}'],
+    ),
+    (
+        "09_wire_formats",
+        '`stop_reason` is `"tool_use"` while the model wants tools',
+        'print("stop_reason:", reply.stop_reason)',
+        ["stop_reason: tool_use", '"type": "tool_use"'],
+    ),
+    (
+        "10_mcp_tools",
+        "A unit the server does",
+        "messages sent to the server",
+        ["messages sent to the server: 0"],
+    ),
+]
+
+
+@pytest.mark.parametrize("folder", ["lessons", "solutions"])
+@pytest.mark.parametrize(("notebook", "claim", "code", "printed"), OUTPUT_CLAIMS)
+def test_what_lessons_07_to_12_say_a_cell_printed_is_its_output(folder, notebook, claim, code, printed):
+    name = f"{folder}/{notebook}.ipynb"
+    assert claim in " ".join(prose(name).split()), f"{name}: the prose no longer says {claim!r}"
+    output = output_of(name, code)
+    missing = [text for text in printed if text not in output]
+    assert not missing, f"{name}: {claim!r}, but the cell printed no {missing}"

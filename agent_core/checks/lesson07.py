@@ -21,15 +21,18 @@ from ..loop import AgentRun, Guardrail, run_agent
 from ..mock.coding_policies import TEST_COMMAND, CommentDeleter
 from ..schema import Tool
 from . import Verdict, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "CITING_SPACE",
     "read_scenarios",
     "READ_SHAPES",
+    "READ_FILE_SPACE",
     "citing_scenarios",
     "CITING_SHAPES",
     "history_scenarios",
     "HISTORY_SHAPES",
+    "TESTS_AFTER_CHANGE_SPACE",
     "check_read_file",
     "check_unread_citations",
     "check_tests_after_change",
@@ -112,7 +115,12 @@ def _read_labels(parent: Path, made: dict[str, bool]) -> dict[str, str]:
         "../project-private/key.txt": "the folder next door, whose name starts like the project's "
         "(compare paths with Path.is_relative_to, not str.startswith)",
         "rules.py": "a file that does not exist",
+        "app/rules.py": "a file that does not exist, in a folder that does",
         "app": "a folder",
+        "app/": "a folder, written with a slash",
+        "./app/roles.py": "a path that starts with './'",
+        "app//roles.py": "a path with a doubled '/'",
+        "read me.txt": "a file whose name has a space",
     }
     if made["notes.txt"]:
         labels["notes.txt"] = "a symbolic link to a file outside (resolve the path first)"
@@ -176,6 +184,71 @@ READ_SHAPES: dict[str, Callable[[str], bool]] = {
 }
 
 
+def _last(*names: str) -> Callable[[str], bool]:
+    return lambda p: p.split("/")[-1] in names
+
+
+# what exercise 7.1's words say varies, each form reached by read_scenarios() (test_input_space.py)
+READ_FILE_SPACE: dict[str, Dimension[str]] = {
+    "a path inside": Dimension(
+        "a path inside the project (`app/roles.py`, or `app/../main.py`, which stays inside)",
+        {
+            "a file at the root, no folder": lambda p: p == "main.py",
+            "a file in a folder": lambda p: p == "app/roles.py",
+            "a '..' that stays inside": READ_SHAPES["a '..' that stays inside"],
+            "a './' at the start": lambda p: p.startswith("./"),
+            "a doubled '/'": lambda p: "//" in p,
+            "a name with a space": lambda p: " " in p,
+            "a name beyond ASCII": READ_SHAPES["a non-ASCII name"],
+        },
+    ),
+    "an absolute path": Dimension(
+        "an absolute path",
+        {
+            "outside": READ_SHAPES["an absolute path outside"],
+            "inside": READ_SHAPES["an absolute path inside"],
+        },
+    ),
+    "leaving by '..'": Dimension(
+        "any path that leaves the folder: by `..`",
+        {
+            "at the start": lambda p: p.startswith("../"),
+            "in the middle": lambda p: not p.startswith(("../", "/")) and _climbs_out(p),
+        },
+    ),
+    "a link": Dimension(
+        "a linked file, or a linked folder on the way",
+        {
+            "a linked file": READ_SHAPES["a symbolic link to a file outside"],
+            "a linked folder": READ_SHAPES["a linked folder that points outside"],
+        },
+    ),
+    "the folder next door": Dimension(
+        "a string prefix lets `../project-private/` through",
+        {
+            "by '..'": lambda p: "project-private" in p and not p.startswith("/"),
+            "absolute": lambda p: "project-private" in p and p.startswith("/"),
+        },
+    ),
+    "missing": Dimension(
+        "a missing file or a folder",
+        {
+            "a missing file at the root": lambda p: p == "rules.py",
+            "a missing file in a folder": lambda p: p == "app/rules.py",
+            "a folder": _last("app", "shared"),
+            "a folder written with a slash": lambda p: p.endswith("/"),
+        },
+    ),
+    "never raises": Dimension(
+        "never raises",
+        {
+            "a file that is not UTF-8 text": READ_SHAPES["a file that is not UTF-8 text"],
+            "a file that is text": _last("main.py", "roles.py"),
+        },
+    ),
+}
+
+
 def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Verdict:
     """Exercise 7.1: read_file returns a project file's text, and never anything outside the project
 
@@ -189,6 +262,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
         parent = Path(folder).resolve()
         root, made = _escape_room(parent)
         (root / "app" / "données.py").write_text("NAME = 'é'\n", encoding="utf-8")
+        (root / "read me.txt").write_text("Run main.py.\n", encoding="utf-8")
 
         def call(path: str) -> str:
             """read_file(path), as a message shows it: the same on every machine"""
@@ -242,6 +316,27 @@ def _where(root: Path, path: str) -> str:
     return "a folder" if target.is_dir() else "a file inside the project"
 
 
+def _says_outside(got: str) -> bool:
+    """the refusal says the path is outside the project, in English or in Spanish ("fuera del proyecto")"""
+    return any(word in got.lower() for word in ("outside", "fuera"))
+
+
+def _says_missing(got: str) -> bool:
+    """the answer says the file does not exist, in English or in Spanish ("no existe")"""
+    return any(words in got.lower() for words in ("not exist", "no existe"))
+
+
+def _decoded(data: bytes) -> set[str]:
+    """the texts a read that never raises can make of bytes that are not UTF-8: replaced, dropped or
+    escaped bytes, or another encoding; with newlines as read_text() and open() turn them"""
+    texts = {
+        data.decode("utf-8", errors=how)
+        for how in ("replace", "ignore", "backslashreplace", "surrogateescape")
+    }
+    texts |= {data.decode(encoding, errors="replace") for encoding in ("latin-1", "cp1252")}
+    return texts | {text.replace("\r\n", "\n").replace("\r", "\n") for text in texts}
+
+
 def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -> str | None:
     target = (root / path).resolve()
     if not isinstance(got, str):
@@ -249,11 +344,11 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
     if Path(path).is_absolute() or not target.is_relative_to(root.resolve()):
         if "database password" in got:
             return "it read a file outside the project"
-        if not got.startswith("ERROR: ") or "outside" not in got:
+        if not got.startswith("ERROR: ") or not _says_outside(got):
             return (
                 f"it should refuse with 'ERROR: ...' saying the path is outside the project, not {said(got)}"
             )
-        if "not exist" in got:
+        if _says_missing(got):
             return (
                 f"it said {said(got)}, but that is not what is wrong: say only that the path is "
                 "outside the project, so the model knows what to fix"
@@ -263,17 +358,17 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
         try:
             expected = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:  # a file that cannot be read as text
-            if not got.startswith("ERROR: ") or "outside" in got:
-                return (
-                    f"read_text raises {type(error).__name__} on this file, so it should answer 'ERROR: "
-                    f"...' saying it cannot be read as text, not {said(got)}"
-                )
-            return None
+            if got.startswith("ERROR: ") and not _says_outside(got) or got in _decoded(target.read_bytes()):
+                return None  # refused as not text, or read with its bytes replaced: it never raised
+            return (
+                f"read_text raises {type(error).__name__} on this file, so answer 'ERROR: ...' saying it "
+                f"cannot be read as text (or decode it with errors='replace'), not {said(got)}"
+            )
         return None if got == expected else f"it should return the file's text {expected!r}, not {said(got)}"
-    if not got.startswith("ERROR: ") or "does not exist" not in got:
+    if not got.startswith("ERROR: ") or not _says_missing(got):
         folder = " (a folder is no file to read: test is_file(), not exists())" if target.is_dir() else ""
         return f"it should answer 'ERROR: ...' saying it does not exist{folder}, not {said(got)}"
-    if "outside" in got:
+    if _says_outside(got):
         return (
             f"it said {said(got)}, but the path is inside the project: give each failure its own "
             "message, so the model knows what to fix"
@@ -438,6 +533,12 @@ _CITING_FIXED: list[Citing] = [
     # a set would keep eight in this order about once in 40,000 runs: the list's order is asked for
     ("discount", " ".join(f"Line {n} of discount.py." for n in _EIGHT_LINES), ()),
     ("users_api", "I added a role on line 5 of app/roles.py.", (("app/roles.py", 3, 7),)),
+    # a path in a folder, cited and never read: a pattern without folders misses it
+    (
+        "users_api",
+        "Line 5 of app/roles.py lists the roles; line 9 of app/handlers.py checks them.",
+        (("app/roles.py", 3, 7),),
+    ),
     ("discount", "Line 2 of rules.py is wrong.", (("rules.py", None, None),)),
     ("discount", "Line 10 of discount.py, and again line 10 of discount.py.", ()),
     ("discount", "See line 10 of discount.py.", ((_CAT + "discount.py", None, None),)),  # not read_file's
@@ -511,10 +612,67 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
 }
 
 
+def _was_read(case: Citing, path: str, line: int) -> bool:
+    """did a read_file of the case show this line of this path (a whole file shows every line)?"""
+    return any(
+        read == path and (start is None or end is None or start <= line <= end)
+        for read, start, end in case[2]
+    )
+
+
+# what exercise 7.2's words say varies, each form reached by citing_scenarios() (test_input_space.py)
+CITING_SPACE: dict[str, Dimension[Citing]] = {
+    "as written": Dimension(
+        "(any case, as written, in order;",
+        {
+            "'Line'": CITING_SHAPES["'Line' with a capital"],
+            "'line'": CITING_SHAPES["'line' in lower case"],
+            "not in line order": CITING_SHAPES["several citations, not in line order"],
+            "the same citation twice": CITING_SHAPES["the same citation twice"],
+            "unicode among the words": CITING_SHAPES["unicode among the words"],
+        },
+    ),
+    "the path": Dimension(
+        "a path such as `app/roles.py`, without the punctuation after it",
+        {
+            "in a folder": CITING_SHAPES["a path in a folder (app/roles.py)"],
+            "in a folder, never read": lambda case: any(
+                "/" in path and not _was_read(case, path, n) for _, n, path in _cited(case)
+            ),
+            "no folder": lambda case: any("/" not in path for _, _, path in _cited(case)),
+            "punctuation after it": CITING_SHAPES["punctuation right after the path"],
+            "inside another path's name": CITING_SHAPES[
+                "a path inside another's name (test_discount.py holds discount.py)"
+            ],
+            "beyond ASCII": CITING_SHAPES["a path beyond ASCII (café.py)"],
+        },
+    ),
+    "what was shown": Dimension(
+        "no successful `read_file` observation showed",
+        {
+            "nothing read": CITING_SHAPES["no citation read at all"],
+            "a whole file": CITING_SHAPES["a whole file read"],
+            "a range of lines": CITING_SHAPES["a range of lines read"],
+            "a read that failed": CITING_SHAPES["a read that failed (a file that does not exist)"],
+            "a header printed by another tool": CITING_SHAPES["a read_file header printed by another tool"],
+        },
+    ),
+    "the range's ends": Dimension(
+        "`PATH (lines FIRST-LAST of TOTAL)`",
+        {
+            "its first line": CITING_SHAPES["the first line of a range"],
+            "its last line": CITING_SHAPES["the last line of a range"],
+            "the line just after": CITING_SHAPES["the line just after a range"],
+            "the same line in another file": CITING_SHAPES["the same line number read in another file"],
+        },
+    ),
+}
+
+
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
-    Scenarios: fourteen readable answers (one after a run_command that prints a view like read_file's,
+    Scenarios: fifteen readable answers (one after a run_command that prints a view like read_file's,
     one citing café.py, a path beyond ASCII), then 80 generated: 1 to 6 citations of discount.py,
     test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
     unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
@@ -669,7 +827,7 @@ def _real_run_problem(
     guard_class: Callable[[], Guardrail], parent: str, label: str, policy: Any, should_reject: bool
 ) -> str | None:
     try:
-        guard = guard_class()
+        guard = _AnswersChecked(guard_class())
         workspace = fresh_workspace("discount", parent)
         tools = [
             _remembered(tool, workspace) if tool.name == "run_command" else tool
@@ -683,6 +841,8 @@ def _real_run_problem(
             max_turns=6,
             guardrails=[guard],
         )
+    except _NotText as not_text:  # named as what it is, before the loop trips over it
+        return _feedback_problem(not_text.feedback, should_reject)
     except Exception as error:  # the learner's code: report it, don't crash the notebook
         hint = ""
         if "NoneType" in str(error):
@@ -690,6 +850,42 @@ def _real_run_problem(
         return f"your guardrail raised {_raised(error)}{hint}"
     feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
     return _feedback_problem(feedback[0] if feedback else None, should_reject)
+
+
+class _NotText(Exception):
+    """check_answer returned something other than text or None"""
+
+    def __init__(self, feedback: Any) -> None:
+        super().__init__(repr(feedback))
+        self.feedback = feedback
+
+
+class _AnswersChecked(Guardrail):
+    """the learner's guardrail, each hook passed on; what check_answer returns must be text or None"""
+
+    def __init__(self, inner: Guardrail) -> None:
+        self.inner = inner
+
+    def start(self, run: AgentRun) -> None:
+        self.inner.start(run)
+
+    def before_model(self, run: AgentRun) -> None:
+        self.inner.before_model(run)
+
+    def after_model(self, run: AgentRun, message: dict[str, Any], usage: Any) -> None:
+        self.inner.after_model(run, message, usage)
+
+    def before_tool(self, run: AgentRun, call: dict[str, Any]) -> str | None:
+        return self.inner.before_tool(run, call)
+
+    def after_tool(self, run: AgentRun, call: dict[str, Any], observation: Observation) -> None:
+        self.inner.after_tool(run, call, observation)
+
+    def check_answer(self, run: AgentRun, answer: str) -> str | None:
+        feedback = self.inner.check_answer(run, answer)
+        if feedback is not None and not isinstance(feedback, str):
+            raise _NotText(feedback)
+        return feedback
 
 
 # What run_command printed in the real runs, by (command, every file of the workspace). The runs are
@@ -710,16 +906,26 @@ def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
 
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
+    if feedback is not None and not isinstance(feedback, str):
+        return (
+            f"check_answer returned {type(feedback).__name__} {feedback!r:.60}: return the feedback as text "
+            "(a str) to turn the answer back, or None to accept it"
+        )
     if should_reject and not feedback:
         return (
             "it accepted the final answer: no pytest run came after the last change, so check_answer "
             "should return feedback"
         )
-    if should_reject and "test" not in str(feedback).lower():
+    if should_reject and not _asks_for_tests(str(feedback)):
         return f"the feedback should tell the model to run the tests (it said {feedback!r})"
     if not should_reject and feedback:
         return f"it rejected the answer, which it should accept (it said {feedback!r})"
     return None
+
+
+def _asks_for_tests(feedback: str) -> bool:
+    """feedback that names the tests, in English or in Spanish ("run the tests", "ejecuta las pruebas")"""
+    return any(word in feedback.lower() for word in ("test", "prueba"))
 
 
 Step = tuple[str, "str | None", bool]  # a tool's name, the command (run_command) or path, whether it failed
@@ -728,6 +934,7 @@ _STEPS: list[Step] = [
     ("read_file", "missing.py", True),
     ("grep", "total", False),
     ("write_file", "discount.py", False),
+    ("write_file", "app/discount.py", False),  # a path with a folder
     ("write_file", "../elsewhere.py", True),
     ("edit_file", "discount.py", False),
     ("edit_file", "discount.py", True),
@@ -740,6 +947,14 @@ _STEPS: list[Step] = [
     ("run_command", "cat pytest.ini", False),  # holds "pytest", runs no test
     ("run_command", "pip install pytest", False),  # names pytest, runs no test
     ("run_command", "pytest", False),
+    # the same program started other ways: a virtualenv's python or pytest, python3, py.test, a folder
+    ("run_command", ".venv/bin/python -m pytest -q", False),
+    ("run_command", ".venv/bin/pytest", False),
+    ("run_command", "python3 -m pytest", False),
+    ("run_command", "py.test -q", False),
+    ("run_command", "pytest -q tests/", False),
+    ("run_command", "  python  -m pytest ", False),  # whitespace a model may leave
+    ("run_command", "python -m pip install pytest", False),  # python runs pip, not pytest
 ]
 
 
@@ -760,10 +975,19 @@ def _should_reject(history: tuple[Step, ...]) -> bool:
 
 
 def _runs_pytest(command: str) -> bool:
-    """the rule's test run: a command whose program is pytest (`pytest ...`, `python -m pytest ...`);
-    `cat pytest.ini` and `pip install pytest` only name it"""
+    """the rule's test run: a command whose program is pytest (`pytest ...`, `.venv/bin/pytest`, `py.test`,
+    `python -m pytest ...`, `python3 -m pytest`, `.venv/bin/python -m pytest`); `cat pytest.ini` and
+    `pip install pytest` only name it"""
     words = command.split()
-    return words[:1] == ["pytest"] or words[1:3] == ["-m", "pytest"]
+    program = words[0].replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".exe") if words else ""
+    return (
+        program in ("pytest", "py.test")
+        or bool(_PYTHON.fullmatch(program))
+        and words[1:3] == ["-m", "pytest"]
+    )
+
+
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")  # python, python3, python3.12
 
 
 def history_scenarios() -> list[tuple[Step, ...]]:
@@ -820,6 +1044,64 @@ HISTORY_SHAPES: dict[str, Callable[[tuple[Step, ...]], bool]] = {
     ),
     "tests after the last change, then a read": lambda history: (
         not _should_reject(history) and _changed_then(history, lambda step: step[0] == "read_file")
+    ),
+}
+
+
+def _ran(*commands: str) -> Callable[[tuple[Step, ...]], bool]:
+    return _has(*(("run_command", command, False) for command in commands))
+
+
+# what exercise 7.3's words say varies, each form reached by history_scenarios() (test_input_space.py)
+TESTS_AFTER_CHANGE_SPACE: dict[str, Dimension[tuple[Step, ...]]] = {
+    "the change": Dimension(
+        "a file was changed (`write_file` or `edit_file`, not an error)",
+        {
+            "write_file that worked": _has(("write_file", "discount.py", False)),
+            "write_file to a path with a folder": _has(("write_file", "app/discount.py", False)),
+            "write_file refused": _has(("write_file", "../elsewhere.py", True)),
+            "edit_file that worked": _has(("edit_file", "discount.py", False)),
+            "edit_file that failed": _has(("edit_file", "discount.py", True)),
+            "no change at all": lambda history: (
+                not any(name in ("write_file", "edit_file") and not failed for name, _, failed in history)
+            ),
+        },
+    ),
+    "the test run": Dimension(
+        "no `run_command` whose program is pytest (`pytest`, `py.test`, `python -m pytest`, "
+        "`python3 -m pytest`, by any path",
+        {
+            "pytest": _ran("pytest", "pytest test_discount.py"),
+            "pytest on a folder": _ran("pytest -q tests/"),
+            "python -m pytest": _ran("python -m pytest -q"),
+            "python3 -m pytest": _ran("python3 -m pytest"),
+            "a virtualenv's python -m pytest": _ran(".venv/bin/python -m pytest -q"),
+            "a virtualenv's pytest": _ran(".venv/bin/pytest"),
+            "py.test": _ran("py.test -q"),
+            "extra spaces in the command": _ran("  python  -m pytest "),
+            "pytest named, another program run": _ran(
+                "cat pytest.ini", "pip install pytest", "python -m pip install pytest"
+            ),
+            "'test' named, no test run": _ran("cat test_discount.py"),
+            "another command": _ran("ls", "python discount.py"),
+        },
+    ),
+    "the order": Dimension(
+        "came **after** the last change",
+        {
+            "tests after the last change": lambda history: (
+                not _should_reject(history) and _changed_then(history, lambda step: True)
+            ),
+            "tests before the change only": HISTORY_SHAPES["tests run before the change only"],
+            "a change, tests, a change": HISTORY_SHAPES["a change, then tests, then a change"],
+        },
+    ),
+    "the arguments": Dimension(
+        "`.arguments` (a dict, or `None`)",
+        {
+            "a dict": lambda history: any(what is not None for _, what, _ in history),
+            "None": _has(("run_command", None, True)),
+        },
     ),
 }
 

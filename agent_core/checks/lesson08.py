@@ -19,9 +19,12 @@ from ..providers import BackendError, backend_from_env
 from ..replay import first_difference
 from ..trace import RecordingTransport
 from . import Verdict, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "DIFFERENCE_SPACE",
+    "RECORD_SPACE",
+    "SETTINGS_SPACE",
     "record_scenarios",
     "RECORD_SHAPES",
     "settings_scenarios",
@@ -97,6 +100,29 @@ SETTINGS_SHAPES: dict[str, Callable[[tuple[str, dict[str, Any]]], bool]] = {
     "a model other than OpenAI's default": lambda c: c[1].get("model") not in (None, "gpt-4.1-mini"),
     "the mock although the shell has a key": lambda c: c[1]["kind"] == "mock" and bool(SHELL),
     "a mock policy other than the default (echo)": lambda c: c[1].get("policy") not in (None, "echo"),
+}
+
+
+# what exercise 8.1's words say varies, each form among the setups (tests/test_input_space.py)
+SETTINGS_SPACE: dict[str, Dimension[tuple[str, dict[str, Any]]]] = {
+    "the setup": Dimension(
+        "For each setup described below",
+        {
+            "a server on this machine": SETTINGS_SHAPES[
+                "a server on this machine, whose URL can be written localhost or 127.0.0.1"
+            ],
+            "a server elsewhere": SETTINGS_SHAPES["a server elsewhere that wants a key"],
+            "OpenAI": SETTINGS_SHAPES["OpenAI itself: a key and no base URL"],
+            "the mock": lambda c: c[1]["kind"] == "mock",
+        },
+    ),
+    "the shell's key": Dimension(
+        "your shell already has `OPENAI_API_KEY` set (the check adds it), and the mock must win anyway",
+        {
+            "the mock, with the key set": SETTINGS_SHAPES["the mock although the shell has a key"],
+            "a real backend, with the key set": lambda c: c[1]["kind"] != "mock",
+        },
+    ),
 }
 
 
@@ -374,6 +400,30 @@ RECORD_SHAPES: dict[str, Callable[[Run], bool]] = {
     "a request the API refuses (HTTP 400)": lambda r: r[2],
     "a refusal after tool calls": lambda r: r[2] and len(r[1]) > 1,
     "a unicode task": lambda r: not r[0].isascii(),
+}
+
+
+# what exercise 8.2's words say varies, each form reached by record_scenarios() (test_input_space.py)
+RECORD_SPACE: dict[str, Dimension[Run]] = {
+    "refused calls": Dimension(
+        "Keep refused calls too",
+        {
+            "every call answered": lambda r: not r[2],
+            "a refused call": RECORD_SHAPES["a request the API refuses (HTTP 400)"],
+            "a refused call after tool calls": RECORD_SHAPES["a refusal after tool calls"],
+        },
+    ),
+    "what the runs hold": Dimension(
+        "(parallel calls, unicode, a refused request)",
+        {
+            "one HTTP call": RECORD_SHAPES["one HTTP call"],
+            "several HTTP calls": RECORD_SHAPES["several HTTP calls, in an order to keep"],
+            "parallel calls": RECORD_SHAPES["parallel tool calls"],
+            "a unicode task": RECORD_SHAPES["a unicode task"],
+            "an ASCII task": lambda r: r[0].isascii(),
+            "a tool that fails": RECORD_SHAPES["a tool that divides by zero"],
+        },
+    ),
 }
 
 
@@ -705,6 +755,44 @@ DIFFERENCE_SHAPES: dict[str, Callable[[Pair], bool]] = {
     ),
     "a string changed": lambda pair: _first_kinds(pair) == ("string", "string"),
     "an empty key": lambda pair: "" in pair[0],
+}
+
+
+def _first_path(pair: Pair) -> str | None:
+    found = first_difference(pair[0], _received(*pair))
+    return None if found is None else found[0]
+
+
+# what exercise 8.3's words say varies, each form reached by difference_scenarios() (test_input_space.py)
+DIFFERENCE_SPACE: dict[str, Dimension[Pair]] = {
+    "dicts": Dimension(
+        "Walk dicts key by key, the recorded request's keys first, then keys only the received one has",
+        {
+            "a key only the recorded request has": lambda pair: (
+                (_first_kinds(pair) or ("", ""))[1] == "missing"
+            ),
+            "a key only the received one has": lambda pair: (_first_kinds(pair) or ("", ""))[0] == "missing",
+            "the same keys in another order": DIFFERENCE_SHAPES["equal, keys in another order"],
+            "an empty key": DIFFERENCE_SHAPES["an empty key"],
+        },
+    ),
+    "lists": Dimension(
+        "Walk lists item by item",
+        {
+            "a difference inside a list": lambda pair: "[" in (_first_path(pair) or ""),
+            "a difference outside any list": lambda pair: (_first_path(pair) or "[").find("[") < 0,
+        },
+    ),
+    "types": Dimension(
+        "if the values or their **types** differ",
+        {
+            "1 and true": DIFFERENCE_SHAPES["1 recorded, true received"],
+            "true and 1": DIFFERENCE_SHAPES["true recorded, 1 received"],
+            "1 and 1.0": DIFFERENCE_SHAPES["1 recorded, 1.0 received"],
+            "two strings": DIFFERENCE_SHAPES["a string changed"],
+            "equal": lambda pair: _first_kinds(pair) is None,
+        },
+    ),
 }
 
 

@@ -15,9 +15,11 @@ from .. import mock
 from ..formats import ERROR_PREFIX, to_anthropic
 from ..replay import first_difference
 from . import Verdict, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "LOOP_SPACE",
+    "CONVERSATION_SPACE",
     "check_anthropic",
     "conversation_scenarios",
     "CONVERSATION_SHAPES",
@@ -68,7 +70,7 @@ def conversation_scenarios() -> list[dict[str, Any]]:
 
 
 def _is_result(message: dict[str, Any]) -> bool:
-    return message["role"] == "tool"
+    return bool(message["role"] == "tool")
 
 
 # the shapes lesson 09 names for a conversation in Anthropic's format, each in CONVERSATION
@@ -80,6 +82,34 @@ CONVERSATION_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a tool result that failed (is_error)": lambda m: _is_result(m) and m["content"].startswith(ERROR_PREFIX),
     "the person's note after the results, in the same turn": lambda m: (
         m["role"] == "user" and "failed" in m["content"]
+    ),
+}
+
+
+# what exercise 9.1's words say varies, each form in the conversation (tests/test_input_space.py)
+CONVERSATION_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "the results": Dimension(
+        'the failed one with `"is_error": True`',
+        {
+            "a result that worked": CONVERSATION_SHAPES["a tool result that worked"],
+            "a result that failed": CONVERSATION_SHAPES["a tool result that failed (is_error)"],
+        },
+    ),
+    "that user message": Dimension(
+        "in that user message, the results come first and the text after them",
+        {
+            "a result": _is_result,
+            "the person's note": CONVERSATION_SHAPES["the person's note after the results, in the same turn"],
+        },
+    ),
+    "the system prompt": Dimension(
+        "the system prompt goes in the top-level `system` field",
+        {
+            "the system prompt": CONVERSATION_SHAPES[
+                "a system prompt (a top-level field in Anthropic's format)"
+            ],
+            "a message": lambda m: m["role"] != "system",
+        },
     ),
 }
 
@@ -726,6 +756,50 @@ LOOP_SHAPES: dict[str, Callable[[Generated], bool]] = {
     "no tool call": lambda c: not c[0],
     "three turns of calls or more": lambda c: len(c[0]) >= 3,
     "a non-ASCII answer": lambda c: not c[1].isascii(),
+}
+
+
+# what exercise 9.2's words say varies, each form reached by loop_scenarios() (test_input_space.py)
+LOOP_SPACE: dict[str, Dimension[Generated]] = {
+    "max_turns": Dimension(
+        "`max_turns` above, at and below what they need",
+        {
+            "below": LOOP_SHAPES["max_turns below the calls needed"],
+            "at": LOOP_SHAPES["max_turns exactly the calls needed"],
+            "above": LOOP_SHAPES["max_turns above the calls needed"],
+        },
+    ),
+    "calls": Dimension(
+        "two calls at once",
+        {
+            "no call": LOOP_SHAPES["no tool call"],
+            "one at a time": lambda c: bool(c[0]) and all(len(step) == 1 for step in c[0]),
+            "parallel": LOOP_SHAPES["parallel calls"],
+            "three turns or more": LOOP_SHAPES["three turns of calls or more"],
+        },
+    ),
+    "failures": Dimension(
+        "two calls of which one fails",
+        {
+            "a call that fails": LOOP_SHAPES["a tool that fails (divides by 0)"],
+            "none fails": lambda c: not LOOP_SHAPES["a tool that fails (divides by 0)"](c),
+        },
+    ),
+    "cut off": Dimension(
+        "a reply cut off at `max_tokens` in the middle of a call",
+        {
+            "cut off": LOOP_SHAPES["a reply cut off at max_tokens in the middle of a tool_use"],
+            "whole": lambda c: not c[4],
+        },
+    ),
+    "the final answer": Dimension(
+        "a final answer in two text blocks",
+        {
+            "two text blocks": LOOP_SHAPES["a final answer in two text blocks"],
+            "one text block": lambda c: not c[3],
+            "non-ASCII": LOOP_SHAPES["a non-ASCII answer"],
+        },
+    ),
 }
 
 

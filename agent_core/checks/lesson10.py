@@ -16,9 +16,12 @@ import openai
 from .. import mock
 from ..mcp_bridge import openai_name
 from . import Verdict, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
+    "PREFIX_SPACE",
+    "RESULT_SPACE",
+    "DEFINITION_SPACE",
     "definition_scenarios",
     "DEFINITION_SHAPES",
     "result_scenarios",
@@ -261,6 +264,51 @@ DEFINITION_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 
+# what exercise 10.1's words say varies, each form reached by definition_scenarios() (test_input_space.py)
+DEFINITION_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "the description": Dimension(
+        "`description` is optional in MCP",
+        {
+            "none": DEFINITION_SHAPES["no description (optional in MCP)"],
+            "one line": lambda tool: "description" in tool and "\n" not in tool["description"],
+            "several lines": DEFINITION_SHAPES["a multi-line description"],
+            "non-ASCII": DEFINITION_SHAPES["a non-ASCII description"],
+        },
+    ),
+    "required": Dimension(
+        "from `required` which arguments it must give",
+        {
+            "required arguments": DEFINITION_SHAPES["required arguments"],
+            "none required": lambda tool: not tool["inputSchema"].get("required"),
+            "a nested required": DEFINITION_SHAPES["a nested required"],
+        },
+    ),
+    "enum": Dimension(
+        "from `enum` the only values the server accepts",
+        {
+            "an enum": DEFINITION_SHAPES["an enum"],
+            "no enum": lambda tool: not DEFINITION_SHAPES["an enum"](tool),
+        },
+    ),
+    "the whole schema": Dimension(
+        "The schema must arrive whole",
+        {
+            "no argument": DEFINITION_SHAPES["no argument at all"],
+            "a nested object": DEFINITION_SHAPES["a nested object"],
+            "an array of objects": DEFINITION_SHAPES["an array of objects"],
+            "a default, a minimum or a title": lambda tool: any(
+                DEFINITION_SHAPES[shape](tool)
+                for shape in ("a default", "a minimum", "a title in the schema")
+            ),
+            "additionalProperties false": DEFINITION_SHAPES["additionalProperties false"],
+            "MCP's own fields beside it": DEFINITION_SHAPES[
+                "MCP's fields the API does not know (title, outputSchema, annotations)"
+            ],
+        },
+    ),
+}
+
+
 @_never_raises("10.1", "mcp_tool_to_openai")
 def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.1: an MCP tool (tools/list) -> a Chat Completions tool definition
@@ -309,8 +357,8 @@ _FUNCTION_FIELDS = ("name", "description", "parameters", "strict")  # all a func
 def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
     if not isinstance(definition, dict) or definition.get("type") != "function":
         return [
-            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, not "
-            f"{_short(definition)}"
+            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, a dict; yours is a "
+            f"{type(definition).__name__}: {_short(definition)}"
         ]
     function = definition.get("function")
     if not isinstance(function, dict):
@@ -510,6 +558,43 @@ RESULT_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 
+# what exercise 10.2's words say varies, each form reached by result_scenarios() (test_input_space.py)
+RESULT_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "structuredContent": Dimension(
+        "when the result has `structuredContent`, send it as JSON",
+        {
+            "its JSON repeated as text": RESULT_SHAPES["structuredContent, its JSON repeated as text"],
+            "a summary as text": RESULT_SHAPES["structuredContent, with a summary as text"],
+            "empty": RESULT_SHAPES["an empty structuredContent"],
+            "values that print alike (null, false, 0)": lambda r: any(
+                RESULT_SHAPES[f"a {kind} in structuredContent"](r) for kind in ("null", "boolean", "zero")
+            ),
+            "none": lambda r: "structuredContent" not in r,
+        },
+    ),
+    "the content blocks": Dimension(
+        "join the text of the `content` blocks with newlines",
+        {
+            "one text block": RESULT_SHAPES["no structuredContent, one text block"],
+            "several text blocks": RESULT_SHAPES["no structuredContent, several text blocks"],
+            "no block at all": RESULT_SHAPES["no content block at all"],
+            "an image": RESULT_SHAPES["an image block"],
+            "a resource link": RESULT_SHAPES["a resource link"],
+            "non-ASCII text": RESULT_SHAPES["non-ASCII text"],
+        },
+    ),
+    "isError": Dimension(
+        "when `isError` is true",
+        {
+            "true": RESULT_SHAPES["isError true"],
+            "false": RESULT_SHAPES["isError false"],
+            "absent": RESULT_SHAPES["no isError"],
+            "true, with structuredContent": RESULT_SHAPES["an error with structuredContent"],
+        },
+    ),
+}
+
+
 @_never_raises("10.2", "mcp_result_to_message")
 def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], Any]) -> Verdict:
     """Exercise 10.2: an MCP tool result (tools/call) -> the tool message answering the call
@@ -552,7 +637,16 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
         )
     content = message.get("content")
     if not isinstance(content, str):
-        return [*problems, f"content should be one string of text, not {_short(content)}"]
+        dumped = (
+            " (structuredContent goes as JSON text: json.dumps)"
+            if content == result.get("structuredContent")
+            else ""
+        )
+        return [
+            *problems,
+            f"content should be one string of text, not a {type(content).__name__}: "
+            f"{_short(content)}{dumped}",
+        ]
     texts = [block["text"] for block in result["content"] if block.get("type") == "text"]
     structured = result.get("structuredContent")
     if result.get("isError") and not content.startswith("ERROR: "):
@@ -835,6 +929,38 @@ PREFIX_SHAPES: dict[str, Callable[[Servers], bool]] = {
     "a non-ASCII letter in a name": lambda s: any(not n.isascii() for n in [*s, *_tool_names(s)]),
     "a server whose name starts a tool's": lambda s: any(
         t["name"].startswith(server) for server, tools in s.items() for t in tools
+    ),
+}
+
+
+# what exercise 10.3's words say varies, each form reached by prefix_scenarios() (test_input_space.py)
+PREFIX_SPACE: dict[str, Dimension[Servers]] = {
+    "servers": Dimension(
+        "every tool becomes a definition named `server__tool`",
+        {
+            "one server": PREFIX_SHAPES["one server"],
+            "several servers": PREFIX_SHAPES["several servers"],
+            "a server whose name starts a tool's": PREFIX_SHAPES["a server whose name starts a tool's"],
+        },
+    ),
+    "characters": Dimension(
+        "a character the API refuses in a name becomes `_`",
+        {
+            "a '.'": PREFIX_SHAPES["a tool name with a '.'"],
+            "a space": PREFIX_SHAPES["a tool name with a space"],
+            "a '/'": PREFIX_SHAPES["a tool name with a '/'"],
+            "a '-' (accepted)": PREFIX_SHAPES["a tool name with a '-'"],
+            "a letter beyond ASCII": PREFIX_SHAPES["a non-ASCII letter in a name"],
+            "in a server's name": PREFIX_SHAPES["a server name the API does not accept"],
+        },
+    ),
+    "the way back": Dimension(
+        "`route` maps each new name back to `(server name, the tool's own name)`",
+        {
+            "the same tool name on two servers": PREFIX_SHAPES["the same tool name on two servers"],
+            "names differing only in case": PREFIX_SHAPES["names differing only in case"],
+            "names all different": lambda s: len(_tool_names(s)) == len(set(_tool_names(s))),
+        },
     ),
 }
 

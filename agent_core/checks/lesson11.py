@@ -16,15 +16,18 @@ from ..evaluation import add, divide, final_number, multiply, numbers_in, subtra
 from ..guardrails import Approval, Limits, LoopDetector, VerifyBeforeDone
 from ..loop import AgentRun, run_agent
 from . import Verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
+    "INTERVAL_SPACE",
+    "ANSWER_SPACE",
     "check_grade_answer",
     "answer_scenarios",
     "ANSWER_SHAPES",
     "check_grade_calls",
     "calls_scenarios",
     "CALLS_SHAPES",
+    "GRADE_CALLS_SPACE",
     "check_wilson_interval",
     "interval_scenarios",
     "INTERVAL_SHAPES",
@@ -41,7 +44,10 @@ def _run(*replies: Any, task: str, max_turns: int = 10, guardrails: tuple[Any, .
 def _verdict_problem(result: Any, expected: str | None, if_passed: str, if_failed: str) -> str | None:
     """compare a grader's verdict with the reference's: None passes, a sentence fails"""
     if result is not None and not (isinstance(result, str) and result.strip()):
-        return f"return None for a pass, or a sentence saying what is wrong; you returned {result!r:.80}"
+        return (
+            "return None for a pass, or a sentence saying what is wrong; you returned a "
+            f"{type(result).__name__}: {result!r:.80}"
+        )
     if expected is None and result is not None:
         return f"your grader failed it ({result!r:.100}), but it is right{if_failed}"
     if expected is not None and result is None:
@@ -235,6 +241,48 @@ ANSWER_SHAPES: dict[str, Callable[[Answer], bool]] = {
 }
 
 
+# what exercise 11.1's words say varies, each form reached by answer_scenarios() (test_input_space.py)
+ANSWER_SPACE: dict[str, Dimension[Answer]] = {
+    "answered": Dimension(
+        "the run must have **answered**",
+        {
+            "answered": lambda case: case[0] == "answered",
+            **{f"stopped by {stop}": _stopped_by(stop) for stop in STOPS[1:]},
+            "stopped, its note ending with the number": ANSWER_SHAPES[
+                "a stopped run whose note ends with the expected number"
+            ],
+        },
+    ),
+    "the last number": Dimension(
+        "the **last number** in `run.answer` must equal `expected`",
+        {
+            "last": ANSWER_SHAPES["the expected number last"],
+            "right, then corrected to wrong": ANSWER_SHAPES["right, then corrected to wrong"],
+            "no number": ANSWER_SHAPES["no number at all"],
+            "negative": ANSWER_SHAPES["a negative number expected"],
+            "zero": ANSWER_SHAPES["zero expected"],
+        },
+    ),
+    "numbers, not text": Dimension(
+        "Read numbers as whole numbers, not text",
+        {
+            "6 inside 16": ANSWER_SHAPES["the number's text inside a longer number ('6' in '16')"],
+            "thousands separators": ANSWER_SHAPES["thousands separators (1,048,576)"],
+            "the sign flipped": ANSWER_SHAPES["the sign flipped"],
+            "non-ASCII words": ANSWER_SHAPES["non-ASCII words"],
+        },
+    ),
+    "isclose": Dimension(
+        "compare them with `math.isclose` (`6.0` is 6)",
+        {
+            "6.0 for 6": ANSWER_SHAPES["a whole number written as a float (6.0)"],
+            "a near miss": ANSWER_SHAPES["a near miss (off by 0.004)"],
+            "0.1 + 0.2": ANSWER_SHAPES["a float expected that text cannot match (0.1 + 0.2)"],
+        },
+    ),
+}
+
+
 def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) -> Verdict:
     """Exercise 11.1: grade_answer(run, expected) -> None when the run answered and its last number is
     expected
@@ -305,6 +353,20 @@ Trajectory = tuple[
 ]  # the turns, the expected names, max_calls
 
 _TOOLS = ("add", "subtract", "multiply", "divide")
+# calls that failed, as the loop answers them: a division by zero (the tool raised), a tool that does not
+# exist; each is still a call the model asked for
+_FAILED = {
+    "divide(b=0)": ('{"a": 8, "b": 0}', "ERROR: divide raised ZeroDivisionError: division by zero"),
+    "power": (
+        '{"a": 8, "b": 2}',
+        "ERROR: unknown tool 'power'; the tools are add, subtract, multiply, divide",
+    ),
+}
+
+
+def _tool_name(call: str) -> str:
+    """the name the model called: 'divide(b=0)' is a call of divide that failed"""
+    return call.split("(")[0]
 
 
 def _trajectory_run(case: Trajectory) -> AgentRun:
@@ -316,14 +378,21 @@ def _trajectory_run(case: Trajectory) -> AgentRun:
             {
                 "id": f"call_{number}_{k}",
                 "type": "function",
-                "function": {"name": name, "arguments": '{"a": 8, "b": 2}'},
+                "function": {
+                    "name": _tool_name(name),
+                    "arguments": _FAILED.get(name, ('{"a": 8, "b": 2}',))[0],
+                },
             }
             for k, name in enumerate(turn)
         ]
         messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         messages += [
-            {"role": "tool", "tool_call_id": call["id"], "content": str(_RESULTS[call["function"]["name"]])}
-            for call in calls
+            {
+                "role": "tool",
+                "tool_call_id": call["id"],
+                "content": _FAILED[name][1] if name in _FAILED else str(_RESULTS[name]),
+            }
+            for call, name in zip(calls, turn, strict=True)
         ]
     messages.append({"role": "assistant", "content": "done"})
     run = AgentRun(
@@ -341,10 +410,10 @@ def _trajectory(rng: random.Random) -> Trajectory:
     """0 to 5 turns of 1 to 3 parallel calls; expected names in order, out of order, repeated or missing;
     max_calls at the count, one under it, or above"""
     turns = tuple(
-        tuple(rng.choice(_TOOLS) for _ in range(rng.choice([1, 1, 2, 3])))
+        tuple(rng.choice((*_TOOLS, *_TOOLS, *_FAILED)) for _ in range(rng.choice([1, 1, 2, 3])))
         for _ in range(rng.choice([0, 1, 2, 3, 4, 5]))
     )
-    names = [name for turn in turns for name in turn]
+    names = [_tool_name(name) for turn in turns for name in turn]
     kind = rng.random()
     if names and kind < 0.5:  # a subsequence of the calls: right if within max_calls
         expected = [name for name in names if rng.random() < 0.6] or names[:1]
@@ -375,10 +444,14 @@ def _smaller_trajectories(case: Trajectory) -> Iterator[Trajectory]:
 
 def _describe_trajectory(case: Trajectory) -> str:
     turns, expected, max_calls = case
-    said = (
-        "; then ".join(" and ".join(turn) if len(turn) > 1 else turn[0] for turn in turns) or "no tool at all"
-    )
+    said = "; then ".join(" and ".join(map(_said, turn)) for turn in turns) or "no tool at all"
     return f"a run that called {said}, expected {list(expected)}, max_calls={max_calls}"
+
+
+def _said(call: str) -> str:
+    return {"divide(b=0)": "divide (which failed: b=0)", "power": "power (which failed: no such tool)"}.get(
+        call, call
+    )
 
 
 _DIVIDE_ADD = ("divide",), ("add",)
@@ -392,16 +465,18 @@ _CALLS_FIXED: list[Trajectory] = [
     ((("divide",),), ("divide", "add"), 3),
     ((("add",), ("divide",), ("add",)), ("add", "divide", "add"), 3),
     ((("add",), ("divide",)), ("add", "divide", "add"), 3),
+    ((("divide(b=0)",), ("divide",), ("add",)), ("divide", "add"), 2),
+    ((("power",), ("divide(b=0)",), ("add",)), ("divide", "add"), 3),
 ]
 
 
 def calls_scenarios() -> list[Trajectory]:
-    """check 11.2's runs: nine readable ones, then 120 generated"""
+    """check 11.2's runs: eleven readable ones, then 120 generated"""
     return scenarios(_CALLS_FIXED, _trajectory, count=120, seed=1102)
 
 
 def _names(case: Trajectory) -> list[str]:
-    return [name for turn in case[0] for name in turn]
+    return [_tool_name(name) for turn in case[0] for name in turn]
 
 
 def _in_order(expected: tuple[str, ...], names: list[str]) -> bool:
@@ -428,6 +503,64 @@ CALLS_SHAPES: dict[str, Callable[[Trajectory], bool]] = {
     "one call over max_calls": lambda case: len(_names(case)) == case[2] + 1,
     "calls under max_calls": lambda case: len(_names(case)) < case[2],
     "a name never called": lambda case: bool(set(case[1]) - set(_names(case))),
+}
+
+
+def _failed_calls(case: Trajectory) -> int:
+    return sum(call in _FAILED for turn in case[0] for call in turn)
+
+
+# what exercise 11.2's words say varies, each form reached by calls_scenarios() (test_input_space.py)
+GRADE_CALLS_SPACE: dict[str, Dimension[Trajectory]] = {
+    "the calls": Dimension(
+        "take every tool call the model asked for",
+        {
+            "no call at all": CALLS_SHAPES["no tool call at all"],
+            "calls that worked": lambda case: any(call in _TOOLS for turn in case[0] for call in turn),
+            "a call whose tool raised": lambda case: any("divide(b=0)" in turn for turn in case[0]),
+            "a call of a tool that does not exist": lambda case: any("power" in turn for turn in case[0]),
+        },
+    ),
+    "per message": Dimension(
+        "may hold several (parallel calls)",
+        {
+            "one call per message": lambda case: bool(case[0]) and all(len(turn) == 1 for turn in case[0]),
+            "several calls in one message": CALLS_SHAPES["parallel calls in one message"],
+        },
+    ),
+    "the budget": Dimension(
+        "more than `max_calls` calls fails, repeats included",
+        {
+            "under max_calls": CALLS_SHAPES["calls under max_calls"],
+            "exactly max_calls": CALLS_SHAPES["calls exactly at max_calls"],
+            "one over": CALLS_SHAPES["one call over max_calls"],
+            "over only with the failed calls": lambda case: (
+                len(_names(case)) > case[2] >= len(_names(case)) - _failed_calls(case)
+            ),
+            "over only with the repeats": lambda case: len(_names(case)) > case[2] >= len(set(_names(case))),
+        },
+    ),
+    "the order": Dimension(
+        "the names in `expected` must appear in that order",
+        {
+            "in order, nothing between": lambda case: _names(case) == list(case[1]),
+            "in order, others between": CALLS_SHAPES["the expected calls with others between"],
+            "in another order": CALLS_SHAPES["the expected names in another order"],
+            "a name never called": CALLS_SHAPES["a name never called"],
+            "an expected name whose call failed": lambda case: (
+                "divide" in case[1] and any("divide(b=0)" in turn for turn in case[0])
+            ),
+        },
+    ),
+    "twice": Dimension(
+        "a name expected twice must be called twice",
+        {
+            "called twice": lambda case: any(
+                case[1].count(name) == 2 <= _names(case).count(name) for name in case[1]
+            ),
+            "called once": CALLS_SHAPES["a name expected once more than it was called"],
+        },
+    ),
 }
 
 
@@ -467,12 +600,13 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
 def _calls_hints(case: Trajectory) -> tuple[str, str]:
     """what to add when a grader passes this wrong run, and when it fails this right one"""
     turns, expected, max_calls = case
-    names = [name for turn in turns for name in turn]
+    names = _names(case)
+    failed = sum(name in _FAILED for turn in turns for name in turn)
     if len(names) > max_calls:
         if_passed = (
             f" ({len(names)} call{'s' * (len(names) != 1)} in {len(turns)} message(s) is more than "
             f"max_calls={max_calls}: "
-            "count every call, repeats included)"
+            f"count every call, repeats {'and failed calls ' if failed else ''}included)"
         )
     elif all(names.count(name) >= expected.count(name) for name in expected):
         if_passed = " (the order counts: comparing sets, or looking each name up, ignores it)"
@@ -482,6 +616,11 @@ def _calls_hints(case: Trajectory) -> tuple[str, str]:
         if_passed = ""
     if any(len(turn) > 1 for turn in turns):
         if_failed = " (parallel calls sit in one assistant message's tool_calls: take every one)"
+    elif failed:
+        if_failed = (
+            " (a call that failed is a call the model asked for: it may come between the expected ones,"
+            " and it counts in the order)"
+        )
     elif len(names) > len(expected):
         if_failed = " (other calls may come between the expected ones)"
     else:
@@ -551,6 +690,36 @@ INTERVAL_SHAPES: dict[str, Callable[[Interval], bool]] = {
 }
 
 
+# what exercise 11.3's words say varies, each form reached by interval_scenarios() (test_input_space.py)
+INTERVAL_SPACE: dict[str, Dimension[Interval]] = {
+    "z": Dimension(
+        "Write `wilson_interval(passed, n, z=1.96)`",
+        {
+            "the default": INTERVAL_SHAPES["the default z"],
+            "1.96 given": INTERVAL_SHAPES["z given as 1.96"],
+            "another z": INTERVAL_SHAPES["another z given (1.645 or 2.576)"],
+        },
+    ),
+    "p": Dimension(
+        "with p = passed / n",
+        {
+            "0 passes": INTERVAL_SHAPES["0 passes (where the textbook interval shrinks to nothing)"],
+            "every run passes": INTERVAL_SHAPES["every run passes"],
+            "some pass": INTERVAL_SHAPES["some pass"],
+            "one run": INTERVAL_SHAPES["one run"],
+            "hundreds of runs": INTERVAL_SHAPES["hundreds of runs"],
+        },
+    ),
+    "kept within": Dimension(
+        "kept within [0, 1]",
+        {
+            "an end rounding takes past 0 or 1": INTERVAL_SHAPES["an end that rounding takes past 0 or 1"],
+            "ends inside": lambda case: not INTERVAL_SHAPES["an end that rounding takes past 0 or 1"](case),
+        },
+    ),
+}
+
+
 def _unclamped(passed: int, n: int, z: float | None) -> tuple[float, float]:
     """Wilson's ends as the formula gives them, before they are kept within [0, 1]"""
     z = 1.96 if z is None else z
@@ -575,17 +744,13 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
         passed, n, z = case
         expected = wilson(passed, n) if z is None else wilson(passed, n, z)
         got = call(case)
-        try:
-            low, high = (float(v) for v in got)
-        except (TypeError, ValueError):
-            return f"return (low, high), two numbers; you returned {got!r:.80}"
-        problem = _interval_problem(case, (low, high), expected, functools.partial(_rounds_to, call))
-        if problem is None and not isinstance(got, tuple):
-            return (
-                f"the numbers are right, but return the tuple (low, high), as the exercise says, not a "
-                f"{type(got).__name__}: {got!r:.80}"
-            )
-        return problem
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return f"return the pair (low, high), a tuple or a list of two numbers; you returned {got!r:.80}"
+        for name, end in zip(("low", "high"), got, strict=True):
+            if isinstance(end, bool) or not isinstance(end, (int, float)):
+                return f"{name} is a {type(end).__name__} ({end!r:.40}): return numbers (float), not text"
+        low, high = (float(end) for end in got)
+        return _interval_problem(case, (low, high), expected, functools.partial(_rounds_to, call))
 
     return judge_scenarios(
         "11.3",

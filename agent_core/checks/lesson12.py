@@ -17,15 +17,17 @@ from ..guardrails import Limits, Permissions
 from ..loop import Guardrail, run_agent
 from ..planning import Delegate, plan_update, show_plan
 from . import Verdict, _trace_of, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
+    "PLAN_SPACE",
     "check_plan_update",
     "plan_scenarios",
     "PLAN_SHAPES",
     "check_delegate",
     "delegate_scenarios",
     "DELEGATE_SHAPES",
+    "DELEGATE_SPACE",
     "PLAN_SCENARIOS",
     "DELEGATE_SCENARIOS",
     "DELEGATE_GENERATED",
@@ -242,6 +244,51 @@ PLAN_SHAPES: dict[str, Callable[[list[Step]], bool]] = {
 }
 
 
+# what exercise 12.1's words say varies, each form reached by plan_scenarios() (test_input_space.py)
+PLAN_SPACE: dict[str, Dimension[list[Step]]] = {
+    "add": Dimension(
+        "Refuse an empty or blank text, and a text already in the plan (texts are compared exactly)",
+        {
+            "an empty text": PLAN_SHAPES["an empty text"],
+            "spaces": PLAN_SHAPES["a blank text (spaces)"],
+            "a tab or a newline": PLAN_SHAPES["a tab or a newline"],
+            "a text already in the plan": PLAN_SHAPES["a text already in the plan"],
+            "a near-duplicate": PLAN_SHAPES["a near-duplicate text (case, spaces)"],
+            "non-ASCII": PLAN_SHAPES["a non-ASCII text"],
+            "eleven items": PLAN_SHAPES["a plan of eleven items"],
+        },
+    ),
+    "start": Dimension(
+        "Refuse if there is no such item, if it is not pending, or if another item is in progress",
+        {
+            "no such item": PLAN_SHAPES["start an item not in the plan"],
+            "in progress already": PLAN_SHAPES["start an item already in progress"],
+            "done": PLAN_SHAPES["start a done item"],
+            "another in progress": PLAN_SHAPES["start while another is in progress"],
+            "the next, once one is done": PLAN_SHAPES["the next item started once the first is done"],
+            "another plan busy": PLAN_SHAPES["a start while busy, after the other plan started one"],
+        },
+    ),
+    "done": Dimension(
+        'the item in progress becomes `"done"`. Refuse any other.',
+        {
+            "a pending item": PLAN_SHAPES["done a pending item"],
+            "done twice": PLAN_SHAPES["done twice"],
+            "the item in progress": _a_step(
+                lambda step, answer, items: step[0] == "done" and not answer.startswith(ERROR_PREFIX)
+            ),
+        },
+    ),
+    "other actions": Dimension(
+        "Any other action: refuse.",
+        {
+            "an unknown action": PLAN_SHAPES["an unknown action"],
+            "an action in another case": PLAN_SHAPES["an action in another case (ADD)"],
+        },
+    ),
+}
+
+
 def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
     """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with "ERROR: ..."
 
@@ -323,6 +370,9 @@ class DelegationCase:
     recursion: bool = False  # the child is given the delegate tool too
     limit: bool = False  # the parent's guardrails start with Limits(max_tool_calls=2), inherited
     late_tool: bool = False  # after the run a tool is added to the list, and delegate is called by hand
+    # the child is given another delegate (a second make_delegate on the same tools), whose children are
+    # given this one: two delegates nested, each counting its own children
+    other: bool = False
 
 
 DELEGATE_FIXED = [
@@ -336,10 +386,11 @@ DELEGATE_FIXED = [
     DelegationCase(child=("read", "read", "read", "answer"), max_turns=4, limit=True),
     DelegationCase(child=("write", "answer"), given=("read_file", "write_file"), read_only=True, limit=True),
     DelegationCase(late_tool=True),
+    DelegationCase(child=("delegate", "answer"), other=True),
 ]
-# six generated: with the fixed cases, the seed's six reach every shape in DELEGATE_SHAPES
+# five generated: with the fixed cases, the seed's five reach every shape in DELEGATE_SHAPES
 # (tests/test_check_shapes.py keeps it so), and each is two whole agent runs with children
-DELEGATE_GENERATED, DELEGATE_SEED = 6, 1201
+DELEGATE_GENERATED, DELEGATE_SEED = 5, 1798
 DELEGATE_SCENARIOS = len(DELEGATE_FIXED) + DELEGATE_GENERATED
 
 
@@ -352,7 +403,8 @@ def _delegation(rng: random.Random) -> DelegationCase:
         max_turns=rng.randint(1, 4),
         max_depth=rng.choice((1, 1, 2)),
         read_only=rng.random() < 0.4,
-        recursion=rng.random() < 0.5,
+        recursion=(nested := rng.random()) < 0.4,
+        other=nested > 0.8,
     )
 
 
@@ -385,6 +437,71 @@ DELEGATE_SHAPES: dict[str, Callable[[DelegationCase], bool]] = {
     "max_turns=1": lambda case: case.max_turns == 1,
     "max_turns=4": lambda case: case.max_turns == 4,
     "a tool added to the list after the first child": lambda case: case.late_tool,
+    "two delegates nested, max_depth=1": lambda case: (
+        case.other and "delegate" in case.child and case.max_depth == 1
+    ),
+    "two delegates nested, max_depth=2": lambda case: (
+        case.other and "delegate" in case.child and case.max_depth == 2
+    ),
+}
+
+
+# what exercise 12.2's words say varies, each form reached by delegate_scenarios() (test_input_space.py)
+DELEGATE_SPACE: dict[str, Dimension[DelegationCase]] = {
+    "nesting": Dimension(
+        "`max_depth` children of this delegate are already running",
+        {
+            "no child delegates": lambda case: "delegate" not in case.child,
+            "a child given this delegate, max_depth=1": DELEGATE_SHAPES[
+                "a child delegating again, max_depth=1"
+            ],
+            "a child given this delegate, max_depth=2": DELEGATE_SHAPES[
+                "a child delegating again, max_depth=2"
+            ],
+            "a child given another delegate, max_depth=1": DELEGATE_SHAPES[
+                "two delegates nested, max_depth=1"
+            ],
+            "a child given another delegate, max_depth=2": DELEGATE_SHAPES[
+                "two delegates nested, max_depth=2"
+            ],
+        },
+    ),
+    "the tools": Dimension(
+        "`ToolRegistry(tools)` built when the child starts",
+        {
+            "read_file only": lambda case: case.given == ("read_file",),
+            "read_file and write_file": lambda case: case.given == ("read_file", "write_file"),
+            "write_file only": lambda case: case.given == ("write_file",),
+            "no tools": lambda case: case.given == (),
+            "a tool added after the first child": DELEGATE_SHAPES[
+                "a tool added to the list after the first child"
+            ],
+        },
+    ),
+    "the guardrails": Dimension(
+        "`system`, `max_turns` and `guardrails`",
+        {
+            "none": lambda case: not (case.read_only or case.limit),
+            "read-only": lambda case: case.read_only and not case.limit,
+            "a limit": lambda case: case.limit and not case.read_only,
+            "both": lambda case: case.read_only and case.limit,
+            "max_turns=1": DELEGATE_SHAPES["max_turns=1"],
+            "max_turns=4": DELEGATE_SHAPES["max_turns=4"],
+        },
+    ),
+    "how the child ends": Dimension(
+        "returns the child's answer when it answered",
+        {
+            "it answers": DELEGATE_SHAPES["a child that answers"],
+            "it runs out of turns": DELEGATE_SHAPES["a child that never answers (max_turns)"],
+            "the parent's limit stops it": DELEGATE_SHAPES["the parent's limit stopping a child"],
+            "its model call fails": DELEGATE_SHAPES["a child whose model call fails"],
+        },
+    ),
+    "delegations per reply": Dimension(
+        "one or two delegations in one reply",
+        {"one": lambda case: case.subtasks == 1, "two": DELEGATE_SHAPES["two delegations in one reply"]},
+    ),
 }
 
 
@@ -400,7 +517,13 @@ def _describe_delegation(case: DelegationCase) -> str:
     parts = [
         "the parent delegates " + ("twice in one reply" if case.subtasks == 2 else "once"),
         "each child " + ", ".join(said[step] for step in case.child),
-        f"given {', '.join(case.given) or 'no tools'}" + (" and the delegate tool" if case.recursion else ""),
+        f"given {', '.join(case.given) or 'no tools'}"
+        + (" and the delegate tool" if case.recursion else "")
+        + (
+            " and another delegate (a second make_delegate), whose children are given this one"
+            if case.other
+            else ""
+        ),
         f"max_turns={case.max_turns}, max_depth={case.max_depth}",
     ]
     guards = [
@@ -435,6 +558,8 @@ def _shrink_delegation(case: DelegationCase) -> Iterator[DelegationCase]:
         yield replace(case, limit=False)
     if case.recursion:
         yield replace(case, recursion=False)
+    if case.other:
+        yield replace(case, other=False)
 
 
 def _policy(case: DelegationCase) -> Callable[[dict[str, Any]], Any]:
@@ -477,6 +602,8 @@ class _Outcome:
     per_call: dict[int, int]  # delegate call number -> its children's model calls
     direct: Any = None  # what delegate(task) returned called by hand (children fail, or a tool added late)
     levels: dict[int, int] = field(default_factory=dict)  # nesting (0: the parent's children) -> model calls
+    # the user messages of the child request that sent the most: two, and a child heard another's task
+    child_tasks: tuple[str, ...] = ()
 
 
 _DIRECT_NUMBER = 9
@@ -510,6 +637,18 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
     )
     if case.recursion:
         tools.append(delegate)
+    if case.other:
+        other_tools = [*tools, delegate]
+        tools.append(
+            make_delegate(
+                client,
+                other_tools,
+                system=CHILD_SYSTEM,
+                max_turns=case.max_turns,
+                guardrails=guards,
+                max_depth=case.max_depth,
+            )
+        )
     run = run_agent(client, PARENT_TASK, [delegate], max_turns=3, guardrails=guards)
     direct: Any = None
     if case.child[-1] == "fail" or case.late_tool:  # called by hand, not through a dispatcher that catches
@@ -520,6 +659,7 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         except Exception as error:  # the learner's delegate let the child's failure out
             direct = error
     turns = []
+    child_tasks: tuple[str, ...] = ()
     per_call: Counter[int] = Counter()
     levels: Counter[int] = Counter()
     for turn in _trace_of(client):
@@ -541,12 +681,14 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
         turns.append((who, len(messages), roles, offered, turn.status, results))
         if who == "child":
             levels[task.count(">")] += 1  # each level of nesting adds "> " to the sub-task
+            heard = tuple(str(m["content"]) for m in messages if m["role"] == "user")
+            child_tasks = heard if len(heard) > len(child_tasks) else child_tasks
         if who == "child":  # which delegate call: "Subtask N", in whichever user message holds it
             said = " ".join(str(m["content"]) for m in messages if m["role"] == "user")
             number = re.search(r"Subtask (\d+):", said)
             per_call[int(number.group(1)) if number else 0] += 1
     observations = [(o.is_error, o.content) for o in run.observations]
-    return _Outcome(observations, turns, dict(files), dict(per_call), direct, dict(levels))
+    return _Outcome(observations, turns, dict(files), dict(per_call), direct, dict(levels), child_tasks)
 
 
 def _reference(client: Any, tools: list[Any], **options: Any) -> Any:
@@ -573,6 +715,12 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
         return (
             "no child's model call reached the client you were given: run the child with run_agent on "
             "that client, so its calls (and tokens) are recorded with the parent's"
+        )
+    if len(yours.child_tasks) > max(1, len(expected.child_tasks)):
+        return (
+            f"a child's request held {len(yours.child_tasks)} user messages {list(yours.child_tasks)}: an "
+            "earlier delegation's conversation was sent again. Each child starts fresh, with the system "
+            "prompt and its own sub-task only: keep no messages between delegations"
         )
     for number in sorted(expected.per_call):
         if number == _DIRECT_NUMBER and not yours.per_call.get(number):
@@ -662,10 +810,16 @@ def _depth_or_turns(case: DelegationCase, expected: _Outcome, yours: _Outcome) -
     max_depth allows, or because a child ran past (or short of) its own max_turns"""
     deepest, your_deepest = (max(outcome.levels, default=-1) + 1 for outcome in (expected, yours))
     if your_deepest != deepest:
+        other = (
+            ". Only this delegate's own children count: the other delegate's children are not among them "
+            "(keep the count in make_delegate, one per delegate, not shared)"
+            if case.other and your_deepest < deepest
+            else ""
+        )
         return (
             f"children ran {your_deepest} deep (the parent's child is 1 deep, its own child 2); with "
             f"max_depth={case.max_depth} they should run {deepest} deep: refuse a delegate call when "
-            "max_depth children are running, and not before"
+            f"max_depth children of this delegate are running, and not before{other}"
         )
     calls, your_calls = sum(expected.levels.values()), sum(yours.levels.values())
     return (
@@ -675,12 +829,20 @@ def _depth_or_turns(case: DelegationCase, expected: _Outcome, yours: _Outcome) -
 
 
 def _says_it_failed(text: str) -> bool:
-    """a failure text that says the helper failed, in any words: fail, error, raised, crashed, the
-    server, HTTP 500, or the exception's name"""
+    """a failure text that says the helper failed, in any words, English or Spanish: fail, error, raised,
+    crashed, the server, HTTP 500, the exception's name; falló, excepción, servidor"""
     words = text.removeprefix(ERROR_PREFIX).lower()
-    return any(
-        w in words for w in ("fail", "error", "rais", "crash", "server", "500", "exception", "overloaded")
-    )
+    english = ("fail", "error", "rais", "crash", "server", "500", "exception", "overloaded")
+    spanish = (
+        "fall",
+        "excepci",
+        "lanz",
+        "servidor",
+        "sobrecarg",
+        "rompi",
+        "cay",
+    )  # falló, lanzó una excepción
+    return any(w in words for w in english + spanish)
 
 
 def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
