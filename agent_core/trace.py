@@ -21,8 +21,8 @@ import httpx2
 
 from ._body_text import escape_surrogates, escaped, json_or_text, may_hold_surrogates
 from ._cassette_checks import CassetteError, check_cassette, read_cassette
-from ._responses_turns import responses_messages, responses_reply
 from ._streamed_replies import RecordedStream, assemble_stream
+from .formats.responses import responses_messages, responses_reply
 
 __all__ = [
     "Turn",

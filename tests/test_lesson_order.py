@@ -64,7 +64,7 @@ def pieces() -> list[str]:
 
 def test_the_map_gives_every_piece_a_lesson():
     assert {"loop.py", "dispatch.py", "tokens.py", "coding/agent.py"} <= set(pieces())
-    assert LESSON["loop.py"] == "04" and LESSON["formats.py"] == "09"
+    assert LESSON["loop.py"] == "04" and LESSON["formats/__init__.py"] == "09"
 
 
 def test_a_piece_imports_only_its_own_and_earlier_lessons_and_private_helpers():

@@ -13,9 +13,9 @@ import anyio.from_thread
 import mcp_types
 from mcp import Client, MCPError
 
-from ._mcp_process import ServerProcess
-from ._mcp_wire import short
-from .dispatch import ToolFailure
+from ..dispatch import ToolFailure
+from ._process import ServerProcess
+from ._wire import short
 
 __all__ = ["MCPServerError", "BlockingSession", "PageLimit", "reason_of"]
 

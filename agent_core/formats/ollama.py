@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._messages import chat_tool_call, text_of
-from ._tool_arguments import arguments_text, as_object, as_text
+from .._messages import chat_tool_call, text_of
+from ._arguments import arguments_text, as_object, as_text
 
 __all__ = ["ollama_assistant", "ResultsInCallOrder", "CallIds"]
 

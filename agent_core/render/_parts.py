@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pydantic
 
-from .trace import Trace
+from ..trace import Trace
 
 __all__ = [
     "COLORS",

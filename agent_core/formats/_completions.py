@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ._anthropic_blocks import assistant_blocks
-from ._messages import as_dict, text_of
-from ._ollama_calls import ollama_assistant
-from ._tool_arguments import arguments_text
+from .._messages import as_dict, text_of
+from ._arguments import arguments_text
+from .anthropic import assistant_blocks
+from .ollama import ollama_assistant
 
 __all__ = [
     "completion_to_responses",

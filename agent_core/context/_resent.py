@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from .tokens import count_request
-from .trace import Turn
+from ..tokens import count_request
+from ..trace import Turn
 
 __all__ = ["resent_tokens"]
 

@@ -12,24 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._anthropic_blocks import (
-    append_turn,
-    assistant_blocks,
-    blocks_of,
-    tidy,
-    tool_result_block,
-    tool_result_text,
-)
-from ._completion_formats import (
+from .._messages import ERROR_PREFIX, as_dict, chat_tool_call, from_responses, text_of
+from ._arguments import UNPARSED_ARGUMENTS, arguments_text, as_text
+from ._completions import (
     completion_to_anthropic,
     completion_to_ollama,
     completion_to_responses,
     from_anthropic_stop_reason,
     to_anthropic_stop_reason,
 )
-from ._messages import ERROR_PREFIX, as_dict, chat_tool_call, from_responses, text_of
-from ._ollama_calls import CallIds, ResultsInCallOrder, ollama_assistant
-from ._tool_arguments import UNPARSED_ARGUMENTS, arguments_text, as_text
 from ._tool_definitions import (
     tool_from_anthropic,
     tool_from_ollama,
@@ -38,6 +29,15 @@ from ._tool_definitions import (
     tool_to_ollama,
     tool_to_responses,
 )
+from .anthropic import (
+    append_turn,
+    assistant_blocks,
+    blocks_of,
+    tidy,
+    tool_result_block,
+    tool_result_text,
+)
+from .ollama import CallIds, ResultsInCallOrder, ollama_assistant
 
 __all__ = ["to_responses", "from_responses", "to_anthropic", "from_anthropic", "to_ollama", "from_ollama"]
 __all__ += ["tool_to_responses", "tool_from_responses", "tool_to_anthropic", "tool_from_anthropic"]

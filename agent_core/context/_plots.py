@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._browser import PlainTable
+from .._browser import PlainTable
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

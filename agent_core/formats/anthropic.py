@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._messages import ERROR_PREFIX, as_dict, text_of
-from ._tool_arguments import arguments_text, as_object
+from .._messages import ERROR_PREFIX, as_dict, text_of
+from ._arguments import arguments_text, as_object
 
 __all__ = ["assistant_blocks", "tool_result_block", "tool_result_text", "append_turn", "tidy", "blocks_of"]
 

@@ -12,7 +12,7 @@ Beneath it, one concern each:
 
 from __future__ import annotations
 
-from ._browser import needs_local_install
+from .._browser import needs_local_install
 
 # before the imports the browser edition lacks (mcp, regex): one clear line there, not a traceback
 needs_local_install("MCP's stdio servers run as processes", "10")
@@ -31,15 +31,15 @@ from mcp.client import Transport
 from mcp.client._memory import InMemoryTransport  # the SDK's in-process transport (a private module)
 from mcp.server.mcpserver import MCPServer
 
-from ._guard_calls import readonly_from_annotations
-from ._mcp_content import block_text
-from ._mcp_names import refuse_clashes
-from ._mcp_process import ServerProcess
-from ._mcp_schemas import check_arguments, outline, usable_schema
-from ._mcp_session import BlockingSession, MCPServerError, PageLimit
-from ._mcp_wire import RecordingTransport, WireMessage, as_json
-from .dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
-from .schema import Tool
+from .._guard_calls import readonly_from_annotations
+from ..dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
+from ..schema import Tool
+from ._content import block_text
+from ._names import refuse_clashes
+from ._process import ServerProcess
+from ._schemas import check_arguments, outline, usable_schema
+from ._session import BlockingSession, MCPServerError, PageLimit
+from ._wire import RecordingTransport, WireMessage, as_json
 
 __all__ = ["MCPConnection", "MCPServerError", "MCPToolError", "ServerTool", "WireMessage", "connect"]
 __all__ += ["connect_stdio", "add_server_tools", "writing_tools", "to_openai_tool", "to_tool_message"]
@@ -48,7 +48,7 @@ __all__ += ["result_text", "openai_name", "DEFAULT_MCP_CALL_TIMEOUT", "MAX_PAGES
 DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool call
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
 MAX_PAGES = 100  # pages of tools/list read at most: a server that always says "more" is stopped there
-WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
+WEATHER_SERVER = Path(__file__).parent.parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
 # the version written out, not read from the installed package, so the wire is the same everywhere
 CLIENT_INFO = Implementation(name="agent-core", version="0.2.0")
 

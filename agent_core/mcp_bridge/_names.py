@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-from .schema import TOOL_NAME_PATTERN
+from ..schema import TOOL_NAME_PATTERN
 
 __all__ = ["refuse_clashes"]
 

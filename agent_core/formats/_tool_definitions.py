@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._messages import as_dict
+from .._messages import as_dict
 
 __all__ = [
     "tool_to_responses",

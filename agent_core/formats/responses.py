@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._messages import from_responses
+from .._messages import from_responses
 
 __all__ = ["responses_messages", "responses_reply"]
 

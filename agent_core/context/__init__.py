@@ -14,16 +14,16 @@ from typing import Any
 
 import openai
 
-from ._defaults import DEFAULT_MODEL
+from .._defaults import DEFAULT_MODEL
+from ..loop import AgentRun, Guardrail, StopRun
+from ..schema import Tool
+from ..tokens import count_request
+from ..trace import Trace, Turn
 from ._head_and_tail import keep_head_and_tail
-from ._ledger_table import ledger_table
+from ._ledger import ledger_table
 from ._plots import plot_ledgers
 from ._resent import resent_tokens
-from ._summary_call import SUMMARY_REQUEST, summarize
-from .loop import AgentRun, Guardrail, StopRun
-from .schema import Tool
-from .tokens import count_request
-from .trace import Trace, Turn
+from ._summary import SUMMARY_REQUEST, summarize
 
 __all__ = [
     "LedgerRow",

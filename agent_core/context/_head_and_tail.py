@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .tokens import encoding
+from ..tokens import encoding
 
 __all__ = ["keep_head_and_tail", "MARKER_ROOM"]
 
