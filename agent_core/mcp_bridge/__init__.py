@@ -48,7 +48,9 @@ __all__ += ["result_text", "openai_name", "DEFAULT_MCP_CALL_TIMEOUT", "MAX_PAGES
 DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool call
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
 MAX_PAGES = 100  # pages of tools/list read at most: a server that always says "more" is stopped there
-WEATHER_SERVER = Path(__file__).parent.parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
+WEATHER_SERVER = (
+    Path(__file__).parent.parent / "mcp_servers" / "weather.py"
+)  # the lesson's server, as a script
 # the version written out, not read from the installed package, so the wire is the same everywhere
 CLIENT_INFO = Implementation(name="agent-core", version="0.2.0")
 

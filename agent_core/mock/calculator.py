@@ -348,7 +348,8 @@ def _evaluate(
     if tree.symbol not in tools:  # no tool for it: done in its head
         if tree.symbol == "/" and right == 0:
             raise _CannotCompute("undefined, it divides by zero")
-        return _COMPUTE[tree.symbol](left, right)
+        computed: int | float = _COMPUTE[tree.symbol](left, right)
+        return computed
     name, first, second = tools[tree.symbol]
     answers = results.get((name, left, right), [])
     for text in answers:

@@ -152,7 +152,7 @@ def _code_file(task: str) -> str | None:
     """the first .py file the task names that is not a test file"""
     for name in re.findall(r"[\w/.-]+\.py\b", task):
         if not name.rsplit("/", 1)[-1].startswith("test_"):
-            return name
+            return str(name)
     return None
 
 

@@ -160,7 +160,8 @@ class ChatCompletions:
             check_request(request)
         if self.reject_unknown_fields:
             check_no_extra_fields(request)
-        return request
+        checked: dict[str, Any] = request  # the checks above refuse anything but a request object
+        return checked
 
     def write(
         self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]
