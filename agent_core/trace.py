@@ -224,18 +224,35 @@ class Trace:
         return cls([Turn.from_dict(t) for t in read_cassette(path, CASSETTE_VERSION)["turns"]])
 
 
-class RecordingTransport(httpx2.BaseTransport):
-    """wraps a transport and records each call's request and response JSON into a Trace"""
+class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
+    """wraps a transport and records each call's request and response JSON into a Trace; serves
+    httpx2.Client and httpx2.AsyncClient alike, as its inner transport does"""
 
-    def __init__(self, inner: httpx2.BaseTransport, trace: Trace | None = None):
+    def __init__(self, inner: httpx2.BaseTransport | httpx2.AsyncBaseTransport, trace: Trace | None = None):
         self.inner = inner
         self.trace = trace if trace is not None else Trace()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not isinstance(self.inner, httpx2.BaseTransport):
+            raise TypeError(
+                f"{type(self.inner).__name__} is an async transport: use it with httpx2.AsyncClient"
+            )
+        started, sent = time.perf_counter(), request.read()
+        return self._record(request, sent, self.inner.handle_request(request), started)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not isinstance(self.inner, httpx2.AsyncBaseTransport):
+            raise TypeError(f"{type(self.inner).__name__} is a sync transport: use it with httpx2.Client")
+        started, sent = time.perf_counter(), await request.aread()
+        response = await self.inner.handle_async_request(request)
+        if not response.headers.get("content-type", "").startswith("text/event-stream"):
+            await response.aread()
+        return self._record(request, sent, response, started)
+
+    def _record(
+        self, request: httpx2.Request, sent: bytes, response: httpx2.Response, started: float
+    ) -> httpx2.Response:
         # bodies only, never headers: a saved trace (a cassette) cannot hold an API key
-        started = time.perf_counter()
-        sent = request.read()
-        response = self.inner.handle_request(request)
         streamed = response.headers.get("content-type", "").startswith("text/event-stream")
         turn = Turn(
             index=len(self.trace.turns),
@@ -253,4 +270,9 @@ class RecordingTransport(httpx2.BaseTransport):
         return response
 
     def close(self) -> None:
-        self.inner.close()
+        if isinstance(self.inner, httpx2.BaseTransport):
+            self.inner.close()
+
+    async def aclose(self) -> None:
+        if isinstance(self.inner, httpx2.AsyncBaseTransport):
+            await self.inner.aclose()

@@ -29,7 +29,7 @@ LESSON_MODULES = {
     "12": ["planning.py"],
 }
 HELD = [path for paths in LESSON_MODULES.values() for path in paths]
-MAX_LINES = 260  # "about 250"
+MAX_LINES = 320  # "up to about 320": the idea sets the size
 MAX_FUNCTION_LINES = 40
 
 

@@ -9,7 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results, with_tool_messages
+from ._text_memory import with_tool_messages
+from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results
 
 __all__ = [
     "Calculator",
