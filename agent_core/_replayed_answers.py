@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from ._body_text import escape_surrogates
 from ._cassette_checks import CassetteError
+from ._shared import escape_surrogates
 from .mock._response_events import response_events
 from .mock.model import to_event_stream
 from .trace import Turn

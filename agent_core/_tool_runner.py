@@ -17,8 +17,9 @@ import pydantic
 import typing_extensions
 
 from ._browser import IN_BROWSER
-from ._dispatch_errors import CallFailure, ToolFailure, one_line, safe_one_line
+from ._dispatch_errors import CallFailure, ToolFailure
 from ._schema_rewrites import is_pydantic_model
+from ._shared import one_line, safe_one_line
 from .schema import Tool, split_optional
 
 __all__ = ["run_tool", "python_arguments", "to_text"]

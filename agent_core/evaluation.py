@@ -16,8 +16,8 @@ from typing import Any, Protocol, TypeVar
 import openai
 
 from ._calculator_tools import add, divide, multiply, subtract
-from ._dispatch_errors import safe_one_line
 from ._evaluation_reports import Attempt, Progress, Report, compare, plot_pass_rates, progress_for, wilson
+from ._shared import safe_one_line
 from .coding.tiny_project import DISCOUNT_TASK, TinyProject
 from .costs import Prices
 from .dispatch import ToolRegistry

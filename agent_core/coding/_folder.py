@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from .._browser import needs_local_install
-from .._messages import ERROR_PREFIX
+from .._shared import failure
 from ._path_rules import unsafe_path
 from ._walk import walk_files
 from .sandbox import SandboxLimits
@@ -193,9 +193,9 @@ def observation(method: Callable[Concatenate[Folder, P], str]) -> Callable[Conca
             self.check_root()
             return method(self, *args, **kwargs)
         except ToolError as error:
-            return f"{ERROR_PREFIX}{error}"
+            return failure(str(error))
         except OSError as error:  # e.g. permission denied: say it, without the absolute path
-            return ERROR_PREFIX + str(error).replace(str(self.root) + os.sep, "")
+            return failure(str(error).replace(str(self.root) + os.sep, ""))
 
     return tool
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import openai
 
-from .._defaults import DEFAULT_MODEL
+from .._shared import DEFAULT_MODEL
 from ..loop import AgentRun, Guardrail, StopRun
 from ..schema import Tool
 from ..tokens import count_request

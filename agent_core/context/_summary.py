@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 
-from .._defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
+from .._shared import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 
 __all__ = ["summarize", "SUMMARY_REQUEST"]
 

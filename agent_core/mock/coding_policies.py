@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core._messages import ERROR_PREFIX
+from agent_core._shared import ERROR_PREFIX
 from agent_core.coding._observations import (
     TEST_COMMAND,
     Failure,

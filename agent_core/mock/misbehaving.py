@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from .._messages import ERROR_PREFIX
+from .._shared import ERROR_PREFIX
 from .policy import Policy, ReplyLike, ToolCall, call, tool_results, turn_index
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx2
 
-from .._defaults import DEFAULT_MODEL
+from .._shared import DEFAULT_MODEL
 from ._completions import build_completion, to_event_stream
 from .anthropic_messages import CountTokensEndpoint, MessagesEndpoint
 from .caching import PromptCache
