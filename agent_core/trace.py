@@ -2,9 +2,9 @@
 (every lesson).
 
 Beneath it: `_body_text.py` reads a body as JSON or text and escapes lone surrogates so every text prints;
-`_streamed_replies.py` records a streamed reply and assembles it into one response; `_responses_turns.py`
-reads a Responses API turn as Chat messages; `_cassette_checks.py` (lesson 08) says what is wrong with
-a file that is not a cassette.
+`_streamed_replies.py` records a streamed reply and assembles it into one response; `formats/responses.py`
+(lesson 09) reads a Responses API turn as Chat messages; `_cassette_checks.py` (lesson 08) says what is
+wrong with a file that is not a cassette.
 """
 
 from __future__ import annotations

@@ -54,6 +54,8 @@ def imports_of(path: str, code: str | None = None) -> set[str]:
 LEANS_ON_A_LATER_LESSON = {
     ("coding/tiny_project.py", "coding/sandbox.py"),
     ("coding/tiny_project.py", "coding/workspace.py"),
+    # lesson 00's trace shows a Responses API turn as Chat messages, read the way lesson 09 reads them
+    ("trace.py", "formats/responses.py"),
 }
 
 

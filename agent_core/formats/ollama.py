@@ -1,17 +1,84 @@
-"""Ollama's tool calls: arguments as an object, and no ids, so results are paired by order (lesson 09)."""
+"""Ollama's native /api/chat (lesson 09): arguments as an object, and tool calls without ids, so a result
+is paired with its call by ORDER (and tool name): results go back in the order of their calls, and ids
+are made up on the way back.
+
+https://docs.ollama.com/capabilities/tool-calling (tool results as role "tool" with `tool_name`,
+parallel results in call order) and https://github.com/ollama/ollama/blob/main/docs/api.md ("Chat
+request (with tools)": arguments are an object, tool calls have no id, done_reason "stop").
+"""
 
 from __future__ import annotations
 
+import copy
+from datetime import UTC, datetime
 from typing import Any
 
-from .._messages import chat_tool_call, text_of
-from ._arguments import arguments_text, as_object, as_text
+from ._chat import (
+    Message,
+    arguments_text,
+    as_dict,
+    as_object,
+    as_text,
+    chat_tool_call,
+    first_choice,
+    function_of,
+    text_of,
+    unknown_role,
+)
 
-__all__ = ["ollama_assistant", "ResultsInCallOrder", "CallIds"]
+__all__ = ["to_ollama", "from_ollama", "tool_to_ollama", "tool_from_ollama", "completion_to_ollama"]
+__all__ += ["ollama_assistant", "ResultsInCallOrder", "CallIds"]
 
-# Shapes from https://docs.ollama.com/capabilities/tool-calling (tool results as role "tool" with
-# `tool_name`, parallel results in call order) and https://github.com/ollama/ollama/blob/main/docs/api.md
-# ("Chat request (with tools)": arguments are an object, tool calls have no id, done_reason "stop").
+ToolDefinition = dict[str, Any]
+
+
+def to_ollama(messages: list[Message], tools: list[ToolDefinition] | None = None) -> dict[str, Any]:
+    """Chat Completions messages (+ tools) -> an Ollama /api/chat request body: messages, tools"""
+    ollama_messages: list[dict[str, Any]] = []
+    results = ResultsInCallOrder()
+    for message in map(as_dict, messages):
+        role = message.get("role")
+        if role == "tool":
+            results.answer(message)
+            continue
+        ollama_messages += results.flush()
+        if role == "assistant":
+            results.made(message)
+            ollama_messages.append(ollama_assistant(message))
+        elif role in ("system", "user"):
+            ollama_messages.append({"role": role, "content": text_of(message.get("content"))})
+        else:
+            raise unknown_role(role, "Ollama")
+    request: dict[str, Any] = {"messages": ollama_messages + results.flush()}
+    if tools:
+        request["tools"] = [tool_to_ollama(t) for t in tools]
+    return request
+
+
+def from_ollama(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]:
+    """an Ollama /api/chat request body (or its messages list) -> Chat Completions messages"""
+    if isinstance(request, list):
+        request = {"messages": request}
+    messages: list[Message] = []
+    ids = CallIds()
+    for message in request["messages"]:
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            calls = [ids.call(call) for call in message["tool_calls"]]
+            messages.append(
+                {"role": "assistant", "content": message.get("content") or None, "tool_calls": calls}
+            )
+        elif role == "tool":
+            call_id = ids.answered(message.get("tool_name"))
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": message.get("content", "")})
+        elif role in ("system", "user", "assistant"):
+            messages.append({"role": role, "content": message.get("content", "")})
+        else:
+            raise unknown_role(role, "Chat Completions")
+    return messages
+
+
+# --- no ids: results paired with calls by order -------------------------------------------
 
 
 def ollama_assistant(message: dict[str, Any]) -> dict[str, Any]:
@@ -82,3 +149,35 @@ class CallIds:
             )
         self.unanswered.remove(match)
         return match[0]
+
+
+# --- tools and responses -------------------------------------------------------------------
+
+
+def tool_to_ollama(tool: ToolDefinition) -> ToolDefinition:
+    """Chat Completions tool -> Ollama tool: the same shape (Ollama does not use `strict`)"""
+    function_of(tool)
+    return copy.deepcopy(as_dict(tool))
+
+
+def tool_from_ollama(tool: ToolDefinition) -> ToolDefinition:
+    """Ollama tool -> Chat Completions tool: the same shape"""
+    return copy.deepcopy(tool)
+
+
+def completion_to_ollama(completion: Any) -> dict[str, Any]:
+    """a Chat Completions response -> the Ollama /api/chat response (stream: false) that says the same"""
+    completion, message, finish_reason = first_choice(completion)
+    created = datetime.fromtimestamp(completion.get("created", 0), tz=UTC)
+    response: dict[str, Any] = {
+        "model": completion.get("model"),
+        "created_at": created.isoformat().replace("+00:00", "Z"),
+        "message": ollama_assistant(message),
+        "done": True,
+        # Ollama says "stop" after tool calls too: the presence of tool_calls is the signal.
+        "done_reason": "length" if finish_reason == "length" else "stop",
+    }
+    if usage := completion.get("usage"):
+        response["prompt_eval_count"] = usage["prompt_tokens"]
+        response["eval_count"] = usage["completion_tokens"]
+    return response
