@@ -1,13 +1,13 @@
 """lesson 00: what every lesson writes the same way: the model asked for by default and the output cap,
 a failed call's ERROR_PREFIX and ErrorText, an error in one line, a value's JSON type name, lone
-surrogates escaped."""
+surrogates escaped, and the one cut of a long text's middle."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_MAX_TOKENS", "ERROR_PREFIX", "ErrorText", "failure"]
-__all__ += ["one_line", "safe_one_line", "quoted", "json_type", "escape_surrogates"]
+__all__ += ["one_line", "safe_one_line", "quoted", "json_type", "escape_surrogates", "keep_ends"]
 
 DEFAULT_MODEL = "mock-model"
 
@@ -76,3 +76,16 @@ def escape_surrogates(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+Cuttable = TypeVar("Cuttable", str, list[int])
+
+
+def keep_ends(whole: Cuttable, room: int) -> tuple[Cuttable, int, Cuttable]:
+    """a text (or its tokens) with its middle cut so `room` items remain: (the head kept, how many were
+    cut, the tail kept), the tail keeping the odd one; (whole, 0, empty) when it fits. The library's one
+    cut: a long observation (lesson 03), a tool result within a token budget (06), a command's output (07)"""
+    if len(whole) <= room:
+        return whole, 0, whole[len(whole) :]
+    head = room // 2
+    return whole[:head], len(whole) - room, whole[len(whole) - (room - head) :]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._dispatch_errors import CallFailure, ToolFailure, check_arguments, find_tool, read_arguments
-from ._shared import ERROR_PREFIX, ErrorText, escape_surrogates, failure
+from ._shared import ERROR_PREFIX, ErrorText, escape_surrogates, failure, keep_ends
 from ._tool_runner import python_arguments, run_tool, to_text
 from .schema import Tool
 
@@ -219,11 +219,8 @@ def truncate(text: str, max_chars: int | None = DEFAULT_MAX_CHARS) -> str:
     """keep the head and the tail of a long text, with a marker saying how much was cut"""
     if max_chars is None or len(text) <= max_chars:
         return text
-    room = max(max_chars - len(_cut_marker(len(text))), 0)
-    head = room // 2
-    tail = room - head
-    cut = len(text) - room
-    return text[:head] + _cut_marker(cut) + (text[-tail:] if tail else "")
+    head, cut, tail = keep_ends(text, max(max_chars - len(_cut_marker(len(text))), 0))
+    return head + _cut_marker(cut) + tail
 
 
 def _cut_marker(count: int) -> str:
