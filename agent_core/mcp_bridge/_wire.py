@@ -14,7 +14,7 @@ import pydantic
 from mcp.client import Transport
 from mcp.shared.message import SessionMessage
 
-__all__ = ["WireMessage", "RecordingTransport", "as_json", "short"]
+__all__ = ["WireMessage", "RecordingMCPTransport", "as_json", "short"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def short(text: object, limit: int = 120) -> str:
     return repr(text[:limit]) + f"... ({len(text) - limit:,} more characters)"
 
 
-class RecordingTransport:
+class RecordingMCPTransport:
     """wraps a transport; appends every message that goes through it to `wire`, and every line
     that is not a JSON-RPC message to `unreadable`"""
 
