@@ -1,5 +1,5 @@
-"""A recorded body read back as JSON or text that can be sent and printed as UTF-8: lone surrogates
-escaped (lesson 00's trace)."""
+"""lesson 00: a recorded body read back as JSON or text that can be sent and printed as UTF-8, lone
+surrogates escaped (the trace)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The dispatcher's wording: every way a call can fail, said so a model can fix it (lesson 03)."""
+"""lesson 03: the dispatcher's wording: every way a call can fail, said so a model can fix it."""
 
 from __future__ import annotations
 

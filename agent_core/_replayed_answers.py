@@ -1,5 +1,5 @@
-"""A recorded turn's response sent again: its JSON, its text, or a streamed reply's server-sent events
-(lesson 08's replay)."""
+"""lesson 08: a recorded turn's response sent again: its JSON, its text, or a streamed reply's
+server-sent events (the replay)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A streamed reply in the trace: its bytes recorded as the SDK reads them, then assembled into the one
-response they stand for (lesson 00's trace)."""
+"""lesson 00: a streamed reply in the trace: its bytes recorded as the SDK reads them (sync or async),
+then assembled into the one response they stand for."""
 
 from __future__ import annotations
 

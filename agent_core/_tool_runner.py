@@ -1,4 +1,4 @@
-"""Running a tool: JSON arguments as Python values, a worker thread, a time limit, async tools (lesson 03)."""
+"""lesson 03: running a tool: JSON arguments as Python values, a worker thread, a time limit, async tools."""
 
 from __future__ import annotations
 

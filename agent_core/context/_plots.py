@@ -1,4 +1,4 @@
-"""A picture of token ledgers: each call's input, and the cumulative input (lesson 06)."""
+"""lesson 06: a picture of token ledgers: each call's input, and the cumulative input."""
 
 from __future__ import annotations
 

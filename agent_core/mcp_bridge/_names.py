@@ -1,5 +1,5 @@
-"""MCP tool names in the registry (lesson 10): a name that cannot be a tool name, or that two tools
-would share, is refused with what to do instead."""
+"""lesson 10: MCP tool names in the registry: a name that cannot be a tool name, or that two tools would
+share, is refused with what to do instead."""
 
 from __future__ import annotations
 

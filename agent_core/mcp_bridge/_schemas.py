@@ -1,4 +1,4 @@
-"""An MCP server's input schema (lesson 10): refused when it cannot be used, outlined for the
+"""lesson 10: an MCP server's input schema: refused when it cannot be used, outlined for the
 dispatcher's checks, and applied whole in the call, with patterns matched by `regex`, which stops."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""MCP wire recording (lesson 10): every JSON-RPC message as it crosses the transport, in the JSON
-shape the wire carries, and the lines a server wrote that were not JSON-RPC."""
+"""lesson 10: MCP wire recording: every JSON-RPC message as it crosses the transport, in the JSON shape
+the wire carries, and the lines a server wrote that were not JSON-RPC."""
 
 from __future__ import annotations
 

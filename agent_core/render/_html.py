@@ -1,4 +1,4 @@
-"""Messages, JSON and traces as notebook HTML with inline styles (lesson 00's render.py)."""
+"""lesson 00: messages, JSON and traces as notebook HTML with inline styles."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Messages, JSON and traces as terminal text, with rich (lesson 00's render.py)."""
+"""lesson 00: messages, JSON and traces as terminal text, with rich."""
 
 from __future__ import annotations
 
