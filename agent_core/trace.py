@@ -27,7 +27,7 @@ from .formats.responses import responses_messages, responses_reply
 __all__ = [
     "Turn",
     "Trace",
-    "RecordingTransport",
+    "RecordingHTTPTransport",
     "json_or_text",
     "escape_surrogates",
     "escaped",
@@ -224,7 +224,7 @@ class Trace:
         return cls([Turn.from_dict(t) for t in read_cassette(path, CASSETTE_VERSION)["turns"]])
 
 
-class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
+class RecordingHTTPTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
     """wraps a transport and records each call's request and response JSON into a Trace; serves
     httpx2.Client and httpx2.AsyncClient alike, as its inner transport does"""
 

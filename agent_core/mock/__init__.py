@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import httpx2
 import openai
 
-from ..trace import RecordingTransport, Trace
+from ..trace import RecordingHTTPTransport, Trace
 from .calculator import Calculator
 from .chooser import DescriptionReader
 from .clumsy import Clumsy
@@ -154,12 +154,12 @@ def async_client(
 
 def _recording(
     policy: PolicyLike | None, check_protocol: bool, reject_unknown_fields: bool, trace: Trace | None
-) -> RecordingTransport:
+) -> RecordingHTTPTransport:
     """the mock's transport, each call recorded into `trace` (a new Trace if None)"""
     mock_transport = transport(
         policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields
     )
-    return RecordingTransport(mock_transport, trace if trace is not None else Trace())
+    return RecordingHTTPTransport(mock_transport, trace if trace is not None else Trace())
 
 
 def anthropic_client(
