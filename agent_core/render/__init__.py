@@ -1,8 +1,8 @@
 """Seeing the wire: messages, JSON and traces as notebook HTML and as terminal text (every lesson).
 
-A tool the learner uses from lesson 00 on, not a lesson to read: the front is here, the drawing
-beneath it. `_render_parts.py` says what a message or a turn holds, `_render_text.py` draws it in the
-terminal (rich), `_render_html.py` in a notebook.
+A tool the learner uses from lesson 00 on: what to call is here, the drawing beneath it. `_parts.py`
+says what a message or a turn holds, `_text.py` draws it in the terminal (rich), `_html.py` in a
+notebook.
 """
 
 from __future__ import annotations
