@@ -36,17 +36,9 @@ def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if limit is not None and count_reply(content, [_wire(c) for c in calls]) > limit:
         content, calls = _truncate(content, calls, limit)
         finish_reason = "length"
-    choices = []
-    for index in range(request.get("n") or 1):
-        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-        salt = f"{digest}:" if index == 0 else f"{digest}:{index}:"
-        tool_calls = [
-            {"id": "call_" + hashlib.sha256(f"{salt}{i}".encode()).hexdigest()[:24], **_wire(c)}
-            for i, c in enumerate(calls)
-        ]
-        if tool_calls:
-            message["tool_calls"] = tool_calls
-        choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason})
+    choices = [
+        _choice(index, digest, content, calls, finish_reason) for index in range(request.get("n") or 1)
+    ]
     prompt_tokens = count_request(request["messages"], request.get("tools"))
     completion_tokens = count_reply(content, [_wire(c) for c in calls]) * len(choices)
     if finish_reason == "length" and limit is not None:
@@ -57,20 +49,40 @@ def build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "created": CREATED,
         "model": request["model"],
         "choices": choices,
-        # every field the real API sends, zeros included (platform.openai.com/docs/api-reference/chat/object)
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {
-                "reasoning_tokens": 0,
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
-        },
+        "usage": _usage(prompt_tokens, completion_tokens),
         "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+
+
+def _choice(
+    index: int, digest: str, content: str | None, calls: list[ToolCall], finish_reason: str
+) -> dict[str, Any]:
+    """one of the `n` choices: the same reply each time, its call ids salted by its index"""
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    salt = f"{digest}:" if index == 0 else f"{digest}:{index}:"
+    tool_calls = [
+        {"id": "call_" + hashlib.sha256(f"{salt}{i}".encode()).hexdigest()[:24], **_wire(c)}
+        for i, c in enumerate(calls)
+    ]
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason}
+
+
+def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    """every usage field the real API sends, zeros included
+    (platform.openai.com/docs/api-reference/chat/object)"""
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
     }
 
 
