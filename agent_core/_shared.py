@@ -32,9 +32,9 @@ def failure(message: str) -> ErrorText:
     return ErrorText(ERROR_PREFIX + message)
 
 
-def one_line(error: BaseException) -> str:
-    """an exception's message on one line"""
-    return " ".join(str(error).split()) or "(no message)"
+def one_line(error: BaseException, empty: str = "(no message)") -> str:
+    """an exception's message on one line (`empty` when it has none)"""
+    return " ".join(str(error).split()) or empty
 
 
 def safe_one_line(error: BaseException) -> str:

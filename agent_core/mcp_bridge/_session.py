@@ -11,6 +11,7 @@ import anyio.from_thread
 import mcp_types
 from mcp import Client, MCPError
 
+from .._shared import one_line
 from ..dispatch import ToolFailure
 from ._process import ServerProcess
 from ._wire import short
@@ -145,4 +146,4 @@ def reason_of(error: BaseException) -> str:
     """an error in one line; a group around one error is that error"""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
-    return " ".join(str(error).split()) or type(error).__name__
+    return one_line(error, empty=type(error).__name__)

@@ -14,6 +14,8 @@ import pydantic
 from mcp.client import Transport
 from mcp.shared.message import SessionMessage
 
+from .._shared import one_line
+
 __all__ = ["WireMessage", "RecordingMCPTransport", "as_json", "short"]
 
 
@@ -119,7 +121,7 @@ def _unreadable_line(error: Exception) -> str:
     """the line the server wrote that could not be read, shortened; the parser's error holds it"""
     if isinstance(error, pydantic.ValidationError) and error.errors():
         return short(error.errors()[0]["input"])
-    return short(" ".join(str(error).split()) or type(error).__name__)
+    return short(one_line(error, empty=type(error).__name__))
 
 
 class _QuietParseErrors(logging.Filter):
