@@ -1,5 +1,5 @@
-"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process
-(every lesson)."""
+"""The mock model: a genuine openai.OpenAI client (or its asyncio twin) whose HTTP transport runs a
+policy in-process (every lesson)."""
 
 from __future__ import annotations
 
