@@ -1,4 +1,4 @@
-"""What went wrong talking to a model server, in one sentence, and what to do about it (lesson 08's
+"""lesson 08: what went wrong talking to a model server, in one sentence, and what to do about it (the
 providers)."""
 
 from __future__ import annotations

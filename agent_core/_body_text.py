@@ -1,10 +1,12 @@
-"""A recorded body read back as JSON or text that can be sent and printed as UTF-8: lone surrogates
-escaped (lesson 00's trace)."""
+"""lesson 00: a recorded body read back as JSON or text that can be sent and printed as UTF-8, lone
+surrogates escaped (the trace)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from ._shared import escape_surrogates
 
 __all__ = ["json_or_text", "escape_surrogates", "escaped", "may_hold_surrogates"]
 
@@ -18,20 +20,6 @@ def json_or_text(body: bytes) -> Any:
     except ValueError:
         return body.decode("utf-8", errors="replace")
     return escaped(parsed) if may_hold_surrogates(body) else parsed
-
-
-def escape_surrogates(text: str) -> str:
-    """text that can be sent and printed as UTF-8: a lone surrogate becomes its escape, e.g. '\\udcff'
-
-    A file name with a byte that is not UTF-8 reaches Python as a lone surrogate (PEP 383), and a
-    server's JSON "\\ud800" decodes to one; the SDK's `.encode()` of the next request would raise
-    UnicodeEncodeError on it.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
 
 
 def escaped(value: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Token counts without tiktoken: cl100k_base's byte-pair merges in pure Python, for the browser edition."""
+"""lesson 00: token counts without tiktoken: cl100k_base's byte-pair merges in pure Python, for the
+browser edition."""
 
 from __future__ import annotations
 

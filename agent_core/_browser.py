@@ -1,4 +1,5 @@
-"""The browser edition (JupyterLite): what needs a process, server or thread says so; packages load late."""
+"""lesson 00: the browser edition (JupyterLite): what needs a process, server or thread says so;
+packages load late."""
 
 from __future__ import annotations
 

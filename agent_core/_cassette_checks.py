@@ -1,5 +1,5 @@
-"""Cassette validation: what makes a file something other than a cassette Trace.save() could have written,
-said in one line (lesson 08's replay; Trace.load() and Trace.from_dict() refuse with it)."""
+"""lesson 08: what makes a file something other than a cassette Trace.save() could have written, said in
+one line (the replay; Trace.load() and Trace.from_dict() refuse with it)."""
 
 from __future__ import annotations
 

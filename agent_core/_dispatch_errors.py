@@ -1,4 +1,4 @@
-"""The dispatcher's wording: every way a call can fail, said so a model can fix it (lesson 03)."""
+"""lesson 03: the dispatcher's wording: every way a call can fail, said so a model can fix it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 from referencing.exceptions import Unresolvable
 
 from ._jsonschema import NOTHING_TO_FETCH, Draft202012Validator, ValidationError, relevance
-from .schema import Tool, json_type
+from ._shared import json_type, one_line, quoted, safe_one_line
+from .schema import Tool
 
 __all__ = [
     "ToolFailure",
@@ -40,7 +41,7 @@ def find_tool(tools: dict[str, Tool], name: Any) -> Tool:
     if not isinstance(name, str):
         raise CallFailure(
             "unknown_tool",
-            f"the tool name must be a string, but got {json_type(name)}: {_quote(repr(name))}. "
+            f"the tool name must be a string, but got {json_type(name)}: {quoted(repr(name))}. "
             f"Call a tool by its exact name: {', '.join(tools) or '(no tools)'}.",
         )
     if name in tools:
@@ -66,7 +67,7 @@ def read_arguments(tool: Tool, raw: Any) -> dict[str, Any]:
         raise CallFailure(
             "not_an_object",
             f"the arguments for {tool.name!r} must be a JSON object written as a string, but got "
-            f"{json_type(raw)}: {_quote(repr(raw))}. Call {tool.name!r} again with one JSON "
+            f"{json_type(raw)}: {quoted(repr(raw))}. Call {tool.name!r} again with one JSON "
             f"object, like {_example(tool)}.",
         )
     if not raw.strip():  # some servers send "" for a call without arguments
@@ -81,14 +82,14 @@ def read_arguments(tool: Tool, raw: Any) -> dict[str, Any]:
         raise CallFailure(
             "invalid_json",
             f"the arguments for {tool.name!r} are not valid JSON: {problem}. "
-            f"Received: {_quote(raw)}. "
+            f"Received: {quoted(raw)}. "
             f"Call {tool.name!r} again with one JSON object, like {_example(tool)}.",
         ) from None
     if not isinstance(arguments, dict):
         raise CallFailure(
             "not_an_object",
             f"the arguments for {tool.name!r} must be a JSON object, but got "
-            f"{json_type(arguments)}: {_quote(raw)}. Call {tool.name!r} again with one JSON "
+            f"{json_type(arguments)}: {quoted(raw)}. Call {tool.name!r} again with one JSON "
             f"object, like {_example(tool)}.",
         )
     return arguments
@@ -140,7 +141,7 @@ def _explain(error: ValidationError) -> str:
     if error.validator == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        got = _quote(json.dumps(error.instance, ensure_ascii=False))
+        got = quoted(json.dumps(error.instance, ensure_ascii=False))
         return f"{where}: expected {_a(expected)}, got {json_type(error.instance)} {got}"
     if error.validator == "enum":
         choices = ", ".join(json.dumps(c, ensure_ascii=False) for c in error.validator_value)
@@ -181,21 +182,3 @@ def _example(tool: Tool) -> str:
 
 def _a(json_type: str) -> str:
     return f"an {json_type}" if json_type[0] in "aeiou" else f"a {json_type}"
-
-
-def _quote(text: str, limit: int = 300) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"... ({len(text) - limit:,} more characters)"
-
-
-def one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or "(no message)"
-
-
-def safe_one_line(error: BaseException) -> str:
-    """_one_line of an exception a tool raised, whose own __str__ may raise too"""
-    try:
-        return _quote(one_line(error))
-    except Exception:
-        return "(its message cannot be shown)"

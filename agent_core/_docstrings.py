@@ -1,5 +1,5 @@
-"""Reading a docstring: the summary a model reads, and each parameter's text (Google or Sphinx style)
-(lesson 01)."""
+"""lesson 01: reading a docstring: the summary a model reads, and each parameter's text (Google or Sphinx
+style)."""
 
 from __future__ import annotations
 

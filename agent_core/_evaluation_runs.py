@@ -9,8 +9,8 @@ from typing import Any, Protocol, TypeVar
 
 import openai
 
-from ._dispatch_errors import safe_one_line
 from ._evaluation_reports import Attempt
+from ._shared import safe_one_line
 from .costs import Prices
 from .dispatch import ToolRegistry
 from .loop import AgentRun, Guardrail, run_agent

@@ -1,4 +1,4 @@
-"""Every lesson: the learner's language for agent_core's own run-time messages (verdicts, widget labels).
+"""lesson 00: the learner's language for agent_core's own run-time messages (verdicts, widget labels).
 
 A message is marked where it is written, `_("✓ Exercise {exercise}: {success}", exercise=..., success=...)`:
 its English is the key of a gettext catalogue, `agent_core/locale/<lang>/messages.po`, shipped in the

@@ -1,4 +1,4 @@
-"""jsonschema, imported without the optional libraries it loads to check string formats (lesson 03)."""
+"""lesson 03: jsonschema, imported without the optional libraries it loads to check string formats."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One model call of run_agent, recorded as a Turn from the SDK's raw HTTP exchange (lesson 04)."""
+"""lesson 04: one model call of run_agent, recorded as a Turn from the SDK's raw HTTP exchange."""
 
 from __future__ import annotations
 

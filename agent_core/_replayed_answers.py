@@ -1,12 +1,12 @@
-"""A recorded turn's response sent again: its JSON, its text, or a streamed reply's server-sent events
-(lesson 08's replay)."""
+"""lesson 08: a recorded turn's response sent again: its JSON, its text, or a streamed reply's
+server-sent events (the replay)."""
 
 from __future__ import annotations
 
 import json
 
-from ._body_text import escape_surrogates
 from ._cassette_checks import CassetteError
+from ._shared import escape_surrogates
 from .mock._response_events import response_events
 from .mock.model import to_event_stream
 from .trace import Turn

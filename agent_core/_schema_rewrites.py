@@ -1,5 +1,5 @@
-"""Rewriting a tool's JSON Schema: pydantic's $refs inlined, null allowed, OpenAI's strict mode
-(lesson 01)."""
+"""lesson 01: rewriting a tool's JSON Schema: pydantic's $refs inlined, null allowed, OpenAI's strict
+mode."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Why a run ended: every stop reason the library writes, in one typed set (lessons 04 to 12)."""
+"""lesson 04: why a run ended: every stop reason the library writes (lessons 04 to 12), in one typed set."""
 
 from __future__ import annotations
 

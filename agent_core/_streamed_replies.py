@@ -1,10 +1,10 @@
-"""A streamed reply in the trace: its bytes recorded as the SDK reads them, then assembled into the one
-response they stand for (lesson 00's trace)."""
+"""lesson 00: a streamed reply in the trace: its bytes recorded as the SDK reads them (sync or async),
+then assembled into the one response they stand for."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx2
@@ -12,13 +12,14 @@ import httpx2
 __all__ = ["RecordedStream", "assemble_stream"]
 
 
-class RecordedStream(httpx2.SyncByteStream):
+class RecordedStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """passes a streamed body through untouched, and hands what was read to `finish` once, at the end"""
 
     def __init__(self, response: httpx2.Response, finish: Callable[[bytes], None]):
         self.response, self.finish = response, finish
         self.received = bytearray()
         self.finished = False
+        self.chunks: Iterator[bytes] | AsyncIterator[bytes] | None = None  # the body, read once
 
     @classmethod
     def wrap(
@@ -34,9 +35,23 @@ class RecordedStream(httpx2.SyncByteStream):
         )
 
     def __iter__(self) -> Iterator[bytes]:
-        stream = self.response.stream
-        assert isinstance(stream, httpx2.SyncByteStream)  # as httpx2.Client asserts of a transport's
-        for chunk in stream:
+        if self.chunks is None:  # one pass over the body: a second reader (a drain) goes on from there
+            stream = self.response.stream
+            assert isinstance(stream, httpx2.SyncByteStream)  # as httpx2.Client asserts of a transport's
+            self.chunks = iter(stream)
+        assert isinstance(self.chunks, Iterator)
+        for chunk in self.chunks:
+            self.received.extend(chunk)
+            yield chunk
+        self._finish()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self.chunks is None:  # the SDK drains a stream it stopped reading at [DONE]: go on, not again
+            stream = self.response.stream
+            assert isinstance(stream, httpx2.AsyncByteStream)  # as httpx2.AsyncClient asserts
+            self.chunks = aiter(stream)
+        assert isinstance(self.chunks, AsyncIterator)
+        async for chunk in self.chunks:
             self.received.extend(chunk)
             yield chunk
         self._finish()
@@ -44,6 +59,10 @@ class RecordedStream(httpx2.SyncByteStream):
     def close(self) -> None:
         self._finish()  # the SDK may stop reading at `data: [DONE]` and close early
         self.response.close()
+
+    async def aclose(self) -> None:
+        self._finish()
+        await self.response.aclose()
 
     def _finish(self) -> None:
         if not self.finished:

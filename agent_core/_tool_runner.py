@@ -1,4 +1,4 @@
-"""Running a tool: JSON arguments as Python values, a worker thread, a time limit, async tools (lesson 03)."""
+"""lesson 03: running a tool: JSON arguments as Python values, a worker thread, a time limit, async tools."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ import pydantic
 import typing_extensions
 
 from ._browser import IN_BROWSER
-from ._dispatch_errors import CallFailure, ToolFailure, one_line, safe_one_line
+from ._dispatch_errors import CallFailure, ToolFailure
 from ._schema_rewrites import is_pydantic_model
+from ._shared import one_line, safe_one_line
 from .schema import Tool, split_optional
 
 __all__ = ["run_tool", "python_arguments", "to_text"]

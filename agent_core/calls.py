@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
+
 from .trace import escaped
 
 __all__ = [
@@ -19,14 +22,23 @@ __all__ = [
 
 
 def _message_of(response_or_message: Any) -> Any:
-    """the assistant message inside a ChatCompletion (or the message itself)"""
-    choices = getattr(response_or_message, "choices", None)
-    if choices is None and isinstance(response_or_message, dict):
-        choices = response_or_message.get("choices")
-    if choices:
-        first = choices[0]
-        return first.message if hasattr(first, "message") else first["message"]
-    return response_or_message
+    """the assistant message inside a ChatCompletion (or the message itself), dict or SDK object"""
+    if isinstance(response_or_message, openai.Stream | openai.AsyncStream):
+        raise TypeError(
+            "this is a stream (the call was made with stream=True), not a ChatCompletion: read its "
+            "chunks until the end, or call without stream=True to get the whole reply at once"
+        )
+    if isinstance(response_or_message, ChatCompletion):
+        return response_or_message.choices[0].message if response_or_message.choices else {}
+    if isinstance(response_or_message, dict) and "choices" in response_or_message:
+        choices = response_or_message["choices"]
+        return choices[0]["message"] if choices else {}
+    if isinstance(response_or_message, ChatCompletionMessage | dict):
+        return response_or_message
+    raise TypeError(
+        "expected a ChatCompletion or its message (an openai SDK object or a dict), "
+        f"not {type(response_or_message).__name__}"
+    )
 
 
 def _attribute_or_key(obj: Any, name: str) -> Any:

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._dispatch_errors import CallFailure, ToolFailure, check_arguments, find_tool, read_arguments
-from ._messages import ERROR_PREFIX  # "ERROR: ": every failed call's observation starts with it
+from ._shared import ERROR_PREFIX, ErrorText, escape_surrogates, failure, keep_ends
 from ._tool_runner import python_arguments, run_tool, to_text
 from .schema import Tool
-from .trace import escape_surrogates
 
 __all__ = [
     "ToolRegistry",
@@ -27,6 +26,8 @@ __all__ = [
     "python_arguments",
     "to_text",
     "ToolFailure",
+    "ErrorText",
+    "failure",
 ]
 
 DEFAULT_TOOL_TIMEOUT = 30.0  # seconds a tool may run before the dispatcher stops waiting
@@ -40,9 +41,10 @@ class Observation:
     tool_call_id: str
     name: str
     content: str
+    # the failure travels here, typed: set by the dispatcher when the call failed (and by the loop
+    # for a call a guardrail refused), never read from the text, which a tool's output can imitate
     is_error: bool = False
-    # unknown_tool, invalid_json, not_an_object, invalid_arguments, tool_error or timeout;
-    # tool_error also when the tool itself answered with "ERROR: ..."
+    # unknown_tool, invalid_json, not_an_object, invalid_arguments, tool_error, timeout (or refused)
     error_type: str | None = None
     arguments: dict[str, Any] | None = None  # the parsed arguments, when they parsed
     value: Any = None  # what the function returned, before it became text
@@ -53,7 +55,9 @@ class Observation:
 
 
 def is_error(result: dict[str, Any] | Observation | str) -> bool:
-    """whether a tool message (or Observation, or content string) reports a failure"""
+    """whether an Observation failed (its field), or a tool message read off the wire (a dict, or its
+    content) says it did: a Chat Completions tool message has no field for it, only the text the
+    dispatcher wrote, ERROR_PREFIX first"""
     if isinstance(result, Observation):
         return result.is_error
     content = result.get("content") if isinstance(result, dict) else result
@@ -171,11 +175,12 @@ class ToolRegistry:
             arguments = read_arguments(tool, raw_arguments)
             check_arguments(tool, arguments)
             text, value = run_tool(tool, arguments, self.timeout_for(tool.name))
-        except CallFailure as failure:
-            content = self._finish(ERROR_PREFIX + failure.message)
-            return Observation(call_id, name, content, True, failure.error_type, arguments)
-        # a tool may report its own failure (the coding tools answer "ERROR: ..."): the flag agrees
-        failed = text.startswith(ERROR_PREFIX)
+        except CallFailure as failed_call:
+            content = self._finish(ERROR_PREFIX + failed_call.message)
+            return Observation(call_id, name, content, True, failed_call.error_type, arguments)
+        # a tool reports its own failure by its result's type (ErrorText) or by raising ToolFailure;
+        # a plain str is its output, whatever its first words ("ERROR: " included)
+        failed = isinstance(value, ErrorText)
         return Observation(
             call_id, name, self._finish(text), failed, "tool_error" if failed else None, arguments, value
         )
@@ -214,11 +219,8 @@ def truncate(text: str, max_chars: int | None = DEFAULT_MAX_CHARS) -> str:
     """keep the head and the tail of a long text, with a marker saying how much was cut"""
     if max_chars is None or len(text) <= max_chars:
         return text
-    room = max(max_chars - len(_cut_marker(len(text))), 0)
-    head = room // 2
-    tail = room - head
-    cut = len(text) - room
-    return text[:head] + _cut_marker(cut) + (text[-tail:] if tail else "")
+    head, cut, tail = keep_ends(text, max(max_chars - len(_cut_marker(len(text))), 0))
+    return head + _cut_marker(cut) + tail
 
 
 def _cut_marker(count: int) -> str:

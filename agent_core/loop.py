@@ -13,8 +13,8 @@ from typing import Any
 
 import openai
 
-from ._defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 from ._model_call import call_model
+from ._shared import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 from ._stop_reasons import StopReason
 from .calls import assistant_message, sendable_message, tool_calls_of, tool_message, unanswered_calls
 from .dispatch import ERROR_PREFIX, Observation, ToolRegistry
@@ -41,6 +41,7 @@ def run_agent(
     capped at `max_tokens` (DEFAULT_MAX_TOKENS unless given; None: no cap). Returns the AgentRun:
     answer, messages, stop_reason, counters, and `trace`, this run's model calls (given one, they are
     appended to it: a call the server refused is there too, though run_agent raised)."""
+    _refuse_a_stream(create_options)
     run = _new_run(task, tools, system, trace if trace is not None else Trace())
     try:
         _start(run, guardrails)
@@ -167,6 +168,16 @@ def _ask_model(
     for guardrail in guardrails:
         guardrail.after_model(run, message, response.usage)
     return response, message
+
+
+def _refuse_a_stream(options: dict[str, Any]) -> None:
+    """the loop reads each reply whole: stream=True is refused before any call, saying what to do"""
+    if options.get("stream"):
+        raise ValueError(
+            "run_agent reads each reply whole, so it does not take stream=True: leave it out. "
+            "To watch a reply arrive piece by piece, call client.chat.completions.create(..., "
+            "stream=True) yourself and read its chunks; the run's trace shows every reply either way."
+        )
 
 
 def capped(options: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from typing import Any, Literal
 import openai
 
 from ._agent_turns import Child, turn_labels, turns_of, whole_trace
-from ._defaults import DEFAULT_MODEL
-from .dispatch import ERROR_PREFIX, ToolRegistry
+from ._shared import DEFAULT_MODEL, failure
+from .dispatch import ToolRegistry
 from .loop import AgentRun, Guardrail, run_agent
 from .schema import Tool
 from .trace import Trace
@@ -56,7 +56,7 @@ def plan_update(items: list[dict[str, str]], action: str, text: str) -> str:
     """
     refusal = plan_refusal(items, action, text)
     if refusal is not None:
-        return ERROR_PREFIX + refusal
+        return failure(refusal)
     if action == "add":
         items.append({"text": text, "status": "pending"})
     else:
@@ -220,7 +220,7 @@ class Delegate:
             task: the sub-task, complete in itself, e.g. "In the project, find where X is checked."
         """
         if self.depth >= self.max_depth:
-            return ERROR_PREFIX + TOO_DEEP.format(max_depth=self.max_depth)
+            return failure(TOO_DEEP.format(max_depth=self.max_depth))
         child = Child(f"{self.name} {len(self.children) + 1}", self.depth + 1, Trace(), None, "", task)
         self.children.append(child)
         self.depth += 1
@@ -246,14 +246,12 @@ class Delegate:
             )
         except Exception as error:  # its model call failed (an HTTP error): the parent reads why
             why = (str(error).splitlines() or [""])[0]
-            return (
-                f"{ERROR_PREFIX}the {self.name} failed before it could answer: {type(error).__name__}: {why}"
-            )
+            return failure(f"the {self.name} failed before it could answer: {type(error).__name__}: {why}")
         child.run = run
         if run.stop_reason == "answered":
             return run.answer or ""
-        return (
-            f"{ERROR_PREFIX}the {self.name} stopped without an answer (stop_reason {run.stop_reason!r}, "
+        return failure(
+            f"the {self.name} stopped without an answer (stop_reason {run.stop_reason!r}, "
             f"after {run.model_calls} model calls): {run.answer}"
         )
 

@@ -24,7 +24,7 @@ import openai
 from . import mock
 from ._api_errors import explain_api_error
 from .mock.server import policy_by_name
-from .trace import RecordingTransport, Trace
+from .trace import RecordingHTTPTransport, Trace
 
 __all__ = [
     "Backend",
@@ -140,7 +140,7 @@ def client_from_env(
     client = BackendClient(
         api_key=api_key,
         base_url=backend.base_url,
-        http_client=openai.DefaultHttpxClient(transport=RecordingTransport(sent_to, trace)),
+        http_client=openai.DefaultHttpxClient(transport=RecordingHTTPTransport(sent_to, trace)),
         **options,
     )
     client.backend, client.trace = backend, trace

@@ -20,7 +20,7 @@ import openai
 from ._cassette_checks import CassetteError
 from ._replayed_answers import answer, check_resendable
 from .mock.protocol import ProtocolError
-from .trace import RecordingTransport, Trace, Turn, json_or_text
+from .trace import RecordingHTTPTransport, Trace, Turn, json_or_text
 
 __all__ = [
     "Replay",
@@ -197,7 +197,7 @@ def client(
     else:
         replay = Replay.load(cassette)
     trace = trace if trace is not None else Trace()
-    recording = RecordingTransport(httpx2.MockTransport(replay.handle), trace)
+    recording = RecordingHTTPTransport(httpx2.MockTransport(replay.handle), trace)
     sdk_client = ReplayClient(
         api_key="replay-key-not-secret",
         base_url=replay.base_url or "http://replay.agent-core.invalid/v1",

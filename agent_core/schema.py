@@ -1,8 +1,8 @@
 """The tool schema: one Python function becomes the tool definition a model reads (lesson 01).
 
 Beneath it: `_docstrings.py` reads a docstring's summary and parameter texts; `_schema_rewrites.py`
-inlines pydantic's `$ref`s, allows null and writes strict mode; `_json_values.py` writes a default
-as JSON and names a value's type for error messages.
+inlines pydantic's `$ref`s, allows null and writes strict mode; a default is written as JSON (below),
+and a value's type named for error messages by `_shared.json_type`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import copy
 import enum
 import functools
 import inspect
+import json
 import re
 import types
 import typing
@@ -20,8 +21,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 import typing_extensions
 
 from ._docstrings import parse_docstring
-from ._json_values import is_json, json_type, json_value
 from ._schema_rewrites import ToolSchemaError, inline_refs, is_pydantic_model, make_strict, nullable
+from ._shared import json_type
 
 __all__ = ["Tool", "tool", "tool_definition", "ToolSchemaError", "TOOL_NAME_PATTERN"]
 __all__ += ["parse_docstring", "split_optional", "json_type"]
@@ -156,8 +157,8 @@ def _parameters_schema(
         if text:
             schema["description"] = text
         has_default = parameter.default is not inspect.Parameter.empty
-        if has_default and is_json(json_value(parameter.default)):
-            schema["default"] = json_value(parameter.default)
+        if has_default and _is_json(_json_value(parameter.default)):
+            schema["default"] = _json_value(parameter.default)
         if not has_default and not split_optional(annotation)[1]:
             required.append(parameter.name)
         properties[parameter.name] = schema
@@ -245,3 +246,20 @@ def _annotated_text(annotation: Any) -> str | None:
 
 def _type_name(annotation: Any) -> str:
     return annotation.__qualname__ if isinstance(annotation, type) else repr(annotation)
+
+
+# --- JSON values: a default written as JSON ---------------------------------------------------
+
+
+def _json_value(value: Any) -> Any:
+    """an Enum member as its value; anything else as it is"""
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _is_json(value: Any) -> bool:
+    """whether json.dumps can write the value"""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True

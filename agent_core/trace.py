@@ -2,9 +2,9 @@
 (every lesson).
 
 Beneath it: `_body_text.py` reads a body as JSON or text and escapes lone surrogates so every text prints;
-`_streamed_replies.py` records a streamed reply and assembles it into one response; `_responses_turns.py`
-reads a Responses API turn as Chat messages; `_cassette_checks.py` (lesson 08) says what is wrong with
-a file that is not a cassette.
+`_streamed_replies.py` records a streamed reply and assembles it into one response; `formats/responses.py`
+(lesson 09) reads a Responses API turn as Chat messages; `_cassette_checks.py` (lesson 08) says what is
+wrong with a file that is not a cassette.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ import httpx2
 
 from ._body_text import escape_surrogates, escaped, json_or_text, may_hold_surrogates
 from ._cassette_checks import CassetteError, check_cassette, read_cassette
-from ._responses_turns import responses_messages, responses_reply
 from ._streamed_replies import RecordedStream, assemble_stream
+from .formats.responses import responses_messages, responses_reply
 
 __all__ = [
     "Turn",
     "Trace",
-    "RecordingTransport",
+    "RecordingHTTPTransport",
     "json_or_text",
     "escape_surrogates",
     "escaped",
@@ -224,18 +224,35 @@ class Trace:
         return cls([Turn.from_dict(t) for t in read_cassette(path, CASSETTE_VERSION)["turns"]])
 
 
-class RecordingTransport(httpx2.BaseTransport):
-    """wraps a transport and records each call's request and response JSON into a Trace"""
+class RecordingHTTPTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
+    """wraps a transport and records each call's request and response JSON into a Trace; serves
+    httpx2.Client and httpx2.AsyncClient alike, as its inner transport does"""
 
-    def __init__(self, inner: httpx2.BaseTransport, trace: Trace | None = None):
+    def __init__(self, inner: httpx2.BaseTransport | httpx2.AsyncBaseTransport, trace: Trace | None = None):
         self.inner = inner
         self.trace = trace if trace is not None else Trace()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not isinstance(self.inner, httpx2.BaseTransport):
+            raise TypeError(
+                f"{type(self.inner).__name__} is an async transport: use it with httpx2.AsyncClient"
+            )
+        started, sent = time.perf_counter(), request.read()
+        return self._record(request, sent, self.inner.handle_request(request), started)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not isinstance(self.inner, httpx2.AsyncBaseTransport):
+            raise TypeError(f"{type(self.inner).__name__} is a sync transport: use it with httpx2.Client")
+        started, sent = time.perf_counter(), await request.aread()
+        response = await self.inner.handle_async_request(request)
+        if not response.headers.get("content-type", "").startswith("text/event-stream"):
+            await response.aread()
+        return self._record(request, sent, response, started)
+
+    def _record(
+        self, request: httpx2.Request, sent: bytes, response: httpx2.Response, started: float
+    ) -> httpx2.Response:
         # bodies only, never headers: a saved trace (a cassette) cannot hold an API key
-        started = time.perf_counter()
-        sent = request.read()
-        response = self.inner.handle_request(request)
         streamed = response.headers.get("content-type", "").startswith("text/event-stream")
         turn = Turn(
             index=len(self.trace.turns),
@@ -253,4 +270,9 @@ class RecordingTransport(httpx2.BaseTransport):
         return response
 
     def close(self) -> None:
-        self.inner.close()
+        if isinstance(self.inner, httpx2.BaseTransport):
+            self.inner.close()
+
+    async def aclose(self) -> None:
+        if isinstance(self.inner, httpx2.AsyncBaseTransport):
+            await self.inner.aclose()

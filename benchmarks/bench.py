@@ -42,7 +42,7 @@ import nbformat
 import openai
 
 from agent_core import mock
-from agent_core.trace import RecordingTransport, Trace
+from agent_core.trace import RecordingHTTPTransport, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES = [
@@ -60,7 +60,7 @@ def sdk_client(record: bool) -> Bench:
     transport: httpx2.BaseTransport = mock.transport(mock.Script(*["4 + 2 = 6"] * 1_000_000))
     trace = Trace() if record else None
     if trace is not None:
-        transport = RecordingTransport(transport, trace)
+        transport = RecordingHTTPTransport(transport, trace)
     return Bench(_openai_client(transport), trace)
 
 

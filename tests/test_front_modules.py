@@ -16,17 +16,17 @@ PACKAGE = Path(agent_core.__file__).parent
 # the module(s) a learner opens to understand each lesson, read first to last (CONTRIBUTING.md's reader's
 # check says why each is there); the goal is one, at most two for lessons 07 and 10
 FRONT_MODULES = {
-    "00": ["mock/__init__.py", "trace.py"],  # today's paths: the mock's front may change with its move
+    "00": ["mock/__init__.py", "trace.py"],
     "01": ["schema.py"],
     "02": ["calls.py"],
     "03": ["dispatch.py"],
     "04": ["loop.py"],
     "05": ["guardrails.py"],
-    "06": ["context.py"],  # today's path: context/ becomes a package
+    "06": ["context/__init__.py"],
     "07": ["coding/workspace.py", "coding/agent.py"],
     "08": ["providers.py", "replay.py"],  # two exercises, one on each piece of lesson 08
-    "09": ["formats.py"],  # today's path: formats/ becomes a package
-    "10": ["mcp_bridge.py"],  # today's path: mcp_bridge/ becomes a package
+    "09": ["formats/__init__.py", "formats/anthropic.py"],  # the idea, then the format the exercise writes
+    "10": ["mcp_bridge/__init__.py"],
     "11": ["evaluation.py"],
     "12": ["planning.py"],
 }
@@ -50,20 +50,6 @@ REFERENCES = {
     "12": [("planning", "plan_update"), ("planning", "show_plan"), ("planning", "Delegate")],
 }
 
-# Private modules whose first line does not name their lesson yet: each moves or is renamed with the
-# packages of lessons 00-04, 06 and 08-10 (render/, formats/, mcp_bridge/, context/, the mock), and gets
-# its line then. strict: the mark fails as soon as a module is fixed, so the list only shrinks.
-NOT_YET_NAMED = {
-    "_anthropic_blocks.py", "_api_errors.py", "_body_text.py", "_bpe.py", "_browser.py",
-    "_cassette_checks.py", "_completion_formats.py", "_defaults.py", "_dispatch_errors.py",
-    "_docstrings.py", "_head_and_tail.py", "_json_values.py", "_jsonschema.py", "_ledger_table.py",
-    "_mcp_content.py", "_mcp_names.py", "_mcp_process.py", "_mcp_schemas.py", "_mcp_session.py",
-    "_mcp_wire.py", "_messages.py", "_model_call.py", "_ollama_calls.py", "_plots.py", "_render_html.py",
-    "_render_parts.py", "_render_text.py", "_replayed_answers.py", "_resent.py", "_responses_turns.py",
-    "_schema_rewrites.py", "_stop_reasons.py", "_streamed_replies.py", "_summary_call.py",
-    "_tool_arguments.py", "_tool_definitions.py", "_tool_runner.py", "checks/_scenarios.py",
-    "mock/_response_events.py",
-}  # fmt: skip
 OWNER = re.compile(r"lesson \d\d: ")
 
 
@@ -82,13 +68,7 @@ def private_modules() -> list[str]:
         for path in sorted(PACKAGE.rglob("_*.py"))
         if not path.name.startswith("__") and "projects" not in path.parts
     ]
-    return [pytest.param(path, marks=_not_yet(path)) for path in found]
-
-
-def _not_yet(path: str) -> list[pytest.MarkDecorator]:
-    if path not in NOT_YET_NAMED:
-        return []
-    return [pytest.mark.xfail(strict=True, reason="named when its lesson's package is made")]
+    return found
 
 
 def test_every_lesson_has_a_front_module_and_at_most_two():

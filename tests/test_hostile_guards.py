@@ -13,7 +13,7 @@ from agent_core.dispatch import ToolRegistry
 from agent_core.guardrails import Approval, LoopDetector, Permissions, TerminalApproval
 from agent_core.loop import run_agent
 from agent_core.mcp_bridge import add_server_tools, connect, writing_tools
-from agent_core.trace import RecordingTransport, Trace
+from agent_core.trace import RecordingHTTPTransport, Trace
 
 
 class SameIds(httpx2.BaseTransport):
@@ -37,7 +37,7 @@ class SameIds(httpx2.BaseTransport):
 
 def client_over(transport):
     trace = Trace()
-    http = httpx2.Client(transport=RecordingTransport(transport, trace))
+    http = httpx2.Client(transport=RecordingHTTPTransport(transport, trace))
     client = openai.OpenAI(api_key="sk-test", base_url=mock.BASE_URL, http_client=http, max_retries=0)
     client.trace = trace
     return client

@@ -126,7 +126,7 @@ def test_the_mock_imports_only_the_wire_from_the_rest_of_agent_core():
         if part_of(name) == "agent_core.mock":
             outside |= {m for m in imported(name, path, set(known)) if part_of(m) != "agent_core.mock"}
     wire = {"agent_core.trace", "agent_core.formats", "agent_core.schema", "agent_core._jsonschema"}
-    shared = {"agent_core.tokens", "agent_core._messages", "agent_core._defaults"}
+    shared = {"agent_core.tokens", "agent_core._shared"}
     browser = {"agent_core._bpe", "agent_core._browser"}  # the browser edition's helpers
     observations = {"agent_core.coding", "agent_core.coding._observations"}  # what the coding tools print
     assert "agent_core.tokens" in outside

@@ -59,7 +59,7 @@ def test_a_tool_round_trip_sends_the_history_back_without_a_server_error(server,
 
 
 def test_a_run_sends_the_default_output_cap_when_none_is_given(server, client):
-    from agent_core._defaults import DEFAULT_MAX_TOKENS
+    from agent_core._shared import DEFAULT_MAX_TOKENS
     from agent_core.loop import run_agent
 
     run = run_agent(client, "Say hello.", model=server.env["AGENT_CORE_MODEL"], temperature=0)

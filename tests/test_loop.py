@@ -171,7 +171,7 @@ def test_a_refused_call_is_recorded_in_the_given_trace_then_raised():
 
 
 def test_every_request_of_a_run_carries_the_default_output_cap():
-    from agent_core._defaults import DEFAULT_MAX_TOKENS
+    from agent_core._shared import DEFAULT_MAX_TOKENS
 
     run = run_agent(mock.client(mock.Calculator()), "5 + 8/12", [add, divide])
     assert run.stop_reason == "answered" and len(run.trace) == 3

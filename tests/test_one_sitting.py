@@ -14,17 +14,23 @@ PACKAGE = Path(agent_core.__file__).parent
 
 # the module each lesson names, the one a learner reads right after the lesson
 LESSON_MODULES = {
-    "00": ["trace.py", "render.py", "tokens.py", "mock/__init__.py"],
+    "00": ["trace.py", "render/__init__.py", "tokens.py", "mock/__init__.py"],
     "01": ["schema.py"],
     "02": ["calls.py"],
     "03": ["dispatch.py"],
     "04": ["loop.py"],
     "05": ["guardrails.py", "approval.py"],
-    "06": ["context.py", "costs.py"],
+    "06": ["context/__init__.py", "costs.py"],
     "07": ["coding/__init__.py", "coding/workspace.py", "coding/agent.py"],
     "08": ["providers.py", "replay.py"],
-    "09": ["formats.py", "anthropic_loop.py"],
-    "10": ["mcp_bridge.py"],
+    "09": [
+        "formats/__init__.py",
+        "formats/responses.py",
+        "formats/anthropic.py",
+        "formats/ollama.py",
+        "anthropic_loop.py",
+    ],
+    "10": ["mcp_bridge/__init__.py"],
     "11": ["evaluation.py"],
     "12": ["planning.py"],
 }

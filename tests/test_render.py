@@ -3,7 +3,9 @@ import re
 import pytest
 from calculator_tools import ADD_TOOL
 
-from agent_core import _render_html, _render_parts, mock, render
+from agent_core import mock, render
+from agent_core.render import _html as _render_html
+from agent_core.render import _parts as _render_parts
 from agent_core.trace import Trace
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

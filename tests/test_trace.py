@@ -6,7 +6,7 @@ import httpx2
 import openai
 
 from agent_core import mock
-from agent_core.trace import RecordingTransport, Trace
+from agent_core.trace import RecordingHTTPTransport, Trace
 
 QUESTION = [{"role": "user", "content": "What is 4 + 2?"}]
 
@@ -77,7 +77,7 @@ def test_recording_wraps_any_transport():
     def server(request):
         return httpx2.Response(200, json={"echo": json.loads(request.content)})
 
-    transport = RecordingTransport(httpx2.MockTransport(server))
+    transport = RecordingHTTPTransport(httpx2.MockTransport(server))
     with httpx2.Client(transport=transport) as http:
         http.post("http://example.invalid/anything", json={"x": 1})
     assert transport.trace[0].request == {"x": 1}
@@ -86,7 +86,9 @@ def test_recording_wraps_any_transport():
 
 def test_a_real_client_records_through_the_http_client_it_is_given():
     trace = Trace()
-    http_client = httpx2.Client(transport=RecordingTransport(mock.transport(mock.Script("recorded")), trace))
+    http_client = httpx2.Client(
+        transport=RecordingHTTPTransport(mock.transport(mock.Script("recorded")), trace)
+    )
     with openai.OpenAI(api_key="sk-test", base_url=mock.BASE_URL, http_client=http_client) as client:
         client.chat.completions.create(model="mock-model", messages=QUESTION)
     assert [turn.reply["content"] for turn in trace] == ["recorded"]

@@ -1,4 +1,4 @@
-"""How a check judges: the learner's code beside the reference on many scenarios, the smallest failure in
+"""lesson 00: how every lesson's check judges: the learner's code beside the reference on many scenarios, the smallest failure in
 plain words (every lesson).
 
 Adding a shape (a case the lesson names: a tool that raises, names sharing a prefix, 1 against true...):

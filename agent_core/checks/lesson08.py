@@ -17,7 +17,7 @@ from .. import mock
 from ..loop import run_agent
 from ..providers import BackendError, backend_from_env
 from ..replay import first_difference
-from ..trace import RecordingTransport
+from ..trace import RecordingHTTPTransport
 from . import Verdict, verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
 
@@ -305,15 +305,15 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
     Scenarios: a three-turn calculator run, then 30 generated runs on the strict mock: 0 to 3 turns
     of 1 to 3 parallel calls (some dividing by zero), a unicode answer, and sometimes a request the
     API refuses with HTTP 400. The learner's recorder runs between two of the library's
-    RecordingTransports: it must keep the calls the inner one saw, and pass them on unchanged.
+    RecordingHTTPTransports: it must keep the calls the inner one saw, and pass them on unchanged.
     """
 
     def judge(run: Run) -> str | None:
         # one run, the library's recorder on each side of the learner's: the inner one sees what the server
         # was sent and answered, the outer one what the SDK sent and got back through the learner's
-        server_side = RecordingTransport(mock.transport(_policy(run[1])))
+        server_side = RecordingHTTPTransport(mock.transport(_policy(run[1])))
         yours = recorder_class(server_side)
-        sdk_side = RecordingTransport(yours)
+        sdk_side = RecordingHTTPTransport(yours)
         try:
             answer, _ = _drive(sdk_side, run)
         except openai.APIStatusError:

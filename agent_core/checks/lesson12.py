@@ -687,7 +687,7 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
             said = " ".join(str(m["content"]) for m in messages if m["role"] == "user")
             number = re.search(r"Subtask (\d+):", said)
             per_call[int(number.group(1)) if number else 0] += 1
-    observations = [(o.is_error, o.content) for o in run.observations]
+    observations = [(o.content.startswith(ERROR_PREFIX), o.content) for o in run.observations]  # as read
     return _Outcome(observations, turns, dict(files), dict(per_call), direct, dict(levels), child_tasks)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from .._messages import ERROR_PREFIX
+from .._shared import failure
 
 __all__ = [
     "ToolError",
@@ -196,9 +196,9 @@ def observation(method: Callable[Concatenate[Owner, P], str]) -> Callable[Concat
             self.folder.check_root()
             return method(self, *args, **kwargs)
         except ToolError as error:
-            return f"{ERROR_PREFIX}{error}"
+            return failure(str(error))
         except OSError as error:  # e.g. permission denied: say it, without the absolute path
-            return ERROR_PREFIX + str(error).replace(str(self.folder.root) + os.sep, "")
+            return failure(str(error).replace(str(self.folder.root) + os.sep, ""))
 
     return tool
 

@@ -8,6 +8,8 @@ import subprocess
 import time
 from collections.abc import Callable
 
+from .._shared import keep_ends
+
 __all__ = ["OutputCap", "NextChunk", "read_until_done", "drain"]
 
 POLL_SECONDS = 0.05
@@ -30,12 +32,8 @@ class OutputCap:
 
     def add(self, text: str) -> None:
         self.total += len(text)
-        room = self.head_size - len(self.head)
-        if room > 0:
-            self.head += text[:room]
-            text = text[room:]
-        if text:
-            self.tail = (self.tail + text)[-self.tail_size :]
+        if text:  # once cut, head and tail stay apart: more text always cuts again
+            self.head, _, self.tail = keep_ends(self.head + self.tail + text, self.head_size + self.tail_size)
 
     @property
     def chars_cut(self) -> int:

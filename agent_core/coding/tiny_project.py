@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._browser import IN_BROWSER
-from ..dispatch import ERROR_PREFIX
+from .._shared import failure
 from ._observations import ReportCache, steady_timings
 from ._projects import project_files
 from .sandbox import run_sandboxed
@@ -80,13 +80,11 @@ class TinyProject:
         if problem:
             return problem
         if not isinstance(content, str):
-            return f"{ERROR_PREFIX}content must be a string (the whole file), not {type(content).__name__}"
+            return failure(f"content must be a string (the whole file), not {type(content).__name__}")
         clash = next((f for f in self.files if f.startswith(path + "/") or path.startswith(f + "/")), None)
         if clash is not None:
             folder, file = (path, clash) if clash.startswith(path + "/") else (clash, path)
-            return (
-                f"{ERROR_PREFIX}{folder!r} is a file, so {file!r} cannot be inside it; choose another path."
-            )
+            return failure(f"{folder!r} is a file, so {file!r} cannot be inside it; choose another path.")
         existed = path in self.files
         self.files[path] = content
         return f"{'wrote' if existed else 'created'} {path} ({len(content.splitlines())} lines)"
@@ -110,12 +108,12 @@ class TinyProject:
         for path in self.files:  # the dict is public: a notebook may have put any key in it
             clean, problem = _project_path(path)
             if problem or clean != path:
-                return problem or f"{ERROR_PREFIX}the project holds the path {path!r}; write it as {clean!r}."
+                return problem or failure(f"the project holds the path {path!r}; write it as {clean!r}.")
         files = tuple(sorted(self.files.items()))
         return _REPORTS.report((files, IN_BROWSER), lambda: _run_pytest(files, IN_BROWSER))
 
     def _missing(self, path: str) -> str:
-        return f"{ERROR_PREFIX}there is no file {path!r}. The files are: {', '.join(sorted(self.files))}."
+        return failure(f"there is no file {path!r}. The files are: {', '.join(sorted(self.files))}.")
 
     def __repr__(self) -> str:
         return f"TinyProject({self.name!r}: {', '.join(sorted(self.files))})"
@@ -124,24 +122,22 @@ class TinyProject:
 def _project_path(path: object) -> tuple[str, str | None]:
     """(the path as the project keeps it, None), or ("", the ERROR observation saying why not)"""
     if not isinstance(path, str) or not path.strip():
-        return "", f"{ERROR_PREFIX}path must be a file path in the project, like 'discount.py'; got {path!r}"
+        return "", failure(f"path must be a file path in the project, like 'discount.py'; got {path!r}")
     if "\0" in path:
-        return "", f"{ERROR_PREFIX}path contains a NUL character; give a plain path like 'discount.py'"
+        return "", failure("path contains a NUL character; give a plain path like 'discount.py'")
     posix = path.replace("\\", "/")
     if posix.startswith("/") or re.match(r"[A-Za-z]:", posix):
         return (
             "",
-            f"{ERROR_PREFIX}{path!r} is an absolute path; paths are relative to the project, like "
-            "'discount.py'",
+            failure(f"{path!r} is an absolute path; paths are relative to the project, like 'discount.py'"),
         )
     clean = posixpath.normpath(posix)
     if clean == ".." or clean.startswith("../"):
-        return "", f"{ERROR_PREFIX}{path!r} is outside the project: '..' cannot go above it"
+        return "", failure(f"{path!r} is outside the project: '..' cannot go above it")
     if clean == ".":
         return (
             "",
-            f"{ERROR_PREFIX}{path!r} is the project itself, not a file in it; give a file path like "
-            "'discount.py'",
+            failure(f"{path!r} is the project itself, not a file in it; give a file path like 'discount.py'"),
         )
     return clean, None
 

@@ -1,5 +1,5 @@
-"""The mock model: a genuine openai.OpenAI client whose HTTP transport runs a policy in-process
-(every lesson)."""
+"""The mock model: a genuine openai.OpenAI client (or its asyncio twin) whose HTTP transport runs a
+policy in-process (every lesson)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import httpx2
 import openai
 
-from ..trace import RecordingTransport, Trace
+from ..trace import RecordingHTTPTransport, Trace
 from .calculator import Calculator
 from .chooser import DescriptionReader
 from .clumsy import Clumsy
@@ -39,7 +39,10 @@ if TYPE_CHECKING:
 __all__ = [
     "client",
     "MockClient",
+    "async_client",
+    "AsyncMockClient",
     "anthropic_client",
+    "async_anthropic_client",
     "transport",
     "DEFAULT_MODEL",
     "BASE_URL",
@@ -89,6 +92,12 @@ class MockClient(openai.OpenAI):
     trace: Trace
 
 
+class AsyncMockClient(openai.AsyncOpenAI):
+    """the openai.AsyncOpenAI that async_client() makes: the same client, plus the Trace its calls go to"""
+
+    trace: Trace
+
+
 def client(
     policy: PolicyLike | None = None,
     *,
@@ -106,19 +115,51 @@ def client(
     trace: the Trace to record into (default: a new one).
     max_retries: the SDK's retries; 0 so a mock error shows at once.
     """
-    trace = trace if trace is not None else Trace()
-    mock_transport = transport(
-        policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields
-    )
+    recording = _recording(policy, check_protocol, reject_unknown_fields, trace)
     sdk_client = MockClient(
         api_key="mock-key-not-secret",
         base_url=BASE_URL,
-        http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
+        http_client=httpx2.Client(transport=recording),
         max_retries=max_retries,
         _strict_response_validation=True,
     )
-    sdk_client.trace = trace
+    sdk_client.trace = recording.trace
     return sdk_client
+
+
+def async_client(
+    policy: PolicyLike | None = None,
+    *,
+    check_protocol: bool = True,
+    reject_unknown_fields: bool = False,
+    trace: Trace | None = None,
+    max_retries: int = 0,
+) -> AsyncMockClient:
+    """client()'s twin for asyncio: a real openai.AsyncOpenAI on the same mock model and policies
+
+    The same transport answers both, as httpx2.MockTransport serves sync and async clients alike;
+    calls are recorded in `client.trace`. The arguments are client()'s.
+    """
+    recording = _recording(policy, check_protocol, reject_unknown_fields, trace)
+    sdk_client = AsyncMockClient(
+        api_key="mock-key-not-secret",
+        base_url=BASE_URL,
+        http_client=httpx2.AsyncClient(transport=recording),
+        max_retries=max_retries,
+        _strict_response_validation=True,
+    )
+    sdk_client.trace = recording.trace
+    return sdk_client
+
+
+def _recording(
+    policy: PolicyLike | None, check_protocol: bool, reject_unknown_fields: bool, trace: Trace | None
+) -> RecordingHTTPTransport:
+    """the mock's transport, each call recorded into `trace` (a new Trace if None)"""
+    mock_transport = transport(
+        policy, check_protocol=check_protocol, reject_unknown_fields=reject_unknown_fields
+    )
+    return RecordingHTTPTransport(mock_transport, trace if trace is not None else Trace())
 
 
 def anthropic_client(
@@ -139,14 +180,40 @@ def anthropic_client(
 
         trace: Trace
 
-    trace = trace if trace is not None else Trace()
-    mock_transport = transport(policy, check_protocol=check_protocol)
+    recording = _recording(policy, check_protocol, False, trace)
     sdk_client = MockAnthropicClient(
         api_key="mock-key-not-secret",
         base_url=ANTHROPIC_BASE_URL,
-        http_client=httpx2.Client(transport=RecordingTransport(mock_transport, trace)),
+        http_client=httpx2.Client(transport=recording),
         max_retries=max_retries,
         _strict_response_validation=True,
     )
-    sdk_client.trace = trace
+    sdk_client.trace = recording.trace
+    return sdk_client
+
+
+def async_anthropic_client(
+    policy: PolicyLike | None = None,
+    *,
+    check_protocol: bool = True,
+    trace: Trace | None = None,
+    max_retries: int = 0,
+) -> anthropic.AsyncAnthropic:
+    """anthropic_client()'s twin for asyncio: a real anthropic.AsyncAnthropic on the same mock model"""
+    import anthropic  # only here: most lessons never load the anthropic SDK
+
+    class AsyncMockAnthropicClient(anthropic.AsyncAnthropic):
+        """the anthropic.AsyncAnthropic that async_anthropic_client() makes, plus its Trace"""
+
+        trace: Trace
+
+    recording = _recording(policy, check_protocol, False, trace)
+    sdk_client = AsyncMockAnthropicClient(
+        api_key="mock-key-not-secret",
+        base_url=ANTHROPIC_BASE_URL,
+        http_client=httpx2.AsyncClient(transport=recording),
+        max_retries=max_retries,
+        _strict_response_validation=True,
+    )
+    sdk_client.trace = recording.trace
     return sdk_client

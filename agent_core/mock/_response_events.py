@@ -1,5 +1,5 @@
-"""The Responses API's server-sent events for a finished response, one `event:` + `data:` pair each: the
-mock's Responses API (lesson 09) streams them, and a replayed cassette (lesson 08) sends them again."""
+"""lesson 09: the Responses API's server-sent events for a finished response, one `event:` + `data:` pair
+each: the mock's Responses API streams them, and a replayed cassette (lesson 08) sends them again."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results, with_tool_messages
+from ._text_memory import with_tool_messages
+from .policy import Policy, Reply, ToolCall, last_user_text, offered_tools, tool_results
 
 __all__ = [
     "Calculator",
@@ -348,7 +349,8 @@ def _evaluate(
     if tree.symbol not in tools:  # no tool for it: done in its head
         if tree.symbol == "/" and right == 0:
             raise _CannotCompute("undefined, it divides by zero")
-        return _COMPUTE[tree.symbol](left, right)
+        computed: int | float = _COMPUTE[tree.symbol](left, right)
+        return computed
     name, first, second = tools[tree.symbol]
     answers = results.get((name, left, right), [])
     for text in answers:

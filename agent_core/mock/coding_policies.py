@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core._messages import ERROR_PREFIX
+from agent_core._shared import ERROR_PREFIX
 from agent_core.coding._observations import (
     TEST_COMMAND,
     Failure,
@@ -152,7 +152,7 @@ def _code_file(task: str) -> str | None:
     """the first .py file the task names that is not a test file"""
     for name in re.findall(r"[\w/.-]+\.py\b", task):
         if not name.rsplit("/", 1)[-1].startswith("test_"):
-            return name
+            return str(name)
     return None
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._messages import ERROR_PREFIX
+from .._shared import ERROR_PREFIX
 from .policy import Policy, ReplyLike, call, offered_tools
 
 __all__ = [

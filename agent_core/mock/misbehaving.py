@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from .._messages import ERROR_PREFIX
+from .._shared import ERROR_PREFIX
 from .policy import Policy, ReplyLike, ToolCall, call, tool_results, turn_index
 
 __all__ = [
@@ -154,7 +154,7 @@ def changes_the_test() -> ClaimsDone:
 def _since_user(request: dict[str, Any]) -> list[dict[str, Any]]:
     messages = request.get("messages", [])
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    return messages[last_user + 1 :]
+    return list(messages[last_user + 1 :])
 
 
 def _call_names_since_user(request: dict[str, Any]) -> dict[str, str]:

@@ -3,22 +3,21 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx2
 
-from .._defaults import DEFAULT_MODEL
-from ..tokens import count_reply, count_request, count_text, encoding
+from .._shared import DEFAULT_MODEL
+from ._completions import build_completion, to_event_stream
 from .anthropic_messages import CountTokensEndpoint, MessagesEndpoint
 from .caching import PromptCache
-from .policy import Policy, PolicyLike, Reply, ToolCall, as_policy, last_user_text
+from .policy import Policy, PolicyLike, as_policy, last_user_text
 from .protocol import ProtocolError, check_no_extra_fields, check_request, invalid_type, missing_parameter
-from .request_options import honour, policy_view
+from .request_options import policy_view
 from .responses_api import ResponsesEndpoint
-from .wire import CREATED, Endpoint, Response, error_response, json_response, model_card, pieces
+from .wire import CREATED, Endpoint, Response, error_response, json_response, model_card
 
 __all__ = [
     "MockModel",
@@ -31,7 +30,6 @@ __all__ = [
     "MODELS",
 ]
 
-SYSTEM_FINGERPRINT = "fp_mock0001"
 MODELS = (DEFAULT_MODEL,)  # what GET /v1/models lists; any model name is accepted in a request
 MAX_DEPTH = (
     100  # arrays and objects nested deeper get a 400: the mock's own limit, below Python's recursion limit
@@ -160,7 +158,8 @@ class ChatCompletions:
             check_request(request)
         if self.reject_unknown_fields:
             check_no_extra_fields(request)
-        return request
+        checked: dict[str, Any] = request  # the checks above refuse anything but a request object
+        return checked
 
     def write(
         self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]
@@ -247,145 +246,4 @@ def answer(policy: Policy, request: dict[str, Any]) -> dict[str, Any]:
             type="server_error",
             hint="This is the mock's policy, not your request: see the message above.",
         ) from error
-    return _build_completion(request, reply)
-
-
-def _build_completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    """the chat.completion object for a reply; ids derive from a hash of request and reply
-
-    The reply first goes through the request's options (request_options.honour); then it is cut
-    at max_completion_tokens (or max_tokens) with finish_reason "length", and repeated for `n`
-    choices (the mock is deterministic, so every choice says the same).
-    """
-    reply = honour(request, reply)
-    seed = json.dumps(
-        [request, reply.content, [(c.name, c.arguments_json()) for c in reply.tool_calls]],
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
-    limit = request.get("max_completion_tokens") or request.get("max_tokens")
-    content, calls, finish_reason = reply.content, list(reply.tool_calls), reply.stop_reason
-    if limit is not None and count_reply(content, [_wire(c) for c in calls]) > limit:
-        content, calls = _truncate(content, calls, limit)
-        finish_reason = "length"
-    choices = []
-    for index in range(request.get("n") or 1):
-        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-        salt = f"{digest}:" if index == 0 else f"{digest}:{index}:"
-        tool_calls = [
-            {"id": "call_" + hashlib.sha256(f"{salt}{i}".encode()).hexdigest()[:24], **_wire(c)}
-            for i, c in enumerate(calls)
-        ]
-        if tool_calls:
-            message["tool_calls"] = tool_calls
-        choices.append({"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason})
-    prompt_tokens = count_request(request["messages"], request.get("tools"))
-    completion_tokens = count_reply(content, [_wire(c) for c in calls]) * len(choices)
-    if finish_reason == "length" and limit is not None:
-        completion_tokens = limit * len(choices)  # the model stopped because it had produced `limit`
-    return {
-        "id": "chatcmpl-" + digest[:29],
-        "object": "chat.completion",
-        "created": CREATED,
-        "model": request["model"],
-        "choices": choices,
-        # every field the real API sends, zeros included (platform.openai.com/docs/api-reference/chat/object)
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {
-                "reasoning_tokens": 0,
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
-        },
-        "system_fingerprint": SYSTEM_FINGERPRINT,
-    }
-
-
-def _wire(call: ToolCall) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": call.name, "arguments": call.arguments_json()}}
-
-
-def _truncate(content: str | None, calls: list[ToolCall], limit: int) -> tuple[str | None, list[ToolCall]]:
-    """the first `limit` tokens of the reply: its text first, then its calls' names and arguments"""
-    tokens = encoding().encode_ordinary(content or "")
-    if len(tokens) >= limit:
-        return encoding().decode(tokens[:limit]), []
-    budget, kept = limit - len(tokens), []
-    for call in calls:
-        name_tokens = count_text(call.name)
-        arguments = encoding().encode_ordinary(call.arguments_json())
-        if name_tokens + len(arguments) <= budget:
-            kept.append(call)
-            budget -= name_tokens + len(arguments)
-            continue
-        if name_tokens < budget:  # the call is cut inside its arguments, which are then not valid JSON
-            kept.append(ToolCall(call.name, encoding().decode(arguments[: budget - name_tokens])))
-        break
-    return content, kept
-
-
-def _stream_chunks(completion: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
-    """the chat.completion.chunk objects a streaming API sends for this completion"""
-    base = {k: completion[k] for k in ("id", "created", "model", "system_fingerprint")}
-    base["object"] = "chat.completion.chunk"
-
-    def chunk(choice: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return {
-            **base,
-            "choices": [{"index": choice, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
-        }
-
-    chunks = []
-    for choice in completion["choices"]:
-        message, at = choice["message"], choice["index"]
-        chunks.append(
-            chunk(
-                at,
-                {
-                    "role": "assistant",
-                    "content": "" if message["content"] is not None else None,
-                    "refusal": None,
-                },
-            )
-        )
-        for piece in pieces(message["content"] or ""):
-            chunks.append(chunk(at, {"content": piece}))
-        for index, tool_call in enumerate(message.get("tool_calls", [])):
-            function = tool_call["function"]
-            chunks.append(
-                chunk(
-                    at,
-                    {
-                        "tool_calls": [
-                            {
-                                "index": index,
-                                "id": tool_call["id"],
-                                "type": "function",
-                                "function": {"name": function["name"], "arguments": ""},
-                            }
-                        ]
-                    },
-                )
-            )
-            for piece in pieces(function["arguments"]):
-                chunks.append(chunk(at, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
-        chunks.append(chunk(at, {}, choice["finish_reason"]))
-    if include_usage:
-        for c in chunks:
-            c["usage"] = None
-        chunks.append({**base, "choices": [], "usage": completion["usage"]})
-    return chunks
-
-
-def to_event_stream(completion: dict[str, Any], include_usage: bool = False) -> bytes:
-    """server-sent events: one `data:` line per chunk, then `data: [DONE]`"""
-    lines = [
-        f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in _stream_chunks(completion, include_usage)
-    ]
-    return ("".join(lines) + "data: [DONE]\n\n").encode("utf-8", "backslashreplace")
+    return build_completion(request, reply)

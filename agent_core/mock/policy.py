@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -10,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..tokens import content_text
+from ._text_memory import with_tool_messages  # frameworks that keep their memory as text
 
 __all__ = [
     "ToolCall",
@@ -205,55 +205,3 @@ def turn_index(request: dict[str, Any]) -> int:
         if message.get("role") == "assistant":
             count += 1
     return count
-
-
-def with_tool_messages(request: dict[str, Any]) -> dict[str, Any]:
-    """the request with tool calls and results written out as text turned back into messages
-
-    Some frameworks keep their memory as text: smolagents sends each call as an assistant message
-    "Calling tools:\n[{'id': ..., 'function': {'name': ..., 'arguments': {...}}}]" and its result as
-    a user message "Observation:\n...". Read that way, a reactive policy sees the tool_calls and
-    tool messages it would see from any other client.
-    """
-    messages: list[dict[str, Any]] = []
-    changed = False
-    for message in request.get("messages", []):
-        text = content_text(message.get("content"))
-        if message.get("role") == "assistant" and text.startswith("Calling tools:\n"):
-            written = _literal(text.removeprefix("Calling tools:\n"))
-            if isinstance(written, list) and all(isinstance(c, dict) and "function" in c for c in written):
-                tool_calls = [
-                    {
-                        "id": str(c.get("id")),
-                        "type": "function",
-                        "function": {
-                            "name": c["function"].get("name"),
-                            "arguments": json.dumps(c["function"].get("arguments") or {}),
-                        },
-                    }
-                    for c in written
-                ]
-                messages.append({"role": "assistant", "content": None, "tool_calls": tool_calls})
-                changed = True
-                continue
-        pending = messages[-1].get("tool_calls") if messages and messages[-1]["role"] == "assistant" else None
-        if message.get("role") == "user" and text.startswith("Observation:\n") and pending:
-            results = text.removeprefix("Observation:\n")
-            lines = results.split("\n") if len(pending) > 1 else [results]
-            if len(lines) != len(pending):
-                lines = [results] + [""] * (len(pending) - 1)
-            messages.extend(
-                {"role": "tool", "tool_call_id": c["id"], "content": line}
-                for c, line in zip(pending, lines, strict=True)
-            )
-            changed = True
-            continue
-        messages.append(message)
-    return {**request, "messages": messages} if changed else request
-
-
-def _literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError):
-        return None

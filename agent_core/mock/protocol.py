@@ -624,7 +624,7 @@ def _check_message_shape(i: int, message: Any) -> str:
         )
     if isinstance(content, list):
         _check_content_parts(i, content)
-    return role
+    return str(role)
 
 
 def _check_content_parts(i: int, parts: list[Any]) -> None:

@@ -193,8 +193,9 @@ def _resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
 
 def _main_number(text: str, values: dict[str, Any]) -> int | float:
     """the answer's number: the policy's result, else the last number in its text, else 0"""
-    if _is_number(values.get("result")):
-        return values["result"]
+    result = values.get("result")
+    if _is_number(result):
+        return result
     numbers = _NUMBER.findall(text)
     if not numbers:
         return 0

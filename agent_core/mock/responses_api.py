@@ -111,7 +111,8 @@ class ResponsesEndpoint:
         """the Chat Completions request for this Responses request and the conversation it continues"""
         if self.check_protocol:
             _check_responses_request(request, self.stored, self.items)
-        return self.chat.read(to_chat_request(request, self._conversation(request)))
+        chat_request: dict[str, Any] = self.chat.read(to_chat_request(request, self._conversation(request)))
+        return chat_request
 
     def write(
         self, request: dict[str, Any], chat_request: dict[str, Any], completion: dict[str, Any]

@@ -1,5 +1,5 @@
-"""MCP wire recording (lesson 10): every JSON-RPC message as it crosses the transport, in the JSON
-shape the wire carries, and the lines a server wrote that were not JSON-RPC."""
+"""lesson 10: MCP wire recording: every JSON-RPC message as it crosses the transport, in the JSON shape
+the wire carries, and the lines a server wrote that were not JSON-RPC."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pydantic
 from mcp.client import Transport
 from mcp.shared.message import SessionMessage
 
-__all__ = ["WireMessage", "RecordingTransport", "as_json", "short"]
+from .._shared import one_line
+
+__all__ = ["WireMessage", "RecordingMCPTransport", "as_json", "short"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ def short(text: object, limit: int = 120) -> str:
     return repr(text[:limit]) + f"... ({len(text) - limit:,} more characters)"
 
 
-class RecordingTransport:
+class RecordingMCPTransport:
     """wraps a transport; appends every message that goes through it to `wire`, and every line
     that is not a JSON-RPC message to `unreadable`"""
 
@@ -119,7 +121,7 @@ def _unreadable_line(error: Exception) -> str:
     """the line the server wrote that could not be read, shortened; the parser's error holds it"""
     if isinstance(error, pydantic.ValidationError) and error.errors():
         return short(error.errors()[0]["input"])
-    return short(" ".join(str(error).split()) or type(error).__name__)
+    return short(one_line(error, empty=type(error).__name__))
 
 
 class _QuietParseErrors(logging.Filter):

@@ -1,18 +1,23 @@
 """Tools from an MCP server: its tool list becomes the dispatcher's tools, its results tool messages
 (lesson 10).
 
+The trick: the MCP SDK is asynchronous, and the dispatcher calls tools from ordinary code. So the
+session lives on an event loop on a background thread of its own (`event_loop_thread`, below), and
+every request crosses to it through an anyio portal and waits there for its answer: to the dispatcher,
+`connection.call_tool(...)` is a plain function call.
+
 Beneath it, one concern each:
-- `_mcp_wire.py`: each JSON-RPC message recorded as it crosses (`connection.wire`), noise kept aside
-- `_mcp_session.py`: the SDK's async session on a thread of its own; a hung, dead or garbled server
-- `_mcp_process.py`: a stdio server's process: its stderr kept, what it left running stopped
-- `_mcp_schemas.py`: a server's schema refused when unusable, outlined, applied whole in the call
-- `_mcp_names.py`: MCP names that cannot be tool names, or clash, refused
-- `_mcp_content.py`: content blocks that are not text (images, resources) as text
+- `_session.py`: the SDK's session on that loop; the words for a hung, dead or garbled server
+- `_wire.py`: each JSON-RPC message recorded as it crosses (`connection.wire`), noise kept aside
+- `_process.py`: a stdio server's process: its stderr kept, what it left running stopped
+- `_schemas.py`: a server's schema refused when unusable, outlined, applied whole in the call
+- `_names.py`: MCP names that cannot be tool names, or clash, refused
+- `_content.py`: content blocks that are not text (images, resources) as text
 """
 
 from __future__ import annotations
 
-from ._browser import needs_local_install
+from .._browser import needs_local_install
 
 # before the imports the browser edition lacks (mcp, regex): one clear line there, not a traceback
 needs_local_install("MCP's stdio servers run as processes", "10")
@@ -20,37 +25,61 @@ needs_local_install("MCP's stdio servers run as processes", "10")
 import copy
 import functools
 import json
+import queue
 import re
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.from_thread
 import mcp_types
 from mcp import Client, Implementation
 from mcp.client import Transport
 from mcp.client._memory import InMemoryTransport  # the SDK's in-process transport (a private module)
 from mcp.server.mcpserver import MCPServer
 
-from ._guard_calls import readonly_from_annotations
-from ._mcp_content import block_text
-from ._mcp_names import refuse_clashes
-from ._mcp_process import ServerProcess
-from ._mcp_schemas import check_arguments, outline, usable_schema
-from ._mcp_session import BlockingSession, MCPServerError, PageLimit
-from ._mcp_wire import RecordingTransport, WireMessage, as_json
-from .dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
-from .schema import Tool
+from .._guard_calls import readonly_from_annotations
+from ..dispatch import ERROR_PREFIX, ToolFailure, ToolRegistry
+from ..schema import Tool
+from ._content import block_text
+from ._names import refuse_clashes
+from ._process import ServerProcess
+from ._schemas import check_arguments, outline, usable_schema
+from ._session import BlockingSession, MCPServerError, PageLimit
+from ._wire import RecordingMCPTransport, WireMessage, as_json
 
 __all__ = ["MCPConnection", "MCPServerError", "MCPToolError", "ServerTool", "WireMessage", "connect"]
 __all__ += ["connect_stdio", "add_server_tools", "writing_tools", "to_openai_tool", "to_tool_message"]
 __all__ += ["result_text", "openai_name", "DEFAULT_MCP_CALL_TIMEOUT", "MAX_PAGES", "WEATHER_SERVER"]
+__all__ += ["event_loop_thread"]
 
 DEFAULT_MCP_CALL_TIMEOUT = 10.0  # seconds a server may take to answer one tool call
 STARTUP_TIMEOUT = 30.0  # seconds for the handshake and tools/list: a server may take seconds to start
 MAX_PAGES = 100  # pages of tools/list read at most: a server that always says "more" is stopped there
-WEATHER_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"  # the lesson's server, as a script
+WEATHER_SERVER = (
+    Path(__file__).parent.parent / "mcp_servers" / "weather.py"
+)  # the lesson's server, as a script
 # the version written out, not read from the installed package, so the wire is the same everywhere
 CLIENT_INFO = Implementation(name="agent-core", version="0.2.0")
+
+
+def event_loop_thread() -> anyio.from_thread.BlockingPortal:
+    """an event loop on a daemon thread, and the portal through which other threads call into it
+
+    anyio's start_blocking_portal() uses a thread that Python waits for at exit, so a program
+    that forgot close() would never end; a daemon thread does not hold it up.
+    """
+    ready: queue.Queue[anyio.from_thread.BlockingPortal] = queue.Queue()
+
+    async def serve() -> None:
+        async with anyio.from_thread.BlockingPortal() as portal:
+            ready.put(portal)
+            await portal.sleep_until_stopped()
+
+    threading.Thread(target=anyio.run, args=(serve,), name="mcp-connection", daemon=True).start()
+    return ready.get()
 
 
 class MCPToolError(ToolFailure):
@@ -76,13 +105,14 @@ class MCPConnection:
         # mode="legacy": the initialize handshake every MCP server understands; cache=None: every
         # request goes over the wire
         self._client = Client(
-            RecordingTransport(transport, self.wire, self.unreadable),
+            RecordingMCPTransport(transport, self.wire, self.unreadable),
             mode="legacy",
             client_info=CLIENT_INFO,
             read_timeout_seconds=max(timeout, STARTUP_TIMEOUT),
             cache=None,
         )
-        self._session = BlockingSession(self._client, name, self.unreadable, process)
+        # the async SDK on its own event loop thread; each request below waits there for its answer
+        self._session = BlockingSession(self._client, event_loop_thread(), name, self.unreadable, process)
 
     def list_tools(self) -> list[dict[str, Any]]:
         """every tool the server offers (tools/list, page by page), as JSON"""

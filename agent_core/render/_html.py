@@ -1,4 +1,4 @@
-"""Messages, JSON and traces as notebook HTML with inline styles (lesson 00's render.py)."""
+"""lesson 00: messages, JSON and traces as notebook HTML with inline styles."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json as jsonlib
 import re
 from typing import Any
 
-from ._render_parts import (
+from ..trace import Trace
+from ._parts import (
     as_messages,
     colors,
     count,
@@ -19,7 +20,6 @@ from ._render_parts import (
     turn_title,
     usage_summary,
 )
-from .trace import Trace
 
 __all__ = ["json_html", "messages_html", "trace_html"]
 

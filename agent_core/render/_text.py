@@ -1,4 +1,4 @@
-"""Messages, JSON and traces as terminal text, with rich (lesson 00's render.py)."""
+"""lesson 00: messages, JSON and traces as terminal text, with rich."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ._render_parts import (
+from ..trace import Trace
+from ._parts import (
     colors,
     count,
     describe,
@@ -21,7 +22,6 @@ from ._render_parts import (
     turn_title,
     usage_summary,
 )
-from .trace import Trace
 
 __all__ = ["console", "messages_renderable", "json_renderable", "trace_renderable", "to_text"]
 

@@ -1,4 +1,4 @@
-"""A stdio MCP server's process (lesson 10): started with this Python, its stderr kept to explain a
+"""lesson 10: a stdio MCP server's process: started with this Python, its stderr kept to explain a
 crash, and whatever it left running stopped when the connection closes."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Seeing the wire: messages, JSON and traces as notebook HTML and as terminal text (every lesson).
 
-A tool the learner uses from lesson 00 on, not a lesson to read: the front is here, the drawing
-beneath it. `_render_parts.py` says what a message or a turn holds, `_render_text.py` draws it in the
-terminal (rich), `_render_html.py` in a notebook.
+A tool the learner uses from lesson 00 on: what to call is here, the drawing beneath it. `_parts.py`
+says what a message or a turn holds, `_text.py` draws it in the terminal (rich), `_html.py` in a
+notebook.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from typing import Any
 
 from rich.console import Console
 
-from ._render_html import FONT  # widgets.py styles its own HTML alike
-from ._render_html import json_html as _json_html
-from ._render_html import messages_html as _messages_html
-from ._render_html import trace_html as _trace_html
-from ._render_parts import COLORS, as_messages
-from ._render_text import console, json_renderable, messages_renderable, to_text, trace_renderable
-from .trace import Trace
+from ..trace import Trace
+from ._html import FONT  # widgets.py styles its own HTML alike
+from ._html import json_html as _json_html
+from ._html import messages_html as _messages_html
+from ._html import trace_html as _trace_html
+from ._parts import COLORS, as_messages
+from ._text import console, json_renderable, messages_renderable, to_text, trace_renderable
 
 __all__ = [
     "show_trace",

@@ -1,5 +1,5 @@
-"""MCP content blocks as text (lesson 10): a tool message carries text only, so an image, audio or
-a resource becomes a line saying what it was."""
+"""lesson 10: MCP content blocks as text: a tool message carries text only, so an image, audio or a
+resource becomes a line saying what it was."""
 
 from __future__ import annotations
 

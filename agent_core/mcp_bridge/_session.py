@@ -1,21 +1,20 @@
-"""An MCP session usable from ordinary code (lesson 10): the SDK's asynchronous Client on an event
-loop of its own, and the words for a server that hangs, dies, or answers what cannot be read."""
+"""lesson 10: the MCP session behind the bridge: the SDK's asynchronous Client entered on the event loop
+the bridge starts, each request waited for, and the words for a server that hangs, dies, or answers
+what cannot be read."""
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-import anyio
 import anyio.from_thread
 import mcp_types
 from mcp import Client, MCPError
 
-from ._mcp_process import ServerProcess
-from ._mcp_wire import short
-from .dispatch import ToolFailure
+from .._shared import one_line
+from ..dispatch import ToolFailure
+from ._process import ServerProcess
+from ._wire import short
 
 __all__ = ["MCPServerError", "BlockingSession", "PageLimit", "reason_of"]
 
@@ -31,11 +30,16 @@ class BlockingSession:
     its answer, and a failure becomes an MCPServerError that says what happened"""
 
     def __init__(
-        self, client: Client, name: str, unreadable: list[str], process: ServerProcess | None
+        self,
+        client: Client,
+        portal: anyio.from_thread.BlockingPortal,
+        name: str,
+        unreadable: list[str],
+        process: ServerProcess | None,
     ) -> None:
         self.name, self.unreadable, self.process = name, unreadable, process
         self.stopped: str | None = None  # why the session ended, once it has
-        self._portal: anyio.from_thread.BlockingPortal | None = _start_event_loop()
+        self._portal: anyio.from_thread.BlockingPortal | None = portal
         self._context = self._portal.wrap_async_context_manager(client)
         try:
             self._context.__enter__()
@@ -138,25 +142,8 @@ class PageLimit:
         return cursor
 
 
-def _start_event_loop() -> anyio.from_thread.BlockingPortal:
-    """an event loop on a daemon thread, and the portal through which other threads call into it
-
-    anyio's start_blocking_portal() uses a thread that Python waits for at exit, so a program
-    that forgot close() would never end; a daemon thread does not hold it up.
-    """
-    ready: queue.Queue[anyio.from_thread.BlockingPortal] = queue.Queue()
-
-    async def serve() -> None:
-        async with anyio.from_thread.BlockingPortal() as portal:
-            ready.put(portal)
-            await portal.sleep_until_stopped()
-
-    threading.Thread(target=anyio.run, args=(serve,), name="mcp-connection", daemon=True).start()
-    return ready.get()
-
-
 def reason_of(error: BaseException) -> str:
     """an error in one line; a group around one error is that error"""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
-    return " ".join(str(error).split()) or type(error).__name__
+    return one_line(error, empty=type(error).__name__)

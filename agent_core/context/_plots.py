@@ -1,11 +1,11 @@
-"""A picture of token ledgers: each call's input, and the cumulative input (lesson 06)."""
+"""lesson 06: a picture of token ledgers: each call's input, and the cumulative input."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._browser import PlainTable
+from .._browser import PlainTable
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

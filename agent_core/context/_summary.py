@@ -1,5 +1,5 @@
-"""The model call that writes a compaction's summary: the old messages, then a request for a summary
-(lesson 06)."""
+"""lesson 06: the model call that writes a compaction's summary: the old messages, then a request for a
+summary."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 
-from ._defaults import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
+from .._shared import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 
 __all__ = ["summarize", "SUMMARY_REQUEST"]
 

@@ -1,4 +1,4 @@
-"""An MCP server's input schema (lesson 10): refused when it cannot be used, outlined for the
+"""lesson 10: an MCP server's input schema: refused when it cannot be used, outlined for the
 dispatcher's checks, and applied whole in the call, with patterns matched by `regex`, which stops."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import regex
 
-from ._jsonschema import (
+from .._jsonschema import (
     NOTHING_TO_FETCH,
     Draft202012Validator,
     ValidationError,
@@ -21,9 +21,9 @@ from ._jsonschema import (
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import extend
 
-from ._mcp_session import reason_of
-from ._mcp_wire import short
-from .dispatch import ToolFailure
+from ..dispatch import ToolFailure
+from ._session import reason_of
+from ._wire import short
 
 __all__ = ["usable_schema", "outline", "check_arguments"]
 

@@ -1,8 +1,7 @@
 """Context: the token ledger, pruning results, compaction (lesson 06); what the tokens cost is in costs.py.
 
-Beneath it: `_resent.py`, the tokens a call sent again (its prefix shared with the call before);
-`_ledger_table.py`, a ledger as text; `_plots.py`, a picture of ledgers; `_head_and_tail.py`, a text
-cut to a token budget around a marker; `_summary_call.py`, the model call that writes a summary.
+Beneath it: `_summary.py`, the model call that writes a compaction's summary; `_plots.py`, a picture of
+ledgers.
 """
 
 from __future__ import annotations
@@ -14,16 +13,13 @@ from typing import Any
 
 import openai
 
-from ._defaults import DEFAULT_MODEL
-from ._head_and_tail import keep_head_and_tail
-from ._ledger_table import ledger_table
+from .._shared import DEFAULT_MODEL, keep_ends
+from ..loop import AgentRun, Guardrail, StopRun
+from ..schema import Tool
+from ..tokens import count_request, encoding
+from ..trace import Trace, Turn
 from ._plots import plot_ledgers
-from ._resent import resent_tokens
-from ._summary_call import SUMMARY_REQUEST, summarize
-from .loop import AgentRun, Guardrail, StopRun
-from .schema import Tool
-from .tokens import count_request
-from .trace import Trace, Turn
+from ._summary import SUMMARY_REQUEST, summarize
 
 __all__ = [
     "LedgerRow",
@@ -84,7 +80,20 @@ class Ledger:
         return self.total_input / self.final_history if self.final_history else 0.0
 
     def table(self) -> str:
-        return ledger_table(self)
+        """one row per call, then the run's totals"""
+        head = f"{'call':>4} {'messages':>8} {'prompt':>7} {'completion':>10} {'re-sent':>8} "
+        head += f"{'cached':>7} {'cumulative in':>13} {'cumulative out':>14}"
+        lines = [head]
+        for row in self.rows:
+            lines.append(
+                f"{row.call:>4} {row.messages:>8} {row.prompt:>7,} {row.completion:>10,} "
+                f"{row.resent:>8,} {row.cached:>7,} {row.cumulative_input:>13,} {row.cumulative_output:>14,}"
+            )
+        lines.append(
+            f"final history {self.final_history:,} tokens · input paid {self.total_input:,} "
+            f"tokens ({self.ratio:.2f}x) · output {self.total_output:,} tokens"
+        )
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.table()
@@ -112,7 +121,7 @@ def token_ledger(source: Trace | AgentRun) -> Ledger:
                 messages=len(turn.messages),
                 prompt=usage["prompt_tokens"],
                 completion=usage["completion_tokens"],
-                resent=resent_tokens(previous, turn) if previous else 0,
+                resent=_resent_tokens(previous, turn) if previous else 0,
                 cumulative_input=total_in,
                 cumulative_output=total_out,
                 cached=(usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0,
@@ -122,6 +131,20 @@ def token_ledger(source: Trace | AgentRun) -> Ledger:
     return Ledger(tuple(rows))
 
 
+def _resent_tokens(previous: Turn, turn: Turn) -> int:
+    """tokens of `turn`'s prompt that `previous` already sent: their shared prefix of messages,
+    with the same tools (a different tool list changes the prompt from its start)"""
+    old, new = previous.messages, turn.messages
+    same = 0
+    while same < min(len(old), len(new)) and old[same] == new[same]:
+        same += 1
+    if same == 0 or previous.request.get("tools") != turn.request.get("tools"):
+        return 0
+    if same == len(old) and previous.usage:  # the history only grew: all of the previous prompt again
+        return int(previous.usage["prompt_tokens"])
+    return count_request(new[:same], turn.request.get("tools"))
+
+
 # --- prune the result, not the prompt ----------------------------------------------------------
 
 
@@ -129,6 +152,25 @@ def count_tokens(messages: Sequence[dict[str, Any]], tools: list[dict[str, Any]]
     """prompt tokens of a request with these messages and tools (the mock's exact count; cl100k_base,
     so an estimate for other models)"""
     return count_request(list(messages), tools)
+
+
+# tokens kept free for the cut marker, and for the cut edges, which may tokenise differently
+MARKER_ROOM = 20
+
+
+def keep_head_and_tail(text: str, max_tokens: int) -> str:
+    """the text if it fits in max_tokens; else its first and last tokens around a marker saying
+    how many were cut, all within max_tokens"""
+    tokens = encoding().encode_ordinary(text)
+    if len(tokens) <= max_tokens:
+        return text
+    if max_tokens < MARKER_ROOM + 2:
+        raise ValueError(
+            f"max_tokens={max_tokens} leaves no room beside the cut marker; give at least {MARKER_ROOM + 2}"
+        )
+    head, cut, tail = keep_ends(tokens, max_tokens - MARKER_ROOM)
+    marker = f"\n[... {cut:,} tokens cut from the middle ...]\n"
+    return encoding().decode(head) + marker + encoding().decode(tail)
 
 
 def pruned(tool: Callable[..., Any], max_tokens: int) -> Callable[..., Any]:

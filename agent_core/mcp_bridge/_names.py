@@ -1,11 +1,11 @@
-"""MCP tool names in the registry (lesson 10): a name that cannot be a tool name, or that two tools
-would share, is refused with what to do instead."""
+"""lesson 10: MCP tool names in the registry: a name that cannot be a tool name, or that two tools would
+share, is refused with what to do instead."""
 
 from __future__ import annotations
 
 from collections.abc import Container
 
-from .schema import TOOL_NAME_PATTERN
+from ..schema import TOOL_NAME_PATTERN
 
 __all__ = ["refuse_clashes"]
 

@@ -1,5 +1,5 @@
-"""What a message or a turn says, whichever way it is drawn: its lines, its summaries, its colours
-(lesson 00's render.py draws them as text and as HTML)."""
+"""lesson 00: what a message or a turn says, whichever way render draws it (as text or as HTML): its
+lines, its summaries, its colours."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pydantic
 
-from .trace import Trace
+from ..trace import Trace
 
 __all__ = [
     "COLORS",
