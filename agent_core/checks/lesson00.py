@@ -69,7 +69,7 @@ def _describe(questions: list[str]) -> str:
     return f"asked {len(questions)} question(s) in a row ({shown})"
 
 
-def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
+def check_ask(ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str]) -> Verdict:
     """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn, in order
 
     Scenarios: the lesson's three questions, then 12 seeded runs of 4 to 7 questions (repeated
@@ -104,7 +104,9 @@ ASK_SHAPES: dict[str, Callable[[list[str]], bool]] = {
 }
 
 
-def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[str]) -> str | None:
+def _judge_ask(
+    ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str], questions: list[str]
+) -> str | None:
     client = mock.client(reject_unknown_fields=True)  # a dumped SDK message carries fields the API refuses
     history: list[dict[str, Any]] = []
     answers = []

@@ -118,7 +118,8 @@ def _generated_function(rng: random.Random) -> Callable[..., Any]:
     exec(source, namespace)  # a real function, with real annotations and a docstring
     function = namespace[name]
     function.__source__ = f"def {name}({', '.join(parameters)})"
-    return function
+    made: Callable[..., Any] = function
+    return made
 
 
 def _describe_function(function: Callable[..., Any]) -> str:
@@ -334,7 +335,7 @@ def _same_json(a: Any, b: Any) -> bool:
     try:
         return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     except (TypeError, ValueError):
-        return a == b
+        return bool(a == b)
 
 
 def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:

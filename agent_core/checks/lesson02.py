@@ -22,7 +22,7 @@ __all__ = ["check_ask_once"]
 READINGS = {"Paris": {"sky": "light rain", "celsius": 18}, "Tokyo": {"sky": "clear", "celsius": 27}}
 
 
-def get_weather(city: str, with_wind: bool = True) -> dict:
+def get_weather(city: str, with_wind: bool = True) -> dict[str, Any]:
     """Current weather in a city: the sky and the temperature in degrees Celsius, and the wind if asked."""
     reading = READINGS.get(city, {"sky": "unknown", "celsius": None})
     return {"city": city, **reading, **({"wind_kmh": 12} if with_wind else {})}

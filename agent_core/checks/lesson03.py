@@ -44,7 +44,7 @@ def get_weather(city: str) -> str:
     return {"Paris": "light rain, 18°C", "Tokyo": "clear, 27°C"}.get(city, f"no reading for {city}")
 
 
-def get_forecast(city: str, days: int = 3) -> list:
+def get_forecast(city: str, days: int = 3) -> list[dict[str, Any]]:
     """The forecast for the next few days in a city."""
     _ran.append("get_forecast")
     return [{"day": day + 1, "city": city, "sky": "clear"} for day in range(days)]
@@ -270,7 +270,9 @@ _KINDS = {
 
 
 def _answer(
-    safe_dispatch: Callable[[dict, dict], Any], functions: dict, call: dict
+    safe_dispatch: Callable[[dict[str, Any], dict[str, Any]], Any],
+    functions: dict[str, Any],
+    call: dict[str, Any],
 ) -> tuple[str | None, int, str | None]:
     """(content, whether a tool ran, problem) for one call, never raising"""
     del _ran[:]
@@ -402,7 +404,7 @@ _REFERENCE_KINDS = {
 }
 
 
-def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
+def check_safe_dispatch(safe_dispatch: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Verdict:
     """Exercise 3.1: every call, good or bad, is answered with a tool message; each failure says what happened
 
     Scenarios: the lesson's fourteen calls one by one, all of them together (one message for every
@@ -518,7 +520,8 @@ DISPATCH_SHAPES: dict[str, Callable[[Dispatch], bool]] = {
 
 
 def _judge_calls(
-    safe_dispatch: Callable[[dict, dict], Any], scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]
+    safe_dispatch: Callable[[dict[str, Any], dict[str, Any]], Any],
+    scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]],
 ) -> str | None:
     offered, calls = scenario
     functions = {name: _TOOLS[name] for name in offered}
@@ -550,7 +553,7 @@ def _judge_calls(
 
 
 def _reference_judge(
-    functions: dict, call: dict[str, Any], kind: str, expected: str
+    functions: dict[str, Any], call: dict[str, Any], kind: str, expected: str
 ) -> Callable[[str, int], str | None]:
     name = call["function"]["name"]
     if kind == "result":
@@ -637,7 +640,7 @@ def _expect_any_refused(
     return judge
 
 
-def _catch_all(errors: dict[str, list[tuple[str, str]]], functions: dict) -> list[str]:
+def _catch_all(errors: dict[str, list[tuple[str, str]]], functions: dict[str, Any]) -> list[str]:
     """the failures must be told apart: one message for everything helps the model with nothing"""
     problems = []
     owner: dict[str, str] = {}
@@ -695,7 +698,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
             "type": "function",
             "function": {"name": name, "arguments": arguments},
         }
-        return registry.dispatch(call)["content"]
+        return str(registry.dispatch(call)["content"])
 
     cases = booking_scenarios()
     return judge_scenarios(

@@ -244,7 +244,7 @@ _TASKS = (
     ("8/0 and 4+2", ("divide", "add")),
     ("count for ever", ("add",)),
 )
-_POLICIES = {
+_POLICIES: dict[str, Callable[[], mock.Policy]] = {
     "calculator": mock.Calculator,
     "finish_reason stop": lambda: _Reworded(mock.Calculator(), finish_reason="stop"),
     "text beside calls": lambda: _Reworded(mock.Calculator(), content="Let me work that out."),
@@ -639,7 +639,8 @@ def _wire_all(messages: list[Any]) -> list[Any]:
     )
     for number, call_id in enumerate(dict.fromkeys(re.findall(r'"(call_[0-9a-f]+)"', text))):
         text = text.replace(f'"{call_id}"', f'"call {number + 1}"')
-    return json.loads(text)
+    wired: list[Any] = json.loads(text)
+    return wired
 
 
 def _difference(yours: Any, expected: dict[str, Any]) -> str:

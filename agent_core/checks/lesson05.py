@@ -120,7 +120,9 @@ class _ReferenceMaxUses(Guardrail):
         return None
 
 
-_USE_MODELS = {  # what the model does, described, and (policy, task)
+_USE_MODELS: dict[
+    str, tuple[Callable[[], mock.Policy], str]
+] = {  # what the model does, described, and (policy, task)
     "a model that counts for ever with add and listens when refused": (
         lambda: Runaway(heeds_errors=True),
         "count",
@@ -579,12 +581,12 @@ def _job_tools(outbox: list[str]) -> list[Any]:
         return json.dumps({"title": "Data engineer", "contact": "jobs@acme.example", "must": ["python"]})
 
     @tool
-    def match_cv(requirements: dict) -> str:
+    def match_cv(requirements: dict) -> str:  # type: ignore[type-arg]  # bare: the schema says "object"
         """Compare the requirements with the CV."""
         return json.dumps({"shown": ["python"], "missing": []})
 
     @tool
-    def draft_application(requirements: dict, fit: dict) -> str:
+    def draft_application(requirements: dict, fit: dict) -> str:  # type: ignore[type-arg]  # as above
         """Write the application email. Nothing is sent."""
         return json.dumps({"subject": "Application: Data engineer", "body": "Hello"})
 

@@ -68,7 +68,7 @@ def conversation_scenarios() -> list[dict[str, Any]]:
 
 
 def _is_result(message: dict[str, Any]) -> bool:
-    return message["role"] == "tool"
+    return bool(message["role"] == "tool")
 
 
 # the shapes lesson 09 names for a conversation in Anthropic's format, each in CONVERSATION
