@@ -221,7 +221,35 @@ def keep_lines_by_measuring(text, max_tokens):
     return shown(head, tail)
 
 
+def marker_joined_to_a_line(text, max_tokens):
+    """the marker written at the end of the last line kept from the start, not on a line of its own"""
+    right = keep_lines(text, max_tokens)
+    return right if right == text else right.replace("\n[... ", " [... ", 1)
+
+
+def first_tail_line_cut_inside(text, max_tokens):
+    """the first line kept from the end cut to its second half, as a cut by characters leaves it"""
+    right = keep_lines(text, max_tokens)
+    if right == text:
+        return text
+    lines = right.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[... ")) + 1
+    if at < len(lines) - 1 and len(lines[at]) > 8:
+        lines[at] = lines[at][len(lines[at]) // 2 :]
+    return "\n".join(lines)
+
+
+def without_a_marker(text, max_tokens):
+    right = keep_lines(text, max_tokens)
+    if right == text:
+        return text
+    return "\n".join(line for line in right.splitlines() if not line.startswith("[... "))
+
+
 WRONG_KEEP_LINES = [
+    (marker_joined_to_a_line, "came back joined to other text"),
+    (first_tail_line_cut_inside, "keep whole lines (cut between lines, never inside one)"),
+    (without_a_marker, "add one marker line that says how many lines were cut (every line of the result is"),
     (cuts_at_the_budget, "fits means <=, not <"),
     (
         lambda text, budget: keep_lines(text, budget + 20) if count_text(text) > budget else text,

@@ -137,6 +137,20 @@ def _judge_ask(
         sent = [_plain(m) for m in turn.messages]
         if sent == expected:
             continue
+        for at, message in enumerate(sent):
+            wanted = expected[at] if at < len(expected) else None
+            if (
+                isinstance(message, dict)
+                and isinstance(wanted, dict)
+                and wanted["role"] == "assistant"
+                and message.get("content") == wanted["content"]
+                and message.get("role") != "assistant"
+            ):
+                return (
+                    f"call {index + 1}: message [{at}] is the model's answer with role "
+                    f"{message.get('role')!r}; the model's own answers go back with role 'assistant' (role "
+                    "'user' is what the person said)"
+                )
         if len(sent) > 1 and all(isinstance(m, dict) and m.get("role") == "user" for m in sent):
             return (
                 f"call {index + 1} sent the questions but none of the model's answers: append each reply "
@@ -159,6 +173,16 @@ def _judge_ask(
         return "append plain dicts ({'role': ..., 'content': ...}) to history, not SDK objects"
     if [_plain(m) for m in history] != _conversation(questions, replies):
         roles = [m.get("role") for m in history]
+        wanted = _conversation(questions, replies)
+        if [m.get("content") for m in history] == [m["content"] for m in wanted]:
+            at = next(
+                i for i, (m, w) in enumerate(zip(history, wanted, strict=True)) if m.get("role") != w["role"]
+            )
+            what = "the question" if wanted[at]["role"] == "user" else "the model's answer"
+            return (
+                f"history[{at}] is {what} with role {roles[at]!r}; it should be {wanted[at]['role']!r} (the "
+                "person's words go as 'user', the model's own answers as 'assistant')"
+            )
         if "user" in roles and "assistant" not in roles:
             return (
                 "history holds the questions but none of the model's answers: append each reply to "

@@ -16,7 +16,7 @@ from .. import mock
 from ..coding.tiny_project import DISCOUNT_TASK, TinyProject
 from ..dispatch import ToolRegistry
 from ..guardrails import Decision, VerifyBeforeDone
-from ..loop import AgentRun, Guardrail, run_agent
+from ..loop import AgentRun, Guardrail, StopRun, run_agent
 from ..mock.job_offer import JobApplicant
 from ..mock.misbehaving import (
     Runaway,
@@ -184,14 +184,110 @@ def _capped_run(guard: Guardrail, model: str, also: str) -> AgentRun:
     return run_agent(mock.client(policy()), task, tools, max_turns=4, guardrails=guards)
 
 
+@dataclass
+class _Decision:
+    """one answer of a guard's before_tool, with what the run held when it was asked"""
+
+    call: int  # the call's place in the run (a call an earlier guard refused never reaches this one)
+    tool: str  # the tool called
+    ran: int  # how many times it had run in this run (a refused call did not run; a failed one did)
+    refused: int  # how many of its calls had been refused
+    failed: int  # how many of its runs had failed
+    said: Any  # what before_tool returned (or the exception it raised)
+
+
+def _recording(guard: Guardrail, decisions: list[_Decision]) -> Guardrail:
+    """the guard, its before_tool's every answer written down (with the call it answered) before the loop
+    reads it: the first answer that differs from the reference's is the fault, not a count seen later"""
+    answer = guard.before_tool
+
+    def before_tool(run: AgentRun, call: dict[str, Any]) -> str | None:
+        name = call["function"]["name"]
+        mine = [o for o in run.observations if o.name == name]
+        refused = sum(o.error_type == "refused" for o in mine)
+        failed = sum(o.is_error and o.error_type != "refused" for o in mine)
+        try:
+            said = answer(run, call)
+        except StopRun as stop:  # a guard may end the run: compared by how the run ends, below
+            decisions.append(_Decision(run.tool_calls_made, name, len(mine) - refused, refused, failed, stop))
+            raise
+        except Exception as error:
+            decisions.append(
+                _Decision(run.tool_calls_made, name, len(mine) - refused, refused, failed, error)
+            )
+            raise
+        decisions.append(_Decision(run.tool_calls_made, name, len(mine) - refused, refused, failed, said))
+        return said
+
+    guard.before_tool = before_tool  # type: ignore[method-assign]  # this one guard, for this check only
+    return guard
+
+
+def _first_different_decision(
+    yours: list[_Decision], expected: list[_Decision], name: str, limit: int, again: bool
+) -> str | None:
+    """the first call your guard answered otherwise than the reference (run it, or refuse it), in words"""
+    for mine, theirs in zip(yours, expected, strict=False):
+        said = mine.said
+        where = f"call {mine.call} of the run ({mine.tool}, which had run {_count(mine.ran)})"
+        if isinstance(said, StopRun):
+            return None  # how the run ends says it
+        if isinstance(said, Exception):
+            return f"on {where} your before_tool raised {type(said).__name__}: {said}"
+        if said is not None and not isinstance(said, str):
+            return (
+                f"on {where} your before_tool returned {said!r}, a {type(said).__name__}, not a str or None"
+                f"{_RETURNS}"
+            )
+        if (said is None) == (theirs.said is None):
+            continue
+        if said == "":
+            return (
+                f"on {where} your before_tool returned '' (an empty str): any str, even an empty one, "
+                f"refuses the call{_RETURNS}"
+            )
+        did, should = ("refused it", "let it run") if said is not None else ("let it run", "refused it")
+        if mine.tool != name:
+            why = f"MaxUses({name!r}, {limit}) leaves every other tool alone" + (
+                f": {mine.tool!r} is another tool than {name!r}, compare the whole name"
+                if mine.tool.startswith(name) or name.startswith(mine.tool)
+                else ""
+            )
+        elif said is not None and again:
+            why = "each run starts at 0 uses: count this run's uses from run.observations, not in the guard"
+        elif said is not None and mine.ran < limit <= mine.ran + mine.refused:
+            why = (
+                f"{_count(mine.refused)} it was called, another guard refused it: a refused call did not "
+                "run, it is no use"
+            )
+        elif said is None and mine.ran - mine.failed < limit <= mine.ran:
+            why = f"{mine.failed} of its runs failed: a call that ran and failed is a use too"
+        else:
+            why = f"{name} may run {limit} time{'' if limit == 1 else 's'} in a run, then is refused"
+        return f"on {where} your guard {did}; the reference {should}: {why}"
+    return None
+
+
 def _judge_uses(
     max_uses_class: type, name: str, limit: int, model: str, again: bool, also: str
 ) -> str | None:
-    expected = _capped_run(_ReferenceMaxUses(name, limit), model, also)
-    guard = max_uses_class(name, limit)
-    yours = _capped_run(guard, model, also)
-    if again:
+    expected_decisions: list[_Decision] = []
+    expected = _capped_run(_recording(_ReferenceMaxUses(name, limit), expected_decisions), model, also)
+    decisions: list[_Decision] = []
+    guard = _recording(max_uses_class(name, limit), decisions)
+    try:
         yours = _capped_run(guard, model, also)
+        if again:
+            decisions.clear()
+            yours = _capped_run(guard, model, also)
+    except Exception:  # the run broke: on a decision the reference does not make, if one came first
+        problem = _first_different_decision(decisions, expected_decisions, name, limit, again)
+        if problem:
+            return problem + (" (in the second run)" if again else "")
+        raise
+    problem = _first_different_decision(decisions, expected_decisions, name, limit, again)
+    if problem:
+        return problem + (" (in the second run)" if again else "")
     for tool_name in ("add", "divide", "add_note"):
         if _ran(yours, tool_name) != _ran(expected, tool_name):
             return (

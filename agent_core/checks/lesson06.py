@@ -348,10 +348,17 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     if kept[-1] != lines[-1]:
         return ["the result should end with the text's last line, whole"]
     extra = [line for line in kept if line not in lines]
+    changed = _changed_line(extra, lines)
+    if changed:
+        return [changed]
+    if not extra:
+        return [
+            "add one marker line that says how many lines were cut (every line of the result is the text's)"
+        ]
     if len(extra) != 1:
         return [
-            "add exactly one marker line that says how many lines "
-            f"were cut (found {len(extra)} lines not in the text)"
+            "add exactly one marker line that says how many lines were cut (found "
+            f"{len(extra)} lines that are not the text's: {', '.join(repr(line) for line in extra[:3])})"
         ]
     marker = kept.index(extra[0])
     head, tail = kept[:marker], kept[marker + 1 :]
@@ -363,6 +370,37 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     if size < budget // 2:
         return [f"the result uses only {size} of {budget} tokens: keep more lines from both ends"]
     return []
+
+
+def _changed_line(extra: list[str], lines: list[str]) -> str | None:
+    """a kept line that is not the text's line as it was (spaces changed, cut inside, or joined to the
+    marker), named before any count of marker lines: that is the first thing that differs"""
+    for line in extra:
+        same = [original for original in lines if original.strip() == line.strip() and original.strip()]
+        if same:
+            return (
+                f"the line {same[0]!r} came back as {line!r}: keep each line exactly as it is (its spaces "
+                "too)"
+            )
+        holding = [
+            original
+            for original in lines
+            if len(original.strip()) > 3
+            and original != line
+            and (line.startswith(original) or line.endswith(original))
+        ]
+        if holding:
+            return (
+                f"the line {holding[0]!r} came back joined to other text ({line!r}): put the marker on a "
+                "line of its own"
+            )
+        pieces = [original for original in lines if line and line in original and line != original]
+        if pieces and (len(extra) > 1 or not re.search(r"\d", line)):
+            return (
+                f"{line!r} is part of the line {pieces[0]!r}: keep whole lines (cut between lines, never "
+                "inside one)"
+            )
+    return None
 
 
 # --- Exercise 6.3 ---------------------------------------------------------------------------
