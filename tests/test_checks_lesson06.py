@@ -359,7 +359,19 @@ def trims(messages, keep_last):
     return start
 
 
+def reads_past_the_end_at_keep_last_0(messages, keep_last):
+    """tests messages[start] before asking whether start is still inside the list"""
+    start = max(len(messages) - keep_last, 1)
+    while start <= len(messages) and messages[start]["role"] == "tool":
+        start -= 1
+    return start
+
+
 WRONG_SPLITS = [
+    (
+        reads_past_the_end_at_keep_last_0,
+        "keep_last=0 on 2 messages [system, user]: your code raised IndexError",
+    ),
     (
         lambda messages, keep_last: max(len(messages) - keep_last, 1),
         "a tool result whose call would be summarised",
@@ -396,7 +408,7 @@ def test_check_split_shows_the_smallest_history_that_fails(capsys):
 def test_check_split_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_split(moves_back_once), check_split(moves_back_once)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 156 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 157 and out[1] == out[2]
 
 
 def test_the_lesson_06_checks_give_the_same_verdicts_under_another_hash_seed():

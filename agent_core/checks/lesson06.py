@@ -470,7 +470,7 @@ def _describe_split(case: tuple[list[Block], int]) -> str:
 def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Verdict:
     """Exercise 6.3: a split point that keeps the system prompt and every call with its results
 
-    Scenarios: a history with parallel calls at keep_last 1, 2, 3, 4, 7 and 20, then 150 generated
+    Scenarios: a history with parallel calls at keep_last 1, 2, 3, 4, 7, 20 and 0, then 150 generated
     histories (a system prompt, then up to 30 questions, answers and groups of 1 to 4 parallel calls
     with their results) with keep_last from 1 to past the end. Each compacted history is sent to the
     strict mock, which refuses an orphaned tool result.
@@ -504,21 +504,24 @@ def _split_case(rng: random.Random) -> tuple[list[Block], int]:
 
 
 def split_scenarios() -> list[tuple[list[Block], int]]:
-    """check 6.3's cases: a history with parallel calls at six keep_last, then 150 generated"""
-    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20)]
+    """check 6.3's cases: a history with parallel calls at seven keep_last (0 keeps none), then 150
+    generated"""
+    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20, 0)]
     return scenarios(fixed, _split_case, count=150, seed=603)
 
 
 def _naive_start(case: tuple[list[Block], int]) -> dict[str, Any]:
     """the message a split at len - keep_last would keep first"""
     history = _history(case[0])
-    return history[max(1, len(history) - case[1])]
+    start = max(1, len(history) - case[1])
+    return history[start] if start < len(history) else {"role": None}  # keep_last 0: none kept
 
 
 # the shapes lesson 06 names for a split, each reached by split_scenarios() (tests/test_check_shapes.py)
 SPLIT_SHAPES: dict[str, Callable[[tuple[list[Block], int]], bool]] = {
     "parallel calls": lambda c: any(len(m.get("tool_calls") or ()) > 1 for b in c[0] for m in b),
     "keep_last 1": lambda c: c[1] == 1,
+    "keep_last 0 (keeps none)": lambda c: c[1] == 0,
     "keep_last past the end": lambda c: c[1] >= len(_history(c[0])),
     "a naive cut between a call and its results": lambda c: _naive_start(c)["role"] == "tool",
     "a naive cut at an answer": lambda c: (
