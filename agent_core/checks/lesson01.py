@@ -584,6 +584,23 @@ def _pick(client: openai.OpenAI, question: str, definitions: list[dict[str, Any]
 
 # Words of the two cancel requests that say nothing about what cancelling is: copying them into
 # the description games this word-counting model and would not help a real one.
+# words of a Spanish sentence that no English one has (exercise 1.3 is in English, like its requests)
+_SPANISH_WORDS = {
+    "un",
+    "una",
+    "el",
+    "los",
+    "las",
+    "por",
+    "su",
+    "sus",
+    "que",
+    "del",
+    "pedido",
+    "pedidos",
+    "si",
+    "aún",
+}
 _REQUEST_ONLY_WORDS = {"ordered", "wrong", "size", "changed", "mind"}
 _MAX_DESCRIPTION_WORDS = 30
 
@@ -654,6 +671,13 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
             "any order, not one request"
         )
     problems += _stuffing(made.description)
+    spanish = _SPANISH_WORDS & set(re.findall(r"\w+", made.description.lower()))
+    if len(spanish) >= 2 and not problems:
+        problems.append(
+            f"the description is in Spanish ({', '.join(sorted(spanish))}...), and the requests are in "
+            "English: DescriptionReader matches the words they share, so write it in English, as the "
+            "exercise says"
+        )
     definitions = [
         {
             "type": "function",

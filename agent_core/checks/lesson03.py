@@ -149,21 +149,26 @@ def _expect_refused(
         if not content.startswith("ERROR: "):
             return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
         named = _names(parameter, content) or (either and _names(either, content))
-        if not named or not re.search(rf"\b({python_type}|{json_type})\b", content, re.IGNORECASE):
+        spanish = _SPANISH_TYPE_WORDS.get(json_type, json_type)
+        if not named or not re.search(rf"\b({python_type}|{json_type}|{spanish})\b", content, re.IGNORECASE):
             return f"the error should {why}; it is {content!r}"
         return None
 
     return judge
 
 
-_TYPE_WORDS = {
-    int: ("int", "integer"),
-    float: ("float", "number"),
-    str: ("str", "string"),
-    list: ("list", "array"),
+_TYPE_WORDS = {  # in English or Spanish: a learner's error text may be in either
+    int: ("int", "integer", "entero"),
+    float: ("float", "number", "n[úu]mero", "decimal"),
+    str: ("str", "string", "cadena", "texto"),
+    list: ("list", "array", "lista"),
 }
+_SPANISH_TYPE_WORDS = {"integer": "entero", "string": "cadena|texto", "number": "n[úu]mero", "array": "lista"}
 
-_SAYS_MISSING = r"missing|required|not given|not provided|absent|omitted|left out|needed|needs"
+_SAYS_MISSING = (
+    r"missing|required|not given|not provided|absent|omitted|left out|needed|needs|"
+    r"falta\w*|obligatori\w*|requerid\w*|necesari\w*|ausente|omitid\w*|no se (?:ha )?dado|sin"
+)
 
 
 def _expect_missing(parameter: str, annotation: type) -> Callable[[str, int], str | None]:
@@ -766,10 +771,18 @@ def _describe_booking(booking: tuple[str, Any]) -> str:
     return f"a table for {people!r} on {day!r}"
 
 
+# what would work, in English or Spanish (the learner writes the message in either)
 _ANOTHER_DAY = (
-    r"another|other|different|choose|pick|instead|any day|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"another|other|different|choose|pick|instead|any day|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"otr[oa]s?|distint[oa]|diferente|elige|elija|escoge|escoja|en su lugar|cualquier d[íi]a|martes|"
+    r"mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo"
 )
-_SMALLER_GROUP = r"at most|up to|no more than|maximum|max|split|several|separate|tables|fewer|smaller|instead"
+_SMALLER_GROUP = (
+    r"at most|up to|no more than|maximum|max|split|several|separate|tables|fewer|smaller|instead|"
+    r"como m[áa]ximo|como mucho|hasta|no m[áa]s de|m[áa]ximo|divid\w*|separad\w*|reparti\w*|varias|mesas|"
+    r"menos|m[áa]s peque[ñn]\w*|en su lugar"
+)
+_MONDAY = ("monday", "lunes")
 
 
 def _judge_booking(
@@ -813,14 +826,14 @@ def _judge_booking(
             "looks like a booking to the code that calls the tool)"
         )
     if monday and not too_many:
-        if "monday" not in said.lower():
+        if not any(word in said.lower() for word in _MONDAY):
             return f"the error should say the problem is Monday: {said!r}"
         if not re.search(rf"\b({_ANOTHER_DAY})\b", said, re.IGNORECASE):
             return f"the error says why, but not what would work: suggest another day ({said!r})"
     if too_many and not monday:
         if "8" not in said:
             return f"the error should give the limit, 8, so the model can adjust: {said!r}"
-        if "monday" in said.lower():
+        if any(word in said.lower() for word in _MONDAY):
             return (
                 f"the error talks about Monday ({said!r}): give each rule its own message, saying "
                 "what is wrong with this call"

@@ -649,7 +649,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
 
 def _says_changed(report: str, path: str) -> bool:
     """the report names the test file and says what happened to it"""
-    words = (
+    words = (  # in English or Spanish
         "chang",
         "edit",
         "modif",
@@ -661,6 +661,18 @@ def _says_changed(report: str, path: str) -> bool:
         "added",
         "creat",
         "new file",
+        "cambi",
+        "borr",
+        "elimin",
+        "suprim",
+        "quitad",
+        "añad",
+        "cread",
+        "creó",
+        "nuevo",
+        "manipul",
+        "tocad",
+        "tocó",
     )
     return path in report and any(w in report.lower() for w in words)
 
@@ -937,10 +949,14 @@ _TITLES = ("Data engineer", "Ingeniera de datos", "Backend developer", "Analyste
 _MUSTS = ("Python", "SQL", "GCP or AWS", "English", "Kotlin", "Rust")
 _SENDS_CALLS = 5  # the whole chain: analyse, match, draft, send, then the answer
 _MOST_TURNS = 7  # the chain with two calls to spare
-# "when it applies": a prompt that names the condition, the CV against the offer's requirements
+# "when it applies", judged by meaning in English or Spanish: the prompt names what decides it, the
+# CV (or profile, experience, skills) against the offer's requirements, or a requirement met or missing
 _WHEN_IT_APPLIES = (
     r"\b(must|require\w*|cv|r[ée]sum[ée]|skill\w*|qualif\w*|meet\w*|met|match\w*|fit\w*|suitab\w*|"
-    r"miss\w*|lack\w*)\b"
+    r"miss\w*|lack\w*|need\w*|criteri\w*|profile|experience|eligib\w*|condition\w*|"
+    r"requisit\w*|exig\w*|imprescindible\w*|obligatori\w*|curr[íi]cul\w*|perfil\w*|habilidad\w*|"
+    r"competencia\w*|cualifica\w*|conocimiento\w*|experiencia\w*|cumpl\w*|encaj\w*|coincid\w*|"
+    r"adecu\w*|id[óo]ne\w*|falt\w*|carec\w*|condici[óo]n\w*)\b"
 )
 
 
