@@ -35,6 +35,9 @@ __all__ = [
 S = TypeVar("S")
 T = TypeVar("T")
 
+SHRINK = True
+"""whether a failure is shrunk to its smallest scenario (tools/mutants.py only asks whether a check fails)"""
+
 Judge = Callable[[Any], "str | None"]
 """runs the learner's code and the reference on one scenario: None when they agree, else what differs"""
 
@@ -115,7 +118,7 @@ def _shrunk(
     budget: int,
 ) -> Failure[S]:
     # greedy: take the first smaller scenario that still fails, start again from it, stop at the budget
-    if shrink is None:
+    if shrink is None or not SHRINK:
         return failure
     tries = 0
     improved = True

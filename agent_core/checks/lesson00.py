@@ -173,15 +173,18 @@ def _judge_ask(
         return "append plain dicts ({'role': ..., 'content': ...}) to history, not SDK objects"
     if [_plain(m) for m in history] != _conversation(questions, replies):
         roles = [m.get("role") for m in history]
-        wanted = _conversation(questions, replies)
-        if [m.get("content") for m in history] == [m["content"] for m in wanted]:
+        conversation = _conversation(questions, replies)
+        if [m.get("content") for m in history] == [m["content"] for m in conversation]:
             at = next(
-                i for i, (m, w) in enumerate(zip(history, wanted, strict=True)) if m.get("role") != w["role"]
+                i
+                for i, (m, w) in enumerate(zip(history, conversation, strict=True))
+                if m.get("role") != w["role"]
             )
-            what = "the question" if wanted[at]["role"] == "user" else "the model's answer"
+            what = "the question" if conversation[at]["role"] == "user" else "the model's answer"
             return (
-                f"history[{at}] is {what} with role {roles[at]!r}; it should be {wanted[at]['role']!r} (the "
-                "person's words go as 'user', the model's own answers as 'assistant')"
+                f"history[{at}] is {what} with role {roles[at]!r}; it should be "
+                f"{conversation[at]['role']!r} (the person's words go as 'user', the model's own answers as "
+                "'assistant')"
             )
         if "user" in roles and "assistant" not in roles:
             return (
