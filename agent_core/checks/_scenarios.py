@@ -23,6 +23,7 @@ from . import Verdict, verdict
 
 __all__ = [
     "Dimension",
+    "forms_of",
     "Failure",
     "scenarios",
     "first_failure",
@@ -61,6 +62,11 @@ class Dimension(Generic[S]):
 
     words: str
     forms: dict[str, Callable[[S], bool]]
+
+
+def forms_of(shapes: dict[str, Callable[[S], bool]], *names: str) -> dict[str, Callable[[S], bool]]:
+    """the named shapes of a check, as the forms of one dimension of its input space"""
+    return {name: shapes[name] for name in names}
 
 
 def scenarios(fixed: Sequence[S], generate: Callable[[random.Random], S], count: int, seed: int) -> list[S]:

@@ -11,7 +11,7 @@ import openai
 
 from .. import mock
 from . import Verdict, _trace_of, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "check_ask",
@@ -296,3 +296,60 @@ def _story_order(messages: list[dict[str, Any]]) -> list[str]:
             f"calls were {', '.join(calls)}: put the results in the order of the calls"
         ]
     return []
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+ASK_SPACE: dict[str, Dimension[list[str]]] = {
+    "conversations": Dimension(
+        "three questions, then longer conversations",
+        forms_of(ASK_SHAPES, "the lesson's three questions", "longer than three questions"),
+    ),
+    "repeats": Dimension(
+        "repeated questions",
+        {
+            **forms_of(ASK_SHAPES, "the same question twice"),
+            "every question new": lambda s: len(set(s)) == len(s),
+        },
+    ),
+    "languages": Dimension(
+        "other languages",
+        {
+            "English only": lambda s: all(q.isascii() for q in s),
+            **forms_of(ASK_SHAPES, "another language", "an emoji"),
+        },
+    ),
+    "the question": Dimension(
+        "It appends the question to `history` as a user message",
+        {
+            **forms_of(ASK_SHAPES, "an empty question"),
+            "a question with words": lambda s: any(q.strip() for q in s),
+        },
+    ),
+    "earlier turns": Dimension(
+        "calls the model with the **whole** history",
+        {
+            **forms_of(ASK_SHAPES, "a question that needs an earlier turn"),
+            "a question that stands alone": lambda s: "Thanks!" in s or "I live in Lisbon." in s,
+        },
+    ),
+}
+
+REPAIR_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "the story": Dimension(
+        "the question, the model's calls, their results (in the order of the calls), its answer",
+        {
+            "the question": REPAIR_SHAPES["the question"],
+            "the calls": lambda m: bool(_call_ids(m)),
+            "a result": lambda m: m["role"] == "tool",
+            "the answer": REPAIR_SHAPES["the final answer, before the results it is built on"],
+        },
+    ),
+    "calls and results": Dimension(
+        "there are two tool calls and two results",
+        {
+            "call_a's result": lambda m: m.get("tool_call_id") == "call_a",
+            "call_b's result": lambda m: m.get("tool_call_id") == "call_b",
+        },
+    ),
+}

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..dispatch import ToolRegistry, is_error
 from . import Verdict, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
     "check_safe_dispatch",
@@ -844,3 +844,76 @@ def _judge_booking(
                 f"seats, or that a larger group can split ({said!r})"
             )
     return None
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+DISPATCH_SPACE: dict[str, Dimension[Dispatch]] = {
+    "results": Dimension(
+        "the result as it is when the function returns a string, and as JSON otherwise",
+        forms_of(
+            DISPATCH_SHAPES, "a tool that returns a string", "a tool that returns a list", "a good call"
+        ),
+    ),
+    "unknown tool": Dimension(
+        "**unknown tool**",
+        forms_of(
+            DISPATCH_SHAPES,
+            "an unknown tool",
+            "a name differing only in case",
+            "a tool defined but not registered",
+        ),
+    ),
+    "not JSON": Dimension(
+        "**arguments that are not valid JSON**",
+        forms_of(DISPATCH_SHAPES, "arguments that are not JSON", "JSON that is not an object"),
+    ),
+    "wrong arguments": Dimension(
+        "**wrong arguments**",
+        forms_of(
+            DISPATCH_SHAPES,
+            "a missing argument",
+            "a boolean for a number",
+            "a string of digits for an int",
+            "a null argument",
+            "unicode in the arguments",
+        ),
+    ),
+    "raises": Dimension(
+        "**the function raises**",
+        forms_of(
+            DISPATCH_SHAPES,
+            "a tool that raises",
+            "a tool that raises KeyError",
+            "a tool that ends with SystemExit",
+        ),
+    ),
+}
+
+BOOKING_SPACE: dict[str, Dimension[tuple[str, Any]]] = {
+    "days": Dimension(
+        "every day of the week, written in any case",
+        {
+            **forms_of(BOOKING_SHAPES, "closed on Monday", "monday in lower case", "a day in capitals"),
+            "another day": lambda s: s[0].lower() != "monday",
+        },
+    ),
+    "people": Dimension(
+        "for 1 to 14 people",
+        forms_of(
+            BOOKING_SHAPES,
+            "one person",
+            "exactly the limit of 8",
+            "one past the limit",
+            "far past the limit",
+            "people as a word",
+        ),
+    ),
+    "both rules": Dimension(
+        "for a Monday, or more than 8 people",
+        {
+            **forms_of(BOOKING_SHAPES, "Monday and too many people", "a booking that works"),
+            "one rule broken": lambda s: (s[0].lower() == "monday") != (isinstance(s[1], int) and s[1] > 8),
+        },
+    ),
+}

@@ -25,7 +25,15 @@ from ..mock.misbehaving import (
 )
 from ..schema import tool
 from . import Verdict, _trace_of, verdict
-from ._scenarios import first_failure, judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import (
+    Dimension,
+    first_failure,
+    forms_of,
+    judge_scenarios,
+    scenarios,
+    smaller_ints,
+    smaller_lists,
+)
 
 __all__ = [
     "tree_scenarios",
@@ -1093,3 +1101,133 @@ def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verd
         "the agent chains its tools in the order the model "
         "chooses, within its cap, and sends nothing without a yes.",
     )
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+USES_SPACE: dict[str, Dimension[Uses]] = {
+    "tools": Dimension(
+        "Other tools are not affected",
+        {
+            **forms_of(USES_SHAPES, "tool names that share a prefix"),
+            "names that share nothing": lambda s: "add_note" not in s[2] and s[0] != "add_note",
+        },
+    ),
+    "limit": Dimension(
+        "lets the tool `name` **run** `limit` times",
+        {**forms_of(USES_SHAPES, "a limit of 0"), "a limit of 1 or more": lambda s: s[1] >= 1},
+    ),
+    "uses": Dimension(
+        "A run that failed is a use; a refused call is not",
+        {
+            **forms_of(USES_SHAPES, "another guard refusing first", "tools that fail"),
+            "tools that work, no other guard": lambda s: s[4] == "",
+        },
+    ),
+    "runs": Dimension(
+        "Count this run's uses only",
+        {**forms_of(USES_SHAPES, "the same guard for a second run"), "one run": lambda s: not s[3]},
+    ),
+    "models": Dimension(
+        "The check compares it with a reference guard on many runs",
+        {
+            **forms_of(USES_SHAPES, "parallel calls in one reply", "a model that does not listen"),
+            "a model that listens": lambda s: "listens" in s[2],
+        },
+    ),
+}
+
+APPROVAL_SPACE: dict[str, Dimension[Approvals]] = {
+    "answers": Dimension(
+        "Denied: return a refusal that carries the reason",
+        forms_of(
+            APPROVAL_SHAPES,
+            "a person who says no, with a reason",
+            "a no without a reason",
+            "a person who says yes",
+            "a reason in another language",
+        ),
+    ),
+    "decide": Dimension(
+        "If `decide` raises, refuse",
+        {
+            **forms_of(APPROVAL_SHAPES, "a decide that raises"),
+            "a decide that answers": _answered(lambda a, r: a != "raises"),
+        },
+    ),
+    "every call": Dimension(
+        "Ask again for every call",
+        forms_of(
+            APPROVAL_SHAPES,
+            "a decision that changes from one call to the next",
+            "the same guard for a second offer",
+        ),
+    ),
+    "tools": Dimension(
+        "Other tools run without asking",
+        forms_of(
+            APPROVAL_SHAPES,
+            "a tool other than send_application guarded",
+            "send_application not guarded",
+            "several tools guarded",
+            "the tools as a tuple",
+            "the tools as a set",
+            "a listed name that only starts a tool's name",
+        ),
+    ),
+}
+
+OFFER_SPACE: dict[str, Dimension[tuple[str, bool, str]]] = {
+    "person": Dimension(
+        "with a yes or a no", forms_of(OFFER_SHAPES, "a person who says yes", "a person who says no")
+    ),
+    "offers": Dimension(
+        "offers the CV meets and misses",
+        {
+            **forms_of(OFFER_SHAPES, "a must-have the CV lacks", "one must-have", "three must-haves"),
+            "every must-have met": lambda s: not OFFER_SHAPES["a must-have the CV lacks"](s),
+            **forms_of(OFFER_SHAPES, "a title in another language"),
+        },
+    ),
+    "model": Dimension(
+        "a model that never stops",
+        {
+            **forms_of(OFFER_SHAPES, "a model that never stops"),
+            "the job-offer model": lambda s: s[2] != "runaway",
+        },
+    ),
+}
+
+TREE_SPACE: dict[str, Dimension[_Tree]] = {
+    "the code": Dimension(
+        "`ok` is true only when the tests pass",
+        forms_of(
+            TREE_SHAPES,
+            "the original code, one test failing",
+            "the code fixed",
+            "the code fixed wrongly",
+            "code that does not import",
+        ),
+    ),
+    "test files": Dimension(
+        "a path starting with `test_`",
+        forms_of(
+            TREE_SHAPES,
+            "the failing test edited",
+            "the test file deleted",
+            "a test file added",
+            "a test file under a name the lesson never shows",
+            "a test file that is no Python file",
+            "a name holding 'test' that is no test file",
+            "a name starting with 'test' that is no test file",
+        ),
+    ),
+    "changes": Dimension(
+        "`project.changed()` lists the paths created, changed or deleted",
+        {
+            "a file written": _changed(lambda p, x: x is not None),
+            "a file deleted": _changed(lambda p, x: x is None),
+            "nothing changed": lambda t: not t[1],
+        },
+    ),
+}

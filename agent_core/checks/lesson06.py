@@ -18,7 +18,7 @@ from ..mock.context_policies import LogReader, log_tools, sample_logs
 from ..tokens import count_text
 from ..trace import Trace, Turn
 from . import Verdict, _trace_of
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "usage_scenarios",
@@ -560,3 +560,72 @@ def _split_problem(history: list[dict[str, Any]], keep_last: int, start: Any, ex
     if start < expected:
         return f"it keeps {kept} messages, but keeping {len(history) - expected} is enough: split later"
     return None
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+USAGE_SPACE: dict[str, Dimension[list[Usage]]] = {
+    "calls": Dimension(
+        "for each model call of the trace, in order",
+        forms_of(
+            USAGE_SHAPES,
+            "one call",
+            "a run past ten calls",
+            "prompts that grow",
+            "a prompt that drops, as after a compaction",
+            "the same call twice",
+        ),
+    ),
+    "cached": Dimension(
+        "cached tokens count too",
+        {
+            **forms_of(USAGE_SHAPES, "cached tokens"),
+            "no cached tokens": lambda rows: not any(c for _, _, c in rows),
+        },
+    ),
+}
+
+KEEP_SPACE: dict[str, Dimension[tuple[str, int]]] = {
+    "budget": Dimension(
+        "a text that fits in `max_tokens`",
+        forms_of(
+            KEEP_SHAPES,
+            "a text that fits with room",
+            "a text of exactly the budget",
+            "one token over the budget",
+            "far over the budget",
+        ),
+    ),
+    "lines": Dimension(
+        "keep whole lines from the start and from the end",
+        {
+            **forms_of(
+                KEEP_SHAPES, "a single line", "more than 50 lines", "non-ASCII lines", "no final newline"
+            ),
+            "a final newline": lambda c: c[0].endswith("\n"),
+        },
+    ),
+}
+
+SPLIT_SPACE: dict[str, Dimension[tuple[list[Block], int]]] = {
+    "keep_last": Dimension(
+        "`keep_last=0` keeps none",
+        forms_of(SPLIT_SHAPES, "keep_last 0 (keeps none)", "keep_last 1", "keep_last past the end"),
+    ),
+    "where a naive cut falls": Dimension(
+        "the kept part must not start with a `tool` message",
+        forms_of(
+            SPLIT_SHAPES,
+            "a naive cut between a call and its results",
+            "a naive cut at an answer",
+            "a naive cut at a question",
+        ),
+    ),
+    "histories": Dimension(
+        "a history with parallel calls",
+        {
+            **forms_of(SPLIT_SHAPES, "parallel calls", "a history past 30 messages"),
+            "one call at a time": lambda c: all(len(m.get("tool_calls") or ()) <= 1 for b in c[0] for m in b),
+        },
+    ),
+}
