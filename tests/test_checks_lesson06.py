@@ -246,7 +246,13 @@ def without_a_marker(text, max_tokens):
     return "\n".join(line for line in right.splitlines() if not line.startswith("[... "))
 
 
+def strips_each_line(text, max_tokens):
+    right = keep_lines(text, max_tokens)
+    return right if right == text else "\n".join(line.strip() for line in right.splitlines())
+
+
 WRONG_KEEP_LINES = [
+    (strips_each_line, "came back as"),
     (marker_joined_to_a_line, "came back joined to other text"),
     (first_tail_line_cut_inside, "keep whole lines (cut between lines, never inside one)"),
     (without_a_marker, "add one marker line that says how many lines were cut (every line of the result is"),

@@ -234,6 +234,11 @@ def _log_text(rng: random.Random) -> str:
         + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 8)))
         for i in range(rng.choice([1, 2, rng.randint(3, 80), rng.randint(20, 80), rng.randint(20, 80)]))
     ]
+    # some lines indented, some with a space at the end (a stack trace's lines, a padded column): a
+    # keep_lines that strips its lines changes them
+    lines = [
+        "  " + line if i % 9 == 4 else line + " " if i % 13 == 6 else line for i, line in enumerate(lines)
+    ]
     return "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
 
 
@@ -327,6 +332,8 @@ KEEP_SHAPES: dict[str, Callable[[tuple[str, int]], bool]] = {
     "one token over the budget": lambda c: count_text(c[0]) == c[1] + 1,
     "far over the budget": lambda c: count_text(c[0]) > 2 * c[1],
     "a single line": lambda c: len(c[0].splitlines()) == 1,
+    "an indented line": lambda c: any(line.startswith(" ") for line in c[0].splitlines()),
+    "a line ending with a space": lambda c: any(line.endswith(" ") for line in c[0].splitlines()),
     "no final newline": lambda c: not c[0].endswith("\n"),
     "non-ASCII lines": lambda c: not c[0].isascii(),
     "more than 50 lines": lambda c: len(c[0].splitlines()) > 50,
@@ -343,14 +350,14 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
             f"{count_text(text):,})"
         ]
     lines, kept = text.splitlines(), result.splitlines()
+    changed = _changed_line([line for line in kept if line not in lines], lines)
+    if changed:  # a kept line not as it was: named before what it breaks (the first line, the marker...)
+        return [changed]
     if not kept or kept[0] != lines[0]:
         return ["the result should start with the text's first line, whole"]
     if kept[-1] != lines[-1]:
         return ["the result should end with the text's last line, whole"]
     extra = [line for line in kept if line not in lines]
-    changed = _changed_line(extra, lines)
-    if changed:
-        return [changed]
     if not extra:
         return [
             "add one marker line that says how many lines were cut (every line of the result is the text's)"
@@ -603,6 +610,7 @@ KEEP_SPACE: dict[str, Dimension[tuple[str, int]]] = {
                 KEEP_SHAPES, "a single line", "more than 50 lines", "non-ASCII lines", "no final newline"
             ),
             "a final newline": lambda c: c[0].endswith("\n"),
+            **forms_of(KEEP_SHAPES, "an indented line", "a line ending with a space"),
         },
     ),
 }
