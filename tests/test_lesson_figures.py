@@ -1,7 +1,8 @@
 """A figure the prose states about an output is the output's: each is read from the stored outputs, which
 nbval
-checks against a fresh run, and compared with the sentence that states it (lessons 06 and 11)."""
+checks against a fresh run, and compared with the sentence that states it (lessons 00, 06 and 11)."""
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -190,3 +191,50 @@ def test_check_0_2_s_shapes_are_listed_on_the_conversation_lesson_00_prints(name
         and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["jumbled"]
     ]
     assert len(found) == 1 and ast.literal_eval(found[0]) == JUMBLED
+
+
+def all_output_of(name: str, code: str) -> str:
+    """every output of the one code cell that contains `code`: printed text and displayed values"""
+    found = [c for c in cells(name) if c["cell_type"] == "code" and code in "".join(c["source"])]
+    assert len(found) == 1, f"{name}: {len(found)} code cells contain {code!r}"
+    parts = []
+    for output in found[0]["outputs"]:
+        parts.append("".join(output.get("text", "")))
+        parts.append("".join(output.get("data", {}).get("text/plain", "")))
+    return "".join(parts)
+
+
+FIRST_CALL = ["lessons/00_one_model_call.ipynb", "solutions/00_one_model_call.ipynb"]
+
+
+@pytest.mark.parametrize("name", FIRST_CALL)
+def test_what_lesson_00_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "The reply has no text (`content` is `null`) and `finish_reason` is `"tool_calls"`"
+    assert '`content` is `null`) and `finish_reason` is `"tool_calls"`' in text
+    reply = json.loads(all_output_of(name, "weather_tool = {"))
+    assert reply["choices"][0]["message"]["content"] is None
+    assert reply["choices"][0]["finish_reason"] == "tool_calls"
+    # "The second call carried one message, so that is all the model knew."
+    assert "The second call carried one message" in text
+    second = output_of(name, "first = client.chat.completions.create(").splitlines()[1]
+    assert "I received 1 message(s)" in second and "'What is my name?'" in second
+    # "When it works, the second request carries three messages"
+    assert "the second request carries three messages" in text
+    if name.startswith("solutions/"):  # "when it works": the lesson's cell runs the learner's stub
+        said = output_of(name, 'ask(client, history, "My name is Ada.")').splitlines()[0]
+        assert "I received 3 message(s)" in said
+    # "each costs more than the one before, because it re-sends the whole conversation"
+    assert "each costs more than the one before" in text
+    prompts = [
+        int(n) for n in re.findall(r"(\d+) prompt tokens", output_of(name, "for turn in client.trace:"))
+    ]
+    assert len(prompts) == 3 and prompts == sorted(set(prompts))
+    # "HTTP 400, with the same message the real API sends (yes, OpenAI spells it "preceeding")"
+    refused = output_of(name, "broken = [")
+    assert "HTTP 400, with the same message the real API sends" in text
+    assert refused.startswith("HTTP 400\n") and "must be a response to a preceeding message" in refused
+    # "the server sends the reply in small pieces"
+    assert "sends the reply in small pieces" in text
+    pieces = output_of(name, "stream = client.chat.completions.create(").splitlines()[0]
+    assert len(ast.literal_eval(pieces)) > 1  # the list of chunks the cell printed
