@@ -189,3 +189,40 @@ def test_check_5_4_refuses_a_spanish_report_that_does_not_name_the_test_file(pro
     said = "Las pruebas no valen: déjalas como estaban."
     assert not check_tests_pass(vigilante(project, said), project)
     assert "the report does not say that test_discount.py was changed" in capsys.readouterr().out
+
+
+# --- 4.1: the honest message at max_turns ---------------------------------------------------------
+
+
+def bucle(at_the_cap):
+    from agent_core.calls import assistant_message, tool_calls_of
+
+    def my_run(client, task, registry, max_turns=10):
+        messages = [{"role": "user", "content": task}]
+        for _ in range(max_turns):
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            message = assistant_message(response)
+            messages.append(message)
+            calls = tool_calls_of(message)
+            if not calls:
+                return message["content"], messages, "answered"
+            messages += [registry.dispatch(call) for call in calls]
+        last = messages[-1]["content"]
+        return at_the_cap.format(last=last), messages, "max_turns"
+
+    return my_run
+
+
+def test_check_4_1_passes_an_honest_message_written_in_spanish(capsys):
+    from agent_core.checks.lesson04 import check_my_run
+
+    assert check_my_run(bucle("Me detuve sin respuesta final; el último resultado fue {last}."))
+
+
+def test_check_4_1_refuses_a_spanish_message_that_passes_a_result_off_as_the_answer(capsys):
+    from agent_core.checks.lesson04 import check_my_run
+
+    assert not check_my_run(bucle("La respuesta es {last}."))
+    assert "presents a tool's result as the answer" in capsys.readouterr().out

@@ -673,6 +673,9 @@ def _not_a_message(answer: str, messages: Any) -> bool:
 _STOP_WORDS = (
     *("stop", "turn", "limit", "max", "cap", "without", "no final", "no answer", "gave up", "give up"),
     *("budget", "unfinished", "incomplete", "not finish", "n't finish", "ran out"),
+    # the same in Spanish: the learner writes the honest message in either language
+    *("detuv", "detengo", "paré", "parar", "límite", "tope", "máximo", "sin respuesta", "sin terminar"),
+    *("no terminé", "incomplet", "agoté", "se acab", "turnos", "presupuesto"),
 )
 
 
