@@ -1,6 +1,6 @@
 """A figure the prose states about an output is the output's: each is read from the stored outputs, which
 nbval
-checks against a fresh run, and compared with the sentence that states it (lessons 00, 06 and 11)."""
+checks against a fresh run, and compared with the sentence that states it (lessons 00, 04, 06 and 11)."""
 
 import ast
 import json
@@ -238,3 +238,36 @@ def test_what_lesson_00_says_of_its_outputs_is_what_they_show(name):
     assert "sends the reply in small pieces" in text
     pieces = output_of(name, "stream = client.chat.completions.create(").splitlines()[0]
     assert len(ast.literal_eval(pieces)) > 1  # the list of chunks the cell printed
+
+
+THE_LOOP = ["lessons/04_the_loop.ipynb", "solutions/04_the_loop.ipynb"]
+
+
+def _input_tokens(table: str) -> list[int]:
+    """the input tokens column of print_usage's table"""
+    return [int(row.split()[2]) for row in table.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s+\d+$", row)]
+
+
+@pytest.mark.parametrize("name", THE_LOOP)
+def test_what_lesson_04_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "only the **second** request can contain it"
+    assert "so only the **second** request can contain it" in text
+    contains = output_of(name, "request = json.dumps(turn.request)").splitlines()
+    assert [line.rsplit(": ", 1)[1] for line in contains] == ["False", "True", "True"]
+    # "each call reads more tokens than the one before" (and the runaway's: "every turn would cost more")
+    assert "each call reads more tokens than the one before" in text
+    assert "every turn would cost more than the one before" in text
+    for code in ("def print_usage(trace):", "print_usage(runaway.trace)"):
+        tokens = _input_tokens(output_of(name, code))
+        assert len(tokens) >= 3 and all(b > a for a, b in zip(tokens, tokens[1:], strict=False)), code
+    # "With only `add`, the model divided in its head and asked to add `0.6666666666666666`. With only
+    # `divide`, it asked for the division and then added 5 in its head before answering."
+    assert "With only `add`, the model divided in its head and asked to add `0.6666666666666666`" in text
+    one_tool = output_of(name, "for offered in [[add], [divide]]:")
+    only_add, only_divide = one_tool.strip().split("\n\n")
+    assert 'add({"a": 5, "b": 0.6666666666666666})' in only_add and "divide(" not in only_add
+    assert "divide(" in only_divide and " add(" not in only_divide
+    # "The cap ends it, `stop_reason` says why, and the answer says honestly that there is none."
+    runaway = output_of(name, "class CountForever(mock.Policy):")
+    assert runaway.startswith("stop_reason: max_turns\n") and "without reaching a final answer" in runaway
