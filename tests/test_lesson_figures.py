@@ -1,6 +1,6 @@
 """A figure the prose states about an output is the output's: each is read from the stored outputs, which
 nbval
-checks against a fresh run, and compared with the sentence that states it (lessons 00, 04, 06 and 11)."""
+checks against a fresh run, and compared with the sentence that states it (lessons 00, 02, 04, 06 and 11)."""
 
 import ast
 import json
@@ -271,3 +271,29 @@ def test_what_lesson_04_says_of_its_outputs_is_what_they_show(name):
     # "The cap ends it, `stop_reason` says why, and the answer says honestly that there is none."
     runaway = output_of(name, "class CountForever(mock.Policy):")
     assert runaway.startswith("stop_reason: max_turns\n") and "without reaching a final answer" in runaway
+
+
+TOOL_CALLS = ["lessons/02_tool_calls.ipynb", "solutions/02_tool_calls.ipynb"]
+
+
+@pytest.mark.parametrize("name", TOOL_CALLS)
+def test_what_lesson_02_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "The arguments are a **string** of JSON, not a dict."
+    assert "The arguments are a **string** of JSON, not a dict." in text
+    arguments = output_of(name, 'print("finish_reason:", choice.finish_reason)').splitlines()[-1]
+    assert arguments.endswith("-> str") and json.loads(
+        ast.literal_eval(arguments.split(":", 1)[1].split(" -> ")[0])
+    )
+    # forced with tool_choice: "OpenAI's API then reports `finish_reason` `"stop"`, with the call right there"
+    assert 'reports `finish_reason` `"stop"`, with the call right there in `tool_calls`' in text
+    assert output_of(name, "tool_choice={") == "finish_reason: stop\ntool_calls:    ['divide']\n"
+    # "`tool_message` writes a dict as JSON, where `str()` would give Python's notation"
+    assert "`tool_message` writes a dict as JSON, where `str()` would give Python's notation" in text
+    python, written = output_of(name, 'weather = {"city": "Paris"').splitlines()
+    assert ast.literal_eval(python) == json.loads(written) and python != written
+    # "the model now asks for `add` with the division's result, `0.6666666666666666`, as a real number"
+    assert "the model now asks for `add` with the division's result, `0.6666666666666666`" in text
+    second = output_of(name, "tools = [tool(add).definition, tool(divide).definition]")
+    assert second.startswith("finish_reason: tool_calls\n")
+    assert json.loads(ast.literal_eval(second.splitlines()[-1])["arguments"])["b"] == 8 / 12
