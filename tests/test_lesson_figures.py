@@ -1,6 +1,6 @@
 """A figure the prose states about an output is the output's: each is read from the stored outputs, which
 nbval
-checks against a fresh run, and compared with the sentence that states it (lessons 00, 02, 04, 06 and 11)."""
+checks against a fresh run, and compared with the sentence that states it (lessons 00, 02, 03, 04, 06 and 11)."""
 
 import ast
 import json
@@ -297,3 +297,32 @@ def test_what_lesson_02_says_of_its_outputs_is_what_they_show(name):
     second = output_of(name, "tools = [tool(add).definition, tool(divide).definition]")
     assert second.startswith("finish_reason: tool_calls\n")
     assert json.loads(ast.literal_eval(second.splitlines()[-1])["arguments"])["b"] == 8 / 12
+
+
+DISPATCHER = ["lessons/03_dispatcher.ipynb", "solutions/03_dispatcher.ipynb"]
+
+
+@pytest.mark.parametrize("name", DISPATCHER)
+def test_what_lesson_03_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "A `KeyError` escapes."
+    assert "A `KeyError` escapes." in text
+    escaped = output_of(name, 'tiniest_dispatch(make_call("sum", \'{"a": 4, "b": 2}\'))')
+    assert escaped.startswith("KeyError: 'sum'")
+    # "**a text result** arrives wrapped in quotes, with `°` escaped as `\u00b0`" and "**an unknown tool**
+    # says `Error: 'sum'`"
+    assert "**a text result** arrives wrapped in quotes, with `°` escaped as `\\u00b0`" in text
+    caught = dict(line.split("  ", 1) for line in output_of(name, "cases = {").splitlines())
+    assert caught["a text result"].strip() == '"light rain, 18\\u00b0C"'
+    assert caught["an unknown tool"].strip() == "Error: 'sum'"
+    # "The tiny dispatcher helps in one case only, the missing argument"
+    assert "The tiny dispatcher helps in one case only, the missing argument" in text
+    rows = [
+        line.split() for line in output_of(name, "from agent_core.mock.clumsy import MISTAKES").splitlines()
+    ]
+    tiny_fixed = [row[0] for row in rows if row[1] == "tiny" and "could not" not in " ".join(row)]
+    assert tiny_fixed == ["missing_argument"]
+    # "with `parallel_tool_calls=False` the model asks for at most one call per turn"
+    assert "the model asks for at most one call per turn" in text
+    calls = output_of(name, 'question = [{"role": "user", "content": "What are 8/12 and 6/4?"}]').splitlines()
+    assert [len(ast.literal_eval(line.split(": ", 1)[1])) for line in calls] == [2, 1]
