@@ -1,6 +1,5 @@
 """A figure the prose states about an output is the output's: each is read from the stored outputs, which
-nbval
-checks against a fresh run, and compared with the sentence that states it (lessons 00, 02, 03, 04, 06 and 11)."""
+nbval checks against a fresh run, and compared with the sentence that states it (lessons 00 to 06, and 11)."""
 
 import ast
 import json
@@ -326,3 +325,37 @@ def test_what_lesson_03_says_of_its_outputs_is_what_they_show(name):
     assert "the model asks for at most one call per turn" in text
     calls = output_of(name, 'question = [{"role": "user", "content": "What are 8/12 and 6/4?"}]').splitlines()
     assert [len(ast.literal_eval(line.split(": ", 1)[1])) for line in calls] == [2, 1]
+
+
+TOOL_SCHEMA = ["lessons/01_tool_schema.ipynb", "solutions/01_tool_schema.ipynb"]
+
+
+@pytest.mark.parametrize("name", TOOL_SCHEMA)
+def test_what_lesson_01_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # the renamed parameter: "The model did nothing wrong: it used the names it was given."
+    assert "The model did nothing wrong: it used the names it was given." in text
+    drift = output_of(name, "tools=[search_products_definition],\n)\narguments = json.loads(")
+    assert "the model sent: {'query':" in drift and "unexpected keyword argument 'query'" in drift
+    # "The customer asked about an order and got a product search." ... "`search_products` happens to
+    # mention "order""
+    assert "The customer asked about an order and got a product search." in text
+    after = cells(name)
+    asked = next(i for i, c in enumerate(after) if "Which tool did it pick?" in "".join(c["source"]))
+    picked = "".join("".join(o.get("text", "")) for o in after[asked + 1]["outputs"])
+    assert picked.startswith("search_products ")
+    scores = output_of(name, "from agent_core.mock.chooser import score_tools")
+    assert (
+        "name='search_products', score=1, matched=('order',)" in scores and "lookup_order', score=0" in scores
+    )
+    # "Same function, same code, same question: the right tool"
+    assert "Same function, same code, same question: the right tool" in text
+    assert output_of(name, "shop[0] = tool(").startswith('lookup_order {"order_id": "A-1042"}')
+    # "`max_results` is now required, may be `null`, and lost its `default`"
+    assert "`max_results` is now required, may be `null`, and lost its `default`" in text
+    strict = json.loads(
+        all_output_of(name, "strict_search = tool(search_products, strict=True)"), strict=False
+    )
+    max_results = strict["function"]["parameters"]["properties"]["max_results"]
+    assert "max_results" in strict["function"]["parameters"]["required"] and "default" not in max_results
+    assert "null" in json.dumps(max_results)
