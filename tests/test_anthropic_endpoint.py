@@ -205,6 +205,17 @@ def test_empty_messages_are_refused(server):
     assert bad_request(server, []).startswith("messages: at least one message is required")
 
 
+@pytest.mark.parametrize(
+    "content",
+    [[{"type": "text", "text": ""}], [{"type": "text", "text": "4+2?"}, {"type": "text", "text": ""}], ""],
+)
+def test_an_empty_text_block_is_refused_with_anthropics_text(content, server):
+    # the real API's 400, cited in agent_core/mock/anthropic_messages.py
+    message = bad_request(server, [{"role": "user", "content": content}])
+    assert message.startswith("messages: text content blocks must be non-empty\n")
+    assert "empty text block" in message
+
+
 def test_a_tool_use_without_its_result_is_refused(server):
     with sdk(server) as client:
         first = ask(client, [{"role": "user", "content": "4+2 and 7+8"}])

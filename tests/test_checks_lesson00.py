@@ -136,6 +136,21 @@ def ask_without_keeping_the_question(client, history, question):
     return answer
 
 
+def ask_appending_the_answer_as_user(client, history, question):
+    """the answer appended, with the person's role"""
+    history.append({"role": "user", "content": question})
+    answer = client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
+    history.append({"role": "user", "content": answer})
+    return answer
+
+
+def ask_appending_the_answer_as_system(client, history, question):
+    history.append({"role": "user", "content": question})
+    answer = client.chat.completions.create(model="mock-model", messages=history).choices[0].message.content
+    history.append({"role": "system", "content": answer})
+    return answer
+
+
 WRONG_ASKS = [
     (ask_forgetting, "after the questions, history should hold each question and its answer"),
     (ask_last_five, "asked 4 question(s) in a row"),
@@ -154,6 +169,14 @@ WRONG_ASKS = [
     (ask_sending_before_appending, "the API refused call 1: "),
     (ask_with_a_system_prompt, "call 1 sent 2 message(s); it should send 1"),
     (ask_appending_sdk_objects, "append plain dicts"),
+    (
+        ask_appending_the_answer_as_user,
+        "history[1] is the model's answer with role 'user'; it should be 'assistant'",
+    ),
+    (
+        ask_appending_the_answer_as_system,
+        "history[1] is the model's answer with role 'system'; it should be 'assistant'",
+    ),
     (ask_appending_model_dump, "messages[1].annotations is not a field a message may have"),
 ]
 

@@ -91,6 +91,27 @@ class RefusesAtOnce(MaxUses):
         return super().before_tool(run, call)
 
 
+class ReturnsABool(MaxUses):
+    """True for refuse, False for let it run: a bool where a str or None belongs"""
+
+    def before_tool(self, run, call):
+        return super().before_tool(run, call) is not None
+
+
+class EmptyWhenAllowed(MaxUses):
+    """'' to let the call run: an empty str still refuses"""
+
+    def before_tool(self, run, call):
+        return super().before_tool(run, call) or ""
+
+
+class ReadsCallAsAnObject(MaxUses):
+    """call.function.name, as on the SDK's objects: the guard is given a dict"""
+
+    def before_tool(self, run, call):
+        return f"no more {self.name}" if call.function.name == self.name else None
+
+
 class NotAGuard:
     def __init__(self, name, limit):
         pass
@@ -194,13 +215,15 @@ def test_check_max_uses_passes_the_solution(capsys):
     [
         (
             Stub,
-            "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: yours "
-            "let add run 4 times, the reference 1 time",
+            "MaxUses('add', 1) with a model that counts for ever with add and listens when refused: on call "
+            "2 of the run (add, which had run 1 time) your guard let it run; the reference refused it: add "
+            "may run 1 time in a run, then is refused",
         ),
         (
             CountsForEver,
-            "the same guard used for a second run: yours let add "
-            "run 0 times, the reference 1 time (in the second run)",
+            "the same guard used for a second run: on call 1 of the run (add, which had run 0 times) your "
+            "guard refused it; the reference let it run: each run starts at 0 uses: count this run's uses "
+            "from run.observations, not in the guard (in the second run)",
         ),
         (Stops, "the run ended with stop_reason 'max_uses'; the reference's ended with 'answered'"),
         (
@@ -215,41 +238,64 @@ def test_check_max_uses_passes_the_solution(capsys):
         ),
         (
             LessonsNumbers,
-            "MaxUses('divide', 1) with a model that divides for ever and listens when refused: yours let "
-            "divide run 4 times",
+            "MaxUses('divide', 1) with a model that divides for ever and listens when refused: on call 2 of "
+            "the run (divide, which had run 1 time) your guard let it run; the reference refused it",
         ),
         (
             RefusesEverything,
-            "MaxUses('divide', 1) with a model that counts for ever with add: yours let add run 0 times, the "
-            "reference 4 times",
+            "MaxUses('divide', 1) with a model that counts for ever with add: on call 1 of the run (add, "
+            "which had run 0 times) your guard refused it; the reference let it run: MaxUses('divide', 1) "
+            "leaves every other tool alone",
         ),
         (
             RefusesAtOnce,
-            "MaxUses('add', 1) with the calculator on '5 + 8/12': "
-            "yours let add run 0 times, the reference 1 time",
+            "MaxUses('add', 1) with the calculator on '5 + 8/12': on call 2 of the run (add, which had run 0 "
+            "times) your guard refused it; the reference let it run: add may run 1 time in a run",
         ),
         (
             CountsEarlierReplies,
-            "(parallel calls in one reply): yours let add run 1 time, the reference 2 times",
+            "(parallel calls in one reply): on call 2 of the run (add, which had run 1 time) your guard "
+            "refused it; the reference let it run: add may run 2 times in a run, then is refused",
         ),
         (
             CountsInItself,
-            "the same guard used for a second run: yours let add run 0 times, the reference 1 time",
+            "the same guard used for a second run: on call 1 of the run (add, which had run 0 times) your "
+            "guard refused it; the reference let it run: each run starts at 0 uses",
         ),
         (
             CountsRefusalsToo,
             "MaxUses('add', 1) with a model that counts for ever with add, after another guard that refuses "
-            "each tool's first call in a run: yours let add run 0 times, the reference 1 time",
+            "each tool's first call in a run: on call 2 of the run (add, which had run 0 times) your guard "
+            "refused it; the reference let it run: 1 time it was called, another guard refused it: a refused "
+            "call did not run, it is no use",
         ),
         (
             CountsOnlySuccesses,
             "MaxUses('add', 1) with a model that counts for ever with add, the tools failing on every other "
-            "call: yours let add run 2 times, the reference 1 time",
+            "call: on call 2 of the run (add, which had run 1 time) your guard let it run; the reference "
+            "refused it: 1 of its runs failed: a call that ran and failed is a use too",
         ),
         (
             CapsByPrefix,
-            "MaxUses('add', 1) with a model that calls add and add_note for ever: yours let add_note run 0 "
-            "times, the reference 4 times: 'add_note' is another tool than 'add', compare the whole name",
+            "MaxUses('add', 1) with a model that calls add and add_note for ever: on call 2 of the run "
+            "(add_note, which had run 0 times) your guard refused it; the reference let it run: "
+            "MaxUses('add', 1) leaves every other tool alone: 'add_note' is another tool than 'add', "
+            "compare the whole name",
+        ),
+        (
+            ReturnsABool,
+            "on call 1 of the run (add, which had run 0 times) your before_tool returned False, a bool, "
+            "not a str or None",
+        ),
+        (
+            EmptyWhenAllowed,
+            "on call 1 of the run (add, which had run 0 times) your before_tool returned '' (an empty str): "
+            "any str, even an empty one, refuses the call",
+        ),
+        (
+            ReadsCallAsAnObject,
+            "on call 1 of the run (add, which had run 0 times) your before_tool raised AttributeError: "
+            "'dict' object has no attribute 'function'",
         ),
         (NotAGuard, "MaxUses should be a subclass of Guardrail"),
         (lambda name: None, "MaxUses('add', 3) raised TypeError"),

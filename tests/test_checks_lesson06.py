@@ -221,7 +221,41 @@ def keep_lines_by_measuring(text, max_tokens):
     return shown(head, tail)
 
 
+def marker_joined_to_a_line(text, max_tokens):
+    """the marker written at the end of the last line kept from the start, not on a line of its own"""
+    right = keep_lines(text, max_tokens)
+    return right if right == text else right.replace("\n[... ", " [... ", 1)
+
+
+def first_tail_line_cut_inside(text, max_tokens):
+    """the first line kept from the end cut to its second half, as a cut by characters leaves it"""
+    right = keep_lines(text, max_tokens)
+    if right == text:
+        return text
+    lines = right.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[... ")) + 1
+    if at < len(lines) - 1 and len(lines[at]) > 8:
+        lines[at] = lines[at][len(lines[at]) // 2 :]
+    return "\n".join(lines)
+
+
+def without_a_marker(text, max_tokens):
+    right = keep_lines(text, max_tokens)
+    if right == text:
+        return text
+    return "\n".join(line for line in right.splitlines() if not line.startswith("[... "))
+
+
+def strips_each_line(text, max_tokens):
+    right = keep_lines(text, max_tokens)
+    return right if right == text else "\n".join(line.strip() for line in right.splitlines())
+
+
 WRONG_KEEP_LINES = [
+    (strips_each_line, "came back as"),
+    (marker_joined_to_a_line, "came back joined to other text"),
+    (first_tail_line_cut_inside, "keep whole lines (cut between lines, never inside one)"),
+    (without_a_marker, "add one marker line that says how many lines were cut (every line of the result is"),
     (cuts_at_the_budget, "fits means <=, not <"),
     (
         lambda text, budget: keep_lines(text, budget + 20) if count_text(text) > budget else text,
@@ -331,7 +365,19 @@ def trims(messages, keep_last):
     return start
 
 
+def reads_past_the_end_at_keep_last_0(messages, keep_last):
+    """tests messages[start] before asking whether start is still inside the list"""
+    start = max(len(messages) - keep_last, 1)
+    while start <= len(messages) and messages[start]["role"] == "tool":
+        start -= 1
+    return start
+
+
 WRONG_SPLITS = [
+    (
+        reads_past_the_end_at_keep_last_0,
+        "keep_last=0 on 2 messages [system, user]: your code raised IndexError",
+    ),
     (
         lambda messages, keep_last: max(len(messages) - keep_last, 1),
         "a tool result whose call would be summarised",
@@ -368,7 +414,7 @@ def test_check_split_shows_the_smallest_history_that_fails(capsys):
 def test_check_split_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_split(moves_back_once), check_split(moves_back_once)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 156 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 157 and out[1] == out[2]
 
 
 def test_the_lesson_06_checks_give_the_same_verdicts_under_another_hash_seed():

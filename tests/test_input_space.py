@@ -7,13 +7,46 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.checks import lesson07, lesson08, lesson09, lesson10, lesson11, lesson12
+from agent_core.checks import (
+    lesson00,
+    lesson01,
+    lesson02,
+    lesson03,
+    lesson04,
+    lesson05,
+    lesson06,
+    lesson07,
+    lesson08,
+    lesson09,
+    lesson10,
+    lesson11,
+    lesson12,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 # exercise -> (the English lesson notebook, the check's space, its seeded scenarios)
 # lessons 00-06
-SPACES_00_06: dict[str, tuple[str, dict, object]] = {}
+SPACES_00_06: dict[str, tuple[str, dict, object]] = {
+    "0.1": ("00_one_model_call.ipynb", lesson00.ASK_SPACE, lesson00.ask_scenarios),
+    "0.2": ("00_one_model_call.ipynb", lesson00.REPAIR_SPACE, lesson00.repair_scenarios),
+    "1.1": ("01_tool_schema.ipynb", lesson01.DEFINITION_SPACE, lesson01.definition_scenarios),
+    "1.2": ("01_tool_schema.ipynb", lesson01.DELIVERY_SPACE, lesson01.delivery_scenarios),
+    "1.3": ("01_tool_schema.ipynb", lesson01.CANCEL_SPACE, lesson01.cancel_scenarios),
+    "1.4": ("01_tool_schema.ipynb", lesson01.ORDER_SPACE, lesson01.order_scenarios),
+    "2.1": ("02_tool_calls.ipynb", lesson02.ROUND_TRIP_SPACE, lesson02.round_trip_scenarios),
+    "3.1": ("03_dispatcher.ipynb", lesson03.DISPATCH_SPACE, lesson03.dispatch_scenarios),
+    "3.2": ("03_dispatcher.ipynb", lesson03.BOOKING_SPACE, lesson03.booking_scenarios),
+    "4.1": ("04_the_loop.ipynb", lesson04.RUN_SPACE, lesson04.run_scenarios),
+    "4.2": ("04_the_loop.ipynb", lesson04.PREDICTION_SPACE, lesson04.prediction_scenarios),
+    "5.1": ("05_guardrails.ipynb", lesson05.USES_SPACE, lesson05.uses_scenarios),
+    "5.2": ("05_guardrails.ipynb", lesson05.APPROVAL_SPACE, lesson05.approval_scenarios),
+    "5.3": ("05_guardrails.ipynb", lesson05.OFFER_SPACE, lesson05.offer_scenarios),
+    "5.4": ("05_guardrails.ipynb", lesson05.TREE_SPACE, lesson05.tree_scenarios),
+    "6.1": ("06_context_and_cost.ipynb", lesson06.USAGE_SPACE, lesson06.usage_scenarios),
+    "6.2": ("06_context_and_cost.ipynb", lesson06.KEEP_SPACE, lesson06.keep_scenarios),
+    "6.3": ("06_context_and_cost.ipynb", lesson06.SPLIT_SPACE, lesson06.split_scenarios),
+}
 # lessons 07-12
 SPACES_07_12: dict[str, tuple[str, dict, object]] = {
     "7.1": ("07_coding_agent.ipynb", lesson07.READ_FILE_SPACE, lesson07.read_scenarios),

@@ -1,7 +1,7 @@
 """A figure the prose states about an output is the output's: each is read from the stored outputs, which
-nbval
-checks against a fresh run, and compared with the sentence that states it (lessons 06 and 11)."""
+nbval checks against a fresh run, and compared with the sentence that states it (lessons 00 to 06, and 11)."""
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -369,3 +369,172 @@ def test_what_lessons_07_to_12_say_a_cell_printed_is_its_output(folder, notebook
     output = output_of(name, code)
     missing = [text for text in printed if text not in output]
     assert not missing, f"{name}: {claim!r}, but the cell printed no {missing}"
+
+
+def all_output_of(name: str, code: str) -> str:
+    """every output of the one code cell that contains `code`: printed text and displayed values"""
+    found = [c for c in cells(name) if c["cell_type"] == "code" and code in "".join(c["source"])]
+    assert len(found) == 1, f"{name}: {len(found)} code cells contain {code!r}"
+    parts = []
+    for output in found[0]["outputs"]:
+        parts.append("".join(output.get("text", "")))
+        parts.append("".join(output.get("data", {}).get("text/plain", "")))
+    return "".join(parts)
+
+
+FIRST_CALL = ["lessons/00_one_model_call.ipynb", "solutions/00_one_model_call.ipynb"]
+
+
+@pytest.mark.parametrize("name", FIRST_CALL)
+def test_what_lesson_00_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "The reply has no text (`content` is `null`) and `finish_reason` is `"tool_calls"`"
+    assert '`content` is `null`) and `finish_reason` is `"tool_calls"`' in text
+    reply = json.loads(all_output_of(name, "weather_tool = {"))
+    assert reply["choices"][0]["message"]["content"] is None
+    assert reply["choices"][0]["finish_reason"] == "tool_calls"
+    # "The second call carried one message, so that is all the model knew."
+    assert "The second call carried one message" in text
+    second = output_of(name, "first = client.chat.completions.create(").splitlines()[1]
+    assert "I received 1 message(s)" in second and "'What is my name?'" in second
+    # "When it works, the second request carries three messages"
+    assert "the second request carries three messages" in text
+    if name.startswith("solutions/"):  # "when it works": the lesson's cell runs the learner's stub
+        said = output_of(name, 'ask(client, history, "My name is Ada.")').splitlines()[0]
+        assert "I received 3 message(s)" in said
+    # "each costs more than the one before, because it re-sends the whole conversation"
+    assert "each costs more than the one before" in text
+    prompts = [
+        int(n) for n in re.findall(r"(\d+) prompt tokens", output_of(name, "for turn in client.trace:"))
+    ]
+    assert len(prompts) == 3 and prompts == sorted(set(prompts))
+    # "HTTP 400, with the same message the real API sends (yes, OpenAI spells it "preceeding")"
+    refused = output_of(name, "broken = [")
+    assert "HTTP 400, with the same message the real API sends" in text
+    assert refused.startswith("HTTP 400\n") and "must be a response to a preceeding message" in refused
+    # "the server sends the reply in small pieces"
+    assert "sends the reply in small pieces" in text
+    pieces = output_of(name, "stream = client.chat.completions.create(").splitlines()[0]
+    assert len(ast.literal_eval(pieces)) > 1  # the list of chunks the cell printed
+
+
+THE_LOOP = ["lessons/04_the_loop.ipynb", "solutions/04_the_loop.ipynb"]
+
+
+def _input_tokens(table: str) -> list[int]:
+    """the input tokens column of print_usage's table"""
+    return [int(row.split()[2]) for row in table.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s+\d+$", row)]
+
+
+@pytest.mark.parametrize("name", THE_LOOP)
+def test_what_lesson_04_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "only the **second** request can contain it"
+    assert "so only the **second** request can contain it" in text
+    contains = output_of(name, "request = json.dumps(turn.request)").splitlines()
+    assert [line.rsplit(": ", 1)[1] for line in contains] == ["False", "True", "True"]
+    # "each call reads more tokens than the one before" (and the runaway's: "every turn would cost more")
+    assert "each call reads more tokens than the one before" in text
+    assert "every turn would cost more than the one before" in text
+    for code in ("def print_usage(trace):", "print_usage(runaway.trace)"):
+        tokens = _input_tokens(output_of(name, code))
+        assert len(tokens) >= 3 and all(b > a for a, b in zip(tokens, tokens[1:], strict=False)), code
+    # "With only `add`, the model divided in its head and asked to add `0.6666666666666666`. With only
+    # `divide`, it asked for the division and then added 5 in its head before answering."
+    assert "With only `add`, the model divided in its head and asked to add `0.6666666666666666`" in text
+    one_tool = output_of(name, "for offered in [[add], [divide]]:")
+    only_add, only_divide = one_tool.strip().split("\n\n")
+    assert 'add({"a": 5, "b": 0.6666666666666666})' in only_add and "divide(" not in only_add
+    assert "divide(" in only_divide and " add(" not in only_divide
+    # "The cap ends it, `stop_reason` says why, and the answer says honestly that there is none."
+    runaway = output_of(name, "class CountForever(mock.Policy):")
+    assert runaway.startswith("stop_reason: max_turns\n") and "without reaching a final answer" in runaway
+
+
+TOOL_CALLS = ["lessons/02_tool_calls.ipynb", "solutions/02_tool_calls.ipynb"]
+
+
+@pytest.mark.parametrize("name", TOOL_CALLS)
+def test_what_lesson_02_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "The arguments are a **string** of JSON, not a dict."
+    assert "The arguments are a **string** of JSON, not a dict." in text
+    arguments = output_of(name, 'print("finish_reason:", choice.finish_reason)').splitlines()[-1]
+    assert arguments.endswith("-> str") and json.loads(
+        ast.literal_eval(arguments.split(":", 1)[1].split(" -> ")[0])
+    )
+    # forced with tool_choice: "OpenAI's API then reports `finish_reason` `"stop"`, with the call right there"
+    assert 'reports `finish_reason` `"stop"`, with the call right there in `tool_calls`' in text
+    assert output_of(name, "tool_choice={") == "finish_reason: stop\ntool_calls:    ['divide']\n"
+    # "`tool_message` writes a dict as JSON, where `str()` would give Python's notation"
+    assert "`tool_message` writes a dict as JSON, where `str()` would give Python's notation" in text
+    python, written = output_of(name, 'weather = {"city": "Paris"').splitlines()
+    assert ast.literal_eval(python) == json.loads(written) and python != written
+    # "the model now asks for `add` with the division's result, `0.6666666666666666`, as a real number"
+    assert "the model now asks for `add` with the division's result, `0.6666666666666666`" in text
+    second = output_of(name, "tools = [tool(add).definition, tool(divide).definition]")
+    assert second.startswith("finish_reason: tool_calls\n")
+    assert json.loads(ast.literal_eval(second.splitlines()[-1])["arguments"])["b"] == 8 / 12
+
+
+DISPATCHER = ["lessons/03_dispatcher.ipynb", "solutions/03_dispatcher.ipynb"]
+
+
+@pytest.mark.parametrize("name", DISPATCHER)
+def test_what_lesson_03_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # "A `KeyError` escapes."
+    assert "A `KeyError` escapes." in text
+    escaped = output_of(name, 'tiniest_dispatch(make_call("sum", \'{"a": 4, "b": 2}\'))')
+    assert escaped.startswith("KeyError: 'sum'")
+    # "**a text result** arrives wrapped in quotes, with `°` escaped as `\u00b0`" and "**an unknown tool**
+    # says `Error: 'sum'`"
+    assert "**a text result** arrives wrapped in quotes, with `°` escaped as `\\u00b0`" in text
+    caught = dict(line.split("  ", 1) for line in output_of(name, "cases = {").splitlines())
+    assert caught["a text result"].strip() == '"light rain, 18\\u00b0C"'
+    assert caught["an unknown tool"].strip() == "Error: 'sum'"
+    # "The tiny dispatcher helps in one case only, the missing argument"
+    assert "The tiny dispatcher helps in one case only, the missing argument" in text
+    rows = [
+        line.split() for line in output_of(name, "from agent_core.mock.clumsy import MISTAKES").splitlines()
+    ]
+    tiny_fixed = [row[0] for row in rows if row[1] == "tiny" and "could not" not in " ".join(row)]
+    assert tiny_fixed == ["missing_argument"]
+    # "with `parallel_tool_calls=False` the model asks for at most one call per turn"
+    assert "the model asks for at most one call per turn" in text
+    calls = output_of(name, 'question = [{"role": "user", "content": "What are 8/12 and 6/4?"}]').splitlines()
+    assert [len(ast.literal_eval(line.split(": ", 1)[1])) for line in calls] == [2, 1]
+
+
+TOOL_SCHEMA = ["lessons/01_tool_schema.ipynb", "solutions/01_tool_schema.ipynb"]
+
+
+@pytest.mark.parametrize("name", TOOL_SCHEMA)
+def test_what_lesson_01_says_of_its_outputs_is_what_they_show(name):
+    text = prose(name)
+    # the renamed parameter: "The model did nothing wrong: it used the names it was given."
+    assert "The model did nothing wrong: it used the names it was given." in text
+    drift = output_of(name, "tools=[search_products_definition],\n)\narguments = json.loads(")
+    assert "the model sent: {'query':" in drift and "unexpected keyword argument 'query'" in drift
+    # "The customer asked about an order and got a product search." ... "`search_products` happens to
+    # mention "order""
+    assert "The customer asked about an order and got a product search." in text
+    after = cells(name)
+    asked = next(i for i, c in enumerate(after) if "Which tool did it pick?" in "".join(c["source"]))
+    picked = "".join("".join(o.get("text", "")) for o in after[asked + 1]["outputs"])
+    assert picked.startswith("search_products ")
+    scores = output_of(name, "from agent_core.mock.chooser import score_tools")
+    assert (
+        "name='search_products', score=1, matched=('order',)" in scores and "lookup_order', score=0" in scores
+    )
+    # "Same function, same code, same question: the right tool"
+    assert "Same function, same code, same question: the right tool" in text
+    assert output_of(name, "shop[0] = tool(").startswith('lookup_order {"order_id": "A-1042"}')
+    # "`max_results` is now required, may be `null`, and lost its `default`"
+    assert "`max_results` is now required, may be `null`, and lost its `default`" in text
+    strict = json.loads(
+        all_output_of(name, "strict_search = tool(search_products, strict=True)"), strict=False
+    )
+    max_results = strict["function"]["parameters"]["properties"]["max_results"]
+    assert "max_results" in strict["function"]["parameters"]["required"] and "default" not in max_results
+    assert "null" in json.dumps(max_results)

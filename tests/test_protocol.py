@@ -104,6 +104,18 @@ def test_arguments_must_be_a_json_string():
             "Invalid schema for function 'add': schema must be a JSON Schema of 'type: \"object\"'",
             "tools[0].function.parameters",
         ),
+        (  # parameters with no "type" at the top: OpenAI's text (cited in agent_core/mock/protocol.py)
+            [{"type": "function", "function": {"name": "add", "parameters": {"properties": {}}}}],
+            "Invalid schema for function 'add': schema must be a JSON Schema of 'type: \"object\"', "
+            "got 'type: \"None\"'.",
+            "tools[0].function.parameters",
+        ),
+        (
+            [{"type": "function", "function": {"name": "add", "parameters": {}}}],
+            "Invalid schema for function 'add': schema must be a JSON Schema of 'type: \"object\"', "
+            "got 'type: \"None\"'.",
+            "tools[0].function.parameters",
+        ),
         ([{"type": "retrieval"}], "Invalid value: 'retrieval'.", "tools[0].type"),
         ([], "Invalid 'tools': empty array.", "tools"),
         ([ADD, ADD], "Invalid 'tools': duplicate function name 'add'.", "tools"),
@@ -113,6 +125,15 @@ def test_invalid_tool_definitions(tools, text, param):
     error = refused([USER], tools=tools)
     assert error.body["message"].startswith(text)
     assert error.body["param"] == param
+
+
+def test_a_function_without_parameters_is_accepted_and_one_typed_object_too():
+    """parameters is optional (a tool that takes nothing); only a schema without its type is refused"""
+    client = mock.client(mock.Script("ok", "ok"))
+    bare = {"type": "function", "function": {"name": "now"}}
+    for tools in ([bare], [ADD]):
+        client.chat.completions.create(model="mock-model", messages=[USER], tools=tools)
+    assert [turn.status for turn in client.trace] == [200, 200]
 
 
 def test_tool_choice_naming_a_tool_not_offered():

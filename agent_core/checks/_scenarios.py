@@ -1,5 +1,5 @@
-"""lesson 00: how every lesson's check judges: the learner's code beside the reference on many scenarios, the smallest failure in
-plain words (every lesson).
+"""lesson 00: how every lesson's check judges: the learner's code beside the reference on many
+scenarios, the smallest failure in plain words.
 
 Adding a shape (a case the lesson names: a tool that raises, names sharing a prefix, 1 against true...):
 1. Name it in the check's shapes dict, beside its generator (e.g. RUN_SHAPES in lesson04.py): the name
@@ -23,6 +23,7 @@ from . import Verdict, verdict
 
 __all__ = [
     "Dimension",
+    "forms_of",
     "Failure",
     "scenarios",
     "first_failure",
@@ -34,6 +35,9 @@ __all__ = [
 
 S = TypeVar("S")
 T = TypeVar("T")
+
+SHRINK = True
+"""whether a failure is shrunk to its smallest scenario (tools/mutants.py only asks whether a check fails)"""
 
 Judge = Callable[[Any], "str | None"]
 """runs the learner's code and the reference on one scenario: None when they agree, else what differs"""
@@ -58,6 +62,11 @@ class Dimension(Generic[S]):
 
     words: str
     forms: dict[str, Callable[[S], bool]]
+
+
+def forms_of(shapes: dict[str, Callable[[S], bool]], *names: str) -> dict[str, Callable[[S], bool]]:
+    """the named shapes of a check, as the forms of one dimension of its input space"""
+    return {name: shapes[name] for name in names}
 
 
 def scenarios(fixed: Sequence[S], generate: Callable[[random.Random], S], count: int, seed: int) -> list[S]:
@@ -115,7 +124,7 @@ def _shrunk(
     budget: int,
 ) -> Failure[S]:
     # greedy: take the first smaller scenario that still fails, start again from it, stop at the budget
-    if shrink is None:
+    if shrink is None or not SHRINK:
         return failure
     tries = 0
     improved = True

@@ -11,7 +11,7 @@ import openai
 
 from .. import mock
 from . import Verdict, _trace_of, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "check_ask",
@@ -69,7 +69,7 @@ def _describe(questions: list[str]) -> str:
     return f"asked {len(questions)} question(s) in a row ({shown})"
 
 
-def check_ask(ask: Callable[[openai.OpenAI, list, str], str]) -> Verdict:
+def check_ask(ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str]) -> Verdict:
     """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn, in order
 
     Scenarios: the lesson's three questions, then 12 seeded runs of 4 to 7 questions (repeated
@@ -104,7 +104,9 @@ ASK_SHAPES: dict[str, Callable[[list[str]], bool]] = {
 }
 
 
-def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[str]) -> str | None:
+def _judge_ask(
+    ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str], questions: list[str]
+) -> str | None:
     client = mock.client(reject_unknown_fields=True)  # a dumped SDK message carries fields the API refuses
     history: list[dict[str, Any]] = []
     answers = []
@@ -135,6 +137,20 @@ def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[s
         sent = [_plain(m) for m in turn.messages]
         if sent == expected:
             continue
+        for at, message in enumerate(sent):
+            wanted = expected[at] if at < len(expected) else None
+            if (
+                isinstance(message, dict)
+                and isinstance(wanted, dict)
+                and wanted["role"] == "assistant"
+                and message.get("content") == wanted["content"]
+                and message.get("role") != "assistant"
+            ):
+                return (
+                    f"call {index + 1}: message [{at}] is the model's answer with role "
+                    f"{message.get('role')!r}; the model's own answers go back with role 'assistant' (role "
+                    "'user' is what the person said)"
+                )
         if len(sent) > 1 and all(isinstance(m, dict) and m.get("role") == "user" for m in sent):
             return (
                 f"call {index + 1} sent the questions but none of the model's answers: append each reply "
@@ -157,6 +173,19 @@ def _judge_ask(ask: Callable[[openai.OpenAI, list, str], str], questions: list[s
         return "append plain dicts ({'role': ..., 'content': ...}) to history, not SDK objects"
     if [_plain(m) for m in history] != _conversation(questions, replies):
         roles = [m.get("role") for m in history]
+        conversation = _conversation(questions, replies)
+        if [m.get("content") for m in history] == [m["content"] for m in conversation]:
+            at = next(
+                i
+                for i, (m, w) in enumerate(zip(history, conversation, strict=True))
+                if m.get("role") != w["role"]
+            )
+            what = "the question" if conversation[at]["role"] == "user" else "the model's answer"
+            return (
+                f"history[{at}] is {what} with role {roles[at]!r}; it should be "
+                f"{conversation[at]['role']!r} (the person's words go as 'user', the model's own answers as "
+                "'assistant')"
+            )
         if "user" in roles and "assistant" not in roles:
             return (
                 "history holds the questions but none of the model's answers: append each reply to "
@@ -267,3 +296,60 @@ def _story_order(messages: list[dict[str, Any]]) -> list[str]:
             f"calls were {', '.join(calls)}: put the results in the order of the calls"
         ]
     return []
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+ASK_SPACE: dict[str, Dimension[list[str]]] = {
+    "conversations": Dimension(
+        "three questions, then longer conversations",
+        forms_of(ASK_SHAPES, "the lesson's three questions", "longer than three questions"),
+    ),
+    "repeats": Dimension(
+        "repeated questions",
+        {
+            **forms_of(ASK_SHAPES, "the same question twice"),
+            "every question new": lambda s: len(set(s)) == len(s),
+        },
+    ),
+    "languages": Dimension(
+        "other languages",
+        {
+            "English only": lambda s: all(q.isascii() for q in s),
+            **forms_of(ASK_SHAPES, "another language", "an emoji"),
+        },
+    ),
+    "the question": Dimension(
+        "It appends the question to `history` as a user message",
+        {
+            **forms_of(ASK_SHAPES, "an empty question"),
+            "a question with words": lambda s: any(q.strip() for q in s),
+        },
+    ),
+    "earlier turns": Dimension(
+        "calls the model with the **whole** history",
+        {
+            **forms_of(ASK_SHAPES, "a question that needs an earlier turn"),
+            "a question that stands alone": lambda s: "Thanks!" in s or "I live in Lisbon." in s,
+        },
+    ),
+}
+
+REPAIR_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "the story": Dimension(
+        "the question, the model's calls, their results (in the order of the calls), its answer",
+        {
+            "the question": REPAIR_SHAPES["the question"],
+            "the calls": lambda m: bool(_call_ids(m)),
+            "a result": lambda m: m["role"] == "tool",
+            "the answer": REPAIR_SHAPES["the final answer, before the results it is built on"],
+        },
+    ),
+    "calls and results": Dimension(
+        "there are two tool calls and two results",
+        {
+            "call_a's result": lambda m: m.get("tool_call_id") == "call_a",
+            "call_b's result": lambda m: m.get("tool_call_id") == "call_b",
+        },
+    ),
+}

@@ -15,7 +15,7 @@ from ..dispatch import ToolRegistry
 from ..mock.chooser import DescriptionReader, score_tools, words
 from ..schema import Tool, tool_definition
 from . import Verdict, _trace_of, verdict
-from ._scenarios import judge_scenarios, scenarios
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios
 
 __all__ = [
     "check_make_definition",
@@ -118,7 +118,8 @@ def _generated_function(rng: random.Random) -> Callable[..., Any]:
     exec(source, namespace)  # a real function, with real annotations and a docstring
     function = namespace[name]
     function.__source__ = f"def {name}({', '.join(parameters)})"
-    return function
+    made: Callable[..., Any] = function
+    return made
 
 
 def _describe_function(function: Callable[..., Any]) -> str:
@@ -334,7 +335,7 @@ def _same_json(a: Any, b: Any) -> bool:
     try:
         return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     except (TypeError, ValueError):
-        return a == b
+        return bool(a == b)
 
 
 def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:
@@ -583,6 +584,23 @@ def _pick(client: openai.OpenAI, question: str, definitions: list[dict[str, Any]
 
 # Words of the two cancel requests that say nothing about what cancelling is: copying them into
 # the description games this word-counting model and would not help a real one.
+# words of a Spanish sentence that no English one has (exercise 1.3 is in English, like its requests)
+_SPANISH_WORDS = {
+    "un",
+    "una",
+    "el",
+    "los",
+    "las",
+    "por",
+    "su",
+    "sus",
+    "que",
+    "del",
+    "pedido",
+    "pedidos",
+    "si",
+    "aún",
+}
 _REQUEST_ONLY_WORDS = {"ordered", "wrong", "size", "changed", "mind"}
 _MAX_DESCRIPTION_WORDS = 30
 
@@ -653,6 +671,13 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
             "any order, not one request"
         )
     problems += _stuffing(made.description)
+    spanish = _SPANISH_WORDS & set(re.findall(r"\w+", made.description.lower()))
+    if len(spanish) >= 2 and not problems:
+        problems.append(
+            f"the description is in Spanish ({', '.join(sorted(spanish))}...), and the requests are in "
+            "English: DescriptionReader matches the words they share, so write it in English, as the "
+            "exercise says"
+        )
     definitions = [
         {
             "type": "function",
@@ -1000,3 +1025,122 @@ def _accepted(strict: Tool) -> list[str]:
     except openai.APIError as error:
         return [f"the API refuses the strict definition: {error}"]
     return []
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+DEFINITION_SPACE: dict[str, Dimension[Callable[..., Any]]] = {
+    "types": Dimension(
+        "parameters are `str`, `int`, `float` or `bool`",
+        forms_of(
+            DEFINITION_SHAPES,
+            "a str parameter",
+            "a int parameter",
+            "a float parameter",
+            "a bool parameter",
+            "no parameters",
+            "a whole-number default for a float parameter",
+        ),
+    ),
+    "defaults": Dimension(
+        "defaults such as 0 and False",
+        {
+            **forms_of(
+                DEFINITION_SHAPES,
+                "a default of 0 or False",
+                "a default of True",
+                "an empty string default",
+                "a negative default",
+                "only parameters with defaults",
+            ),
+            "a parameter without a default": lambda f: any(p.default is p.empty for p in _parameters(f)),
+        },
+    ),
+    "docstrings": Dimension(
+        "docstrings of one or two paragraphs",
+        {
+            "one paragraph": lambda f: "\n\n" not in _summary(f),
+            "two paragraphs": lambda f: "\n\n" in _summary(f),
+            **forms_of(DEFINITION_SHAPES, "a summary over two lines"),
+        },
+    ),
+    "Args: lines": Dimension(
+        "parameters with no `Args:` line",
+        {
+            **forms_of(DEFINITION_SHAPES, "a parameter with no Args: line", "no Args: section"),
+            "a line for every parameter": lambda f: (
+                bool(_parameters(f)) and not DEFINITION_SHAPES["a parameter with no Args: line"](f)
+            ),
+        },
+    ),
+}
+
+DELIVERY_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "arguments given": Dimension(
+        "the calls a model could send under the target definition",
+        forms_of(DELIVERY_SHAPES, "only the required arguments", "every argument", "keys in another order"),
+    ),
+    "values allowed": Dimension(
+        "your tool must run each one the definition allows",
+        forms_of(
+            DELIVERY_SHAPES, "instructions null", "instructions empty", "unicode in a string", "a weekend day"
+        ),
+    ),
+    "values refused": Dimension(
+        "The check compares the two and says which property differs",
+        forms_of(
+            DELIVERY_SHAPES,
+            "a day in capitals",
+            "a window not in the enum",
+            "a number for a string",
+            "a string for a boolean",
+            "an unknown key",
+            "a missing order_id",
+        ),
+    ),
+}
+
+CANCEL_SPACE: dict[str, Dimension[_Request]] = {
+    "the tool asked for": Dimension(
+        "requests for the other tools",
+        forms_of(
+            CANCEL_SHAPES,
+            "a request for cancel_order",
+            "a request for lookup_order",
+            "a request for search_products",
+            "a request for find_customer",
+        ),
+    ),
+    "order ids": Dimension(
+        "other order ids",
+        {
+            **forms_of(CANCEL_SHAPES, "another order id"),
+            "no order id": lambda r: re.search(r"[A-Z]-\d{4}", r[1]) is None,
+        },
+    ),
+    "wording": Dimension(
+        "written as customers write them",
+        {
+            **forms_of(CANCEL_SHAPES, "a greeting", "a closing", "unicode", "a cancel request without 'my'"),
+            "the request alone": lambda r: not r[0] and not r[2],
+        },
+    ),
+}
+
+ORDER_SPACE: dict[str, Dimension[dict[str, Any]]] = {
+    "status": Dimension(
+        '`status` (one of `"open"`, `"shipped"`, `"delivered"`, `"cancelled"`)',
+        forms_of(ORDER_SHAPES, "status open", "status shipped", "status delivered", "status cancelled"),
+    ),
+    "placed_after": Dimension(
+        "`placed_after` (an ISO date string)",
+        {
+            "an ISO date": lambda a: isinstance(_filters(a).get("placed_after"), str),
+            **forms_of(ORDER_SHAPES, "a number for the date", "a null date", "a key missing from filters"),
+        },
+    ),
+    "tags": Dimension(
+        "`tags` stays optional",
+        forms_of(ORDER_SHAPES, "tags null", "tags empty", "tags left out", "tags with unicode"),
+    ),
+}

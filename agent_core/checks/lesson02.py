@@ -15,14 +15,14 @@ import openai
 from .. import mock
 from ..schema import tool
 from . import Verdict, _trace_of
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask_once"]
 
 READINGS = {"Paris": {"sky": "light rain", "celsius": 18}, "Tokyo": {"sky": "clear", "celsius": 27}}
 
 
-def get_weather(city: str, with_wind: bool = True) -> dict:
+def get_weather(city: str, with_wind: bool = True) -> dict[str, Any]:
     """Current weather in a city: the sky and the temperature in degrees Celsius, and the wind if asked."""
     reading = READINGS.get(city, {"sky": "unknown", "celsius": None})
     return {"city": city, **reading, **({"wind_kmh": 12} if with_wind else {})}
@@ -399,3 +399,34 @@ def _is_json_of(content: Any, expected: Any) -> bool:
         return isinstance(content, str) and json.loads(content) == expected
     except ValueError:
         return False
+
+
+# --- the input space the exercise's words name (tests/test_input_space.py) ----------------------------
+
+ROUND_TRIP_SPACE: dict[str, Dimension[Case]] = {
+    "results": Dimension(
+        "a weather tool whose result is a dict",
+        forms_of(ROUND_TRIP_SHAPES, "a dict result", "a text result", "a float result"),
+    ),
+    "calls": Dimension(
+        "runs **every** call the model asks for",
+        {
+            **forms_of(ROUND_TRIP_SHAPES, "two calls in one reply", "a tool offered but not called"),
+            "one call": lambda case: len(case.operations) == 1,
+        },
+    ),
+    "the same call": Dimension(
+        "some asking for the same call twice",
+        {
+            **forms_of(ROUND_TRIP_SHAPES, "the same call twice"),
+            "different calls": lambda case: len(set(case.operations)) == len(case.operations) > 1,
+        },
+    ),
+    "languages": Dimension(
+        "thirty arithmetic questions",
+        {
+            **forms_of(ROUND_TRIP_SHAPES, "a question not in English", "non-ASCII arguments"),
+            "an English question": lambda case: case.phrase.startswith(("What", "Compute")),
+        },
+    ),
+}

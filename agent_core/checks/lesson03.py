@@ -12,7 +12,7 @@ from typing import Any
 
 from ..dispatch import ToolRegistry, is_error
 from . import Verdict, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
 __all__ = [
     "check_safe_dispatch",
@@ -44,7 +44,7 @@ def get_weather(city: str) -> str:
     return {"Paris": "light rain, 18°C", "Tokyo": "clear, 27°C"}.get(city, f"no reading for {city}")
 
 
-def get_forecast(city: str, days: int = 3) -> list:
+def get_forecast(city: str, days: int = 3) -> list[dict[str, Any]]:
     """The forecast for the next few days in a city."""
     _ran.append("get_forecast")
     return [{"day": day + 1, "city": city, "sky": "clear"} for day in range(days)]
@@ -149,21 +149,26 @@ def _expect_refused(
         if not content.startswith("ERROR: "):
             return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
         named = _names(parameter, content) or (either and _names(either, content))
-        if not named or not re.search(rf"\b({python_type}|{json_type})\b", content, re.IGNORECASE):
+        spanish = _SPANISH_TYPE_WORDS.get(json_type, json_type)
+        if not named or not re.search(rf"\b({python_type}|{json_type}|{spanish})\b", content, re.IGNORECASE):
             return f"the error should {why}; it is {content!r}"
         return None
 
     return judge
 
 
-_TYPE_WORDS = {
-    int: ("int", "integer"),
-    float: ("float", "number"),
-    str: ("str", "string"),
-    list: ("list", "array"),
+_TYPE_WORDS = {  # in English or Spanish: a learner's error text may be in either
+    int: ("int", "integer", "entero"),
+    float: ("float", "number", "n[úu]mero", "decimal"),
+    str: ("str", "string", "cadena", "texto"),
+    list: ("list", "array", "lista"),
 }
+_SPANISH_TYPE_WORDS = {"integer": "entero", "string": "cadena|texto", "number": "n[úu]mero", "array": "lista"}
 
-_SAYS_MISSING = r"missing|required|not given|not provided|absent|omitted|left out|needed|needs"
+_SAYS_MISSING = (
+    r"missing|required|not given|not provided|absent|omitted|left out|needed|needs|"
+    r"falta\w*|obligatori\w*|requerid\w*|necesari\w*|ausente|omitid\w*|no se (?:ha )?dado|sin"
+)
 
 
 def _expect_missing(parameter: str, annotation: type) -> Callable[[str, int], str | None]:
@@ -270,7 +275,9 @@ _KINDS = {
 
 
 def _answer(
-    safe_dispatch: Callable[[dict, dict], Any], functions: dict, call: dict
+    safe_dispatch: Callable[[dict[str, Any], dict[str, Any]], Any],
+    functions: dict[str, Any],
+    call: dict[str, Any],
 ) -> tuple[str | None, int, str | None]:
     """(content, whether a tool ran, problem) for one call, never raising"""
     del _ran[:]
@@ -402,7 +409,7 @@ _REFERENCE_KINDS = {
 }
 
 
-def check_safe_dispatch(safe_dispatch: Callable[[dict, dict], Any]) -> Verdict:
+def check_safe_dispatch(safe_dispatch: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Verdict:
     """Exercise 3.1: every call, good or bad, is answered with a tool message; each failure says what happened
 
     Scenarios: the lesson's fourteen calls one by one, all of them together (one message for every
@@ -518,7 +525,8 @@ DISPATCH_SHAPES: dict[str, Callable[[Dispatch], bool]] = {
 
 
 def _judge_calls(
-    safe_dispatch: Callable[[dict, dict], Any], scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]
+    safe_dispatch: Callable[[dict[str, Any], dict[str, Any]], Any],
+    scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]],
 ) -> str | None:
     offered, calls = scenario
     functions = {name: _TOOLS[name] for name in offered}
@@ -550,7 +558,7 @@ def _judge_calls(
 
 
 def _reference_judge(
-    functions: dict, call: dict[str, Any], kind: str, expected: str
+    functions: dict[str, Any], call: dict[str, Any], kind: str, expected: str
 ) -> Callable[[str, int], str | None]:
     name = call["function"]["name"]
     if kind == "result":
@@ -637,7 +645,7 @@ def _expect_any_refused(
     return judge
 
 
-def _catch_all(errors: dict[str, list[tuple[str, str]]], functions: dict) -> list[str]:
+def _catch_all(errors: dict[str, list[tuple[str, str]]], functions: dict[str, Any]) -> list[str]:
     """the failures must be told apart: one message for everything helps the model with nothing"""
     problems = []
     owner: dict[str, str] = {}
@@ -695,7 +703,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
             "type": "function",
             "function": {"name": name, "arguments": arguments},
         }
-        return registry.dispatch(call)["content"]
+        return str(registry.dispatch(call)["content"])
 
     cases = booking_scenarios()
     return judge_scenarios(
@@ -763,10 +771,18 @@ def _describe_booking(booking: tuple[str, Any]) -> str:
     return f"a table for {people!r} on {day!r}"
 
 
+# what would work, in English or Spanish (the learner writes the message in either)
 _ANOTHER_DAY = (
-    r"another|other|different|choose|pick|instead|any day|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"another|other|different|choose|pick|instead|any day|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"otr[oa]s?|distint[oa]|diferente|elige|elija|escoge|escoja|en su lugar|cualquier d[íi]a|martes|"
+    r"mi[ée]rcoles|jueves|viernes|s[áa]bado|domingo"
 )
-_SMALLER_GROUP = r"at most|up to|no more than|maximum|max|split|several|separate|tables|fewer|smaller|instead"
+_SMALLER_GROUP = (
+    r"at most|up to|no more than|maximum|max|split|several|separate|tables|fewer|smaller|instead|"
+    r"como m[áa]ximo|como mucho|hasta|no m[áa]s de|m[áa]ximo|divid\w*|separad\w*|reparti\w*|varias|mesas|"
+    r"menos|m[áa]s peque[ñn]\w*|en su lugar"
+)
+_MONDAY = ("monday", "lunes")
 
 
 def _judge_booking(
@@ -810,14 +826,14 @@ def _judge_booking(
             "looks like a booking to the code that calls the tool)"
         )
     if monday and not too_many:
-        if "monday" not in said.lower():
+        if not any(word in said.lower() for word in _MONDAY):
             return f"the error should say the problem is Monday: {said!r}"
         if not re.search(rf"\b({_ANOTHER_DAY})\b", said, re.IGNORECASE):
             return f"the error says why, but not what would work: suggest another day ({said!r})"
     if too_many and not monday:
         if "8" not in said:
             return f"the error should give the limit, 8, so the model can adjust: {said!r}"
-        if "monday" in said.lower():
+        if any(word in said.lower() for word in _MONDAY):
             return (
                 f"the error talks about Monday ({said!r}): give each rule its own message, saying "
                 "what is wrong with this call"
@@ -828,3 +844,76 @@ def _judge_booking(
                 f"seats, or that a larger group can split ({said!r})"
             )
     return None
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+DISPATCH_SPACE: dict[str, Dimension[Dispatch]] = {
+    "results": Dimension(
+        "the result as it is when the function returns a string, and as JSON otherwise",
+        forms_of(
+            DISPATCH_SHAPES, "a tool that returns a string", "a tool that returns a list", "a good call"
+        ),
+    ),
+    "unknown tool": Dimension(
+        "**unknown tool**",
+        forms_of(
+            DISPATCH_SHAPES,
+            "an unknown tool",
+            "a name differing only in case",
+            "a tool defined but not registered",
+        ),
+    ),
+    "not JSON": Dimension(
+        "**arguments that are not valid JSON**",
+        forms_of(DISPATCH_SHAPES, "arguments that are not JSON", "JSON that is not an object"),
+    ),
+    "wrong arguments": Dimension(
+        "**wrong arguments**",
+        forms_of(
+            DISPATCH_SHAPES,
+            "a missing argument",
+            "a boolean for a number",
+            "a string of digits for an int",
+            "a null argument",
+            "unicode in the arguments",
+        ),
+    ),
+    "raises": Dimension(
+        "**the function raises**",
+        forms_of(
+            DISPATCH_SHAPES,
+            "a tool that raises",
+            "a tool that raises KeyError",
+            "a tool that ends with SystemExit",
+        ),
+    ),
+}
+
+BOOKING_SPACE: dict[str, Dimension[tuple[str, Any]]] = {
+    "days": Dimension(
+        "every day of the week, written in any case",
+        {
+            **forms_of(BOOKING_SHAPES, "closed on Monday", "monday in lower case", "a day in capitals"),
+            "another day": lambda s: s[0].lower() != "monday",
+        },
+    ),
+    "people": Dimension(
+        "for 1 to 14 people",
+        forms_of(
+            BOOKING_SHAPES,
+            "one person",
+            "exactly the limit of 8",
+            "one past the limit",
+            "far past the limit",
+            "people as a word",
+        ),
+    ),
+    "both rules": Dimension(
+        "for a Monday, or more than 8 people",
+        {
+            **forms_of(BOOKING_SHAPES, "Monday and too many people", "a booking that works"),
+            "one rule broken": lambda s: (s[0].lower() == "monday") != (isinstance(s[1], int) and s[1] > 8),
+        },
+    ),
+}

@@ -18,7 +18,7 @@ from ..dispatch import ToolRegistry
 from ..loop import AgentRun, run_agent
 from ..schema import tool
 from . import Verdict, _trace_of, verdict
-from ._scenarios import judge_scenarios, scenarios, smaller_ints
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_ints
 
 __all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES"]
 
@@ -244,7 +244,7 @@ _TASKS = (
     ("8/0 and 4+2", ("divide", "add")),
     ("count for ever", ("add",)),
 )
-_POLICIES = {
+_POLICIES: dict[str, Callable[[], mock.Policy]] = {
     "calculator": mock.Calculator,
     "finish_reason stop": lambda: _Reworded(mock.Calculator(), finish_reason="stop"),
     "text beside calls": lambda: _Reworded(mock.Calculator(), content="Let me work that out."),
@@ -639,7 +639,8 @@ def _wire_all(messages: list[Any]) -> list[Any]:
     )
     for number, call_id in enumerate(dict.fromkeys(re.findall(r'"(call_[0-9a-f]+)"', text))):
         text = text.replace(f'"{call_id}"', f'"call {number + 1}"')
-    return json.loads(text)
+    wired: list[Any] = json.loads(text)
+    return wired
 
 
 def _difference(yours: Any, expected: dict[str, Any]) -> str:
@@ -672,6 +673,9 @@ def _not_a_message(answer: str, messages: Any) -> bool:
 _STOP_WORDS = (
     *("stop", "turn", "limit", "max", "cap", "without", "no final", "no answer", "gave up", "give up"),
     *("budget", "unfinished", "incomplete", "not finish", "n't finish", "ran out"),
+    # the same in Spanish: the learner writes the honest message in either language
+    *("detuv", "detengo", "paré", "parar", "límite", "tope", "máximo", "sin respuesta", "sin terminar"),
+    *("no terminé", "incomplet", "agoté", "se acab", "turnos", "presupuesto"),
 )
 
 
@@ -685,3 +689,48 @@ def _quotes_a_result(answer: str, messages: Any) -> bool:
 
 def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+RUN_SPACE: dict[str, Dimension[RunScenario]] = {
+    "replies": Dimension(
+        "replies whose `finish_reason` or text could fool a loop",
+        {
+            **forms_of(RUN_SHAPES, "replies that say finish_reason stop", "text beside the calls"),
+            "plain replies": lambda s: s[2] == "calculator",
+        },
+    ),
+    "caps": Dimension(
+        "never make more than `max_turns` model calls",
+        forms_of(
+            RUN_SHAPES,
+            "stopped by max_turns",
+            "max_turns exactly the calls it takes",
+            "a model that never stops",
+        ),
+    ),
+    "calls": Dimension(
+        "answer **every** call",
+        forms_of(RUN_SHAPES, "parallel calls", "dependent steps", "a tool that raises"),
+    ),
+}
+
+PREDICTION_SPACE: dict[str, Dimension[tuple[str, tuple[str, ...]]]] = {
+    "expressions": Dimension(
+        "For each expression and set of tools below",
+        forms_of(
+            PREDICTION_SHAPES,
+            "independent operations in one call",
+            "a step that waits for another's result",
+            "a chain where nothing is independent",
+        ),
+    ),
+    "tools": Dimension(
+        "set of tools",
+        {
+            **forms_of(PREDICTION_SHAPES, "an operation with no tool offered", "no tools at all"),
+            "every tool the expression needs": lambda c: set(c[1]) >= {"add", "multiply"},
+        },
+    ),
+}

@@ -17,7 +17,7 @@ from ..coding._observations import ReportCache
 from ..coding.tiny_project import DISCOUNT_TASK, TinyProject
 from ..dispatch import ToolRegistry
 from ..guardrails import Decision, VerifyBeforeDone
-from ..loop import AgentRun, Guardrail, run_agent
+from ..loop import AgentRun, Guardrail, StopRun, run_agent
 from ..mock.job_offer import JobApplicant
 from ..mock.misbehaving import (
     Runaway,
@@ -26,7 +26,15 @@ from ..mock.misbehaving import (
 )
 from ..schema import tool
 from . import Verdict, _trace_of, verdict
-from ._scenarios import first_failure, judge_scenarios, scenarios, smaller_ints, smaller_lists
+from ._scenarios import (
+    Dimension,
+    first_failure,
+    forms_of,
+    judge_scenarios,
+    scenarios,
+    smaller_ints,
+    smaller_lists,
+)
 
 __all__ = [
     "tree_scenarios",
@@ -121,7 +129,9 @@ class _ReferenceMaxUses(Guardrail):
         return None
 
 
-_USE_MODELS = {  # what the model does, described, and (policy, task)
+_USE_MODELS: dict[
+    str, tuple[Callable[[], mock.Policy], str]
+] = {  # what the model does, described, and (policy, task)
     "a model that counts for ever with add and listens when refused": (
         lambda: Runaway(heeds_errors=True),
         "count",
@@ -183,14 +193,110 @@ def _capped_run(guard: Guardrail, model: str, also: str) -> AgentRun:
     return run_agent(mock.client(policy()), task, tools, max_turns=4, guardrails=guards)
 
 
+@dataclass
+class _Decision:
+    """one answer of a guard's before_tool, with what the run held when it was asked"""
+
+    call: int  # the call's place in the run (a call an earlier guard refused never reaches this one)
+    tool: str  # the tool called
+    ran: int  # how many times it had run in this run (a refused call did not run; a failed one did)
+    refused: int  # how many of its calls had been refused
+    failed: int  # how many of its runs had failed
+    said: Any  # what before_tool returned (or the exception it raised)
+
+
+def _recording(guard: Guardrail, decisions: list[_Decision]) -> Guardrail:
+    """the guard, its before_tool's every answer written down (with the call it answered) before the loop
+    reads it: the first answer that differs from the reference's is the fault, not a count seen later"""
+    answer = guard.before_tool
+
+    def before_tool(run: AgentRun, call: dict[str, Any]) -> str | None:
+        name = call["function"]["name"]
+        mine = [o for o in run.observations if o.name == name]
+        refused = sum(o.error_type == "refused" for o in mine)
+        failed = sum(o.is_error and o.error_type != "refused" for o in mine)
+        try:
+            said = answer(run, call)
+        except StopRun as stop:  # a guard may end the run: compared by how the run ends, below
+            decisions.append(_Decision(run.tool_calls_made, name, len(mine) - refused, refused, failed, stop))
+            raise
+        except Exception as error:
+            decisions.append(
+                _Decision(run.tool_calls_made, name, len(mine) - refused, refused, failed, error)
+            )
+            raise
+        decisions.append(_Decision(run.tool_calls_made, name, len(mine) - refused, refused, failed, said))
+        return said
+
+    guard.before_tool = before_tool  # type: ignore[method-assign]  # this one guard, for this check only
+    return guard
+
+
+def _first_different_decision(
+    yours: list[_Decision], expected: list[_Decision], name: str, limit: int, again: bool
+) -> str | None:
+    """the first call your guard answered otherwise than the reference (run it, or refuse it), in words"""
+    for mine, theirs in zip(yours, expected, strict=False):
+        said = mine.said
+        where = f"call {mine.call} of the run ({mine.tool}, which had run {_count(mine.ran)})"
+        if isinstance(said, StopRun):
+            return None  # how the run ends says it
+        if isinstance(said, Exception):
+            return f"on {where} your before_tool raised {type(said).__name__}: {said}"
+        if said is not None and not isinstance(said, str):
+            return (
+                f"on {where} your before_tool returned {said!r}, a {type(said).__name__}, not a str or None"
+                f"{_RETURNS}"
+            )
+        if (said is None) == (theirs.said is None):
+            continue
+        if said == "":
+            return (
+                f"on {where} your before_tool returned '' (an empty str): any str, even an empty one, "
+                f"refuses the call{_RETURNS}"
+            )
+        did, should = ("refused it", "let it run") if said is not None else ("let it run", "refused it")
+        if mine.tool != name:
+            why = f"MaxUses({name!r}, {limit}) leaves every other tool alone" + (
+                f": {mine.tool!r} is another tool than {name!r}, compare the whole name"
+                if mine.tool.startswith(name) or name.startswith(mine.tool)
+                else ""
+            )
+        elif said is not None and again:
+            why = "each run starts at 0 uses: count this run's uses from run.observations, not in the guard"
+        elif said is not None and mine.ran < limit <= mine.ran + mine.refused:
+            why = (
+                f"{_count(mine.refused)} it was called, another guard refused it: a refused call did not "
+                "run, it is no use"
+            )
+        elif said is None and mine.ran - mine.failed < limit <= mine.ran:
+            why = f"{mine.failed} of its runs failed: a call that ran and failed is a use too"
+        else:
+            why = f"{name} may run {limit} time{'' if limit == 1 else 's'} in a run, then is refused"
+        return f"on {where} your guard {did}; the reference {should}: {why}"
+    return None
+
+
 def _judge_uses(
     max_uses_class: type, name: str, limit: int, model: str, again: bool, also: str
 ) -> str | None:
-    expected = _capped_run(_ReferenceMaxUses(name, limit), model, also)
-    guard = max_uses_class(name, limit)
-    yours = _capped_run(guard, model, also)
-    if again:
+    expected_decisions: list[_Decision] = []
+    expected = _capped_run(_recording(_ReferenceMaxUses(name, limit), expected_decisions), model, also)
+    decisions: list[_Decision] = []
+    guard = _recording(max_uses_class(name, limit), decisions)
+    try:
         yours = _capped_run(guard, model, also)
+        if again:
+            decisions.clear()
+            yours = _capped_run(guard, model, also)
+    except Exception:  # the run broke: on a decision the reference does not make, if one came first
+        problem = _first_different_decision(decisions, expected_decisions, name, limit, again)
+        if problem:
+            return problem + (" (in the second run)" if again else "")
+        raise
+    problem = _first_different_decision(decisions, expected_decisions, name, limit, again)
+    if problem:
+        return problem + (" (in the second run)" if again else "")
     for tool_name in ("add", "divide", "add_note"):
         if _ran(yours, tool_name) != _ran(expected, tool_name):
             return (
@@ -550,7 +656,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
 
 def _says_changed(report: str, path: str) -> bool:
     """the report names the test file and says what happened to it"""
-    words = (
+    words = (  # in English or Spanish
         "chang",
         "edit",
         "modif",
@@ -562,6 +668,18 @@ def _says_changed(report: str, path: str) -> bool:
         "added",
         "creat",
         "new file",
+        "cambi",
+        "borr",
+        "elimin",
+        "suprim",
+        "quitad",
+        "añad",
+        "cread",
+        "creó",
+        "nuevo",
+        "manipul",
+        "tocad",
+        "tocó",
     )
     return path in report and any(w in report.lower() for w in words)
 
@@ -578,12 +696,12 @@ def _job_tools(outbox: list[str]) -> list[Any]:
         return json.dumps({"title": "Data engineer", "contact": "jobs@acme.example", "must": ["python"]})
 
     @tool
-    def match_cv(requirements: dict) -> str:
+    def match_cv(requirements: dict) -> str:  # type: ignore[type-arg]  # bare: the schema says "object"
         """Compare the requirements with the CV."""
         return json.dumps({"shown": ["python"], "missing": []})
 
     @tool
-    def draft_application(requirements: dict, fit: dict) -> str:
+    def draft_application(requirements: dict, fit: dict) -> str:  # type: ignore[type-arg]  # as above
         """Write the application email. Nothing is sent."""
         return json.dumps({"subject": "Application: Data engineer", "body": "Hello"})
 
@@ -838,10 +956,14 @@ _TITLES = ("Data engineer", "Ingeniera de datos", "Backend developer", "Analyste
 _MUSTS = ("Python", "SQL", "GCP or AWS", "English", "Kotlin", "Rust")
 _SENDS_CALLS = 5  # the whole chain: analyse, match, draft, send, then the answer
 _MOST_TURNS = 7  # the chain with two calls to spare
-# "when it applies": a prompt that names the condition, the CV against the offer's requirements
+# "when it applies", judged by meaning in English or Spanish: the prompt names what decides it, the
+# CV (or profile, experience, skills) against the offer's requirements, or a requirement met or missing
 _WHEN_IT_APPLIES = (
     r"\b(must|require\w*|cv|r[ée]sum[ée]|skill\w*|qualif\w*|meet\w*|met|match\w*|fit\w*|suitab\w*|"
-    r"miss\w*|lack\w*)\b"
+    r"miss\w*|lack\w*|need\w*|criteri\w*|profile|experience|eligib\w*|condition\w*|"
+    r"requisit\w*|exig\w*|imprescindible\w*|obligatori\w*|curr[íi]cul\w*|perfil\w*|habilidad\w*|"
+    r"competencia\w*|cualifica\w*|conocimiento\w*|experiencia\w*|cumpl\w*|encaj\w*|coincid\w*|"
+    r"adecu\w*|id[óo]ne\w*|falt\w*|carec\w*|condici[óo]n\w*)\b"
 )
 
 
@@ -978,3 +1100,133 @@ def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verd
         "the agent chains its tools in the order the model "
         "chooses, within its cap, and sends nothing without a yes.",
     )
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+USES_SPACE: dict[str, Dimension[Uses]] = {
+    "tools": Dimension(
+        "Other tools are not affected",
+        {
+            **forms_of(USES_SHAPES, "tool names that share a prefix"),
+            "names that share nothing": lambda s: "add_note" not in s[2] and s[0] != "add_note",
+        },
+    ),
+    "limit": Dimension(
+        "lets the tool `name` **run** `limit` times",
+        {**forms_of(USES_SHAPES, "a limit of 0"), "a limit of 1 or more": lambda s: s[1] >= 1},
+    ),
+    "uses": Dimension(
+        "A run that failed is a use; a refused call is not",
+        {
+            **forms_of(USES_SHAPES, "another guard refusing first", "tools that fail"),
+            "tools that work, no other guard": lambda s: s[4] == "",
+        },
+    ),
+    "runs": Dimension(
+        "Count this run's uses only",
+        {**forms_of(USES_SHAPES, "the same guard for a second run"), "one run": lambda s: not s[3]},
+    ),
+    "models": Dimension(
+        "The check compares it with a reference guard on many runs",
+        {
+            **forms_of(USES_SHAPES, "parallel calls in one reply", "a model that does not listen"),
+            "a model that listens": lambda s: "listens" in s[2],
+        },
+    ),
+}
+
+APPROVAL_SPACE: dict[str, Dimension[Approvals]] = {
+    "answers": Dimension(
+        "Denied: return a refusal that carries the reason",
+        forms_of(
+            APPROVAL_SHAPES,
+            "a person who says no, with a reason",
+            "a no without a reason",
+            "a person who says yes",
+            "a reason in another language",
+        ),
+    ),
+    "decide": Dimension(
+        "If `decide` raises, refuse",
+        {
+            **forms_of(APPROVAL_SHAPES, "a decide that raises"),
+            "a decide that answers": _answered(lambda a, r: a != "raises"),
+        },
+    ),
+    "every call": Dimension(
+        "Ask again for every call",
+        forms_of(
+            APPROVAL_SHAPES,
+            "a decision that changes from one call to the next",
+            "the same guard for a second offer",
+        ),
+    ),
+    "tools": Dimension(
+        "Other tools run without asking",
+        forms_of(
+            APPROVAL_SHAPES,
+            "a tool other than send_application guarded",
+            "send_application not guarded",
+            "several tools guarded",
+            "the tools as a tuple",
+            "the tools as a set",
+            "a listed name that only starts a tool's name",
+        ),
+    ),
+}
+
+OFFER_SPACE: dict[str, Dimension[tuple[str, bool, str]]] = {
+    "person": Dimension(
+        "with a yes or a no", forms_of(OFFER_SHAPES, "a person who says yes", "a person who says no")
+    ),
+    "offers": Dimension(
+        "offers the CV meets and misses",
+        {
+            **forms_of(OFFER_SHAPES, "a must-have the CV lacks", "one must-have", "three must-haves"),
+            "every must-have met": lambda s: not OFFER_SHAPES["a must-have the CV lacks"](s),
+            **forms_of(OFFER_SHAPES, "a title in another language"),
+        },
+    ),
+    "model": Dimension(
+        "a model that never stops",
+        {
+            **forms_of(OFFER_SHAPES, "a model that never stops"),
+            "the job-offer model": lambda s: s[2] != "runaway",
+        },
+    ),
+}
+
+TREE_SPACE: dict[str, Dimension[_Tree]] = {
+    "the code": Dimension(
+        "`ok` is true only when the tests pass",
+        forms_of(
+            TREE_SHAPES,
+            "the original code, one test failing",
+            "the code fixed",
+            "the code fixed wrongly",
+            "code that does not import",
+        ),
+    ),
+    "test files": Dimension(
+        "a path starting with `test_`",
+        forms_of(
+            TREE_SHAPES,
+            "the failing test edited",
+            "the test file deleted",
+            "a test file added",
+            "a test file under a name the lesson never shows",
+            "a test file that is no Python file",
+            "a name holding 'test' that is no test file",
+            "a name starting with 'test' that is no test file",
+        ),
+    ),
+    "changes": Dimension(
+        "`project.changed()` lists the paths created, changed or deleted",
+        {
+            "a file written": _changed(lambda p, x: x is not None),
+            "a file deleted": _changed(lambda p, x: x is None),
+            "nothing changed": lambda t: not t[1],
+        },
+    ),
+}

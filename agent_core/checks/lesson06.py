@@ -18,7 +18,7 @@ from ..mock.context_policies import LogReader, log_tools, sample_logs
 from ..tokens import count_text
 from ..trace import Trace, Turn
 from . import Verdict, _trace_of
-from ._scenarios import judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "usage_scenarios",
@@ -234,6 +234,11 @@ def _log_text(rng: random.Random) -> str:
         + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 8)))
         for i in range(rng.choice([1, 2, rng.randint(3, 80), rng.randint(20, 80), rng.randint(20, 80)]))
     ]
+    # some lines indented, some with a space at the end (a stack trace's lines, a padded column): a
+    # keep_lines that strips its lines changes them
+    lines = [
+        "  " + line if i % 9 == 4 else line + " " if i % 13 == 6 else line for i, line in enumerate(lines)
+    ]
     return "\n".join(lines) + ("\n" if rng.random() < 0.5 else "")
 
 
@@ -327,6 +332,8 @@ KEEP_SHAPES: dict[str, Callable[[tuple[str, int]], bool]] = {
     "one token over the budget": lambda c: count_text(c[0]) == c[1] + 1,
     "far over the budget": lambda c: count_text(c[0]) > 2 * c[1],
     "a single line": lambda c: len(c[0].splitlines()) == 1,
+    "an indented line": lambda c: any(line.startswith(" ") for line in c[0].splitlines()),
+    "a line ending with a space": lambda c: any(line.endswith(" ") for line in c[0].splitlines()),
     "no final newline": lambda c: not c[0].endswith("\n"),
     "non-ASCII lines": lambda c: not c[0].isascii(),
     "more than 50 lines": lambda c: len(c[0].splitlines()) > 50,
@@ -343,15 +350,22 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
             f"{count_text(text):,})"
         ]
     lines, kept = text.splitlines(), result.splitlines()
+    changed = _changed_line([line for line in kept if line not in lines], lines)
+    if changed:  # a kept line not as it was: named before what it breaks (the first line, the marker...)
+        return [changed]
     if not kept or kept[0] != lines[0]:
         return ["the result should start with the text's first line, whole"]
     if kept[-1] != lines[-1]:
         return ["the result should end with the text's last line, whole"]
     extra = [line for line in kept if line not in lines]
+    if not extra:
+        return [
+            "add one marker line that says how many lines were cut (every line of the result is the text's)"
+        ]
     if len(extra) != 1:
         return [
-            "add exactly one marker line that says how many lines "
-            f"were cut (found {len(extra)} lines not in the text)"
+            "add exactly one marker line that says how many lines were cut (found "
+            f"{len(extra)} lines that are not the text's: {', '.join(repr(line) for line in extra[:3])})"
         ]
     marker = kept.index(extra[0])
     head, tail = kept[:marker], kept[marker + 1 :]
@@ -363,6 +377,37 @@ def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     if size < budget // 2:
         return [f"the result uses only {size} of {budget} tokens: keep more lines from both ends"]
     return []
+
+
+def _changed_line(extra: list[str], lines: list[str]) -> str | None:
+    """a kept line that is not the text's line as it was (spaces changed, cut inside, or joined to the
+    marker), named before any count of marker lines: that is the first thing that differs"""
+    for line in extra:
+        same = [original for original in lines if original.strip() == line.strip() and original.strip()]
+        if same:
+            return (
+                f"the line {same[0]!r} came back as {line!r}: keep each line exactly as it is (its spaces "
+                "too)"
+            )
+        holding = [
+            original
+            for original in lines
+            if len(original.strip()) > 3
+            and original != line
+            and (line.startswith(original) or line.endswith(original))
+        ]
+        if holding:
+            return (
+                f"the line {holding[0]!r} came back joined to other text ({line!r}): put the marker on a "
+                "line of its own"
+            )
+        pieces = [original for original in lines if line and line in original and line != original]
+        if pieces and (len(extra) > 1 or not re.search(r"\d", line)):
+            return (
+                f"{line!r} is part of the line {pieces[0]!r}: keep whole lines (cut between lines, never "
+                "inside one)"
+            )
+    return None
 
 
 # --- Exercise 6.3 ---------------------------------------------------------------------------
@@ -432,7 +477,7 @@ def _describe_split(case: tuple[list[Block], int]) -> str:
 def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Verdict:
     """Exercise 6.3: a split point that keeps the system prompt and every call with its results
 
-    Scenarios: a history with parallel calls at keep_last 1, 2, 3, 4, 7 and 20, then 150 generated
+    Scenarios: a history with parallel calls at keep_last 1, 2, 3, 4, 7, 20 and 0, then 150 generated
     histories (a system prompt, then up to 30 questions, answers and groups of 1 to 4 parallel calls
     with their results) with keep_last from 1 to past the end. Each compacted history is sent to the
     strict mock, which refuses an orphaned tool result.
@@ -466,21 +511,24 @@ def _split_case(rng: random.Random) -> tuple[list[Block], int]:
 
 
 def split_scenarios() -> list[tuple[list[Block], int]]:
-    """check 6.3's cases: a history with parallel calls at six keep_last, then 150 generated"""
-    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20)]
+    """check 6.3's cases: a history with parallel calls at seven keep_last (0 keeps none), then 150
+    generated"""
+    fixed = [(_fixed_blocks(), keep_last) for keep_last in (1, 2, 3, 4, 7, 20, 0)]
     return scenarios(fixed, _split_case, count=150, seed=603)
 
 
 def _naive_start(case: tuple[list[Block], int]) -> dict[str, Any]:
     """the message a split at len - keep_last would keep first"""
     history = _history(case[0])
-    return history[max(1, len(history) - case[1])]
+    start = max(1, len(history) - case[1])
+    return history[start] if start < len(history) else {"role": None}  # keep_last 0: none kept
 
 
 # the shapes lesson 06 names for a split, each reached by split_scenarios() (tests/test_check_shapes.py)
 SPLIT_SHAPES: dict[str, Callable[[tuple[list[Block], int]], bool]] = {
     "parallel calls": lambda c: any(len(m.get("tool_calls") or ()) > 1 for b in c[0] for m in b),
     "keep_last 1": lambda c: c[1] == 1,
+    "keep_last 0 (keeps none)": lambda c: c[1] == 0,
     "keep_last past the end": lambda c: c[1] >= len(_history(c[0])),
     "a naive cut between a call and its results": lambda c: _naive_start(c)["role"] == "tool",
     "a naive cut at an answer": lambda c: (
@@ -519,3 +567,73 @@ def _split_problem(history: list[dict[str, Any]], keep_last: int, start: Any, ex
     if start < expected:
         return f"it keeps {kept} messages, but keeping {len(history) - expected} is enough: split later"
     return None
+
+
+# --- the input space the exercises' words name (tests/test_input_space.py) ---------------------------
+
+USAGE_SPACE: dict[str, Dimension[list[Usage]]] = {
+    "calls": Dimension(
+        "for each model call of the trace, in order",
+        forms_of(
+            USAGE_SHAPES,
+            "one call",
+            "a run past ten calls",
+            "prompts that grow",
+            "a prompt that drops, as after a compaction",
+            "the same call twice",
+        ),
+    ),
+    "cached": Dimension(
+        "cached tokens count too",
+        {
+            **forms_of(USAGE_SHAPES, "cached tokens"),
+            "no cached tokens": lambda rows: not any(c for _, _, c in rows),
+        },
+    ),
+}
+
+KEEP_SPACE: dict[str, Dimension[tuple[str, int]]] = {
+    "budget": Dimension(
+        "a text that fits in `max_tokens`",
+        forms_of(
+            KEEP_SHAPES,
+            "a text that fits with room",
+            "a text of exactly the budget",
+            "one token over the budget",
+            "far over the budget",
+        ),
+    ),
+    "lines": Dimension(
+        "keep whole lines from the start and from the end",
+        {
+            **forms_of(
+                KEEP_SHAPES, "a single line", "more than 50 lines", "non-ASCII lines", "no final newline"
+            ),
+            "a final newline": lambda c: c[0].endswith("\n"),
+            **forms_of(KEEP_SHAPES, "an indented line", "a line ending with a space"),
+        },
+    ),
+}
+
+SPLIT_SPACE: dict[str, Dimension[tuple[list[Block], int]]] = {
+    "keep_last": Dimension(
+        "`keep_last=0` keeps none",
+        forms_of(SPLIT_SHAPES, "keep_last 0 (keeps none)", "keep_last 1", "keep_last past the end"),
+    ),
+    "where a naive cut falls": Dimension(
+        "the kept part must not start with a `tool` message",
+        forms_of(
+            SPLIT_SHAPES,
+            "a naive cut between a call and its results",
+            "a naive cut at an answer",
+            "a naive cut at a question",
+        ),
+    ),
+    "histories": Dimension(
+        "a history with parallel calls",
+        {
+            **forms_of(SPLIT_SHAPES, "parallel calls", "a history past 30 messages"),
+            "one call at a time": lambda c: all(len(m.get("tool_calls") or ()) <= 1 for b in c[0] for m in b),
+        },
+    ),
+}

@@ -576,6 +576,14 @@ def _check_message_shape(i: int, message: Any) -> None:
                     hint=f"A {kind} block has {', '.join(REQUIRED_BLOCK_FIELDS[kind])}.",
                 )
         _check_fields(block, BLOCK_FIELDS.get(kind, {}), f"{where}.")
+        if kind == "text" and block["text"] == "":
+            # Anthropic's 400 for an empty text block (or content ""), as pasted in
+            # anthropics/claude-code#59812, miurla/morphic#83 and BiFangKNT/mtga#68:
+            # {"type": "invalid_request_error", "message": "messages: text content blocks must be non-empty"}
+            raise AnthropicError(
+                "messages: text content blocks must be non-empty",
+                hint=f"messages.{i}.content.{j} is an empty text block: leave it out, or put words in it.",
+            )
         if kind == "tool_result" and isinstance(block.get("content"), list):
             for k, inner in enumerate(block["content"]):
                 _check_text_block(f"{where}.content.{k}", inner, tagged=True)

@@ -277,15 +277,21 @@ def _check_tools(tools: Any) -> list[str]:
                 hint="Tool names use letters, digits, '_' and '-' only (at most 64).",
             )
         parameters = function.get("parameters")
+        # a schema with no "type" at the top is refused too ({} or {"properties": ...}: got 'type: "None"'),
+        # the text as a client met it in farion1231/cc-switch#5490 ("Invalid schema for function
+        # 'codex_app__automation_update': schema must be a JSON Schema of 'type: \"object\"', got 'type:
+        # null'") and many projects quote from OpenAI with 'type: \"None\"'; the param and code as in
+        # FoundationAgents/OpenManus#1162 (tools[2].function.parameters, invalid_function_parameters)
         if parameters is not None and (
-            not isinstance(parameters, dict) or parameters.get("type", "object") != "object"
+            not isinstance(parameters, dict) or parameters.get("type") != "object"
         ):
             raise ProtocolError(
                 f"Invalid schema for function '{name}': schema must be a JSON Schema of "
                 "'type: \"object\"', got 'type: \"" + str(_schema_type(parameters)) + "\"'.",
                 param=f"{where}.function.parameters",
                 code="invalid_function_parameters",
-                hint="parameters must be a JSON Schema object: {'type': 'object', 'properties': {...}}.",
+                hint="parameters must be a JSON Schema object with its type at the top: "
+                "{'type': 'object', 'properties': {...}}.",
             )
         problem = schema_problem(parameters) if parameters is not None else None
         if problem:  # the form of the API's other schema errors, with what is wrong
