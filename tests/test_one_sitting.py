@@ -27,6 +27,7 @@ LESSON_MODULES = {
     "10": ["mcp_bridge.py"],
     "11": ["evaluation.py"],
     "12": ["planning.py"],
+    "13": ["untrusted.py"],
 }
 HELD = [path for paths in LESSON_MODULES.values() for path in paths]
 MAX_LINES = 260  # "about 250"
