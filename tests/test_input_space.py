@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_core.checks import lesson13
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # exercise -> (the English lesson notebook, the check's space, its seeded scenarios)
@@ -15,7 +17,11 @@ SPACES_00_06: dict[str, tuple[str, dict, object]] = {}
 # lessons 07-12
 SPACES_07_12: dict[str, tuple[str, dict, object]] = {}
 # lesson 13
-SPACES_13: dict[str, tuple[str, dict, object]] = {}
+SPACES_13: dict[str, tuple[str, dict, object]] = {
+    "13.1": ("13_untrusted_content.ipynb", lesson13.PROVENANCE_SPACE, lesson13.provenance_scenarios),
+    "13.2": ("13_untrusted_content.ipynb", lesson13.DECIDE_SPACE, lesson13.decide_scenarios),
+    "13.3": ("13_untrusted_content.ipynb", lesson13.PLAN_SPACE, lesson13.plan_scenarios),
+}
 
 SPACES = {**SPACES_00_06, **SPACES_07_12, **SPACES_13}
 
