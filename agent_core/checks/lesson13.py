@@ -224,8 +224,8 @@ DECIDE_FIXED = [
 def _call(rng: random.Random) -> Call:
     effect = rng.choice(("reads", "writes", "sends", None))
     name = rng.choice(_NAMES[effect]) if effect else rng.choice(("wipe_disk", "read_secrets", "mystery"))
-    flags = [rng.random() < 0.5 for _ in range(4)]
-    return Call(name, effect, *flags[:3], untrusted=flags[3])
+    seen, read_only, can_ask, untrusted = (rng.random() < 0.5 for _ in range(4))
+    return Call(name, effect, seen, read_only, can_ask, untrusted=untrusted)
 
 
 def decide_scenarios() -> list[Call]:
@@ -280,9 +280,14 @@ def _describe_call(c: Call) -> str:
 
 
 def _smaller_calls(c: Call) -> Iterator[Call]:
-    for field_name in ("untrusted_seen", "read_only", "can_ask", "untrusted"):
-        if getattr(c, field_name):
-            yield replace(c, **{field_name: False})
+    if c.untrusted_seen:
+        yield replace(c, untrusted_seen=False)
+    if c.read_only:
+        yield replace(c, read_only=False)
+    if c.can_ask:
+        yield replace(c, can_ask=False)
+    if c.untrusted:
+        yield replace(c, untrusted=False)
 
 
 def check_decide(decide_function: Callable[..., Any]) -> Verdict:
