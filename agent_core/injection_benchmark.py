@@ -1,5 +1,9 @@
-"""lesson 13: user tasks crossed with injection tasks, each defence off and on: benign utility, utility
-under attack and attack success rate, each with its Wilson interval (as AgentDojo measures an agent)."""
+"""Defences measured like a benchmark: user tasks crossed with injection tasks, each defence in turn;
+benign utility, utility under attack, attack success rate, with Wilson intervals (lesson 13).
+
+The three figures are AgentDojo's (Debenedetti et al., NeurIPS 2024 Datasets and Benchmarks,
+https://arxiv.org/abs/2406.13352).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import openai
 
 from ._browser import PlainTable
-from ._mailroom import DECLARATIONS, INJECTION_TASKS, USER_TASKS, InjectionTask, Mailroom, UserTask
 from .approval import Decision
 from .dispatch import ToolRegistry
 from .evaluation import wilson
 from .loop import Guardrail, run_agent
+from .mailroom import DECLARATIONS, INJECTION_TASKS, USER_TASKS, InjectionTask, Mailroom, UserTask
 from .untrusted import MARKING_PROMPT, FollowPlan, Trifecta, mark_untrusted, plan_from_request
 
 if TYPE_CHECKING:

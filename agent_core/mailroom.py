@@ -1,5 +1,5 @@
-"""lesson 13: the assistant the lesson attacks: an inbox and web pages (untrusted), customer records and
-an API key (private), and ways out (send an email, post to a URL); its user tasks and injection tasks."""
+"""The assistant under attack: an inbox and web pages (untrusted), customer records and an API key
+(private), ways out (send an email, post to a URL); its user tasks and injection tasks (lesson 13)."""
 
 from __future__ import annotations
 

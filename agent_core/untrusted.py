@@ -1,9 +1,8 @@
 """Untrusted content: where each observation came from, the lethal trifecta as a guardrail, read-only that
 denies by default, and a plan fixed before anything untrusted is read (lesson 13).
 
-Beneath it: `_untrusted_marks.py`, the prompt-level defence (untrusted text delimited and marked);
-`_mailroom.py`, the lesson's assistant, its user tasks and injection tasks; `_injection_benchmark.py`,
-those tasks crossed, each defence off and on: utility and attack success with their intervals.
+Beneath it: `_untrusted_marks.py`, the prompt-level defence (untrusted text delimited and marked).
+Beside it: `mailroom.py`, the assistant the lesson attacks; `injection_benchmark.py`, the measurements.
 """
 
 from __future__ import annotations
@@ -113,7 +112,8 @@ def decide(
 class Trifecta(Guardrail):
     """the lethal trifecta broken at its last leg: once untrusted text is in the context, a tool that
     writes or sends (or an undeclared one) needs a person's approval (lesson 05's Approval), or, with
-    no decider, is refused. Private data needs no flag: the model can fetch it whenever it is told to."""
+    no decider, is refused. Private data needs no flag: the model can fetch it whenever it is told to.
+    (The trifecta: https://simonwillison.net/2025/Jun/16/the-lethal-trifecta/)"""
 
     def __init__(self, declarations: Mapping[str, Declared], decide: Decider | None = None) -> None:
         self.declarations = declarations
@@ -211,7 +211,8 @@ def plan_from_request(
 ) -> list[Step]:
     """ask the model for a plan, seeing only the user's request: which tools, in which order, and the
     arguments the request fixes. Nothing a tool returns is in this call, so nothing an attacker wrote
-    can shape the plan (the dual-LLM pattern's privileged model; CaMeL goes further)."""
+    can shape the plan (the dual-LLM pattern's privileged model; CaMeL, https://arxiv.org/abs/2503.18813,
+    goes further: it tracks every value's origin through a program the planner writes)."""
     names = sorted(tools)
     messages: Any = [
         {"role": "system", "content": "Plan the calls this request needs. Call submit_plan."},

@@ -4,10 +4,10 @@ marking; and the benchmark's relations on the lesson's suite."""
 import pytest
 
 from agent_core import mock
-from agent_core._injection_benchmark import DEFENCES, approves_what_the_user_named, measure
-from agent_core._mailroom import API_KEY, DECLARATIONS, INJECTION_TASKS, USER_TASKS, Mailroom
 from agent_core.guardrails import Permissions
+from agent_core.injection_benchmark import DEFENCES, approves_what_the_user_named, measure
 from agent_core.loop import run_agent
+from agent_core.mailroom import API_KEY, DECLARATIONS, INJECTION_TASKS, USER_TASKS, Mailroom
 from agent_core.mock.gullible import Gullible
 from agent_core.untrusted import (
     MARKING_PROMPT,
