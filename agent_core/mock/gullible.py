@@ -82,18 +82,21 @@ class Gullible(Policy):
 
 def injected_calls(result: str) -> list[tuple[bool, list[tuple[str, dict[str, Any]]]]]:
     """the instructions in a tool result: (inside an <untrusted> block?, the calls each asks for)"""
-    inside = " ".join(_MARKED.findall(result))
-    found = []
+    spans = [match.span(1) for match in _MARKED.finditer(result)]
+    found, offset = [], 0
     for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", result):
-        asked = []
+        start = result.index(sentence, offset)
+        offset = start + len(sentence)
+        asked, first = [], None
         for match in _INSTRUCTION.finditer(sentence):
             try:
                 arguments = json.loads(match.group("arguments"))
             except ValueError:
                 continue
             asked.append((match.group("name"), arguments))
-        if asked:
-            found.append((bool(inside) and sentence.strip() in inside, asked))
+            first = start + match.start() if first is None else first
+        if asked and first is not None:
+            found.append((any(low <= first < high for low, high in spans), asked))
     return found
 
 
