@@ -57,18 +57,16 @@ def from_mcp(annotations: Mapping[str, Any] | None) -> Declared:
 def provenance(messages: Sequence[dict[str, Any]], declarations: Mapping[str, Declared]) -> list[Trust]:
     """each tool message's trust, in order: trusted only when the tool that produced it is declared and
     does not say its results are untrusted (a tool nobody declared, or a call nobody made, is untrusted)"""
-    made = {
-        call.get("id"): (call.get("function") or {}).get("name")
-        for message in messages
-        if message.get("role") == "assistant"
-        for call in message.get("tool_calls") or []
-    }
+    made: dict[Any, set[str]] = {}  # an id the model sent twice names both calls: trusted only if both are
+    for message in messages:
+        for call in message.get("tool_calls") or [] if message.get("role") == "assistant" else []:
+            made.setdefault(call.get("id"), set()).add(str((call.get("function") or {}).get("name")))
     marks: list[Trust] = []
     for message in messages:
-        if message.get("role") != "tool":
-            continue
-        declared = declarations.get(made.get(message.get("tool_call_id")) or "")
-        marks.append("trusted" if declared is not None and not declared.untrusted else "untrusted")
+        if message.get("role") == "tool":
+            names = made.get(message.get("tool_call_id")) or {""}
+            trusted = all(name in declarations and not declarations[name].untrusted for name in names)
+            marks.append("trusted" if trusted else "untrusted")
     return marks
 
 
