@@ -41,6 +41,10 @@ class Declared:
     untrusted: bool = False
     """its results may hold text an attacker wrote: an email, a web page, an issue, a file downloaded"""
 
+    def __post_init__(self) -> None:
+        if self.effect not in ("reads", "writes", "sends"):
+            raise ValueError(f"a tool's effect is 'reads', 'writes' or 'sends', not {self.effect!r}")
+
 
 def from_mcp(annotations: Mapping[str, Any] | None) -> Declared:
     """an MCP tool's annotations as a declaration, with the specification's defaults (readOnlyHint

