@@ -1,6 +1,7 @@
 """Lesson 13's exercise checks: right answers written differently pass, tempting wrong ones are caught."""
 
 import pytest
+from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson13 import check_decide, check_plan_refusal, check_provenance
 from agent_core.untrusted import decide, plan_refusal, provenance
@@ -285,3 +286,18 @@ def test_check_plan_refusal_catches_tempting_wrong_answers(wrong, says, capsys):
     result = check_plan_refusal(wrong)
     out = capsys.readouterr().out
     assert not result and says in out, out
+
+
+def test_the_checks_run_the_same_scenarios_every_time(capsys):
+    assert check_provenance(by_name).problems == check_provenance(by_name).problems
+    assert check_decide(only_sends).problems == check_decide(only_sends).problems
+    assert check_plan_refusal(no_end).problems == check_plan_refusal(no_end).problems
+
+
+def test_the_lesson_13_checks_give_the_same_verdicts_under_another_hash_seed():
+    """each check on a wrong answer: the same words whatever the order of a set"""
+    outputs = under_two_hash_seeds(
+        "test_checks_lesson13",
+        "c.check_provenance(t.by_name); c.check_decide(t.only_sends); c.check_plan_refusal(t.no_end)",
+    )
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 13.") == 3
