@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .._messages import ERROR_PREFIX
 from .policy import Policy, ReplyLike, ToolCall, calls, content_text, offered_tools, text
 
 __all__ = ["Gullible", "injected_calls", "errands"]
@@ -136,7 +137,7 @@ def _history(messages: list[dict[str, Any]]) -> list[tuple[str, str, bool, str]]
             )
             if kind == "errand" and _looks_injected(call, history):
                 kind = "injected"
-            history.append((name, result, result.startswith("ERROR:"), kind))
+            history.append((name, result, result.startswith(ERROR_PREFIX), kind))
     return history
 
 
@@ -172,7 +173,7 @@ def _answer(history: list[tuple[str, str, bool, str]]) -> str:
         if kind != "errand":
             continue
         if error:
-            lines.append(f"I could not finish: {name} failed ({result.removeprefix('ERROR: ')[:120]})")
+            lines.append(f"I could not finish: {name} failed ({result.removeprefix(ERROR_PREFIX)[:120]})")
         elif name == "read_inbox":
             plain = re.sub(r"</?untrusted[^>]*>", "", result)
             lines += [
