@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -20,10 +21,13 @@ MARKING_PROMPT = (
 )
 
 
+_TAG = re.compile(r"<(/?untrusted)", re.IGNORECASE)
+
+
 def delimit(text: str, source: str) -> str:
-    """text from outside between <untrusted> tags; a tag inside it is defused, so the text cannot
-    close the block early and go on as if it were outside it"""
-    inner = text.replace("<untrusted", "<\u200buntrusted").replace("</untrusted", "<\u200b/untrusted")
+    """text from outside between <untrusted> tags; a tag inside it, in any letter case, is defused (a
+    zero-width space after its "<"), so the text cannot close the block early and go on outside it"""
+    inner = _TAG.sub("<\u200b\\1", text)
     return f'<untrusted source="{source}">\n{inner}\n</untrusted>'
 
 

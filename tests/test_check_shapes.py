@@ -58,6 +58,7 @@ CHECKS = {
     "13.1": (lesson13.PROVENANCE_SHAPES, lesson13.provenance_scenarios),
     "13.2": (lesson13.DECIDE_SHAPES, lesson13.decide_scenarios),
     "13.3": (lesson13.PLAN_SHAPES, lesson13.plan_scenarios),
+    "13.4": (lesson13.DELIMIT_SHAPES, lesson13.delimit_scenarios),
 }
 
 

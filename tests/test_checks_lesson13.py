@@ -3,8 +3,8 @@
 import pytest
 from hash_seeds import under_two_hash_seeds
 
-from agent_core.checks.lesson13 import check_decide, check_plan_refusal, check_provenance
-from agent_core.untrusted import decide, plan_refusal, provenance
+from agent_core.checks.lesson13 import check_decide, check_delimit, check_plan_refusal, check_provenance
+from agent_core.untrusted import decide, delimit, plan_refusal, provenance
 
 # --- 13.1: provenance -------------------------------------------------------------------------------
 
@@ -288,6 +288,76 @@ def test_check_plan_refusal_catches_tempting_wrong_answers(wrong, says, capsys):
     assert not result and says in out, out
 
 
+# --- 13.4: delimit ----------------------------------------------------------------------------------
+
+
+def delimit_escaping_every_bracket(text, source):
+    """right, written differently: every "<" written as HTML's &lt;"""
+    return f'<untrusted source="{source}">\n{text.replace("<", "&lt;")}\n</untrusted>'
+
+
+def delimit_with_a_lookalike(text, source):
+    """right, written differently: the tag's "<" swapped for a lookalike, word by word"""
+    import re
+
+    inner = re.sub(r"<(?=/?untrusted)", "\u2039", text, flags=re.IGNORECASE)
+    return f'<untrusted source="{source}">\n{inner}\n</untrusted>'
+
+
+def no_defusing(text, source):
+    return f'<untrusted source="{source}">\n{text}\n</untrusted>'
+
+
+def closing_tag_only(text, source):
+    return f'<untrusted source="{source}">\n{text.replace("</untrusted>", "")}\n</untrusted>'
+
+
+def case_sensitive(text, source):
+    inner = text.replace("<untrusted", "<_untrusted").replace("</untrusted", "<_/untrusted")
+    return f'<untrusted source="{source}">\n{inner}\n</untrusted>'
+
+
+def drops_lines_with_tags(text, source):
+    kept = "\n".join(line for line in text.split("\n") if "untrusted" not in line.lower())
+    return f'<untrusted source="{source}">\n{kept}\n</untrusted>'
+
+
+def no_source(text, source):
+    return delimit(text, source).replace(f' source="{source}"', "", 1)
+
+
+def on_one_line(text, source):
+    return (
+        f'<untrusted source="{source}">'
+        + delimit(text, source).split("\n", 1)[1].rsplit("\n", 1)[0]
+        + "</untrusted>"
+    )
+
+
+@pytest.mark.parametrize("right", [delimit, delimit_escaping_every_bracket, delimit_with_a_lookalike])
+def test_check_delimit_passes_right_answers_written_differently(right, capsys):
+    assert check_delimit(right)
+    assert "✓ Exercise 13.4" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (no_defusing, "still holds '</untrusted', which can open or close a block"),
+        (closing_tag_only, "still holds '<untrusted'"),
+        (case_sensitive, "still holds '</UNTRUSTED'"),
+        (drops_lines_with_tags, "the text lost"),
+        (no_source, "start with '<untrusted source="),
+        (on_one_line, "start with '<untrusted source="),
+        (lambda text, source: None, "return the delimited text"),
+    ],
+)
+def test_check_delimit_catches_tempting_wrong_answers(wrong, says, capsys):
+    result = check_delimit(wrong)
+    out = capsys.readouterr().out
+    assert not result and says in out, out
+
+
 def test_the_checks_run_the_same_scenarios_every_time(capsys):
     assert check_provenance(by_name).problems == check_provenance(by_name).problems
     assert check_decide(only_sends).problems == check_decide(only_sends).problems
@@ -298,6 +368,7 @@ def test_the_lesson_13_checks_give_the_same_verdicts_under_another_hash_seed():
     """each check on a wrong answer: the same words whatever the order of a set"""
     outputs = under_two_hash_seeds(
         "test_checks_lesson13",
-        "c.check_provenance(t.by_name); c.check_decide(t.only_sends); c.check_plan_refusal(t.no_end)",
+        "c.check_provenance(t.by_name); c.check_decide(t.only_sends); c.check_plan_refusal(t.no_end); "
+        "c.check_delimit(t.case_sensitive)",
     )
-    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 13.") == 3
+    assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 13.") == 4
