@@ -17,6 +17,7 @@ from agent_core.checks import (
     lesson10,
     lesson11,
     lesson12,
+    lesson13,
 )
 
 CHECKS = {
@@ -54,6 +55,10 @@ CHECKS = {
     "11.3": (lesson11.INTERVAL_SHAPES, lesson11.interval_scenarios),
     "12.1": (lesson12.PLAN_SHAPES, lesson12.plan_scenarios),
     "12.2": (lesson12.DELEGATE_SHAPES, lesson12.delegate_scenarios),
+    "13.1": (lesson13.PROVENANCE_SHAPES, lesson13.provenance_scenarios),
+    "13.2": (lesson13.DECIDE_SHAPES, lesson13.decide_scenarios),
+    "13.3": (lesson13.PLAN_SHAPES, lesson13.plan_scenarios),
+    "13.4": (lesson13.DELIMIT_SHAPES, lesson13.delimit_scenarios),
 }
 
 

@@ -21,6 +21,7 @@ from agent_core.checks import (
     lesson10,
     lesson11,
     lesson12,
+    lesson13,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +68,12 @@ SPACES_07_12: dict[str, tuple[str, dict, object]] = {
     "12.2": ("12_planning_and_subagents.ipynb", lesson12.DELEGATE_SPACE, lesson12.delegate_scenarios),
 }
 # lesson 13
-SPACES_13: dict[str, tuple[str, dict, object]] = {}
+SPACES_13: dict[str, tuple[str, dict, object]] = {
+    "13.1": ("13_untrusted_content.ipynb", lesson13.PROVENANCE_SPACE, lesson13.provenance_scenarios),
+    "13.2": ("13_untrusted_content.ipynb", lesson13.DECIDE_SPACE, lesson13.decide_scenarios),
+    "13.3": ("13_untrusted_content.ipynb", lesson13.PLAN_SPACE, lesson13.plan_scenarios),
+    "13.4": ("13_untrusted_content.ipynb", lesson13.DELIMIT_SPACE, lesson13.delimit_scenarios),
+}
 
 SPACES = {**SPACES_00_06, **SPACES_07_12, **SPACES_13}
 
