@@ -7,10 +7,10 @@ import json
 import anthropic
 import openai
 import pytest
-from agent_core._calculator_tools import add, divide, multiply, subtract
 
 from agent_core import mock
 from agent_core.dispatch import ToolRegistry
+from agent_core.evaluation import add, divide, multiply, subtract
 
 TOOLS = ToolRegistry([add, subtract, multiply, divide])
 
