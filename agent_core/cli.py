@@ -179,7 +179,12 @@ def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
         "calls a tool: use --policy calculator to get tool calls.",
     )
     serve = serve_parser.add_argument
-    serve("--port", type=_port, default=8000, help="port to listen on; 0 picks a free one")
+    serve(
+        "--port",
+        type=_port,
+        help="port to listen on; 0 picks a free one, as the default does when another server holds "
+        "8000 (default: 8000)",
+    )
     serve(
         "--host",
         default="127.0.0.1",

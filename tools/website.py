@@ -2,7 +2,8 @@
 
     python tools/website.py build           # -> site/index.html (site/ is git-ignored)
     python tools/website.py build --open    # ... and open it in the web browser
-    python tools/website.py build --no-solutions   # for learners before a workshop
+    python tools/website.py build --solutions      # with the solved notebooks (default: kept back)
+    python tools/lite.py serve --dir site          # served to a room, the browser edition in site/lite
 
 The pages are made from the notebooks as stored, with their outputs: nothing is re-executed. Each
 notebook goes through nbconvert's JupyterLab template (the look of JupyterLab, code highlighted by
@@ -60,6 +61,9 @@ except ModuleNotFoundError as missing:
     )
 
 from agent_core._browser import LOCAL_INSTALL_LESSONS  # noqa: E402  # after the check above
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import room  # noqa: E402  # tools/room.py: the room server's precompression and kept-back solutions
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITION = ROOT / "build" / "lite"  # where `python tools/lite.py build` puts the browser edition
@@ -590,6 +594,10 @@ def build(
     out.mkdir(parents=True)
     built = root / "build" / "lite" if edition_from is None else edition_from
     edition = _place_edition(out / "lite", kept, built)
+    if edition and solutions:  # the edition's solutions as the website's: there, or kept back
+        room.release(out / "lite")
+    elif edition:
+        room.keep_back(out / "lite")
     all_pages = pages(solutions, root)
     site = _Site(root, all_pages, _tracked(root), set())
     exporter = _exporter()
@@ -628,6 +636,7 @@ def build(
     ):  # from nbconvert's lab template, as it would inline them
         text = exporter.environment.loader.get_source(exporter.environment, f"static/{name}")[0]
         (out / "static" / "jupyterlab" / name).write_text(text, encoding="utf-8")
+    room.precompress(out, skip="lite/")  # the edition's own files were precompressed when it was built
     (out / MARKER).write_text(
         "built by tools/website.py; deleted and rebuilt by it\n"
         f"solutions: {'yes' if solutions else 'no'}\n",  # read by built_with_solutions()
@@ -688,19 +697,29 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)"
     )
     parser.add_argument("--open", action="store_true", help="open the home page in the web browser")
-    parser.add_argument("--no-solutions", action="store_true", help="leave out the solved notebooks")
+    parser.add_argument(
+        "--solutions", action="store_true", help="include the solved notebooks (default: kept back)"
+    )
+    parser.add_argument("--no-solutions", action="store_true", help=argparse.SUPPRESS)  # the default now
     parser.add_argument(
         "--course", type=Path, default=ROOT, help="the course folder (default: this repository)"
     )
     args = parser.parse_args(argv)
     out = args.out.resolve()
     try:
-        built = build(out, not args.no_solutions, args.course, log=lambda line: print(line, flush=True))
+        built = build(
+            out,
+            args.solutions and not args.no_solutions,
+            args.course,
+            log=lambda line: print(line, flush=True),
+        )
     except BuildError as error:
         print(f"website.py: {error}", file=sys.stderr)
         return 1
     index = out / "index.html"
     print(f"built {len(built)} pages; open {index}")
+    shown = out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out
+    print(f"or serve it to a room, the browser edition with it: python tools/lite.py serve --dir {shown}")
     if args.open and not _open_in_browser(index):
         print(f"could not start a web browser here: open {index.as_uri()} in one yourself")
     return 0
