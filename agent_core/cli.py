@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import sys
@@ -363,8 +364,17 @@ def _folded_diff(diff: str, width: int) -> list[str]:
     return folded
 
 
+def _replace_what_the_console_cannot_show() -> None:
+    """a console whose encoding lacks a character the output uses ("→", the boxes; cp1252 when Windows
+    output is redirected) shows "?" for it instead of ending in a UnicodeEncodeError traceback"""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="replace")
+
+
 def run(argv: list[str] | None = None) -> int:
-    """main(), quiet when the reader closes the pipe early (agent-core demo | head)"""
+    """main(), quiet when the reader closes the pipe early (agent-core demo | head), and on any console"""
+    _replace_what_the_console_cannot_show()
     try:
         return main(argv)
     except BrokenPipeError:
