@@ -11,11 +11,14 @@ import sys
 import tempfile
 from collections.abc import Callable
 from importlib import metadata
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import mock
 from .loop import run_agent
 from .schema import tool
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["main", "run", "demo", "fix"]
 
@@ -50,7 +53,7 @@ def _width() -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, width))
 
 
-def _terminal():
+def _terminal() -> Console:
     """a rich console for this process's stdout: as wide as the terminal, colour only on a real
     terminal unless NO_COLOR is set"""
     from .render import console
@@ -58,7 +61,7 @@ def _terminal():
     return console(width=_width(), color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
 
 
-def _printer(terminal):
+def _printer(terminal: Console) -> Callable[[str], None]:
     """print one line of plain text, wrapped at word boundaries to the console's width"""
 
     def print_line(text: str) -> None:
@@ -115,7 +118,7 @@ def _positive(text: str) -> int:
     return number
 
 
-def _not_empty(what: str):
+def _not_empty(what: str) -> Callable[[str], str]:
     def check(text: str) -> str:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"an empty {what}: give one, or leave the option out")

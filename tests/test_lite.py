@@ -439,3 +439,46 @@ if ALL:  # four more kernels: `tools/lite.py check` only; after the practice pro
             cell.cell_type == "code" for cell in nbformat.read(ROOT / notebook, 4).cells
         )
         assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"
+
+
+def test_every_code_cell_of_a_lesson_that_needs_a_local_install_is_marked_to_stop_it_in_both_languages():
+    """whichever cell runs first says the one line (agent_core._browser.stop_marked turns a marked cell
+    into its lesson's local_install_only call); the other lessons' cells are left as they are"""
+    from agent_core._browser import stop_marked
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite
+
+    for lesson in [*LOCAL_ONLY, "04_the_loop"]:
+        for language, folder in (("en", ROOT / "lessons"), ("es", ROOT / "lessons" / "es")):
+            path = folder / f"{lesson}.ipynb"
+            path = path if path.is_file() else ROOT / "lessons" / f"{lesson}.ipynb"
+            cells = lite.edition_notebook(json.loads(path.read_text(encoding="utf-8")), path.name, language)
+            for cell in (c for c in cells["cells"] if c["cell_type"] == "code"):
+                lines = "".join(cell["source"]).splitlines(keepends=True)
+                if lesson in LOCAL_ONLY:
+                    call = f'local_install_only("{lesson[:2]}")\n'
+                    assert stop_marked(lines) == [
+                        f"from agent_core._browser import local_install_only; {call}"
+                    ], (lesson, language, lines[:2])
+                else:
+                    assert stop_marked(lines) == lines
+
+
+def test_in_the_browser_a_later_cell_of_lesson_07_run_first_says_the_stop_line_and_then_nothing_runs(tabs):
+    """a learner who skips lesson 07's first cell: one line, no NameError; then every cell runs nothing.
+    Last in this file: the kernel it stops is the shared one, closed after it"""
+    notebook = "lessons/07_coding_agent.ipynb"
+    cells = [
+        c for c in nbformat.read(EDITION / "files" / notebook, as_version=4).cells if c.cell_type == "code"
+    ]
+    page = tabs.open(notebook)
+    try:
+        later = page.evaluate(RUN_CELL, cells[3].source)
+        assert [len(o.get("traceback", [])) for o in later] == [1], later  # one line, no traceback
+        said = _comparable(later)
+        assert said[0]["ename"] == "NeedsLocalInstall", said
+        assert said[0]["evalue"].startswith(LOCAL_INSTALL_LESSONS["07"])
+        assert [page.evaluate(RUN_CELL, cell.source) for cell in (cells[0], cells[5])] == [[], []]
+    finally:
+        tabs.close()

@@ -445,19 +445,15 @@ SETTINGS = {
 JSON_MIME = re.compile(r"^application/(.+\+)?json$")
 # the notebooks of the edition, where the course keeps them (the Spanish ones' links lead to each other)
 FOLDERS = [("lessons", "en"), ("solutions", "en"), ("lessons/es", "es"), ("solutions/es", "es")]
-STOP_COMMENT = {
-    "en": "# Added by the browser edition: this lesson needs a local install (README)",
-    "es": "# Añadida por la edición para el navegador: esta lección necesita una instalación local "
-    "(README.es.md)",
-}
 
 
 def edition_notebook(notebook: dict, name: str, language: str = "en") -> dict:
     """a lesson as the edition ships it: every stored output's text as one string (JupyterLab's table of
     contents reads a markdown output as a string: a list of lines failed it 14 times in lesson 07), and
     a lesson of LOCAL_INSTALL_LESSONS stopped by a first code cell that says so (agent_core._browser;
-    its one line is English in the Spanish copies too, as the library's messages are)"""
-    from agent_core._browser import LOCAL_INSTALL_LESSONS
+    its one line is English in the Spanish copies too, as the library's messages are), and every other
+    code cell marked so that it says the same if it runs first (agent_core._browser.stop_marked)"""
+    from agent_core._browser import LOCAL_INSTALL_LESSONS, STOP_COMMENTS
 
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
@@ -467,6 +463,10 @@ def edition_notebook(notebook: dict, name: str, language: str = "en") -> dict:
                 if isinstance(value, list) and not JSON_MIME.match(mime):
                     output["data"][mime] = "".join(value)
     if name[:2] in LOCAL_INSTALL_LESSONS:
+        mark = STOP_COMMENTS[language].format(lesson=name[:2])
+        for cell in notebook["cells"]:
+            if cell["cell_type"] == "code":
+                cell["source"] = mark + "\n" + "".join(cell["source"])
         first = next(i for i, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code")
         stop: dict[str, object] = {
             "cell_type": "code",
@@ -474,7 +474,7 @@ def edition_notebook(notebook: dict, name: str, language: str = "en") -> dict:
             "metadata": {"editable": False, "deletable": False},
             "execution_count": None,
             "outputs": [],
-            "source": STOP_COMMENT[language] + "\nfrom agent_core._browser import local_install_only\n\n"
+            "source": mark + "\nfrom agent_core._browser import local_install_only\n\n"
             f'local_install_only("{name[:2]}")',
         }
         notebook["cells"].insert(first, stop)
