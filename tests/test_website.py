@@ -6,6 +6,7 @@ Without Chromium these tests skip, except in CI (CI=true), where a missing brows
 """
 
 import functools
+import html
 import http.server
 import json
 import re
@@ -363,6 +364,33 @@ def test_every_link_inside_the_site_leads_to_a_file_of_the_site(site):
     assert sorted(p.stem for p in (site / "lessons").glob("*.html")) == lessons
     home = (site / "index.html").read_text(encoding="utf-8")
     assert all(f'href="lessons/{name}.html"' in home for name in lessons)  # the menu names every lesson
+
+
+def broken_anchors(site: Path) -> list[str]:
+    """every link with a #fragment, on every page, whose target page has no element with that id"""
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        for url in re.findall(r'href="([^"]*#[^"]*)"', page.read_text(encoding="utf-8")):
+            path, _, fragment = html.unescape(url).partition("#")
+            if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", path) or not fragment:
+                continue
+            target = (page.parent / path).resolve() if path else page.resolve()
+            if target not in ids:
+                text = target.read_text(encoding="utf-8") if target.is_file() else ""
+                ids[target] = set(re.findall(r'\s(?:id|name)="([^"]+)"', text))
+            if fragment not in ids[target]:
+                broken.append(f"{page.relative_to(site)} -> {url}")
+    return broken
+
+
+def test_every_anchor_of_every_page_leads_to_an_element_of_its_page(site):
+    """a heading linked as GitHub names it (docs/maintaining.md#the-version) is found under the id
+    nbconvert gives it (The-version)"""
+    broken = broken_anchors(site)
+    assert not broken, "\n".join(broken)
+    changelog = (site / "CHANGELOG.html").read_text(encoding="utf-8")
+    assert 'href="docs/maintaining.html#The-version"' in changelog
 
 
 def test_a_site_without_solutions_has_no_solution_pages_and_no_link_to_one():

@@ -33,6 +33,7 @@ never a hidden file (.env), a file reached through a symbolic link, or one git d
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import json
 import os
@@ -547,6 +548,35 @@ def _links(text: str, page: Page, site: _Site) -> str:
     return LINK.sub(fix, text)
 
 
+def _slug(heading_id: str) -> str:
+    """the anchor GitHub gives a heading, from the id nbconvert gives it ("The-version": "the-version")"""
+    return re.sub(r"[^\w\- ]", "", heading_id.lower()).replace(" ", "-")
+
+
+def _anchors_as_written(out: Path, all_pages: list[Page]) -> None:
+    """a link to a heading, written as GitHub names it (docs/maintaining.md#the-version), led to the
+    id nbconvert gives that heading on its page ("The-version"), where the two differ"""
+    ids = {}
+    for page in all_pages:
+        text = (out / page.target).read_text(encoding="utf-8")
+        ids[(out / page.target).resolve()] = set(re.findall(r'\sid="([^"]+)"', text))
+
+    def fix(match: re.Match, path: Path) -> str:
+        target, _, fragment = html.unescape(match.group(1)).partition("#")
+        found = ids.get((path.parent / target).resolve() if target else path.resolve(), set())
+        if not fragment or fragment in found:
+            return match.group(0)
+        same = [name for name in sorted(found) if _slug(name) == fragment]
+        return f'href="{html.escape(target + "#" + same[0])}"' if same else match.group(0)
+
+    for page in all_pages:
+        path = out / page.target
+        text = path.read_text(encoding="utf-8")
+        path.write_text(
+            re.sub(r'href="([^"#]*#[^"]+)"', functools.partial(fix, path=path), text), encoding="utf-8"
+        )
+
+
 @dataclass
 class _Site:
     """what building one site needs to know across its pages"""
@@ -622,6 +652,7 @@ def build(
         target = out / page.target
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(_links(body, page, site), encoding="utf-8")
+    _anchors_as_written(out, all_pages)
     for path in sorted(site.copies):
         destination = out / path.relative_to(root)
         destination.parent.mkdir(parents=True, exist_ok=True)
