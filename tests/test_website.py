@@ -192,17 +192,28 @@ def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(
     turns = buttons.count()
     assert turns >= 2
     assert viewer.locator(".widget-html:visible").count() == 1  # one turn on show at a time
-    assert f"Turn 1 of {turns}" in viewer.inner_text()
-    previous = _visible_json(viewer, "request JSON")
-    reply = _visible_json(viewer, "response JSON")["choices"][0]["message"]
+    # the viewer's words in the page's language (static/course.js)
+    spanish = lesson.startswith("es/")
+    turn_of = "Turno {} de {}" if spanish else "Turn {} of {}"
+    asked, answered_json = ("JSON de la petición", "JSON de la respuesta") if spanish else WIRE_JSON
+    page.wait_for_function(
+        "([element, text]) => element.innerText.includes(text)",
+        arg=[viewer.element_handle(), turn_of.format(1, turns)],
+        timeout=5_000,
+    )
+    assert viewer.locator(".widget-label").first.inner_text() == ("turno" if spanish else "turn")
+    previous = _visible_json(viewer, asked)
+    reply = _visible_json(viewer, answered_json)["choices"][0]["message"]
+    live = viewer.locator('.course-live[aria-live="polite"]')
     for turn in range(2, turns + 1):
         buttons.nth(turn - 1).click()
         page.wait_for_function(
             "([element, text]) => element.innerText.includes(text)",
-            arg=[viewer.element_handle(), f"Turn {turn} of {turns}"],
+            arg=[viewer.element_handle(), turn_of.format(turn, turns)],
             timeout=5_000,
         )
-        request = _visible_json(viewer, "request JSON")
+        assert live.text_content() == turn_of.format(turn, turns)  # what a screen reader announces
+        request = _visible_json(viewer, asked)
         # this turn's request is the last one's messages, the reply, and the tool results for its calls
         assert request["messages"][: len(previous["messages"])] == previous["messages"]
         assert request["messages"][len(previous["messages"])]["tool_calls"] == reply["tool_calls"]
@@ -212,11 +223,29 @@ def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             viewer.scroll_into_view_if_needed()
             page.screenshot(path=str(SCREENSHOTS / "lessons_04_the_loop_turn_2.png"))
-        previous, reply = request, _visible_json(viewer, "response JSON")["choices"][0]["message"]
+        previous, reply = request, _visible_json(viewer, answered_json)["choices"][0]["message"]
     assert reply.get("content") and not reply.get("tool_calls"), "the last turn is the model's answer"
+    page.keyboard.press("Shift+Tab")  # the keyboard moves to the turn before: its focus ring shows
+    ring = page.evaluate("() => getComputedStyle(document.activeElement).outlineWidth")
+    assert page.evaluate("() => document.activeElement.matches(':focus-visible')") and ring == "3px"
+    heights = [buttons.nth(i).bounding_box()["height"] for i in range(turns)]
+    assert min(heights) >= 24, heights
     page.close()
     assert not problems, "\n".join(problems)
     assert not refused, "requests left the site: " + ", ".join(refused)
+
+
+WIRE_JSON = ("request JSON", "response JSON")
+
+
+def test_every_json_toggle_of_a_lesson_is_at_least_24_px_tall(browser, site):
+    """WCAG 2.2's minimum target size: the request/response JSON toggles of lesson 02's outputs"""
+    context, _ = browser
+    page, _ = _phone_page(context, (site / "lessons/02_tool_calls.html").as_uri())
+    toggles = page.locator("details > summary")
+    heights = [toggles.nth(i).bounding_box()["height"] for i in range(min(toggles.count(), 20))]
+    page.close()
+    assert len(heights) >= 2 and min(heights) >= 24, heights
 
 
 def test_links_between_lessons_work_in_the_browser(browser, site):
@@ -748,7 +777,7 @@ def test_a_hostile_notebooks_page_runs_only_the_courses_own_scripts(hostile_site
                 )
             if tag == "script":
                 if "src" in attrs:
-                    assert attrs["src"].endswith("static/html-manager/embed.js"), where
+                    assert attrs["src"].endswith(("static/html-manager/embed.js", "static/course.js")), where
                 else:
                     assert attrs.get("type") in (website.WIDGET_STATE, website.WIDGET_VIEW), where
                     json.loads(text)  # data, never code

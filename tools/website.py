@@ -659,6 +659,7 @@ def build(
         shutil.copyfile(path, destination)
     shutil.copytree(ASSETS / "html-manager", out / "static" / "html-manager")
     shutil.copyfile(ASSETS / "course.css", out / "static" / "course.css")
+    shutil.copyfile(ASSETS / "course.js", out / "static" / "course.js")
     (out / "static" / "jupyterlab").mkdir()
     for name in (
         "index.css",
