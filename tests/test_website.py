@@ -876,3 +876,72 @@ def test_with_no_browser_edition_the_pages_offer_no_link_to_one(site):
         r'class="in-browser"', "".join(p.read_text(encoding="utf-8") for p in site.rglob("*.html"))
     )
     assert not (site / "lite").exists()
+
+
+# --- contrast, computed from the stylesheets (WCAG 2.2, 1.4.3: 4.5:1 for text) ----------------------
+
+
+def _luminance_of(color: str) -> float:
+    """a #rgb or #rrggbb colour's relative luminance (WCAG 2.2's definition)"""
+    digits = color.lstrip("#")
+    digits = "".join(c * 2 for c in digits) if len(digits) == 3 else digits
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance_of(a), _luminance_of(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _themes(css: str) -> dict[str, str]:
+    """a stylesheet's rules for the light theme (outside every dark media query) and for the dark one"""
+    themes = {"light": "", "dark": ""}
+    while "@media (prefers-color-scheme: dark)" in css:
+        start = css.index("@media (prefers-color-scheme: dark)")
+        depth, opening = 0, css.index("{", start)
+        for end in range(opening, len(css)):  # noqa: B007  # where the media query's braces close
+            depth += {"{": 1, "}": -1}.get(css[end], 0)
+            if depth == 0:
+                break
+        themes["dark"] += css[opening + 1 : end]
+        css = css[:start] + css[end + 1 :]
+    themes["light"] = css
+    return themes
+
+
+def test_code_and_text_on_the_website_are_at_least_4_5_to_1_in_both_themes(site):
+    """every code colour against the code background, every text colour against every background the
+    course's rules set, in the light and the dark theme; every editor colour JupyterLab's themes define
+    is the course's own, so none falls back to a theme's (the dark theme's comments were 2.1:1)"""
+    course = (website.ASSETS / "course.css").read_text(encoding="utf-8")
+    themes = _themes(course)
+    editor = set(
+        re.findall(
+            r"--(jp-mirror-editor-[a-z-]+-color):", (site / "static/jupyterlab/theme-dark.css").read_text()
+        )
+    )
+    low = []
+    for theme, rules in themes.items():
+        code = dict(re.findall(r"--(jp-mirror-editor-[a-z-]+-color): (#[0-9a-fA-F]{3,6});", rules))
+        assert editor <= set(code), (theme, sorted(editor - set(code)))
+        background = re.findall(r"--course-code-background: (#[0-9a-fA-F]{3,6});", rules)
+        assert len(background) == 1, theme
+        low += [f"{theme} {name} {c}" for name, c in code.items() if contrast(c, background[0]) < 4.5]
+        # each rule's text against its own background, or against every background of the theme's
+        # page, menu and banner (a button's background is its own: it sets its text colour with it)
+        rules_ = re.findall(r"([^{}]+)\{([^{}]*)\}", rules)
+        grounds = ["#ffffff" if theme == "light" else "#111111"]
+        grounds += [
+            b for sel, body in rules_ if "button" not in sel for b in re.findall(r"background: (#\w+)", body)
+        ]
+        texts = []
+        for selector, body in rules_:
+            colors = re.findall(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})", body)
+            own = re.findall(r"background: (#[0-9a-fA-F]{3,6})", body)
+            texts += colors
+            pairs = [(c, b) for c in colors for b in (own if "button" in selector and own else grounds)]
+            low += [f"{theme} {selector.strip()}: {c} on {b}" for c, b in pairs if contrast(c, b) < 4.5]
+        assert texts and code, theme
+    assert not low, low
