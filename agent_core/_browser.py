@@ -158,11 +158,34 @@ class LoadOnImport(importlib.abc.MetaPathFinder):
             wheel.extractall(site.getsitepackages()[0])
 
 
+class _PublishUnlessEmpty:
+    """the kernel's execute_result sender, sending only a result that shows something: a value whose
+    display is empty (a check's Verdict) gets no empty result saved into the notebook, as ipykernel
+    sends none (its displayhook publishes only when the data is not empty)"""
+
+    def __init__(self, publish: Any) -> None:
+        self.publish = publish
+
+    def __call__(self, count: int, data: dict[str, Any], metadata: dict[str, Any]) -> None:
+        if data:
+            self.publish(count, data, metadata)
+
+
+def _publish_only_what_shows(ipython: Any) -> None:
+    """before each cell: the Pyodide kernel's displayhook gets its sender (set once the kernel's worker
+    is ready, after this extension loads) through _PublishUnlessEmpty"""
+    hook = ipython.displayhook
+    publish = getattr(hook, "publish_execution_result", None)
+    if publish is not None and not isinstance(publish, _PublishUnlessEmpty):
+        hook.publish_execution_result = _PublishUnlessEmpty(publish)
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """the edition's kernel loads this extension at start (tools/lite.py): a package loads when a
     lesson first imports it, not before, and a cell marked by STOP_COMMENTS stops its lesson"""
     if IN_BROWSER and stop_marked not in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.insert(0, stop_marked)  # before local_install_only's _nothing
+        ipython.events.register("pre_run_cell", lambda info: _publish_only_what_shows(ipython))
     if IN_BROWSER and not any(isinstance(finder, LoadOnImport) for finder in sys.meta_path):
         import pyodide_js  # type: ignore[import-not-found]  # Pyodide's
 

@@ -441,6 +441,18 @@ if ALL:  # four more kernels: `tools/lite.py check` only; after the practice pro
         assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"
 
 
+@pytest.mark.parametrize(
+    "lesson", ["00_one_model_call", "04_the_loop", "05_guardrails", "06_context_and_cost"]
+)
+def test_in_the_browser_a_check_cell_adds_no_empty_result(tabs, lesson):
+    """a check returns a Verdict whose display is empty: no empty execute_result is saved for it"""
+    page = tabs.page or tabs.open(f"lessons/{lesson}.ipynb")
+    stored = nbformat.read(ROOT / "lessons" / f"{lesson}.ipynb", as_version=4)
+    check = next(c for c in stored.cells if c.cell_type == "code" and "from agent_core.checks" in c.source)
+    outputs = page.evaluate(RUN_CELL, check.source)
+    assert outputs and all(o["output_type"] == "stream" for o in outputs), outputs
+
+
 def test_every_code_cell_of_a_lesson_that_needs_a_local_install_is_marked_to_stop_it_in_both_languages():
     """whichever cell runs first says the one line (agent_core._browser.stop_marked turns a marked cell
     into its lesson's local_install_only call); the other lessons' cells are left as they are"""
