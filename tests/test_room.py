@@ -240,3 +240,17 @@ def test_the_built_edition_keeps_the_solutions_back_and_serves_its_start_page_le
     assert [entry["name"] for entry in listing["content"]] == ["lessons"]
     assert not (EDITION / "files" / "solutions").exists()
     assert not (EDITION / "api" / "contents" / "solutions").exists()
+
+
+def test_the_teachers_page_and_the_readme_serve_the_room_with_the_room_server_on_its_port():
+    """not `python -m http.server` (backlog 5: a room of thirty got connection resets); the ports the
+    page names are the two servers' defaults, which differ"""
+    from agent_core.mock.server import DEFAULT_PORT
+
+    for name in ("docs/teaching.md", "docs/teaching.es.md", "README.md", "README.es.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert "http.server" not in text and "tools/lite.py serve" in text, name
+    teaching = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    assert f"127.0.0.1:{DEFAULT_PORT}, for `curl`" in teaching
+    assert f"The room server takes\n  {room.DEFAULT_PORT}" in teaching
+    assert "release-solutions" in teaching and "lab/index.html" not in teaching
