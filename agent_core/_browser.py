@@ -22,6 +22,8 @@ __all__ = [
     "needs_local_install",
     "stop_line",
     "local_install_only",
+    "STOP_COMMENTS",
+    "stop_marked",
     "PlainTable",
     "LoadOnImport",
     "load_ipython_extension",
@@ -81,6 +83,30 @@ def local_install_only(lesson: str) -> None:
     if ipython is not None and _nothing not in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.append(_nothing)
     needs_local_install(LOCAL_INSTALL_LESSONS[lesson], lesson)
+
+
+# the first line the browser edition gives every code cell of a lesson of LOCAL_INSTALL_LESSONS
+# (tools/lite.py), in English or in Spanish: whichever of its cells a learner runs first says the one
+# line that its first cell says, instead of a NameError for a name that cell never defined
+STOP_COMMENTS = {
+    "en": "# Added by the browser edition: lesson {lesson} needs a local install (README)",
+    "es": "# Añadida por la edición para el navegador: la lección {lesson} necesita una instalación local "
+    "(README.es.md)",
+}
+_STOP_LINES = {
+    comment.format(lesson=lesson): lesson
+    for comment in STOP_COMMENTS.values()
+    for lesson in LOCAL_INSTALL_LESSONS
+}
+
+
+def stop_marked(lines: list[str]) -> list[str]:
+    """an IPython input transformer: a cell whose first line is a STOP_COMMENTS line becomes the call
+    that stops its lesson (local_install_only); any other cell is left as it is"""
+    lesson = _STOP_LINES.get(lines[0].rstrip("\n")) if lines else None
+    if lesson is None:
+        return lines
+    return [f'from agent_core._browser import local_install_only; local_install_only("{lesson}")\n']
 
 
 # --- packages loaded on first import ---------------------------------------------------------------
@@ -144,9 +170,34 @@ class LoadOnImport(importlib.abc.MetaPathFinder):
             wheel.extractall(site.getsitepackages()[0])
 
 
+class _PublishUnlessEmpty:
+    """the kernel's execute_result sender, sending only a result that shows something: a value whose
+    display is empty (a check's Verdict) gets no empty result saved into the notebook, as ipykernel
+    sends none (its displayhook publishes only when the data is not empty)"""
+
+    def __init__(self, publish: Any) -> None:
+        self.publish = publish
+
+    def __call__(self, count: int, data: dict[str, Any], metadata: dict[str, Any]) -> None:
+        if data:
+            self.publish(count, data, metadata)
+
+
+def _publish_only_what_shows(ipython: Any) -> None:
+    """before each cell: the Pyodide kernel's displayhook gets its sender (set once the kernel's worker
+    is ready, after this extension loads) through _PublishUnlessEmpty"""
+    hook = ipython.displayhook
+    publish = getattr(hook, "publish_execution_result", None)
+    if publish is not None and not isinstance(publish, _PublishUnlessEmpty):
+        hook.publish_execution_result = _PublishUnlessEmpty(publish)
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """the edition's kernel loads this extension at start (tools/lite.py): a package loads when a
-    lesson first imports it, not before"""
+    lesson first imports it, not before, and a cell marked by STOP_COMMENTS stops its lesson"""
+    if IN_BROWSER and stop_marked not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.insert(0, stop_marked)  # before local_install_only's _nothing
+        ipython.events.register("pre_run_cell", lambda info: _publish_only_what_shows(ipython))
     if IN_BROWSER and not any(isinstance(finder, LoadOnImport) for finder in sys.meta_path):
         import pyodide_js  # type: ignore[import-not-found]  # Pyodide's
 

@@ -4,17 +4,21 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable
 from importlib import metadata
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import mock
 from .loop import run_agent
 from .schema import tool
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["main", "run", "demo", "fix"]
 
@@ -49,7 +53,7 @@ def _width() -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, width))
 
 
-def _terminal():
+def _terminal() -> Console:
     """a rich console for this process's stdout: as wide as the terminal, colour only on a real
     terminal unless NO_COLOR is set"""
     from .render import console
@@ -57,7 +61,7 @@ def _terminal():
     return console(width=_width(), color=sys.stdout.isatty() and "NO_COLOR" not in os.environ)
 
 
-def _printer(terminal):
+def _printer(terminal: Console) -> Callable[[str], None]:
     """print one line of plain text, wrapped at word boundaries to the console's width"""
 
     def print_line(text: str) -> None:
@@ -114,7 +118,7 @@ def _positive(text: str) -> int:
     return number
 
 
-def _not_empty(what: str):
+def _not_empty(what: str) -> Callable[[str], str]:
     def check(text: str) -> str:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"an empty {what}: give one, or leave the option out")
@@ -179,7 +183,12 @@ def _parsers() -> tuple[_Parser, dict[str, _Parser]]:
         "calls a tool: use --policy calculator to get tool calls.",
     )
     serve = serve_parser.add_argument
-    serve("--port", type=_port, default=8000, help="port to listen on; 0 picks a free one")
+    serve(
+        "--port",
+        type=_port,
+        help="port to listen on; 0 picks a free one, as the default does when another server holds "
+        "8000 (default: 8000)",
+    )
     serve(
         "--host",
         default="127.0.0.1",
@@ -358,8 +367,17 @@ def _folded_diff(diff: str, width: int) -> list[str]:
     return folded
 
 
+def _replace_what_the_console_cannot_show() -> None:
+    """a console whose encoding lacks a character the output uses ("→", the boxes; cp1252 when Windows
+    output is redirected) shows "?" for it instead of ending in a UnicodeEncodeError traceback"""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="replace")
+
+
 def run(argv: list[str] | None = None) -> int:
-    """main(), quiet when the reader closes the pipe early (agent-core demo | head)"""
+    """main(), quiet when the reader closes the pipe early (agent-core demo | head), and on any console"""
+    _replace_what_the_console_cannot_show()
     try:
         return main(argv)
     except BrokenPipeError:

@@ -318,3 +318,35 @@ def test_serve_mock_on_every_address_says_so_warns_and_names_every_endpoint_in_6
         assert endpoint in hint, (endpoint, hint)
     assert "--policy calculator" in start_up
     assert all(len(line.rstrip("\n")) <= 60 for line in lines)
+
+
+def test_every_command_prints_on_a_console_whose_encoding_lacks_its_characters(tmp_path):
+    """a redirected Windows console writes cp1252, which has no "→" nor box lines: each command still
+    prints everything else, and never a UnicodeEncodeError traceback"""
+    from agent_core import mock
+    from agent_core.cli import DEMO_QUESTION, add
+    from agent_core.loop import run_agent
+
+    cassette = run_agent(mock.client(mock.Calculator()), DEMO_QUESTION, [add]).trace.save(tmp_path / "c.json")
+    env = {**NO_KEYS, "PYTHONIOENCODING": "cp1252"}
+    for args in (["demo"], ["fix"], ["replay", str(cassette)], ["--help"], ["serve-mock", "--help"]):
+        result = subprocess.run([COMMAND, *args], capture_output=True, env=env, timeout=120)
+        out, err = result.stdout.decode("cp1252"), result.stderr.decode("cp1252")
+        assert result.returncode == 0 and "Traceback" not in out + err, (args, err[-600:])
+        assert out.strip(), args
+    assert "tool call" in subprocess.run([COMMAND, "demo"], capture_output=True, env=env).stdout.decode(
+        "cp1252"
+    )
+
+
+def test_at_60_columns_a_turns_panel_title_keeps_its_http_status():
+    """a narrow terminal loses the URL's path from the title, never the status at its end"""
+    first = agent_core_at(60, "demo").stdout.splitlines()[0]
+    assert "Turn 1 of 2" in first and "HTTP 200" in first and len(first) == 60
+    wide = agent_core_at(100, "demo").stdout.splitlines()[0]
+    assert "POST /v1/chat/completions · HTTP 200" in wide
+
+
+def agent_core_at(columns: int, *args: str):
+    env = {**NO_KEYS, "COLUMNS": str(columns)}
+    return subprocess.run([COMMAND, *args], capture_output=True, text=True, env=env, timeout=120)

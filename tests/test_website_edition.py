@@ -4,6 +4,7 @@ beside tests/test_website.py: opening every lesson in the edition is the suite's
 
 import functools
 import http.server
+import json
 import re
 import shutil
 import sys
@@ -70,6 +71,16 @@ def test_the_edition_built_first_is_copied_into_the_website_and_every_lesson_it_
         assert url == f"../../lite/notebooks/index.html?path=lessons/es/{lesson}.ipynb"
         assert (site / "lite" / "files" / "lessons" / "es" / f"{lesson}.ipynb").is_file()
     assert (site / "lite" / "notebooks" / "index.html").is_file()
+    # the website's solutions (built with them) released in its edition, kept back in build/lite
+    assert (site / "lite" / "files" / "solutions" / "00_one_model_call.ipynb").is_file()
+    assert not (edition / "files" / "solutions").exists()
+    assert _listed(site / "lite") == ["lessons", "solutions"] and _listed(edition) == ["lessons"]
+
+
+def _listed(edition: Path) -> list[str]:
+    """the folders JupyterLab's file browser shows at the top of an edition"""
+    listing = json.loads((edition / "api" / "contents" / "all.json").read_text(encoding="utf-8"))
+    return [entry["name"] for entry in listing["content"]]
 
 
 def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_it(
@@ -87,6 +98,7 @@ def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_
     website.build(site, solutions=False, log=lambda line: None, edition_from=tmp_path / "none")
     links = _in_browser_links(site)
     assert sorted(links) == _browser_lessons()  # the rebuild kept the edition, and links to it
+    assert not (site / "lite" / "files" / "solutions").exists() and _listed(site / "lite") == ["lessons"]
     context, refused = browser
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -117,3 +129,16 @@ def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_
 
 def _no_icon(route) -> None:
     route.fulfill(status=204)
+
+
+def test_the_edition_opened_as_files_says_to_serve_it_and_how_instead_of_a_blank_page(browser, edition):
+    """a website on a USB stick, opened from files: its "run it in your browser" link lands here"""
+    context, refused = browser
+    page = context.new_page()
+    page.goto((edition / "notebooks" / "index.html").as_uri() + "?path=lessons/00_one_model_call.ipynb")
+    notice = page.locator("#served-only")
+    notice.wait_for(timeout=10_000)
+    assert "python tools/lite.py serve --dir site" in notice.locator('p[lang="en"]').inner_text()
+    assert notice.locator('p[lang="es"]').inner_text().startswith("La edición para el navegador")
+    page.close()
+    assert not refused

@@ -2,7 +2,8 @@
 
     python tools/website.py build           # -> site/index.html (site/ is git-ignored)
     python tools/website.py build --open    # ... and open it in the web browser
-    python tools/website.py build --no-solutions   # for learners before a workshop
+    python tools/website.py build --solutions      # with the solved notebooks (default: kept back)
+    python tools/lite.py serve --dir site          # served to a room, the browser edition in site/lite
 
 The pages are made from the notebooks as stored, with their outputs: nothing is re-executed. Each
 notebook goes through nbconvert's JupyterLab template (the look of JupyterLab, code highlighted by
@@ -32,6 +33,7 @@ never a hidden file (.env), a file reached through a symbolic link, or one git d
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import json
 import os
@@ -60,6 +62,9 @@ except ModuleNotFoundError as missing:
     )
 
 from agent_core._browser import LOCAL_INSTALL_LESSONS  # noqa: E402  # after the check above
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import room  # noqa: E402  # tools/room.py: the room server's precompression and kept-back solutions
 
 ROOT = Path(__file__).resolve().parent.parent
 EDITION = ROOT / "build" / "lite"  # where `python tools/lite.py build` puts the browser edition
@@ -543,6 +548,35 @@ def _links(text: str, page: Page, site: _Site) -> str:
     return LINK.sub(fix, text)
 
 
+def _slug(heading_id: str) -> str:
+    """the anchor GitHub gives a heading, from the id nbconvert gives it ("The-version": "the-version")"""
+    return re.sub(r"[^\w\- ]", "", heading_id.lower()).replace(" ", "-")
+
+
+def _anchors_as_written(out: Path, all_pages: list[Page]) -> None:
+    """a link to a heading, written as GitHub names it (docs/maintaining.md#the-version), led to the
+    id nbconvert gives that heading on its page ("The-version"), where the two differ"""
+    ids = {}
+    for page in all_pages:
+        text = (out / page.target).read_text(encoding="utf-8")
+        ids[(out / page.target).resolve()] = set(re.findall(r'\sid="([^"]+)"', text))
+
+    def fix(match: re.Match, path: Path) -> str:
+        target, _, fragment = html.unescape(match.group(1)).partition("#")
+        found = ids.get((path.parent / target).resolve() if target else path.resolve(), set())
+        if not fragment or fragment in found:
+            return match.group(0)
+        same = [name for name in sorted(found) if _slug(name) == fragment]
+        return f'href="{html.escape(target + "#" + same[0])}"' if same else match.group(0)
+
+    for page in all_pages:
+        path = out / page.target
+        text = path.read_text(encoding="utf-8")
+        path.write_text(
+            re.sub(r'href="([^"#]*#[^"]+)"', functools.partial(fix, path=path), text), encoding="utf-8"
+        )
+
+
 @dataclass
 class _Site:
     """what building one site needs to know across its pages"""
@@ -590,6 +624,10 @@ def build(
     out.mkdir(parents=True)
     built = root / "build" / "lite" if edition_from is None else edition_from
     edition = _place_edition(out / "lite", kept, built)
+    if edition and solutions:  # the edition's solutions as the website's: there, or kept back
+        room.release(out / "lite")
+    elif edition:
+        room.keep_back(out / "lite")
     all_pages = pages(solutions, root)
     site = _Site(root, all_pages, _tracked(root), set())
     exporter = _exporter()
@@ -614,12 +652,14 @@ def build(
         target = out / page.target
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(_links(body, page, site), encoding="utf-8")
+    _anchors_as_written(out, all_pages)
     for path in sorted(site.copies):
         destination = out / path.relative_to(root)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, destination)
     shutil.copytree(ASSETS / "html-manager", out / "static" / "html-manager")
     shutil.copyfile(ASSETS / "course.css", out / "static" / "course.css")
+    shutil.copyfile(ASSETS / "course.js", out / "static" / "course.js")
     (out / "static" / "jupyterlab").mkdir()
     for name in (
         "index.css",
@@ -628,6 +668,7 @@ def build(
     ):  # from nbconvert's lab template, as it would inline them
         text = exporter.environment.loader.get_source(exporter.environment, f"static/{name}")[0]
         (out / "static" / "jupyterlab" / name).write_text(text, encoding="utf-8")
+    room.precompress(out, skip="lite/")  # the edition's own files were precompressed when it was built
     (out / MARKER).write_text(
         "built by tools/website.py; deleted and rebuilt by it\n"
         f"solutions: {'yes' if solutions else 'no'}\n",  # read by built_with_solutions()
@@ -688,19 +729,29 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=ROOT / "site", help="the folder to build into (default: site/)"
     )
     parser.add_argument("--open", action="store_true", help="open the home page in the web browser")
-    parser.add_argument("--no-solutions", action="store_true", help="leave out the solved notebooks")
+    parser.add_argument(
+        "--solutions", action="store_true", help="include the solved notebooks (default: kept back)"
+    )
+    parser.add_argument("--no-solutions", action="store_true", help=argparse.SUPPRESS)  # the default now
     parser.add_argument(
         "--course", type=Path, default=ROOT, help="the course folder (default: this repository)"
     )
     args = parser.parse_args(argv)
     out = args.out.resolve()
     try:
-        built = build(out, not args.no_solutions, args.course, log=lambda line: print(line, flush=True))
+        built = build(
+            out,
+            args.solutions and not args.no_solutions,
+            args.course,
+            log=lambda line: print(line, flush=True),
+        )
     except BuildError as error:
         print(f"website.py: {error}", file=sys.stderr)
         return 1
     index = out / "index.html"
     print(f"built {len(built)} pages; open {index}")
+    shown = out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out
+    print(f"or serve it to a room, the browser edition with it: python tools/lite.py serve --dir {shown}")
     if args.open and not _open_in_browser(index):
         print(f"could not start a web browser here: open {index.as_uri()} in one yourself")
     return 0

@@ -594,7 +594,7 @@ def serve(
 def run(
     *,
     host: str = LOCALHOST,
-    port: int = DEFAULT_PORT,
+    port: int | None = None,
     policy: str = "echo",
     cassette: tuple[str, Responder] | None = None,
     api_key: str | None = None,
@@ -604,7 +604,8 @@ def run(
     quiet: bool = False,
     cors: bool = False,
 ) -> int:
-    """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start"""
+    """`agent-core serve-mock`: serve until Ctrl-C (or SIGTERM), then exit 0; 2 if it cannot start.
+    With no port asked for: DEFAULT_PORT, or a free one (said) if another server holds it"""
     try:
         model: Responder
         if cassette:  # (file name, replay.Replay of it): the caller loads it, so the mock needs no replay
@@ -617,16 +618,20 @@ def run(
                 policy_by_name(policy), reject_unknown_fields=reject_unknown_fields, models=models or MODELS
             )
             what = POLICY_WORDS.get(policy, f"policy {policy}")
-        server = MockServer(
-            model,
-            host=host,
-            port=port,
-            api_key=api_key,
-            models=models,
-            rate_limit=rate_limit,
-            log=None if quiet else sys.stderr,
-            cors=cors,
+        options: dict[str, Any] = dict(
+            host=host, api_key=api_key, models=models, rate_limit=rate_limit, cors=cors
         )
+        log = None if quiet else sys.stderr
+        try:
+            server = MockServer(model, port=DEFAULT_PORT if port is None else port, log=log, **options)
+        except OSError as error:
+            if port is not None or error.errno != errno.EADDRINUSE:
+                raise
+            server = MockServer(model, port=0, log=log, **options)  # the room's web server, perhaps
+            print(
+                f"port {DEFAULT_PORT} is busy (another server holds it): serving on port {server.port}",
+                flush=True,
+            )
     except (OSError, ValueError, KeyError) as error:
         print(f"agent-core serve-mock: {error}", file=sys.stderr)
         return 2

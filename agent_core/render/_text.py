@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.json import JSON
 from rich.panel import Panel
 from rich.table import Table
@@ -108,7 +109,25 @@ def _turn_renderable(trace: Trace, position: int, json: bool, timings: bool) -> 
         body += [Text("\nresponse JSON", style="bold"), json_renderable(turn.response)]
     color = colors("error" if error else "assistant")[1]
     title = Text(f" {turn_title(trace, position, timings)} ", style="bold")
-    return Panel(Group(*body), title=title, title_align="left", border_style=color)
+    return _TitleKeepsStatus(Group(*body), title=title, title_align="left", border_style=color)
+
+
+class _TitleKeepsStatus(Panel):
+    """a turn's panel whose title, on a narrow console, leaves out the URL's path and then trace[i]
+    rather than cut off the HTTP status at its end"""
+
+    def __init__(self, renderable: RenderableType, **options: Any) -> None:
+        super().__init__(renderable, **options)
+        self.full_title = str(self.title).strip()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        parts = self.full_title.split(" · ")
+        for dropped in (2, 1):  # "POST /v1/chat/completions", then "trace[0]"
+            if cell_len(" · ".join(parts)) <= options.max_width - 6 or len(parts) <= dropped:
+                break
+            parts.pop(dropped)
+        self.title = Text(f" {' · '.join(parts)} ", style="bold")
+        yield from super().__rich_console__(console, options)
 
 
 def trace_renderable(trace: Trace, json: bool = False, timings: bool = False) -> RenderableType:
