@@ -12,14 +12,11 @@ fails the test.
 
 import concurrent.futures
 import contextlib
-import functools
-import http.server
 import io
 import json
 import os
 import re
 import sys
-import threading
 from pathlib import Path
 
 import nbformat
@@ -46,23 +43,16 @@ def _missing(reason: str) -> None:
     missing(reason, "the browser edition's tests")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def edition():
-    """the built edition served on 127.0.0.1, as `python -m http.server` would"""
+    """the built edition served on 127.0.0.1 by the room server (`python tools/lite.py serve`), gzipped"""
     if not (EDITION / "jupyter-lite.json").exists():
         _missing("no browser edition in build/lite: run `python tools/lite.py build`")
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(EDITION))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lite
+
+    with lite.room_server(EDITION) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

@@ -254,3 +254,20 @@ def test_the_teachers_page_and_the_readme_serve_the_room_with_the_room_server_on
     assert f"127.0.0.1:{DEFAULT_PORT}, for `curl`" in teaching
     assert f"The room server takes\n  {room.DEFAULT_PORT}" in teaching
     assert "release-solutions" in teaching and "lab/index.html" not in teaching
+
+
+def test_the_edition_saves_a_learners_work_every_two_minutes_as_the_teachers_page_says():
+    """docs/teaching.md: work is kept once saved, by Ctrl-S or the autosave every two minutes; the
+    edition's own settings leave JupyterLab's autosave on, at that interval"""
+    if not (EDITION / "jupyter-lite.json").exists():
+        missing(
+            "no browser edition in build/lite: run `python tools/lite.py build`", "the room server's tests"
+        )
+    plugins = json.loads((EDITION / "build" / "schemas" / "all.json").read_text(encoding="utf-8"))
+    docmanager = next(p for p in plugins if p.get("id") == "@jupyterlab/docmanager-extension:plugin")
+    properties = docmanager["schema"]["properties"]
+    assert properties["autosave"]["default"] is True and properties["autosaveInterval"]["default"] == 120
+    overrides = json.loads((EDITION / "overrides.json").read_text(encoding="utf-8"))
+    assert "@jupyterlab/docmanager-extension:plugin" not in overrides
+    teaching = " ".join((ROOT / "docs" / "teaching.md").read_text(encoding="utf-8").split())
+    assert "once it is saved: Ctrl-S, or JupyterLab's autosave every two minutes" in teaching

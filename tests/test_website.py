@@ -6,6 +6,7 @@ Without Chromium these tests skip, except in CI (CI=true), where a missing brows
 """
 
 import functools
+import gzip
 import html
 import http.server
 import json
@@ -795,8 +796,12 @@ def test_a_hostile_notebooks_page_runs_only_the_courses_own_scripts(hostile_site
 def test_a_hostile_notebook_copies_nothing_from_outside_the_course(hostile_site):
     files = sorted(p.relative_to(hostile_site).as_posix() for p in hostile_site.rglob("*") if p.is_file())
     assert not [
-        f for f in files if not f.startswith("static/") and not f.endswith(".html") and f != website.MARKER
+        f
+        for f in files
+        if not f.startswith("static/") and not f.endswith((".html", ".html.gz")) and f != website.MARKER
     ]
+    for copy in hostile_site.rglob("*.html.gz"):  # the room server's gzip copies: each one of its page
+        assert gzip.decompress(copy.read_bytes()) == copy.with_suffix("").read_bytes(), copy
     for path in hostile_site.rglob("*"):
         if path.is_file() and "static" not in path.parts:
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
