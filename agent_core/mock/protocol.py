@@ -16,6 +16,7 @@ __all__ = [
     "ProtocolError",
     "invalid_type",
     "missing_parameter",
+    "not_json",
     "Field",
     "is_kind",
     "schema_problem",
@@ -166,17 +167,22 @@ def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolEr
     )
 
 
+def not_json(hint: str) -> ProtocolError:
+    """the API's 400 for a body that is not a JSON object, with a hint for the learner"""
+    return ProtocolError(
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+        "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+        "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
+        # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
+        "through our help center at help.openai.com.)",
+        hint=hint,
+    )
+
+
 def check_request(body: Any) -> None:
     """raise ProtocolError for the first rule the request body breaks"""
     if not isinstance(body, dict):
-        raise ProtocolError(
-            "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
-            "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-            "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
-            # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
-            "through our help center at help.openai.com.)",
-            hint="Send a JSON object with at least 'model' and 'messages'.",
-        )
+        raise not_json(hint="Send a JSON object with at least 'model' and 'messages'.")
     if not body.get("model"):
         raise ProtocolError(
             "you must provide a model parameter",
