@@ -130,7 +130,9 @@ def assistant_blocks(message: dict[str, Any]) -> list[Block]:
 
 
 def tool_result_block(message: dict[str, Any]) -> Block:
-    """a Chat Completions tool message -> a tool_result block; the course's "ERROR: " becomes is_error"""
+    """a Chat Completions tool message -> a tool_result block; its text is all a message has, so the
+    dispatcher's "ERROR: " becomes is_error (a loop holding the Observation sets it from is_error, as
+    anthropic_loop does)"""
     text = text_of(message.get("content"))
     block: Block = {"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": text}
     if text.startswith(ERROR_PREFIX):
