@@ -179,6 +179,18 @@ def not_json(hint: str) -> ProtocolError:
     )
 
 
+def _extra_forbidden(loc: tuple[str | int, ...], value: Any, param: str, hint: str) -> ProtocolError:
+    """vLLM's 400 for a field the request schema does not define: the pydantic error list on one line,
+    its `loc` naming the field (github.com/vllm-project/vllm/pull/10463 quotes one)"""
+    return ProtocolError(
+        f"[{{'type': 'extra_forbidden', 'loc': {loc!r}, 'msg': 'Extra inputs are not permitted', "
+        f"'input': {value!r}}}]",
+        param=param,
+        code="extra_forbidden",
+        hint=hint,
+    )
+
+
 def check_request(body: Any) -> None:
     """raise ProtocolError for the first rule the request body breaks"""
     if not isinstance(body, dict):
@@ -205,13 +217,10 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
         allowed = MESSAGE_FIELDS.get(message.get("role"), set())
         for key in message:
             if key not in allowed:
-                # vLLM's words: the pydantic error list on one line, its `loc` naming the field
-                # (github.com/vllm-project/vllm/pull/10463 quotes one)
-                raise ProtocolError(
-                    f"[{{'type': 'extra_forbidden', 'loc': ('body', 'messages', {i}, '{message['role']}', "
-                    f"'{key}'), 'msg': 'Extra inputs are not permitted', 'input': {message[key]!r}}}]",
+                raise _extra_forbidden(
+                    ("body", "messages", i, message["role"], key),
+                    message[key],
                     param=f"messages[{i}].{key}",
-                    code="extra_forbidden",
                     hint=f"Send only {sorted(allowed)} in this {message['role']} message: build it "
                     "as a plain dict instead of dumping the SDK object.",
                 )
@@ -221,11 +230,10 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
             continue  # _check_tools says what is wrong with it
         for key in function:
             if key not in FUNCTION_FIELDS:
-                raise ProtocolError(
-                    f"[{{'type': 'extra_forbidden', 'loc': ('body', 'tools', {i}, 'function', '{key}'), "
-                    f"'msg': 'Extra inputs are not permitted', 'input': {function[key]!r}}}]",
+                raise _extra_forbidden(
+                    ("body", "tools", i, "function", key),
+                    function[key],
                     param=f"tools[{i}].function.{key}",
-                    code="extra_forbidden",
                     hint=f"A function definition holds only {sorted(FUNCTION_FIELDS)}.",
                 )
 
