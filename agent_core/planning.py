@@ -48,8 +48,8 @@ def show_plan(items: Sequence[dict[str, str]]) -> str:
 
 
 def plan_update(items: list[dict[str, str]], action: str, text: str) -> str:
-    """apply one change to the plan, in place: the plan as text, or a refusal ("ERROR: ...") that
-    changes nothing
+    """apply one change to the plan, in place: the plan as text, or a refusal (a failure(...), which the
+    dispatcher marks as a failed call) that changes nothing
 
     items: {"text", "status"} dicts, status "pending", "in_progress" or "done". "add" appends a new
     pending item; "start" a pending one while none is in progress; "done" the one in progress.

@@ -344,6 +344,23 @@ def test_every_spanish_notebook_is_in_the_edition_where_the_course_keeps_it():
         assert len(stops) == (Path(notebook).name[:2] in LOCAL_INSTALL_LESSONS), notebook
 
 
+def test_the_edition_offers_jupyterlab_in_spanish_and_opens_in_english():
+    """jupyterlab-language-pack-es-es (the [lite] extra) built in: Settings -> Language lists Spanish, whose
+    catalogue translates JupyterLab's menus; the edition sets no locale, so it opens in English"""
+    if not (EDITION / "jupyter-lite.json").exists():
+        _missing("no browser edition in build/lite: run `python tools/lite.py build`")
+    translations = EDITION / "api" / "translations"
+    languages = json.loads((translations / "all.json").read_text(encoding="utf-8"))["data"]
+    assert set(languages) == {"en", "es_ES"}
+    assert languages["es_ES"]["nativeName"] == "Español (España)"
+    spanish = json.loads((translations / "es_ES.json").read_text(encoding="utf-8"))["data"]["jupyterlab"]
+    assert spanish["Settings"] == ["Configuración"] and spanish["Run"] == ["Ejecutar"]
+    overrides = json.loads((EDITION / "overrides.json").read_text(encoding="utf-8"))
+    assert "@jupyterlab/translation-extension:plugin" not in overrides
+    schema = EDITION / "build" / "schemas" / "@jupyterlab" / "translation-extension" / "plugin.json"
+    assert json.loads(schema.read_text(encoding="utf-8"))["properties"]["locale"]["default"] == "default"
+
+
 def test_the_spanish_copy_of_a_lesson_that_needs_a_local_install_is_stopped_by_the_same_first_cell():
     """what the edition does to lessons/es/07_coding_agent.ipynb (lesson 07 itself standing in until
     it is translated): the same stop cell, its comment in Spanish, its one-line message English"""

@@ -5,12 +5,14 @@ role a format has no place for."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
 
 __all__ = ["Message", "as_dict", "text_of", "chat_tool_call", "function_of", "first_choice"]
 __all__ += ["UNPARSED_ARGUMENTS", "arguments_text", "as_object", "as_text", "split_system", "unknown_role"]
+__all__ += ["request_body", "with_tools"]
 
 Message = dict[str, Any]
 
@@ -92,6 +94,20 @@ def as_text(arguments: Any) -> str:
     if isinstance(arguments, dict) and set(arguments) == {UNPARSED_ARGUMENTS}:
         return str(arguments[UNPARSED_ARGUMENTS])
     return json.dumps(arguments, ensure_ascii=False)
+
+
+def request_body(request: dict[str, Any] | list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """a request body, or only the list it holds under `key` (its messages, its input) -> the body"""
+    return {key: request} if isinstance(request, list) else request
+
+
+def with_tools(
+    request: dict[str, Any], tools: list[dict[str, Any]] | None, translate: Callable[[dict[str, Any]], Any]
+) -> dict[str, Any]:
+    """the request, with the Chat Completions `tools` translated one by one when there are any"""
+    if tools:
+        request["tools"] = [translate(tool) for tool in tools]
+    return request
 
 
 def split_system(messages: list[Message]) -> tuple[str | None, list[Message]]:

@@ -20,9 +20,11 @@ from ._chat import (
     chat_tool_call,
     first_choice,
     function_of,
+    request_body,
     split_system,
     text_of,
     unknown_role,
+    with_tools,
 )
 
 __all__ = ["to_anthropic", "from_anthropic", "tool_to_anthropic", "tool_from_anthropic"]
@@ -73,15 +75,12 @@ def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None = N
             raise unknown_role(role, "Anthropic Messages")
     request: dict[str, Any] = {} if system is None else {"system": system}
     request["messages"] = tidy(turns)
-    if tools:
-        request["tools"] = [tool_to_anthropic(t) for t in tools]
-    return request
+    return with_tools(request, tools, tool_to_anthropic)
 
 
 def from_anthropic(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]:
     """an Anthropic request body (or its messages list) -> Chat Completions messages"""
-    if isinstance(request, list):
-        request = {"messages": request}
+    request = request_body(request, "messages")
     messages: list[Message] = []
     if request.get("system"):
         messages.append({"role": "system", "content": text_of(request["system"])})
@@ -131,7 +130,9 @@ def assistant_blocks(message: dict[str, Any]) -> list[Block]:
 
 
 def tool_result_block(message: dict[str, Any]) -> Block:
-    """a Chat Completions tool message -> a tool_result block; the course's "ERROR: " becomes is_error"""
+    """a Chat Completions tool message -> a tool_result block; its text is all a message has, so the
+    dispatcher's "ERROR: " becomes is_error (a loop holding the Observation sets it from is_error, as
+    anthropic_loop does)"""
     text = text_of(message.get("content"))
     block: Block = {"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": text}
     if text.startswith(ERROR_PREFIX):

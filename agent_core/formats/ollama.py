@@ -22,8 +22,10 @@ from ._chat import (
     chat_tool_call,
     first_choice,
     function_of,
+    request_body,
     text_of,
     unknown_role,
+    with_tools,
 )
 
 __all__ = ["to_ollama", "from_ollama", "tool_to_ollama", "tool_from_ollama", "completion_to_ollama"]
@@ -50,15 +52,12 @@ def to_ollama(messages: list[Message], tools: list[ToolDefinition] | None = None
         else:
             raise unknown_role(role, "Ollama")
     request: dict[str, Any] = {"messages": ollama_messages + results.flush()}
-    if tools:
-        request["tools"] = [tool_to_ollama(t) for t in tools]
-    return request
+    return with_tools(request, tools, tool_to_ollama)
 
 
 def from_ollama(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]:
     """an Ollama /api/chat request body (or its messages list) -> Chat Completions messages"""
-    if isinstance(request, list):
-        request = {"messages": request}
+    request = request_body(request, "messages")
     messages: list[Message] = []
     ids = CallIds()
     for message in request["messages"]:

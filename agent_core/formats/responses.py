@@ -17,9 +17,11 @@ from ._chat import (
     chat_tool_call,
     first_choice,
     function_of,
+    request_body,
     split_system,
     text_of,
     unknown_role,
+    with_tools,
 )
 
 __all__ = ["to_responses", "from_responses", "tool_to_responses", "tool_from_responses"]
@@ -57,15 +59,12 @@ def to_responses(messages: list[Message], tools: list[ToolDefinition] | None = N
             raise unknown_role(role, "the Responses API")
     request: dict[str, Any] = {} if instructions is None else {"instructions": instructions}
     request["input"] = items
-    if tools:
-        request["tools"] = [tool_to_responses(t) for t in tools]
-    return request
+    return with_tools(request, tools, tool_to_responses)
 
 
 def from_responses(request: dict[str, Any] | list[dict[str, Any]]) -> list[Message]:
     """a Responses request body (or its input list) -> Chat Completions messages"""
-    if isinstance(request, list):
-        request = {"input": request}
+    request = request_body(request, "input")
     items = request.get("input", [])
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]

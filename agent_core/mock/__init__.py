@@ -3,7 +3,8 @@ policy in-process (every lesson)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import httpx2
 import openai
@@ -92,6 +93,15 @@ class MockClient(openai.OpenAI):
     trace: Trace
 
 
+class _Traced(Protocol):
+    """an SDK client with the Trace its calls go to"""
+
+    trace: Trace
+
+
+_Client = TypeVar("_Client", bound=_Traced)
+
+
 class AsyncMockClient(openai.AsyncOpenAI):
     """the openai.AsyncOpenAI that async_client() makes: the same client, plus the Trace its calls go to"""
 
@@ -116,15 +126,7 @@ def client(
     max_retries: the SDK's retries; 0 so a mock error shows at once.
     """
     recording = _recording(policy, check_protocol, reject_unknown_fields, trace)
-    sdk_client = MockClient(
-        api_key="mock-key-not-secret",
-        base_url=BASE_URL,
-        http_client=httpx2.Client(transport=recording),
-        max_retries=max_retries,
-        _strict_response_validation=True,
-    )
-    sdk_client.trace = recording.trace
-    return sdk_client
+    return _on_the_mock(MockClient, BASE_URL, httpx2.Client(transport=recording), recording, max_retries)
 
 
 def async_client(
@@ -141,12 +143,25 @@ def async_client(
     calls are recorded in `client.trace`. The arguments are client()'s.
     """
     recording = _recording(policy, check_protocol, reject_unknown_fields, trace)
-    sdk_client = AsyncMockClient(
+    return _on_the_mock(
+        AsyncMockClient, BASE_URL, httpx2.AsyncClient(transport=recording), recording, max_retries
+    )
+
+
+def _on_the_mock(
+    sdk_class: Callable[..., _Client],
+    base_url: str,
+    http_client: httpx2.Client | httpx2.AsyncClient,
+    recording: RecordingHTTPTransport,
+    max_retries: int,
+) -> _Client:
+    """a real SDK client whose HTTP goes through the mock's recording transport, and its Trace"""
+    sdk_client = sdk_class(
         api_key="mock-key-not-secret",
-        base_url=BASE_URL,
-        http_client=httpx2.AsyncClient(transport=recording),
+        base_url=base_url,
+        http_client=http_client,
         max_retries=max_retries,
-        _strict_response_validation=True,
+        _strict_response_validation=True,  # the SDK checks every response against its types
     )
     sdk_client.trace = recording.trace
     return sdk_client
@@ -181,15 +196,9 @@ def anthropic_client(
         trace: Trace
 
     recording = _recording(policy, check_protocol, False, trace)
-    sdk_client = MockAnthropicClient(
-        api_key="mock-key-not-secret",
-        base_url=ANTHROPIC_BASE_URL,
-        http_client=httpx2.Client(transport=recording),
-        max_retries=max_retries,
-        _strict_response_validation=True,
+    return _on_the_mock(
+        MockAnthropicClient, ANTHROPIC_BASE_URL, httpx2.Client(transport=recording), recording, max_retries
     )
-    sdk_client.trace = recording.trace
-    return sdk_client
 
 
 def async_anthropic_client(
@@ -208,12 +217,10 @@ def async_anthropic_client(
         trace: Trace
 
     recording = _recording(policy, check_protocol, False, trace)
-    sdk_client = AsyncMockAnthropicClient(
-        api_key="mock-key-not-secret",
-        base_url=ANTHROPIC_BASE_URL,
-        http_client=httpx2.AsyncClient(transport=recording),
-        max_retries=max_retries,
-        _strict_response_validation=True,
+    return _on_the_mock(
+        AsyncMockAnthropicClient,
+        ANTHROPIC_BASE_URL,
+        httpx2.AsyncClient(transport=recording),
+        recording,
+        max_retries,
     )
-    sdk_client.trace = recording.trace
-    return sdk_client

@@ -16,6 +16,7 @@ __all__ = [
     "ProtocolError",
     "invalid_type",
     "missing_parameter",
+    "not_json",
     "Field",
     "is_kind",
     "schema_problem",
@@ -166,17 +167,34 @@ def invalid_type(where: str, expected: str, value: Any, hint: str) -> ProtocolEr
     )
 
 
+def not_json(hint: str) -> ProtocolError:
+    """the API's 400 for a body that is not a JSON object, with a hint for the learner"""
+    return ProtocolError(
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+        "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+        "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
+        # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
+        "through our help center at help.openai.com.)",
+        hint=hint,
+    )
+
+
+def _extra_forbidden(loc: tuple[str | int, ...], value: Any, param: str, hint: str) -> ProtocolError:
+    """vLLM's 400 for a field the request schema does not define: the pydantic error list on one line,
+    its `loc` naming the field (github.com/vllm-project/vllm/pull/10463 quotes one)"""
+    return ProtocolError(
+        f"[{{'type': 'extra_forbidden', 'loc': {loc!r}, 'msg': 'Extra inputs are not permitted', "
+        f"'input': {value!r}}}]",
+        param=param,
+        code="extra_forbidden",
+        hint=hint,
+    )
+
+
 def check_request(body: Any) -> None:
     """raise ProtocolError for the first rule the request body breaks"""
     if not isinstance(body, dict):
-        raise ProtocolError(
-            "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
-            "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-            "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
-            # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
-            "through our help center at help.openai.com.)",
-            hint="Send a JSON object with at least 'model' and 'messages'.",
-        )
+        raise not_json(hint="Send a JSON object with at least 'model' and 'messages'.")
     if not body.get("model"):
         raise ProtocolError(
             "you must provide a model parameter",
@@ -199,13 +217,10 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
         allowed = MESSAGE_FIELDS.get(message.get("role"), set())
         for key in message:
             if key not in allowed:
-                # vLLM's words: the pydantic error list on one line, its `loc` naming the field
-                # (github.com/vllm-project/vllm/pull/10463 quotes one)
-                raise ProtocolError(
-                    f"[{{'type': 'extra_forbidden', 'loc': ('body', 'messages', {i}, '{message['role']}', "
-                    f"'{key}'), 'msg': 'Extra inputs are not permitted', 'input': {message[key]!r}}}]",
+                raise _extra_forbidden(
+                    ("body", "messages", i, message["role"], key),
+                    message[key],
                     param=f"messages[{i}].{key}",
-                    code="extra_forbidden",
                     hint=f"Send only {sorted(allowed)} in this {message['role']} message: build it "
                     "as a plain dict instead of dumping the SDK object.",
                 )
@@ -215,11 +230,10 @@ def check_no_extra_fields(body: dict[str, Any]) -> None:
             continue  # _check_tools says what is wrong with it
         for key in function:
             if key not in FUNCTION_FIELDS:
-                raise ProtocolError(
-                    f"[{{'type': 'extra_forbidden', 'loc': ('body', 'tools', {i}, 'function', '{key}'), "
-                    f"'msg': 'Extra inputs are not permitted', 'input': {function[key]!r}}}]",
+                raise _extra_forbidden(
+                    ("body", "tools", i, "function", key),
+                    function[key],
                     param=f"tools[{i}].function.{key}",
-                    code="extra_forbidden",
                     hint=f"A function definition holds only {sorted(FUNCTION_FIELDS)}.",
                 )
 

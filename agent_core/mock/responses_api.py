@@ -14,7 +14,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsBa
 
 from ..formats import from_responses, tool_from_responses
 from ._response_events import response_events
-from .protocol import Field, ProtocolError, invalid_type, is_kind, missing_parameter
+from .protocol import Field, ProtocolError, invalid_type, is_kind, missing_parameter, not_json
 from .wire import Response, error_response, json_response
 
 __all__ = [
@@ -152,14 +152,7 @@ def _check_responses_request(
 ) -> None:
     """raise ProtocolError for the first Responses API rule the request body breaks"""
     if not isinstance(body, dict):
-        raise ProtocolError(
-            "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
-            "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-            "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us "
-            # the whole text, as pasted in ChatGPTNextWeb/NextChat#4064
-            "through our help center at help.openai.com.)",
-            hint="Send a JSON object with at least 'model' and 'input'.",
-        )
+        raise not_json(hint="Send a JSON object with at least 'model' and 'input'.")
     for name in body:
         if name not in PARAMETERS:
             # {"message": "Unknown parameter: 'parent_id'.", "param": "parent_id", "code":
