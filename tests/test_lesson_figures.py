@@ -1172,6 +1172,38 @@ OUTPUT_CLAIMS = [
             ),
         ],
     ),
+    (
+        "05_guardrails",
+        "a `max_turns` that lets the chain finish (five model calls)",
+        "applied = run_agent(mock.client(JobApplicant())",
+        ["model calls: 5 · tool calls: 4"],
+    ),
+    (
+        "10_mcp_tools",
+        "the JSON Schema its arguments must match, `required` and `enum` included",
+        "tools = weather.list_tools()",
+        ['"required": [\n         "city"\n        ]', '"enum": [\n           "celsius",'],
+    ),
+    (
+        "12_planning_and_subagents",
+        "keeps each child it ran in `.children`: its label, its depth, its turns and its run",
+        "explorer = Delegate(client, reading, max_turns=8)",
+        ["[Child('explorer 1', depth=1, 7 model calls, answered)]"],
+    ),
+    (
+        "13_untrusted_content",
+        "some web pages (untrusted: others wrote them), customer records and an API key (private)",
+        "for name, declared in DECLARATIONS.items():",
+        [
+            "read_inbox       Declared(effect='reads', untrusted=True)",
+            "fetch_page       Declared(effect='reads', untrusted=True)",
+            "lookup_customer  Declared(effect='reads', untrusted=False)",
+            "get_api_key      Declared(effect='reads', untrusted=False)",
+            "send_email       Declared(effect='sends', untrusted=False)",
+            "post_to_url      Declared(effect='sends', untrusted=False)",
+            "update_customer  Declared(effect='writes', untrusted=False)",
+        ],
+    ),
 ]
 
 # cells whose output is the learner's exercise: their figures hold in solutions/ (the prose in both)
@@ -1690,3 +1722,106 @@ def test_the_answer_of_lesson_13_s_leak_says_nothing_about_it(name):
     sent, answer = shown.split("\n", 1)
     assert "backup@evil.example" in sent and "sk-live" in sent
     assert "evil" not in answer and "key" not in answer.lower() and "sent to carol@partner.example" in answer
+
+
+@pytest.mark.parametrize("name", WIRE_FORMATS)
+def test_the_table_of_differences_of_lesson_09_is_the_pieces_it_shows(name):
+    """ "The differences that bite, each visible above": every cell of the table, read from the pieces"""
+    pieces: dict[str, dict] = {}
+    for line in output_of(name, "for name, (system, call, result) in pieces.items():").splitlines():
+        if not line.startswith(" "):
+            shape = pieces.setdefault(line, {})
+        else:
+            part, _, value = line.strip().partition(": ")
+            shape[part] = json.loads(value)
+    table = [
+        row.split("|")[1:-1] for row in prose(name).splitlines() if row.startswith("| system prompt |")
+    ] + [row.split("|")[1:-1] for row in prose(name).splitlines() if row.startswith("| arguments |")]
+    assert [cell.strip() for cell in table[0]][1:] == [
+        "a `system` message",
+        "`instructions`",
+        "top-level `system`",
+        "a `system` message",
+    ]
+    cc, responses, anthropic, ollama = (
+        pieces[k] for k in ("Chat Completions", "Responses", "Anthropic", "Ollama")
+    )
+    assert cc["system"]["role"] == ollama["system"]["role"] == "system"
+    assert "instructions" in responses["system"] and "system" in anthropic["system"]
+    # a call, and its arguments: a JSON string, a JSON string, an object, an object
+    assert [cell.strip() for cell in table[1]][1:] == [
+        "a JSON **string**",
+        "a JSON **string**",
+        "an **object** (`input`)",
+        "an **object**",
+    ]
+    assert isinstance(cc["call"]["function"]["arguments"], str) and isinstance(
+        responses["call"]["arguments"], str
+    )
+    assert isinstance(anthropic["call"]["input"], dict) and isinstance(
+        ollama["call"]["function"]["arguments"], dict
+    )
+    assert responses["call"]["type"] == "function_call" and anthropic["call"]["type"] == "tool_use"
+    assert "id" not in ollama["call"]  # "in `tool_calls`, no `id`"
+    # a result, and what ties it to its call
+    assert cc["result"]["role"] == "tool" and cc["result"]["tool_call_id"] == cc["call"]["id"]
+    assert responses["result"]["type"] == "function_call_output"
+    assert responses["result"]["call_id"] == responses["call"]["call_id"]
+    assert (
+        anthropic["result"]["role"] == "user" and anthropic["result"]["content"][0]["type"] == "tool_result"
+    )
+    assert anthropic["result"]["content"][0]["tool_use_id"] == anthropic["call"]["id"]
+    assert ollama["result"]["role"] == "tool" and ollama["result"]["tool_name"] == "divide"
+    assert not {"tool_call_id", "call_id", "tool_use_id"} & set(ollama["result"])  # "none: order and name"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_how_often_lesson_06_says_each_file_was_sent(name):
+    # "The fifth call sends nine messages; seven of them went out before, some four times already" and "Each
+    # file's text was sent once by the call after it was read, and again by every call after that: the first
+    # file four times, the last one once."
+    text = said(name)
+    assert "the first file four times, the last one once" in text and "some four times already" in text
+    new = re.findall(
+        r"^call (\d+): sends (\d+) messages, (\d+) new: (.*)$", output_of(name, "new_messages(i)"), re.M
+    )
+    calls = len(new)
+    results = [
+        int(call) for call, _, _, roles in new if "'tool'" in roles
+    ]  # the call that first sends each result
+    assert [calls - first + 1 for first in (results[0], results[-1])] == [4, 1]
+    assert int(new[-1][1]) - int(new[-1][2]) == 7 and calls - 1 == 4  # the user's task: sent by calls 1 to 4
+
+
+@pytest.mark.parametrize("name", ["lessons/08_real_models.ipynb", "solutions/08_real_models.ipynb"])
+def test_lesson_08_s_descriptions_name_the_variable_never_the_key(name):
+    assert "The description names the variable the key came from, never the key." in said(name)
+    described = [
+        line for line in output_of(name, "for env in examples:").splitlines() if line.startswith("   ->")
+    ]
+    assert len(described) == 3 and "key from $OPENAI_API_KEY" in described[1]
+    assert not any("sk-placeholder" in line for line in described)
+
+
+@pytest.mark.parametrize("name", EVALUATION)
+def test_lesson_11_s_progress_lines_are_a_dot_per_pass(name):
+    assert "a dot for a pass, an F for a failure" in said(name)
+    progress = re.findall(
+        r"^(\S.*?) +([.F]+) +(\d+)/(\d+) passed$",
+        output_of(name, 'off = evaluate(suite, seeds, noisy(noise), mock.client, label="guardrails off")'),
+        flags=re.MULTILINE,
+    )
+    assert len(progress) == 5  # "four calculator tasks and the discount fix"
+    assert all(marks.count(".") == int(passed) and len(marks) == int(n) for _, marks, passed, n in progress)
+
+
+@pytest.mark.parametrize("name", UNTRUSTED)
+def test_lesson_13_s_mock_obeys_at_the_rates_it_states(name):
+    """the rates the prose gives Gullible are its defaults: 0.8, and 0.3 inside a marked block"""
+    import inspect
+
+    from agent_core.mock.gullible import Gullible
+
+    defaults = {k: p.default for k, p in inspect.signature(Gullible).parameters.items()}
+    assert f"it obeys with probability {defaults['obey']} ({defaults['obey_marked']} when" in said(name)
+    assert f"it obeys marked text at {defaults['obey_marked']} instead of {defaults['obey']}" in said(name)
