@@ -397,7 +397,7 @@ OUTPUT_CLAIMS = [
     ),
     (
         "05_guardrails",
-        "it asks for `add(a=0, b=1)`, then `add(a=1, b=1)`, and so on",
+        "it calls `add(a=0, b=1)`, `add(a=1, b=1)`, and so on",
         "guardrails=[Limits(max_tool_calls=4)]",
         ['add({"a": 0, "b": 1}) → 1\nadd({"a": 1, "b": 1}) → 2\n'],
     ),
@@ -1185,6 +1185,18 @@ OUTPUT_CLAIMS = [
         ['"required": [\n         "city"\n        ]', '"enum": [\n           "celsius",'],
     ),
     (
+        "08_real_models",
+        "each an HTTP POST to `/v1/chat/completions`",
+        "model calls)",
+        ["POST http://127.0.0.1:PORT/v1/chat/completions -> 200\n" * 3],
+    ),
+    (
+        "10_mcp_tools",
+        "Two model calls, as in lesson 04",
+        "registry = ToolRegistry()\nadd_server_tools(registry, weather)",
+        ["Turn 1 of 2 ·", "Turn 2 of 2 ·"],
+    ),
+    (
         "12_planning_and_subagents",
         "keeps each child it ran in `.children`: its label, its depth, its turns and its run",
         "explorer = Delegate(client, reading, max_turns=8)",
@@ -1659,6 +1671,10 @@ def test_what_lesson_12_says_of_its_outputs_is_what_they_show(name):
     assert "The parent's context is several times smaller" in text and "the explorer pays for it" in text
     measured = output_of(name, "alone = run_agent(mock.client(Delegator()), USERS_TASK, reading)")
     assert float(re.search(r"the parent's context is ([\d.]+) times smaller", measured).group(1)) >= 3
+    # "the parent's conversation holds one question and a two-line answer instead of five files"
+    assert "a two-line answer instead of five files" in text
+    reads = int(re.search(r"reads itself: +(\d+) calls", measured).group(1))
+    assert reads - 2 == 5  # a list_dir, one read_file per file, the answer
     paid = dict(re.findall(r"^ *([\w ,']+): .*input paid +([\d,]+)", measured, flags=re.MULTILINE))
     assert number(paid["its explorer"]) > number(paid["parent, delegating"])
 
