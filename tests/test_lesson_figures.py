@@ -1841,3 +1841,24 @@ def test_lesson_13_s_mock_obeys_at_the_rates_it_states(name):
     defaults = {k: p.default for k, p in inspect.signature(Gullible).parameters.items()}
     assert f"it obeys with probability {defaults['obey']} ({defaults['obey_marked']} when" in said(name)
     assert f"it obeys marked text at {defaults['obey_marked']} instead of {defaults['obey']}" in said(name)
+
+
+@pytest.mark.parametrize("name", PLANNING)
+def test_the_count_of_plans_lesson_12_says_check_12_1_runs_is_its_own(name):
+    from agent_core.checks import lesson12
+
+    runs, fixed = len(lesson12.plan_scenarios()), len(lesson12.PLAN_FIXED)
+    stated = (
+        f"on {runs} lists of steps, each from empty plans: {fixed} readable ones, then {runs - fixed} gen"
+    )
+    assert stated in said(name)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_06_s_cache_pays_only_from_a_later_call(name):
+    # "The write premium means it pays off only from a later call"
+    assert "The write premium means it pays off only from a later call" in said(name)
+    shown = output_of(name, "plain, cached = call_costs(")
+    costs = [tuple(map(float, pair)) for pair in re.findall(r"without \$([\d.]+) +with \$([\d.]+)", shown)]
+    first = int(re.search(r"caching pays from call (\d+)", shown).group(1))
+    assert first > 1 and costs[0][1] > costs[0][0] and costs[first - 1][1] < costs[first - 1][0]
