@@ -2,6 +2,7 @@
 nbval checks against a fresh run, and compared with the sentence that states it (lessons 00 to 13)."""
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -11,7 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@functools.cache
 def cells(name: str) -> list[dict]:
+    """the cells of a notebook, read once (no test changes them)"""
     return json.loads((ROOT / name).read_text(encoding="utf-8"))["cells"]
 
 
