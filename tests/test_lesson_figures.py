@@ -1865,3 +1865,25 @@ def test_lesson_06_s_cache_pays_only_from_a_later_call(name):
     costs = [tuple(map(float, pair)) for pair in re.findall(r"without \$([\d.]+) +with \$([\d.]+)", shown)]
     first = int(re.search(r"caching pays from call (\d+)", shown).group(1))
     assert first > 1 and costs[0][1] > costs[0][0] and costs[first - 1][1] < costs[first - 1][0]
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_06_s_folder_run_lists_then_opens_each_file(name):
+    # "run the agent on the whole folder: it lists the files, then opens them one by one"
+    assert "it lists the files, then opens them one by one" in said(name)
+    shown = output_of(name, "long_run = run_agent(")
+    calls = int(re.match(r"(\d+) calls, ", shown).group(1))
+    opened = int(re.search(r"Total: \d+ in (\d+) files\.", shown).group(1))
+    assert calls == 1 + opened + 1  # list_files, one read per file, the answer
+
+
+@pytest.mark.parametrize("name", UNTRUSTED)
+def test_lesson_13_s_assistant_and_its_refused_tasks_are_the_ones_it_names(name):
+    text = said(name)
+    tools = ast.literal_eval(output_of(name, "world = Mailroom()\nprint(").splitlines()[0])
+    assert f"A small assistant with {WORDS[len(tools)]} tools over one world" in text
+    # "benign utility fell to 6 of 10: the two tasks that send after reading (reply to Carol, post the news)"
+    table = output_of(name, "results.append(measure(DEFENCES[4], seeds, on))")
+    done, runs = map(int, re.search(r"^trifecta rule \(refuse\) +(\d+)/(\d+)", table, re.MULTILINE).groups())
+    assert "the two tasks that send after reading (reply to Carol, post the news) cannot finish" in text
+    assert runs - done == 2 * 2  # two tasks, two seeds each
