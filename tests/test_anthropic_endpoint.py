@@ -676,3 +676,19 @@ def test_usage_always_reports_the_cache_fields_as_the_api_does(server):
             streamed = stream.get_final_message()
     for usage in (message.usage, streamed.usage):
         assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (0, 0)
+
+
+def test_a_tool_use_sent_back_with_caller_null_is_refused_with_anthropics_text(server):
+    # model_dump() without exclude_none sends the SDK's unset caller as null; the real API's 400 is cited in
+    # agent_core/mock/anthropic_messages.py (langchain-ai/langchain#34286)
+    question = {"role": "user", "content": "4+2"}
+    with sdk(server) as client:
+        first = ask(client, [question])
+    assert first.content[0].type == "tool_use" and first.content[0].caller is None
+    whole = {"role": "assistant", "content": [b.model_dump() for b in first.content]}
+    message = bad_request(server, [question, whole, tool_results(first)])
+    assert message.startswith("messages.1.content.0.tool_use.caller: Extra inputs are not permitted\n")
+    assert "model_dump(exclude_none=True)" in message
+    trimmed = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}
+    with sdk(server) as client:
+        assert ask(client, [question, trimmed, tool_results(first)]).stop_reason == "end_turn"

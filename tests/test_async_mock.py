@@ -112,7 +112,10 @@ def test_an_async_anthropic_client_runs_a_tool_turn_on_the_same_policy():
         use = next(block for block in first.content if block.type == "tool_use")
         assert (use.name, use.input) == ("add", {"a": 2, "b": 3})
         messages += [
-            {"role": "assistant", "content": [block.model_dump() for block in first.content]},
+            {
+                "role": "assistant",
+                "content": [block.model_dump(exclude_none=True) for block in first.content],
+            },
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "5"}]},
         ]
         second = await client.messages.create(

@@ -282,6 +282,20 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
     assert capsys.readouterr().out.startswith("✓ Exercise 7.1:")
 
 
+def root_taken_as_a_path(root):
+    """the solution without `root = Path(root).resolve()`: a folder named by a str breaks `root / path`"""
+
+    def read_file(path: str) -> str:
+        if Path(path).is_absolute():
+            return f"ERROR: {path!r} is an absolute path, outside the project"
+        file = (root / path).resolve()
+        if not file.is_relative_to(root):
+            return f"ERROR: {path!r} is outside the project"
+        return file.read_text(encoding="utf-8") if file.is_file() else f"ERROR: {path!r} does not exist"
+
+    return read_file
+
+
 @pytest.mark.parametrize(
     "wrong, message",
     [
@@ -323,6 +337,7 @@ def test_read_file_accepts_right_answers_however_written(right, capsys):
             "raised UnicodeDecodeError: 'utf-8' codec can't decode byte 0x89 in position 0: invalid start "
             "byte: it must never raise",
         ),
+        (root_taken_as_a_path, "it raised TypeError: unsupported operand type(s) for /: 'str' and 'str'"),
     ],
 )
 def test_read_file_rejects_wrong_answers(wrong, message, capsys):
@@ -802,6 +817,15 @@ class PythonNamingPytest(_TestRunRule):
         return program in ("pytest", "py.test") or program.startswith("python") and "pytest" in words
 
 
+class AnyProgramsDashMPytest(_TestRunRule):
+    """any program followed by `-m pytest`: `mypy -m pytest` type-checks pytest's module, runs no test"""
+
+    @staticmethod
+    def is_test_run(command):
+        words = command.split()
+        return bool(words) and Path(words[0]).name in ("pytest", "py.test") or words[1:3] == ["-m", "pytest"]
+
+
 class AnswersWithABool(Guardrail):
     """True for "reject", as if check_answer were a test"""
 
@@ -854,7 +878,7 @@ def test_tests_after_change_judges_generated_histories_without_pytest(capsys):
 
     result = check_tests_after_change(OnlyTheCommonCases)
     out = capsys.readouterr().out
-    assert not result and result.scenarios == 213
+    assert not result and result.scenarios == 214
     assert (
         "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
     )
@@ -920,6 +944,7 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
         (LessonsOldRule, "run_command('.venv/bin/pytest'), then 'Done.': it rejected the answer"),
         (CommandStartsWith, "'  python  -m pytest '"),
         (PythonNamingPytest, "'python -m pip install pytest'"),
+        (AnyProgramsDashMPytest, "run_command('mypy -m pytest'), then 'Done.': it accepted the final answer"),
         (
             AnswersWithABool,
             "the comment deleter (reads, writes, says done, never runs the tests): check_answer returned "

@@ -209,6 +209,7 @@ def loop(
     answer=None,
     tools_after=True,
     read=None,
+    dump=None,
 ):
     """the reference loop with one rule swapped out (the keyword arguments)"""
     messages = [{"role": "user", "content": task}]
@@ -217,7 +218,8 @@ def loop(
         n += 1
         sent = tools if (tools_after or n == 1) else []
         response = client.messages.create(model="mock-model", max_tokens=1024, tools=sent, messages=messages)
-        messages.append({"role": "assistant", "content": response.content})
+        content = response.content if dump is None else [dump(b) for b in response.content]
+        messages.append({"role": "assistant", "content": content})
         if (stop or (lambda r: r.stop_reason != "tool_use"))(response):
             return (read or (lambda r: "".join(b.text for b in r.content if b.type == "text")))(response)
         results = [
@@ -320,6 +322,10 @@ WRONG_LOOPS = {
     "goes on until stop_reason is end_turn": (
         lambda *a, **k: loop(*a, **k, stop=lambda r: r.stop_reason == "end_turn"),
         "had stop_reason 'max_tokens' and your loop called the model again",
+    ),
+    "blocks turned into dicts without exclude_none": (
+        lambda *a, **k: loop(*a, **k, dump=lambda block: block.model_dump()),
+        "tool_use.caller: Extra inputs are not permitted",
     ),
     "no cap": (no_cap, "your loop never stopped; the check cut it off after 12 model calls"),
     "one call too many": (

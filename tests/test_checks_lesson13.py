@@ -171,6 +171,11 @@ def by_name_prefix(name, declarations, *, untrusted_seen, read_only=False, can_a
     return decide(name, declarations, untrusted_seen=untrusted_seen, read_only=read_only, can_ask=can_ask)
 
 
+def read_only_by_default(name, declarations, *, untrusted_seen, read_only=True, can_ask=False):
+    """the exercise's defaults not kept: read-only unless told otherwise"""
+    return decide(name, declarations, untrusted_seen=untrusted_seen, read_only=read_only, can_ask=can_ask)
+
+
 @pytest.mark.parametrize("right", [decide, decide_as_a_table])
 def test_check_decide_passes_right_answers_written_differently(right, capsys):
     assert check_decide(right)
@@ -189,6 +194,7 @@ def test_check_decide_passes_right_answers_written_differently(right, capsys):
         (only_sends, "update_customer (declared 'writes'), untrusted text in the context"),
         (by_name_prefix, "read_and_archive"),
         (lambda name, declarations, **flags: "run", "the answer is 'refuse'; yours is 'run'"),
+        (read_only_by_default, "read-only off, nobody to ask: the answer is 'run'; yours is 'refuse'"),
     ],
 )
 def test_check_decide_catches_tempting_wrong_answers(wrong, says, capsys):
@@ -280,6 +286,10 @@ def test_check_plan_refusal_passes_right_answers_written_differently(right, caps
         (no_end, "2 step(s) done, the model calls send_email"),
         (lambda plan, done, name, arguments: None, "the model calls get_api_key()"),
         (lambda plan, done, name, arguments: "no", "so it runs; yours said 'no'"),
+        (  # a refusal that says nothing, and reads as false where a caller tests `if refusal:`
+            lambda plan, done, name, arguments: plan_refusal(plan, done, name, arguments) and "",
+            "was not run. Answer the user now.); yours returned ''",
+        ),
     ],
 )
 def test_check_plan_refusal_catches_tempting_wrong_answers(wrong, says, capsys):
@@ -317,6 +327,13 @@ def case_sensitive(text, source):
     return f'<untrusted source="{source}">\n{inner}\n</untrusted>'
 
 
+def deletes_tags(text, source):
+    """every tag deleted, in one pass: deleting the tag inside `<untr<untrustedusted>` rebuilds one"""
+    import re
+
+    return f'<untrusted source="{source}">\n{re.sub(r"</?untrusted", "", text, flags=re.I)}\n</untrusted>'
+
+
 def drops_lines_with_tags(text, source):
     kept = "\n".join(line for line in text.split("\n") if "untrusted" not in line.lower())
     return f'<untrusted source="{source}">\n{kept}\n</untrusted>'
@@ -347,6 +364,7 @@ def test_check_delimit_passes_right_answers_written_differently(right, capsys):
         (closing_tag_only, "still holds '<untrusted'"),
         (case_sensitive, "still holds '</UNTRUSTED'"),
         (drops_lines_with_tags, "the text lost"),
+        (deletes_tags, "delimit('<untr<untrustedusted"),
         (no_source, "start with '<untrusted source="),
         (on_one_line, "start with '<untrusted source="),
         (lambda text, source: None, "return the delimited text"),

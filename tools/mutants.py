@@ -5,23 +5,26 @@ changed solution from the official one either has a reason (the survivor is list
     python tools/mutants.py 00 05            # the exercises of lessons 00 and 05
     python tools/mutants.py --exercise 5.1   # one exercise
     python tools/mutants.py --sample 4       # each exercise's listed survivors and 4 other mutants (seeded)
+    python tools/mutants.py --jobs 1         # one mutant at a time (default: one per core)
 
 An exercise cell is a code cell of solutions/NN_*.ipynb whose last line calls a `check_...` function. Each
-notebook's cells run in order, in one process, in the notebook's folder; at an exercise cell, each statement
-but the last line that the lesson's cell does not have too (the answer, not the given code or imports) is
-mutated, one change at a time: a comparison flipped or moved across
-its boundary, a number moved by one, a string emptied, True and False swapped, `and` and `or` swapped, an
+notebook's cells run in order up to its last exercise, in one process, in the notebook's folder; at an
+exercise cell, each statement but the last line that the lesson's cell does not have too (the answer, not
+the given code or imports) is mutated, one change at a time: a comparison flipped or moved across its
+boundary, a number moved by one, a string emptied, True and False swapped, `and` and `or` swapped, an
 arithmetic operator swapped, a `not` dropped, a statement deleted, a returned value emptied, `break` and
 `continue` swapped. Each mutant runs in a forked copy of the notebook's state: its cell, then the check
-(without shrinking its failure: whether the check fails is all that counts here). A mutant is killed when
-the check says "not yet", raises, or runs past its time (a mutant that never ends would hang the learner's
-cell too); it survives when the check passes.
+(without shrinking its failure: whether the check fails is all that counts here); one copy per core runs
+at a time, each from the same state, so the verdicts do not depend on how many run together. A mutant is
+killed when the check says "not yet", raises, or runs past its time (a mutant that never ends would hang
+the learner's cell too); it survives when the check passes.
 
 Every survivor must be listed in agent_core/checks/survivors/lessonNN.toml, under its exercise, as
 "equivalent: why" (it behaves as the solution does on every input the exercise allows), "overridden: why"
 (it changes a default or a value the check always sets) or "allowed: why" (the lesson's words allow that
 behaviour). The command prints `killed K of N` for each exercise and its survivors, and exits 1 when a
-survivor is not listed. tests/test_mutants.py runs a seeded sample within the suite's time budget.
+survivor is not listed. tests/test_mutants.py runs lesson 13 whole within the suite's time budget; CI
+(.ci/run) runs every lesson.
 """
 
 from __future__ import annotations
@@ -267,6 +270,12 @@ def _judged(namespace: dict[str, Any], body: ast.Module, check: ast.Expr, limit:
 
     result: "solved", "not yet", "raised", "timeout"
     """
+    return _judged_together(namespace, [body], check, limit, jobs=1)[0]
+
+
+def _started(namespace: dict[str, Any], body: ast.Module, check: ast.Expr) -> tuple[int, int]:
+    """a forked copy of the notebook's state running the cell, then its check: (its pid, the pipe it
+    writes [result, exercise] to)"""
     reading, writing = os.pipe()
     child = os.fork()
     if child == 0:  # the copy: run, say how it went, and leave without running anything of the parent's
@@ -291,22 +300,45 @@ def _judged(namespace: dict[str, Any], body: ast.Module, check: ast.Expr, limit:
         os.write(writing, json.dumps([result, exercise]).encode())
         os._exit(0)
     os.close(writing)
-    ready, _, _ = select.select([reading], [], [], limit)
-    if not ready:
-        os.killpg(child, signal.SIGKILL)  # the copy and every process it started
-        os.waitpid(child, 0)
-        os.close(reading)
-        return "timeout", ""
-    data = b""
-    while chunk := os.read(reading, 65536):
-        data += chunk
-    os.close(reading)
-    os.waitpid(child, 0)
-    try:
-        result, exercise = json.loads(data)
-    except ValueError:
-        return "raised", ""
-    return str(result), str(exercise)
+    return child, reading
+
+
+def _judged_together(
+    namespace: dict[str, Any], bodies: list[ast.Module], check: ast.Expr, limit: float, jobs: int
+) -> list[tuple[str, str]]:
+    """each body judged as _judged does, up to `jobs` forked copies at a time (each copy starts from the
+    same state, so they cannot see one another's changes), in the order of `bodies`"""
+    results: list[tuple[str, str]] = [("raised", "")] * len(bodies)
+    waiting = list(enumerate(bodies))
+    running: dict[int, tuple[int, int, float]] = {}  # pipe -> (index, pid, deadline)
+    while waiting or running:
+        while waiting and len(running) < max(1, jobs):
+            index, body = waiting.pop(0)
+            child, reading = _started(namespace, body, check)
+            running[reading] = (index, child, time.monotonic() + limit)
+        soonest = min(deadline for _, _, deadline in running.values())
+        ready, _, _ = select.select(list(running), [], [], max(0.0, soonest - time.monotonic()))
+        for reading in ready:
+            index, child, _ = running.pop(reading)
+            data = b""
+            while chunk := os.read(reading, 65536):
+                data += chunk
+            os.close(reading)
+            os.waitpid(child, 0)
+            try:
+                result, exercise = json.loads(data)
+                results[index] = (str(result), str(exercise))
+            except ValueError:
+                results[index] = ("raised", "")
+        now = time.monotonic()
+        for reading, (index, child, deadline) in list(running.items()):
+            if deadline <= now and reading not in ready:
+                del running[reading]
+                os.killpg(child, signal.SIGKILL)  # the copy and every process it started
+                os.waitpid(child, 0)
+                os.close(reading)
+                results[index] = ("timeout", "")
+    return results
 
 
 def listed(lesson: str) -> dict[str, dict[str, str]]:
@@ -325,6 +357,7 @@ def run_notebook(
     sample: int | None = None,
     seed: int = 0,
     report: Any = None,
+    jobs: int = 1,
 ) -> list[Outcome]:
     """each exercise cell's mutants judged by its check; cells that are not exercises run as they are"""
     lesson = notebook.name[:2]
@@ -332,11 +365,16 @@ def run_notebook(
     stubs = dict(exercise_cells(ROOT / "lessons" / notebook.name))
     namespace: dict[str, Any] = {"__name__": "__main__"}
     outcomes = []
+    met: set[str] = set()  # the exercises met so far
     here = os.getcwd()
     os.chdir(notebook.parent)
     sys.path.insert(0, str(notebook.parent))
+    cells = exercise_cells(notebook)
+    checked = [number for number, source in cells if _ends_with_a_check(source)]
     try:
-        for number, source in exercise_cells(notebook):
+        for number, source in cells:
+            if not checked or number > checked[-1] or only is not None and only <= met:
+                break  # the cells after the last exercise (or the last one asked for) judge nothing
             tree = ast.parse(source)
             if not tree.body or not _is_check_call(tree.body[-1]):
                 _run_quietly(source, number, namespace)
@@ -350,6 +388,7 @@ def run_notebook(
             result, exercise = _judged(namespace, body, check, SLOWEST)
             took = time.monotonic() - started
             outcome = Outcome(exercise or f"cell {number}", str(notebook.relative_to(ROOT)), number)
+            met.add(exercise)
             wanted = only is None or exercise in only
             if result != "solved":
                 outcome.broken = f"the official solution's check says {result}"
@@ -365,8 +404,8 @@ def run_notebook(
                     chosen = [m for m in every if m.key in known]
                     chosen += random.Random(f"{seed} {exercise}").sample(others, min(sample, len(others)))
                 limit = min(SLOWEST, max(10.0, 10 * took))
-                for mutant in chosen:
-                    verdict, _ = _judged(namespace, mutant.body, check, limit)
+                verdicts = _judged_together(namespace, [m.body for m in chosen], check, limit, jobs)
+                for mutant, (verdict, _) in zip(chosen, verdicts, strict=True):
                     outcome.total += 1
                     if verdict == "solved":
                         outcome.survivors.append(mutant.key)
@@ -382,6 +421,14 @@ def run_notebook(
         os.chdir(here)
         sys.path.remove(str(notebook.parent))
     return outcomes
+
+
+def _ends_with_a_check(source: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return bool(tree.body) and _is_check_call(tree.body[-1])
 
 
 def _given(stub: str) -> set[str]:
@@ -454,6 +501,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exercise", action="append", help="only this exercise (5.1); may repeat")
     parser.add_argument("--sample", type=int, help="the listed survivors and this many other mutants each")
     parser.add_argument("--seed", type=int, default=0, help="which sample (with --sample)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=len(os.sched_getaffinity(0)),
+        help="mutants run at once (default: the cores)",
+    )
     options = parser.parse_args(argv)
     notebooks = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
     if options.lessons:
@@ -467,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     killed = total = 0
     for notebook in notebooks:
         only = set(options.exercise) if options.exercise else None
-        for outcome in run_notebook(notebook, only, options.sample, options.seed, _print):
+        for outcome in run_notebook(notebook, only, options.sample, options.seed, _print, options.jobs):
             known = listed(notebook.name[:2]).get(outcome.exercise, {})
             killed, total = killed + outcome.killed, total + outcome.total
             problems += problems_of(outcome, known)

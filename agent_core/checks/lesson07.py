@@ -256,7 +256,9 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
     project's, symbolic links to both when the system allows them, a file that is not UTF-8 text) and
     thirteen readable paths, then
     150 generated paths of 1 to 5 parts ('..', '.', folders, files inside and outside, a non-ASCII
-    name, links, missing files), some absolute. The reference is where the path really leads.
+    name, links, missing files), some absolute. The reference is where the path really leads. The
+    folder `root` comes as a str, as a program names a folder (a command line, os.getcwd()), so a tool
+    that never turns it into a Path fails here.
     """
     with tempfile.TemporaryDirectory(prefix="check-7-1-") as folder:
         parent = Path(folder).resolve()
@@ -274,7 +276,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
             return repr(got).replace(str(parent) + os.sep, "").replace(repr(str(parent) + os.sep)[1:-1], "")
 
         try:
-            read_file = make_read_file(root)
+            read_file = make_read_file(str(root))  # a folder as a program names it: a str (or a Path)
         except Exception as error:  # the learner's code: report it, don't crash the notebook
             return verdict("7.1", [f"make_read_file(root) raised {_raised(error)}"], "")
         labels = _read_labels(parent, made)
@@ -992,7 +994,10 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")  # python, python3, python3.12
 
 def history_scenarios() -> list[tuple[Step, ...]]:
     """check 7.3's generated histories (its twelve real runs come first, each with its label)"""
-    return scenarios([], _tool_history, count=200, seed=7031)  # the first seed whose 200 reach every shape
+    # the first seed whose 200 reach every shape
+    generated = scenarios([], _tool_history, count=200, seed=7031)
+    # and, last, another program's `-m pytest`: mypy type-checks pytest's module, it runs no test
+    return [*generated, (("write_file", "discount.py", False), ("run_command", "mypy -m pytest", False))]
 
 
 def _has(*steps: Step) -> Callable[[tuple[Step, ...]], bool]:
@@ -1080,7 +1085,7 @@ TESTS_AFTER_CHANGE_SPACE: dict[str, Dimension[tuple[Step, ...]]] = {
             "py.test": _ran("py.test -q"),
             "extra spaces in the command": _ran("  python  -m pytest "),
             "pytest named, another program run": _ran(
-                "cat pytest.ini", "pip install pytest", "python -m pip install pytest"
+                "cat pytest.ini", "pip install pytest", "python -m pip install pytest", "mypy -m pytest"
             ),
             "'test' named, no test run": _ran("cat test_discount.py"),
             "another command": _ran("ls", "python discount.py"),

@@ -576,6 +576,16 @@ def _check_message_shape(i: int, message: Any) -> None:
                     hint=f"A {kind} block has {', '.join(REQUIRED_BLOCK_FIELDS[kind])}.",
                 )
         _check_fields(block, BLOCK_FIELDS.get(kind, {}), f"{where}.")
+        if kind == "tool_use" and "caller" in block and block["caller"] is None:
+            # The SDK's ToolUseBlock reads a reply's tool_use with caller=None, so model_dump() sends
+            # "caller": null back, which Anthropic refuses (the request type, ToolUseBlockParam, has
+            # `caller: Caller`, not Optional); the 400 as pasted in langchain-ai/langchain#34286:
+            # "messages.1.content.1.tool_use.caller: Extra inputs are not permitted"
+            raise AnthropicError(
+                f"{where}.caller: Extra inputs are not permitted",
+                hint=f'messages.{i}.content.{j} carries "caller": null: turn SDK blocks into dicts with '
+                "block.model_dump(exclude_none=True), which leaves out the fields the reply did not set.",
+            )
         if kind == "text" and block["text"] == "":
             # Anthropic's 400 for an empty text block (or content ""), as pasted in
             # anthropics/claude-code#59812, miurla/morphic#83 and BiFangKNT/mtga#68:
