@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -719,39 +719,80 @@ def runtime_problems(root: Path = ROOT) -> list[str]:
 
 
 Template = tuple[
-    re.Pattern[str], str, str
-]  # a run-time message: its English as a pattern, the English, the Spanish
+    re.Pattern[str], str, str, tuple[str, ...]
+]  # a run-time message: its English as a pattern, the English, the Spanish, its literal pieces
 
 
 def runtime_templates(root: Path = ROOT) -> list[Template]:
     """each translated run-time message: its English as a pattern whose groups are its {fields}"""
+    import string
+
     path = root / RUNTIME
     templates = []
     for message in read_catalogue(path) if path.exists() else []:
         english, spanish = message.id, _string(message)
         if not isinstance(english, str) or not english or not spanish or message.fuzzy:
             continue
-        import string
-
-        pattern = ""
+        pattern, pieces = "", []
         for literal, field, _spec, _conversion in string.Formatter().parse(english):
-            pattern += re.escape(literal) + (f"(?P<{field}>.+?)" if field else "")
-        templates.append((re.compile(pattern, re.DOTALL), english, spanish))
+            group = (f"(?P={field})" if field in pieces[1::2] else f"(?P<{field}>.+?)") if field else ""
+            pattern += re.escape(literal) + group
+            pieces += [literal, field or ""]
+        templates.append((re.compile(pattern, re.DOTALL), english, spanish, tuple(pieces)))
     return templates
+
+
+def _splits(pieces: tuple[str, ...], line: str, start: int = 0) -> Iterator[list[str]]:
+    """every way the line is a message's literal pieces with a text in each field between them (pieces:
+    literal, field, literal, field..., the field "" when the message ends with a literal)"""
+    literal = pieces[0]
+    if not line.startswith(literal, start):
+        return
+    start += len(literal)
+    if len(pieces) == 1 or not pieces[1]:  # the message's end
+        if start == len(line):
+            yield []
+        return
+    rest = pieces[2:]
+    if not rest:  # the message ends with this field
+        if start < len(line):
+            yield [line[start:]]
+        return
+    for end in range(start + 1, len(line) + 1):
+        if line.startswith(rest[0], end):
+            for tail in _splits(rest, line, end):
+                yield [line[start:end], *tail]
 
 
 def localized(line: str, templates: list[Template], seen: dict[str, str] | None = None) -> str:
     """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
-    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too);
-    `seen` collects each English text that changed, with its Spanish"""
-    for pattern, _english, spanish in templates:
-        match = pattern.fullmatch(line)
-        if match:
-            fields = {name: localized(value, templates, seen) for name, value in match.groupdict().items()}
-            result = spanish.format(**fields) if fields else spanish
-            if seen is not None and result != line:
+    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too:
+    of the ways the line splits into the message's fields, the one with the most fields that are
+    messages); `seen` collects each English text that changed, with its Spanish"""
+    for pattern, _english, spanish, pieces in templates:
+        if not pattern.fullmatch(line):
+            continue
+        names = [name for name in pieces[1::2] if name]
+        best: tuple[int, dict[str, str], dict[str, str]] | None = None
+        for split in _splits(pieces, line):
+            found: dict[str, str] = {}
+            fields = {
+                name: localized(value, templates, found) for name, value in zip(names, split, strict=True)
+            }
+            score = sum(fields[name] != value for name, value in zip(names, split, strict=True))
+            if best is None or score > best[0]:
+                best = (score, fields, found)
+            if score == len(names):
+                break
+        if best is None:
+            continue
+        _score, fields, found = best
+        result = spanish.format(**fields) if names else spanish
+        if seen is not None:
+            seen.update(found)
+            if result != line:
                 seen[line] = result
-            return result
+        return result
     return line
 
 
@@ -770,7 +811,7 @@ def localized_outputs(outputs: list[Any], templates: list[Template]) -> list[Any
     more that have no fields (the panel's note); nothing else changes"""
     if not templates:
         return outputs
-    fixed = {e: s for pattern, e, s in templates if not pattern.groupindex and len(e.split()) >= 3}
+    fixed = {e: s for pattern, e, s, _pieces in templates if not pattern.groupindex and len(e.split()) >= 3}
     result = []
     for output in outputs:
         seen: dict[str, str] = {}
