@@ -610,6 +610,12 @@ def prose(text: str) -> str:
     return re.sub(r"<[^>]*>|\]\([^)]*\)|https?://\S+", " ", CODE_SPAN.sub(" ", text))
 
 
+def _runtime_prose(text: str) -> str:
+    """the words of a run-time message a reader reads: its {fields} (values) and the code it quotes
+    (a word holding a call's parentheses, a dot, an underscore, = or brackets) taken out"""
+    return re.sub(r"\{\{.*?\}\}|\{[^{}]*\}|\S*[()._=\[\]]\S*", " ", prose(text))
+
+
 def _mentions(text: str, forms: list[str]) -> bool:
     """whether the text says one of these forms; a term may be wrapped across two lines"""
     spaced = " ".join(text.split())
@@ -630,8 +636,9 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
             msgid, string = message.id, _string(message)
             if not isinstance(msgid, str) or not msgid or not string or message.fuzzy:
                 continue
+            said = prose(msgid) if catalogue != RUNTIME else _runtime_prose(msgid)
             for english, spanish in terms:
-                if _mentions(prose(msgid), english) and not _mentions(prose(string), spanish):
+                if _mentions(said, english) and not _mentions(prose(string), spanish):
                     source, place = message.locations[0] if message.locations else ("?", 0)
                     place = place or 0  # Babel writes no number for cell 0
                     found.append(
@@ -739,7 +746,8 @@ def runtime_templates(root: Path = ROOT) -> list[Template]:
             pattern += re.escape(literal) + group
             pieces += [literal, field or ""]
         templates.append((re.compile(pattern, re.DOTALL), english, spanish, tuple(pieces)))
-    return templates
+    # the most wording first: a line that two messages match is the one that says more of it
+    return sorted(templates, key=lambda template: -_wording(template[3]))
 
 
 def _splits(pieces: tuple[str, ...], line: str, start: int = 0) -> Iterator[list[str]]:
@@ -769,38 +777,84 @@ def localized(line: str, templates: list[Template], seen: dict[str, str] | None 
     fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too:
     of the ways the line splits into the message's fields, the one with the most fields that are
     messages); `seen` collects each English text that changed, with its Spanish"""
+    result, found, _message = _localized(line, templates, {}, loose=False)
+    if seen is not None:
+        seen.update(found)
+    return result
+
+
+def _value_like(text: str) -> bool:
+    """a value a message shows as it is: quoted (a repr, a list), or one word, or words split by commas"""
+    quoted = len(text) > 1 and (text[0], text[-1]) in {("'", "'"), ('"', '"'), ("[", "]"), ("(", ")")}
+    bare = re.sub(r"'[^']*'|\"[^\"]*\"", "", text)  # what is left when the quoted values are taken out
+    return quoted or all(len(part.split()) <= 2 for part in bare.split(", "))
+
+
+def _specific(pieces: tuple[str, ...]) -> bool:
+    """a message with words enough of its own (or a verdict's mark) to tell its lines from other lines;
+    a short one such as "{count} times" or "{first}; {then}" only inside a check's line"""
+    literal = "".join(pieces[0::2])
+    anchored = sum(c.isalpha() for c in pieces[0]) >= 8  # it starts with a name of its own: "ApprovalPanel: "
+    return "✓" in literal or "✗" in literal or anchored or _wording(pieces) >= 10
+
+
+def _wording(pieces: tuple[str, ...]) -> int:
+    """how many letters of plain words (not names such as ZeroDivisionError or my_run) a message has"""
+    words = re.findall(r"(?<![\w.])[a-z]+(?![\w.])", "".join(pieces[0::2]))
+    return sum(map(len, words))
+
+
+def _localized(
+    line: str,
+    templates: list[Template],
+    memo: dict[tuple[str, bool], tuple[str, dict[str, str], bool]],
+    loose: bool = True,
+) -> tuple[str, dict[str, str], bool]:
+    """localized(), each text worked out once (a line splits many ways, and its parts share pieces), and
+    whether the text is a message at all. Of every message and split that match, the one whose fields
+    are all messages or values, then with the most fields that are messages, then with the most words
+    of its own; a short message applies only where `loose` (in a field, or a check's problem line), and
+    only when each of its fields is a message or a value"""
+    if (line, loose) in memo:
+        return memo[line, loose]
+    memo[line, loose] = (line, {}, False)
+    best: tuple[tuple[bool, int, int], str, dict[str, str], bool] | None = None
     for pattern, _english, spanish, pieces in templates:
         if not pattern.fullmatch(line):
             continue
         names = [name for name in pieces[1::2] if name]
-        best: tuple[int, dict[str, str], dict[str, str]] | None = None
+        short = bool(names) and not _specific(pieces)
+        if short and not loose:
+            continue
         for split in _splits(pieces, line):
             found: dict[str, str] = {}
-            fields = {
-                name: localized(value, templates, found) for name, value in zip(names, split, strict=True)
-            }
-            score = sum(fields[name] != value for name, value in zip(names, split, strict=True))
-            if best is None or score > best[0]:
-                best = (score, fields, found)
-            if score == len(names):
-                break
-        if best is None:
-            continue
-        _score, fields, found = best
-        result = spanish.format(**fields) if names else spanish
-        if seen is not None:
-            seen.update(found)
-            if result != line:
-                seen[line] = result
-        return result
-    return line
+            fields, messages = {}, []
+            for name, value in zip(names, split, strict=True):
+                fields[name], more, is_message = _localized(value, templates, memo)
+                found.update(more)
+                messages.append(is_message)
+            whole = all(m or _value_like(v) for m, v in zip(messages, split, strict=True))
+            if short and not whole:
+                continue
+            rank = (whole, sum(messages), _wording(pieces))
+            if best is None or rank > best[0]:
+                result = spanish.format(**fields) if names else spanish
+                if result != line:
+                    found = {**found, line: result}
+                # a short message of values only ("{count} times") is no evidence that a text is a message
+                best = (rank, result, found, whole and (not short or rank[1] > 0))
+    if best is not None:
+        memo[line, loose] = best[1:]
+    return memo[line, loose]
 
 
 def _localized_text(text: str, templates: list[Template], seen: dict[str, str]) -> str:
     lines = []
     for line in text.split("\n"):
         bullet = "  - " if line.startswith("  - ") else ""  # a problem under a check's verdict
-        lines.append(bullet + localized(line[len(bullet) :], templates, seen))
+        text, found, _message = _localized(line[len(bullet) :], templates, {}, loose=bool(bullet))
+        seen.update(found)
+        lines.append(bullet + text)
     return "\n".join(lines)
 
 

@@ -199,8 +199,10 @@ def _describe_case(case: Any) -> str | None:
     expression, names = case
     if isinstance(names, str) or not all(name in _ARITHMETIC_TOOLS for name in names):
         return None
-    offered = ", ".join(names) if names else _("no tools")
-    return _("{expression} with {offered}", expression=repr(expression), offered=offered)
+    if not names:
+        return _("{expression} with no tools", expression=repr(expression))
+    # a case's tools are a value, "with" too short a message to tell in a notebook's other lines
+    return f"{expression!r} with {', '.join(names)}"
 
 
 @functools.cache
