@@ -740,7 +740,7 @@ def runtime_templates(root: Path = ROOT) -> list[Template]:
         english, spanish = message.id, _string(message)
         if not isinstance(english, str) or not english or not spanish or message.fuzzy:
             continue
-        pattern, pieces = "", []
+        pattern, pieces = "", list[str]()
         for literal, field, _spec, _conversion in string.Formatter().parse(english):
             group = (f"(?P={field})" if field in pieces[1::2] else f"(?P<{field}>.+?)") if field else ""
             pattern += re.escape(literal) + group
@@ -833,7 +833,9 @@ def _localized(
                 fields[name], more, is_message = _localized(value, templates, memo)
                 found.update(more)
                 messages.append(is_message)
-            whole = all(m or _value_like(v) for m, v in zip(messages, split, strict=True))
+            whole = all(  # a field named error holds an exception's or a server's own words
+                m or n == "error" or _value_like(v) for n, m, v in zip(names, messages, split, strict=True)
+            )
             if short and not whole:
                 continue
             rank = (whole, sum(messages), _wording(pieces))
