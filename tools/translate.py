@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -610,6 +610,12 @@ def prose(text: str) -> str:
     return re.sub(r"<[^>]*>|\]\([^)]*\)|https?://\S+", " ", CODE_SPAN.sub(" ", text))
 
 
+def _runtime_prose(text: str) -> str:
+    """the words of a run-time message a reader reads: its {fields} (values) and the code it quotes
+    (a word holding a call's parentheses, a dot, an underscore, = or brackets) taken out"""
+    return re.sub(r"\{\{.*?\}\}|\{[^{}]*\}|\S*[()._=\[\]]\S*", " ", prose(text))
+
+
 def _mentions(text: str, forms: list[str]) -> bool:
     """whether the text says one of these forms; a term may be wrapped across two lines"""
     spaced = " ".join(text.split())
@@ -630,8 +636,9 @@ def glossary_problems(root: Path = ROOT) -> list[str]:
             msgid, string = message.id, _string(message)
             if not isinstance(msgid, str) or not msgid or not string or message.fuzzy:
                 continue
+            said = prose(msgid) if catalogue != RUNTIME else _runtime_prose(msgid)
             for english, spanish in terms:
-                if _mentions(prose(msgid), english) and not _mentions(prose(string), spanish):
+                if _mentions(said, english) and not _mentions(prose(string), spanish):
                     source, place = message.locations[0] if message.locations else ("?", 0)
                     place = place or 0  # Babel writes no number for cell 0
                     found.append(
@@ -719,47 +726,137 @@ def runtime_problems(root: Path = ROOT) -> list[str]:
 
 
 Template = tuple[
-    re.Pattern[str], str, str
-]  # a run-time message: its English as a pattern, the English, the Spanish
+    re.Pattern[str], str, str, tuple[str, ...]
+]  # a run-time message: its English as a pattern, the English, the Spanish, its literal pieces
 
 
 def runtime_templates(root: Path = ROOT) -> list[Template]:
     """each translated run-time message: its English as a pattern whose groups are its {fields}"""
+    import string
+
     path = root / RUNTIME
     templates = []
     for message in read_catalogue(path) if path.exists() else []:
         english, spanish = message.id, _string(message)
         if not isinstance(english, str) or not english or not spanish or message.fuzzy:
             continue
-        import string
-
-        pattern = ""
+        pattern, pieces = "", list[str]()
         for literal, field, _spec, _conversion in string.Formatter().parse(english):
-            pattern += re.escape(literal) + (f"(?P<{field}>.+?)" if field else "")
-        templates.append((re.compile(pattern, re.DOTALL), english, spanish))
-    return templates
+            group = (f"(?P={field})" if field in pieces[1::2] else f"(?P<{field}>.+?)") if field else ""
+            pattern += re.escape(literal) + group
+            pieces += [literal, field or ""]
+        templates.append((re.compile(pattern, re.DOTALL), english, spanish, tuple(pieces)))
+    # the most wording first: a line that two messages match is the one that says more of it
+    return sorted(templates, key=lambda template: -_wording(template[3]))
+
+
+def _splits(pieces: tuple[str, ...], line: str, start: int = 0) -> Iterator[list[str]]:
+    """every way the line is a message's literal pieces with a text in each field between them (pieces:
+    literal, field, literal, field..., the field "" when the message ends with a literal)"""
+    literal = pieces[0]
+    if not line.startswith(literal, start):
+        return
+    start += len(literal)
+    if len(pieces) == 1 or not pieces[1]:  # the message's end
+        if start == len(line):
+            yield []
+        return
+    rest = pieces[2:]
+    if not rest:  # the message ends with this field
+        if start < len(line):
+            yield [line[start:]]
+        return
+    for end in range(start + 1, len(line) + 1):
+        if line.startswith(rest[0], end):
+            for tail in _splits(rest, line, end):
+                yield [line[start:end], *tail]
 
 
 def localized(line: str, templates: list[Template], seen: dict[str, str] | None = None) -> str:
     """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
-    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too);
-    `seen` collects each English text that changed, with its Spanish"""
-    for pattern, _english, spanish in templates:
-        match = pattern.fullmatch(line)
-        if match:
-            fields = {name: localized(value, templates, seen) for name, value in match.groupdict().items()}
-            result = spanish.format(**fields) if fields else spanish
-            if seen is not None and result != line:
-                seen[line] = result
-            return result
-    return line
+    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too:
+    of the ways the line splits into the message's fields, the one with the most fields that are
+    messages); `seen` collects each English text that changed, with its Spanish"""
+    result, found, _message = _localized(line, templates, {}, loose=False)
+    if seen is not None:
+        seen.update(found)
+    return result
+
+
+def _value_like(text: str) -> bool:
+    """a value a message shows as it is: quoted (a repr, a list), or one word, or words split by commas"""
+    quoted = len(text) > 1 and (text[0], text[-1]) in {("'", "'"), ('"', '"'), ("[", "]"), ("(", ")")}
+    bare = re.sub(r"'[^']*'|\"[^\"]*\"", "", text)  # what is left when the quoted values are taken out
+    return quoted or all(len(part.split()) <= 2 for part in bare.split(", "))
+
+
+def _specific(pieces: tuple[str, ...]) -> bool:
+    """a message with words enough of its own (or a verdict's mark) to tell its lines from other lines;
+    a short one such as "{count} times" or "{first}; {then}" only inside a check's line"""
+    literal = "".join(pieces[0::2])
+    anchored = sum(c.isalpha() for c in pieces[0]) >= 8  # it starts with a name of its own: "ApprovalPanel: "
+    return "✓" in literal or "✗" in literal or anchored or _wording(pieces) >= 10
+
+
+def _wording(pieces: tuple[str, ...]) -> int:
+    """how many letters of plain words (not names such as ZeroDivisionError or my_run) a message has"""
+    words = re.findall(r"(?<![\w.])[a-z]+(?![\w.])", "".join(pieces[0::2]))
+    return sum(map(len, words))
+
+
+def _localized(
+    line: str,
+    templates: list[Template],
+    memo: dict[tuple[str, bool], tuple[str, dict[str, str], bool]],
+    loose: bool = True,
+) -> tuple[str, dict[str, str], bool]:
+    """localized(), each text worked out once (a line splits many ways, and its parts share pieces), and
+    whether the text is a message at all. Of every message and split that match, the one whose fields
+    are all messages or values, then with the most fields that are messages, then with the most words
+    of its own; a short message applies only where `loose` (in a field, or a check's problem line), and
+    only when each of its fields is a message or a value"""
+    if (line, loose) in memo:
+        return memo[line, loose]
+    memo[line, loose] = (line, {}, False)
+    best: tuple[tuple[bool, int, int], str, dict[str, str], bool] | None = None
+    for pattern, _english, spanish, pieces in templates:
+        if not pattern.fullmatch(line):
+            continue
+        names = [name for name in pieces[1::2] if name]
+        short = bool(names) and not _specific(pieces)
+        if short and not loose:
+            continue
+        for split in _splits(pieces, line):
+            found: dict[str, str] = {}
+            fields, messages = {}, []
+            for name, value in zip(names, split, strict=True):
+                fields[name], more, is_message = _localized(value, templates, memo)
+                found.update(more)
+                messages.append(is_message)
+            whole = all(  # a field named error holds an exception's or a server's own words
+                m or n == "error" or _value_like(v) for n, m, v in zip(names, messages, split, strict=True)
+            )
+            if short and not whole:
+                continue
+            rank = (whole, sum(messages), _wording(pieces))
+            if best is None or rank > best[0]:
+                result = spanish.format(**fields) if names else spanish
+                if result != line:
+                    found = {**found, line: result}
+                # a short message of values only ("{count} times") is no evidence that a text is a message
+                best = (rank, result, found, whole and (not short or rank[1] > 0))
+    if best is not None:
+        memo[line, loose] = best[1:]
+    return memo[line, loose]
 
 
 def _localized_text(text: str, templates: list[Template], seen: dict[str, str]) -> str:
     lines = []
     for line in text.split("\n"):
         bullet = "  - " if line.startswith("  - ") else ""  # a problem under a check's verdict
-        lines.append(bullet + localized(line[len(bullet) :], templates, seen))
+        text, found, _message = _localized(line[len(bullet) :], templates, {}, loose=bool(bullet))
+        seen.update(found)
+        lines.append(bullet + text)
     return "\n".join(lines)
 
 
@@ -770,7 +867,7 @@ def localized_outputs(outputs: list[Any], templates: list[Template]) -> list[Any
     more that have no fields (the panel's note); nothing else changes"""
     if not templates:
         return outputs
-    fixed = {e: s for pattern, e, s in templates if not pattern.groupindex and len(e.split()) >= 3}
+    fixed = {e: s for pattern, e, s, _pieces in templates if not pattern.groupindex and len(e.split()) >= 3}
     result = []
     for output in outputs:
         seen: dict[str, str] = {}

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from .._i18n import _
 from . import Verdict, verdict
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "smaller_lists",
     "smaller_ints",
     "smaller_texts",
+    "joined",
 ]
 
 S = TypeVar("S")
@@ -103,10 +105,24 @@ def judge_scenarios(
 ) -> Verdict:
     """print the verdict: solved, or the smallest failing scenario in plain words and what went wrong"""
     failure = first_failure(cases, judge, shrink)
-    problems = [] if failure is None else [f"{describe(failure.scenario)}: {failure.problem}"]
+    problems = (
+        []
+        if failure is None
+        else [_("{scenario}: {problem}", scenario=describe(failure.scenario), problem=failure.problem)]
+    )
     result = verdict(exercise, problems, success)
     result.scenarios = len(cases)
     return result
+
+
+def joined(problems: Sequence[str]) -> str | None:
+    """several problems of one scenario as one line, "first; then" (None when there are none)"""
+    if not problems:
+        return None
+    line = problems[0]
+    for problem in problems[1:]:
+        line = _("{first}; {then}", first=line, then=problem)
+    return line
 
 
 def _judged(judge: Callable[[S], str | None], scenario: S) -> str | None:
@@ -114,7 +130,7 @@ def _judged(judge: Callable[[S], str | None], scenario: S) -> str | None:
     try:
         return judge(copy.deepcopy(scenario))
     except Exception as error:  # the learner's code raised: that is the problem to report, not a crash
-        return f"your code raised {type(error).__name__}: {error}"
+        return _("your code raised {error_type}: {error}", error_type=type(error).__name__, error=error)
 
 
 def _shrunk(

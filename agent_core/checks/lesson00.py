@@ -10,6 +10,7 @@ from typing import Any
 import openai
 
 from .. import mock
+from .._i18n import _
 from . import Verdict, _trace_of, verdict
 from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
 
@@ -66,7 +67,7 @@ def _fewer_questions(questions: list[str]) -> Iterator[list[str]]:
 
 def _describe(questions: list[str]) -> str:
     shown = ", ".join(repr(q) for q in questions[:3]) + (", ..." if len(questions) > 3 else "")
-    return f"asked {len(questions)} question(s) in a row ({shown})"
+    return _("asked {count} question(s) in a row ({shown})", count=len(questions), shown=shown)
 
 
 def check_ask(ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str]) -> Verdict:
@@ -82,7 +83,7 @@ def check_ask(ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str]) ->
         cases,
         lambda questions: _judge_ask(ask, questions),
         _describe,
-        "the model now sees the whole conversation on every call.",
+        _("the model now sees the whole conversation on every call."),
         _fewer_questions,
     )
 
@@ -116,17 +117,20 @@ def _judge_ask(
     except openai.BadRequestError as error:
         body = error.body if isinstance(error.body, dict) else {}
         if body.get("code") == "extra_forbidden":
-            return (
-                f"the API refused call {len(_trace_of(client))}: {body.get('param')} is not a field a "
-                "message may have. Append a plain dict {'role': 'assistant', 'content': message.content}, "
-                "not the SDK's message or its model_dump()"
+            return _(
+                "the API refused call {number}: {field} is not a field a message may have. Append a plain "
+                "dict {example}, not the SDK's message or its model_dump()",
+                number=len(_trace_of(client)),
+                field=body.get("param"),
+                example="{'role': 'assistant', 'content': message.content}",
             )
         first_line = str(body.get("message", error)).splitlines()[0]
-        return f"the API refused call {len(_trace_of(client))}: {first_line}"
+        return _("the API refused call {number}: {error}", number=len(_trace_of(client)), error=first_line)
     if len(_trace_of(client)) != len(questions):
-        return (
-            f"ask() should call the model once per question; {len(questions)} questions made "
-            f"{len(_trace_of(client))} calls"
+        return _(
+            "ask() should call the model once per question; {questions} questions made {calls} calls",
+            questions=len(questions),
+            calls=len(_trace_of(client)),
         )
     replies = [(turn.reply or {}).get("content") for turn in _trace_of(client)]
     for index, turn in enumerate(_trace_of(client)):
@@ -146,31 +150,48 @@ def _judge_ask(
                 and message.get("content") == wanted["content"]
                 and message.get("role") != "assistant"
             ):
-                return (
-                    f"call {index + 1}: message [{at}] is the model's answer with role "
-                    f"{message.get('role')!r}; the model's own answers go back with role 'assistant' (role "
-                    "'user' is what the person said)"
+                return _(
+                    "call {number}: message [{at}] is the model's answer with role {role}; the model's own "
+                    "answers go back with role 'assistant' (role 'user' is what the person said)",
+                    number=index + 1,
+                    at=at,
+                    role=repr(message.get("role")),
                 )
         if len(sent) > 1 and all(isinstance(m, dict) and m.get("role") == "user" for m in sent):
-            return (
-                f"call {index + 1} sent the questions but none of the model's answers: append each reply "
-                "to history as {'role': 'assistant', 'content': ...} before the next question"
+            return _(
+                "call {number} sent the questions but none of the model's answers: append each reply "
+                "to history as {example} before the next question",
+                number=index + 1,
+                example="{'role': 'assistant', 'content': ...}",
             )
         if len(sent) != len(expected):
-            return (
-                f"call {index + 1} sent {len(sent)} message(s); it should send {len(expected)}: every "
-                "earlier question and answer, then the new question. Append to `history` and send all of it"
+            return _(
+                "call {number} sent {sent} message(s); it should send {expected}: every earlier question "
+                "and answer, then the new question. Append to `history` and send all of it",
+                number=index + 1,
+                sent=len(sent),
+                expected=len(expected),
             )
         wrong = next(i for i, (a, b) in enumerate(zip(sent, expected, strict=True)) if a != b)
-        return (
-            f"call {index + 1}: message [{wrong}] should be {expected[wrong]}, it was {sent[wrong]} "
-            "(question first, then the model's answer, in the order they happened)"
+        return _(
+            "call {number}: message [{at}] should be {expected}, it was {sent} "
+            "(question first, then the model's answer, in the order they happened)",
+            number=index + 1,
+            at=wrong,
+            expected=expected[wrong],
+            sent=sent[wrong],
         )
     for answer, reply in zip(answers, replies, strict=True):
         if answer != reply:
-            return f"ask() should return the reply's text (message.content); it returned {answer!r:.120}"
+            return _(
+                "ask() should return the reply's text (message.content); it returned {answer}",
+                answer=f"{answer!r:.120}",
+            )
     if not all(isinstance(m, dict) for m in history):
-        return "append plain dicts ({'role': ..., 'content': ...}) to history, not SDK objects"
+        return _(
+            "append plain dicts ({example}) to history, not SDK objects",
+            example="{'role': ..., 'content': ...}",
+        )
     if [_plain(m) for m in history] != _conversation(questions, replies):
         roles = [m.get("role") for m in history]
         conversation = _conversation(questions, replies)
@@ -180,20 +201,31 @@ def _judge_ask(
                 for i, (m, w) in enumerate(zip(history, conversation, strict=True))
                 if m.get("role") != w["role"]
             )
-            what = "the question" if conversation[at]["role"] == "user" else "the model's answer"
-            return (
-                f"history[{at}] is {what} with role {roles[at]!r}; it should be "
-                f"{conversation[at]['role']!r} (the person's words go as 'user', the model's own answers as "
-                "'assistant')"
+            if conversation[at]["role"] == "user":
+                return _(
+                    "history[{at}] is the question with role {role}; it should be {expected} (the person's "
+                    "words go as 'user', the model's own answers as 'assistant')",
+                    at=at,
+                    role=repr(roles[at]),
+                    expected=repr(conversation[at]["role"]),
+                )
+            return _(
+                "history[{at}] is the model's answer with role {role}; it should be {expected} (the "
+                "person's words go as 'user', the model's own answers as 'assistant')",
+                at=at,
+                role=repr(roles[at]),
+                expected=repr(conversation[at]["role"]),
             )
         if "user" in roles and "assistant" not in roles:
-            return (
+            return _(
                 "history holds the questions but none of the model's answers: append each reply to "
-                "history as {'role': 'assistant', 'content': ...} before the next question"
+                "history as {example} before the next question",
+                example="{'role': 'assistant', 'content': ...}",
             )
-        return (
+        return _(
             "after the questions, history should hold each question and its answer, in order "
-            f"(user, assistant, user, assistant, ...); it has roles {roles}"
+            "(user, assistant, user, assistant, ...); it has roles {roles}",
+            roles=roles,
         )
     return None
 
@@ -254,9 +286,11 @@ def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]
     """Exercise 0.2: the same messages, in an order the API accepts (an answer, not code: no scenarios)"""
     problems = []
     if not isinstance(messages, list | tuple):
-        problems.append(f"`repaired` should be a list of the messages; it is {type(messages).__name__}")
+        problems.append(
+            _("`repaired` should be a list of the messages; it is {kind}", kind=type(messages).__name__)
+        )
     elif sorted(map(_canonical, messages)) != sorted(map(_canonical, original)):
-        problems.append("use exactly the same messages as `jumbled`, only in a different order")
+        problems.append(_("use exactly the same messages as `jumbled`, only in a different order"))
     else:
         client = mock.client(mock.Script("accepted"))
         try:
@@ -264,10 +298,13 @@ def check_repaired(messages: list[dict[str, Any]], original: list[dict[str, Any]
             client.chat.completions.create(model="mock-model", messages=messages)  # type: ignore[arg-type]
         except openai.BadRequestError as error:
             body = error.body if isinstance(error.body, dict) else {}
-            problems.append(f"the API still refuses it: {str(body.get('message', error)).splitlines()[0]}")
+            refusal = str(body.get("message", error)).splitlines()[0]
+            problems.append(_("the API still refuses it: {error}", error=refusal))
         else:
             problems += _story_order(messages)
-    return verdict("0.2", problems, "the API accepts the conversation: each tool result follows its request.")
+    return verdict(
+        "0.2", problems, _("the API accepts the conversation: each tool result follows its request.")
+    )
 
 
 def _canonical(message: Any) -> str:
@@ -280,20 +317,31 @@ def _story_order(messages: list[dict[str, Any]]) -> list[str]:
     the calls' order, answer?"""
     roles = [m.get("role") for m in messages]
     if roles[0] != "user":
-        return [f"the conversation should start with the user's question; it starts with {roles[0]!r}"]
+        return [
+            _(
+                "the conversation should start with the user's question; it starts with {role}",
+                role=repr(roles[0]),
+            )
+        ]
     answers = [i for i, m in enumerate(messages) if m.get("role") == "assistant" and not m.get("tool_calls")]
     results = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
     if answers and results and min(answers) < max(results):
         return [
-            "the API accepts it, but the final answer comes before the tool results it is built on: "
-            "order it as it happened (question, the calls, their results, the answer)"
+            _(
+                "the API accepts it, but the final answer comes before the tool results it is built on: "
+                "order it as it happened (question, the calls, their results, the answer)"
+            )
         ]
     calls = [call_id for m in messages for call_id in _call_ids(m)]
     given = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
     if given != [call_id for call_id in calls if call_id in given]:
         return [
-            f"the API accepts it, but the results come in the order {', '.join(map(str, given))} while the "
-            f"calls were {', '.join(calls)}: put the results in the order of the calls"
+            _(
+                "the API accepts it, but the results come in the order {given} while the calls were "
+                "{calls}: put the results in the order of the calls",
+                given=", ".join(map(str, given)),
+                calls=", ".join(calls),
+            )
         ]
     return []
 

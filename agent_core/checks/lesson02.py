@@ -13,9 +13,10 @@ from typing import Any
 import openai
 
 from .. import mock
+from .._i18n import N_, _
 from ..schema import tool
 from . import Verdict, _trace_of
-from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, forms_of, joined, judge_scenarios, scenarios, smaller_lists
 
 __all__ = ["check_ask_once"]
 
@@ -113,34 +114,38 @@ _ROUND_TRIP_CASES = [
         "Do I need an umbrella in Tokyo?",
         _weather_model,
         {"get_weather": get_weather},
-        "the model asked for a tool: run it and call the model again with the result",
+        N_("the model asked for a tool: run it and call the model again with the result"),
     ),
     Case(
         # divide is offered first: the function to run is the one the call names
         "What are 4+2 and 7+8?",
         mock.Calculator(),
         {"divide": divide, "add": add},
-        "the model asked for two calls at once: run them and call the model again with both results",
+        N_("the model asked for two calls at once: run them and call the model again with both results"),
     ),
     Case(
         "What is 9 divided by 12?",
         _divide_model("Let me divide that first.", None),
         {"divide": divide},
-        "the model's reply had text AND a tool call; a reply asks for tools whenever "
-        "message.tool_calls is not empty, whatever its text says",
+        N_(
+            "the model's reply had text AND a tool call; a reply asks for tools whenever "
+            "message.tool_calls is not empty, whatever its text says"
+        ),
     ),
     Case(
         "What is 9 divided by 12?",
         _divide_model(None, "stop"),
         {"divide": divide},
-        "the model's reply said finish_reason 'stop' and carried a tool call (the API answers a forced "
-        "tool_choice that way): recognise a call by message.tool_calls, not by finish_reason",
+        N_(
+            "the model's reply said finish_reason 'stop' and carried a tool call (the API answers a forced "
+            "tool_choice that way): recognise a call by message.tool_calls, not by finish_reason"
+        ),
     ),
     Case(
         "Is it snowing in Zürich?",
         _sky_model,
         {"get_sky": get_sky},
-        "the model asked for a tool: run it and call the model again with the result",
+        N_("the model asked for a tool: run it and call the model again with the result"),
     ),
 ]
 
@@ -164,7 +169,7 @@ def _arithmetic_case(
         phrase.format(joined),
         mock.Calculator(),
         functions,
-        "the model asked for tools: run every call and call the model again with the results",
+        N_("the model asked for tools: run every call and call the model again with the results"),
         operations,
         phrase,
     )
@@ -174,7 +179,7 @@ def _arithmetic(rng: random.Random) -> Case:
     """1 to 4 operations, often the same one twice (each call is run and answered on its own)"""
     numbers = (0, 1, 2, 3, 4, 7, 8, 12, -3, 2.5, 0.1)
     operations = [(rng.choice("+-*/"), rng.choice(numbers), rng.choice((1, 2, 3, 4, 7, 12, -3, 2.5)))]
-    for _ in range(rng.randint(0, 3)):
+    for _extra in range(rng.randint(0, 3)):
         operations.append(
             rng.choice(operations)
             if rng.random() < 0.4
@@ -198,7 +203,9 @@ def _fewer_operations(case: Case) -> Iterator[Case]:
 
 
 def _describe(case: Case) -> str:
-    return f"on {case.question!r} with the tools {', '.join(case.functions)}"
+    return _(
+        "on {question} with the tools {tools}", question=repr(case.question), tools=", ".join(case.functions)
+    )
 
 
 def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
@@ -215,9 +222,9 @@ def check_ask_once(ask_once: Callable[..., Any]) -> Verdict:
     return judge_scenarios(
         "2.1",
         cases,
-        lambda case: "; ".join(_case_problems(ask_once, case)) or None,
+        lambda case: joined(_case_problems(ask_once, case)),
         _describe,
-        "one round trip: every call run and answered by id, in order; then the model's answer.",
+        _("one round trip: every call run and answered by id, in order; then the model's answer."),
         _fewer_operations,
     )
 
@@ -256,27 +263,41 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
             client, case.question, tools, {name: _counted(f, ran) for name, f in case.functions.items()}
         )
     except openai.BadRequestError as error:
-        refused = f"the server refused call {len(_trace_of(client))} (HTTP 400): {_refusal(error)}"
+        refused = _(
+            "the server refused call {number} (HTTP 400): {error}",
+            number=len(_trace_of(client)),
+            error=_refusal(error),
+        )
     except NameError as error:
         if getattr(error, "name", None) in {"true", "false", "null"}:
             return [
-                f"ask_once() raised NameError: {error}. The arguments are JSON, not Python (JSON writes "
-                "true, false and null): read them with json.loads(call.function.arguments)"
+                _(
+                    "ask_once() raised NameError: {error}. The arguments are JSON, not Python (JSON writes "
+                    "true, false and null): read them with json.loads(call.function.arguments)",
+                    error=error,
+                )
             ]
-        return [f"ask_once() raised NameError: {error}"]
+        return [_("ask_once() raised NameError: {error}", error=error)]
     trace = _trace_of(client)
     if not trace:
-        return ["ask_once() never called the model"]
+        return [_("ask_once() never called the model")]
     problems = [
-        f"call {i + 1} was sent without tools: send tools=tools on every call (the model knows only "
-        "the tools of the request it is reading)"
+        _(
+            "call {number} was sent without tools: send tools=tools on every call (the model knows only "
+            "the tools of the request it is reading)",
+            number=i + 1,
+        )
         for i, turn in enumerate(trace)
         if not turn.request.get("tools")
     ][:1]
     if len(trace) == 1 and not refused:
-        return [*problems, f"ask_once() called the model once and stopped: {case.stopped_early}"]
+        stopped = _("ask_once() called the model once and stopped: {why}", why=_(case.stopped_early))
+        return [*problems, stopped]
     if len(trace) > 2:
-        return [*problems, f"ask_once() called the model {len(trace)} times; one round trip is 2 calls"]
+        return [
+            *problems,
+            _("ask_once() called the model {count} times; one round trip is 2 calls", count=len(trace)),
+        ]
     problems += _second_call_problems(trace[0].reply or {}, trace[1].messages, case)
     if problems:
         return problems
@@ -285,10 +306,23 @@ def _case_problems(ask_once: Callable[..., Any], case: Case) -> list[str]:
     asked = Counter(c["function"]["name"] for c in (trace[0].reply or {}).get("tool_calls") or [])
     for name in sorted(asked):
         if ran[name] != asked[name]:
-            return [f"the model asked for {name} {_times(asked[name])}; yours ran it {_times(ran[name])}"]
+            return [
+                _(
+                    "the model asked for {name} {asked}; yours ran it {ran}",
+                    name=name,
+                    asked=_times(asked[name]),
+                    ran=_times(ran[name]),
+                )
+            ]
     final_text = (trace[-1].reply or {}).get("content")
     if answer != final_text:
-        return [f"return the final answer's text ({final_text!r}); ask_once() returned {answer!r}"]
+        return [
+            _(
+                "return the final answer's text ({expected}); ask_once() returned {answer}",
+                expected=repr(final_text),
+                answer=repr(answer),
+            )
+        ]
     return []
 
 
@@ -299,71 +333,113 @@ def _second_call_problems(reply: dict[str, Any], sent: list[dict[str, Any]], cas
     roles = [m.get("role") if isinstance(m, dict) else type(m).__name__ for m in sent]
     if roles.count("tool") < len(calls) and roles[:2] == ["user", "assistant"]:
         return [
-            f"the model asked for {len(calls)} call(s) and the second request answered "
-            f"{roles.count('tool')}: every call needs its own tool message"
+            _(
+                "the model asked for {calls} call(s) and the second request answered {answered}: every "
+                "call needs its own tool message",
+                calls=len(calls),
+                answered=roles.count("tool"),
+            )
         ]
     if roles != expected_roles:
-        return [f"the second call should send the roles {expected_roles}; it sent {roles}"]
+        return [
+            _(
+                "the second call should send the roles {expected}; it sent {roles}",
+                expected=expected_roles,
+                roles=roles,
+            )
+        ]
     assistant, answers = sent[1], sent[2:]
     if set(assistant) - {"role", "content", "tool_calls"}:
         extra = sorted(set(assistant) - {"role", "content", "tool_calls"})
         return [
-            f"the assistant message carries {extra}: send a plain dict with role, content and "
-            "tool_calls only (a dumped SDK object carries "
-            "fields a server that rejects unknown fields refuses)"
+            _(
+                "the assistant message carries {extra}: send a plain dict with role, content and "
+                "tool_calls only (a dumped SDK object carries "
+                "fields a server that rejects unknown fields refuses)",
+                extra=extra,
+            )
         ]
     if assistant.get("tool_calls") != calls:
         if _reencoded(assistant.get("tool_calls"), calls):
             return [
-                "the assistant message's tool_calls hold the arguments re-encoded (json.dumps writes 'ü' "
-                "as '\\u00fc'): copy call.function.arguments as the model sent it, text for text"
+                _(
+                    "the assistant message's tool_calls hold the arguments re-encoded (json.dumps writes 'ü' "
+                    "as '\\u00fc'): copy call.function.arguments as the model sent it, text for text"
+                )
             ]
         return [
-            "the assistant message should carry the model's tool_calls exactly as they came "
-            "(id, type, function name, arguments as the JSON string)"
+            _(
+                "the assistant message should carry the model's tool_calls exactly as they came "
+                "(id, type, function name, arguments as the JSON string)"
+            )
         ]
     text = reply.get("content")
     if text and assistant.get("content") != text:
         return [
-            f"the assistant message you appended holds the content {assistant.get('content')!r}; the "
-            f"model's reply said {text!r} beside its call: append the assistant message with its text "
-            "as well as its tool_calls"
+            _(
+                "the assistant message you appended holds the content {content}; the model's reply said "
+                "{text} beside its call: append the assistant message with its text as well as its "
+                "tool_calls",
+                content=repr(assistant.get("content")),
+                text=repr(text),
+            )
         ]
     ids, wanted = [m.get("tool_call_id") for m in answers], [c["id"] for c in calls]
     if sorted(map(str, ids)) == sorted(wanted) and ids != wanted:
-        return ["answer the calls in the order they came: the first tool message answers the first call"]
+        return [_("answer the calls in the order they came: the first tool message answers the first call")]
     problems = []
     for position, (message, call) in enumerate(zip(answers, calls, strict=True)):
         if message.get("tool_call_id") != call["id"]:
             problems.append(
-                f"tool message {position + 1} has tool_call_id {message.get('tool_call_id')!r}; it "
-                f"should be its call's id, {call['id']!r}"
+                _(
+                    "tool message {number} has tool_call_id {given}; it should be its call's id, {wanted}",
+                    number=position + 1,
+                    given=repr(message.get("tool_call_id")),
+                    wanted=repr(call["id"]),
+                )
             )
             continue
         function = case.functions[call["function"]["name"]]
         expected = function(**json.loads(call["function"]["arguments"]))
         content = message.get("content")
+        called = f"{call['function']['name']}({call['function']['arguments']})"
         if isinstance(expected, str) and content != expected:
             problems.append(
-                f"{call['function']['name']} returned the text {expected!r}; its tool message holds "
-                f"{content!r}. Send a string result as it is: json.dumps() of a string adds quotes "
-                "the model would read"
+                _(
+                    "{name} returned the text {expected}; its tool message holds {content}. Send a string "
+                    "result as it is: json.dumps() of a string adds quotes the model would read",
+                    name=call["function"]["name"],
+                    expected=repr(expected),
+                    content=repr(content),
+                )
                 if _is_json_of(content, expected)
-                else f"the tool message for {call['function']['name']}({call['function']['arguments']}) "
-                f"should hold that call's result, {expected!r}; it holds {content!r}"
+                else _(
+                    "the tool message for {call} should hold that call's result, {expected}; it holds "
+                    "{content}",
+                    call=called,
+                    expected=repr(expected),
+                    content=repr(content),
+                )
             )
         elif (
             not isinstance(expected, str) and content == str(expected) and not _is_json_of(content, expected)
         ):
             problems.append(
-                "the tool message's content is Python's str() of the result; send it as JSON "
-                "(json.dumps(result), or tool_message(call, result))"
+                _(
+                    "the tool message's content is Python's str() of the result; send it as JSON "
+                    "(json.dumps(result), or tool_message(call, result))"
+                )
             )
         elif not (content == expected or _is_json_of(content, expected)):
             problems.append(
-                f"the tool message for {call['function']['name']}({call['function']['arguments']}) "
-                f"should hold that call's result, {json.dumps(expected)}; it holds {content!r} (run the "
-                "function the call names, with its arguments by name: functions[name](**arguments))"
+                _(
+                    "the tool message for {call} should hold that call's result, {expected}; it holds "
+                    "{content} (run the function the call names, with its arguments by name: "
+                    "functions[name](**arguments))",
+                    call=called,
+                    expected=json.dumps(expected),
+                    content=repr(content),
+                )
             )
     return problems
 
@@ -391,7 +467,7 @@ def _counted(function: Callable[..., Any], ran: Counter[str]) -> Callable[..., A
 
 
 def _times(count: int) -> str:
-    return f"{count} time{'' if count == 1 else 's'}"
+    return _("{count} time", count=count) if count == 1 else _("{count} times", count=count)
 
 
 def _is_json_of(content: Any, expected: Any) -> bool:

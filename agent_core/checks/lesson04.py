@@ -14,11 +14,12 @@ from typing import Any
 import openai
 
 from .. import mock
+from .._i18n import N_, _
 from ..dispatch import ToolRegistry
 from ..loop import AgentRun, run_agent
 from ..schema import tool
 from . import Verdict, _trace_of, verdict
-from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_ints
+from ._scenarios import Dimension, forms_of, joined, judge_scenarios, scenarios, smaller_ints
 
 __all__ = ["check_predictions", "check_my_run", "PREDICTION_CASES"]
 
@@ -76,11 +77,11 @@ PREDICTION_SHAPES: dict[str, Callable[[tuple[str, tuple[str, ...]]], bool]] = {
     "no tools at all": lambda c: not c[1],
 }
 
-_MORE = (
+_MORE = N_(
     "too few. An operation that needs another tool's result waits for the next model call, "
     "and the final answer takes a call of its own"
 )
-_FEWER = (
+_FEWER = N_(
     "too many. Independent operations are asked for in the same model call, and an operation "
     "with no tool is done in the model's head"
 )
@@ -103,20 +104,26 @@ def check_predictions(predictions: Any) -> Verdict:
         return verdict(
             "4.2",
             [
-                f"predictions should be a dict {{(expression, tools): calls}}, not "
-                f"{type(predictions).__name__}"
+                _(
+                    "predictions should be a dict {{(expression, tools): calls}}, not {kind}",
+                    kind=type(predictions).__name__,
+                )
             ],
             "",
         )
     problems = []
     given = {_same_case(case) for case in predictions}
     missing = [case for case in PREDICTION_CASES if _same_case(case) not in given]
-    problems += [f"keep the case {case!r} in predictions and give it a number" for case in missing]
+    problems += [
+        _("keep the case {case} in predictions and give it a number", case=repr(case)) for case in missing
+    ]
     unanswered = [case for case in predictions if predictions[case] is None]
     if unanswered:
         problems.append(
-            f"{len(unanswered)} case(s) still say None: replace each None with the number of "
-            "model calls you expect"
+            _(
+                "{count} case(s) still say None: replace each None with the number of model calls you expect",
+                count=len(unanswered),
+            )
         )
     ran = 0
     for case, predicted in predictions.items():
@@ -125,26 +132,41 @@ def check_predictions(predictions: Any) -> Verdict:
         where = _describe_case(case)
         if where is None:
             problems.append(
-                f"{case!r} is not a case: use (expression, (tool names...)) with tool names "
-                f"from {', '.join(_ARITHMETIC_TOOLS)}"
+                _(
+                    "{case} is not a case: use (expression, (tool names...)) with tool names from {tools}",
+                    case=repr(case),
+                    tools=", ".join(_ARITHMETIC_TOOLS),
+                )
             )
             continue
         if isinstance(predicted, bool) or not isinstance(predicted, int):
-            problems.append(f"{where}: predict a whole number of model calls, not {predicted!r}")
+            problems.append(
+                _(
+                    "{where}: predict a whole number of model calls, not {predicted}",
+                    where=where,
+                    predicted=repr(predicted),
+                )
+            )
             continue
         actual = _model_calls(case[0], tuple(case[1]))
         ran += 1
         if predicted < actual:
-            problems.append(f"{where}: you predicted {predicted}; {_MORE}")
-        elif predicted > actual:
             problems.append(
-                f"{where}: you predicted {predicted}; {_too_many(case[0], tuple(case[1]), actual)}"
+                _("{where}: you predicted {predicted}; {why}", where=where, predicted=predicted, why=_(_MORE))
+            )
+        elif predicted > actual:
+            why = _too_many(case[0], tuple(case[1]), actual)
+            problems.append(
+                _("{where}: you predicted {predicted}; {why}", where=where, predicted=predicted, why=why)
             )
     result = verdict(
         "4.2",
         problems,
-        f"all {len(predictions)} predictions match the runs: model calls = depth of the "
-        "dependency tree over the offered tools + 1.",
+        _(
+            "all {count} predictions match the runs: model calls = depth of the dependency tree over the "
+            "offered tools + 1.",
+            count=len(predictions),
+        ),
     )
     result.scenarios = ran
     return result
@@ -153,14 +175,14 @@ def check_predictions(predictions: Any) -> Verdict:
 def _too_many(expression: str, names: tuple[str, ...], actual: int) -> str:
     """why a prediction is too high, for the shape of this case: no tools, a chain, or independent parts"""
     if not names:
-        return "too many. With no tools offered, the model answers in its head, in the first call"
+        return _("too many. With no tools offered, the model answers in its head, in the first call")
     operations = len(re.findall(r"[-+*/]", expression))
     if actual == operations + 1:  # every operation waits for the one before it: nothing runs side by side
-        return (
+        return _(
             "too many. Here each operation needs the result of the one before it, so each takes one "
             "model call, and the answer one more: count the calls that wait for a result, nothing else"
         )
-    return _FEWER
+    return _(_FEWER)
 
 
 def _same_case(case: Any) -> Any:
@@ -177,8 +199,10 @@ def _describe_case(case: Any) -> str | None:
     expression, names = case
     if isinstance(names, str) or not all(name in _ARITHMETIC_TOOLS for name in names):
         return None
-    offered = ", ".join(names) if names else "no tools"
-    return f"{expression!r} with {offered}"
+    if not names:
+        return _("{expression} with no tools", expression=repr(expression))
+    # a case's tools are a value, "with" too short a message to tell in a notebook's other lines
+    return f"{expression!r} with {', '.join(names)}"
 
 
 @functools.cache
@@ -249,11 +273,12 @@ _POLICIES: dict[str, Callable[[], mock.Policy]] = {
     "finish_reason stop": lambda: _Reworded(mock.Calculator(), finish_reason="stop"),
     "text beside calls": lambda: _Reworded(mock.Calculator(), content="Let me work that out."),
 }
-_HOW = {
+_HOW = {  # how the model words its replies, said after the tools (nothing for the plain calculator)
     "calculator": "",
-    "finish_reason stop": ' (its replies with tool calls say finish_reason "stop", as a forced tool_choice '
-    "does)",
-    "text beside calls": " (its replies with tool calls also carry text)",
+    "finish_reason stop": N_(
+        'its replies with tool calls say finish_reason "stop", as a forced tool_choice does'
+    ),
+    "text beside calls": N_("its replies with tool calls also carry text"),
 }
 
 
@@ -287,8 +312,18 @@ def _calls_needed(task: str, names: tuple[str, ...], policy: str) -> int:
 def _describe(scenario: tuple[str, tuple[str, ...], str, int]) -> str:
     task, names, policy, turns = scenario
     if policy == "runaway":
-        return f"with a model that never stops asking for tools and max_turns={turns}"
-    return f"for {task!r} with {', '.join(names)}{_HOW[policy]} and max_turns={turns}"
+        return _("with a model that never stops asking for tools and max_turns={turns}", turns=turns)
+    if _HOW[policy]:
+        return _(
+            "for {task} with {tools} ({how}) and max_turns={turns}",
+            task=repr(task),
+            tools=", ".join(names),
+            how=_(_HOW[policy]),
+            turns=turns,
+        )
+    return _(
+        "for {task} with {tools} and max_turns={turns}", task=repr(task), tools=", ".join(names), turns=turns
+    )
 
 
 def _policy(name: str) -> mock.Policy:
@@ -312,8 +347,10 @@ def check_my_run(my_run: Callable[..., Any]) -> Verdict:
         cases,
         lambda scenario: _judge_run(my_run, *scenario),
         _describe,
-        "my_run answers with the model's final text, answers every tool call, and stops at "
-        "max_turns with an honest message.",
+        _(
+            "my_run answers with the model's final text, answers every tool call, and stops at "
+            "max_turns with an honest message."
+        ),
         _smaller,
     )
 
@@ -372,7 +409,7 @@ def _judge_run(
             turns,
             reference=reference,
         )
-    return "; ".join(problems) or None
+    return joined(problems)
 
 
 def _attempt(
@@ -391,31 +428,47 @@ def _attempt(
                 client,
                 None,
                 [
-                    f"{where} kept calling the model: it made {limited.limit} calls and would have "
-                    f"gone on. Stop when a reply has no tool calls, and never make more than "
-                    f"max_turns model calls"
+                    _(
+                        "{where} kept calling the model: it made {calls} calls and would have gone on. Stop "
+                        "when a reply has no tool calls, and never make more than max_turns model calls",
+                        where=where,
+                        calls=limited.limit,
+                    )
                 ],
             )
         return client, None, [_refused(where, error, len(_trace_of(client)))]
     except ZeroDivisionError as error:
         if not _raised_by_a_tool(error):
-            return client, None, [f"{where} raised ZeroDivisionError: {error}"]
+            return client, None, [_("{where} raised ZeroDivisionError: {error}", where=where, error=error)]
         return (
             client,
             None,
             [
-                f"{where} raised ZeroDivisionError ({error}) from the divide tool: run each call through "
-                "registry.dispatch(call), which turns a tool's exception into an 'ERROR: ...' tool "
-                "message the model reads, instead of calling the function yourself"
+                _(
+                    "{where} raised ZeroDivisionError ({error}) from the divide tool: run each call through "
+                    "registry.dispatch(call), which turns a tool's exception into an 'ERROR: ...' tool "
+                    "message the model reads, instead of calling the function yourself",
+                    where=where,
+                    error=error,
+                )
             ],
         )
     except Exception as error:  # the learner's code: report, don't crash the notebook
-        return client, None, [f"{where} raised {type(error).__name__}: {error}"]
+        raised = _(
+            "{where} raised {error_type}: {error}", where=where, error_type=type(error).__name__, error=error
+        )
+        return client, None, [raised]
     if not (isinstance(result, (tuple, list)) and len(result) == 3):
         return (
             client,
             None,
-            [f"{where} should return (answer, messages, stop_reason); it returned {result!r:.120}"],
+            [
+                _(
+                    "{where} should return (answer, messages, stop_reason); it returned {result}",
+                    where=where,
+                    result=f"{result!r:.120}",
+                )
+            ],
         )
     return client, result, []
 
@@ -429,18 +482,25 @@ def _raised_by_a_tool(error: BaseException) -> bool:
 def _refused(where: str, error: openai.APIStatusError, calls: int) -> str:
     body = error.body if isinstance(error.body, dict) else {}
     message = str(body.get("message") or error).splitlines()[0]
-    advice = "Send a valid history."
+    advice = _("Send a valid history.")
     if "must be followed by tool messages" in message:
-        advice = (
+        advice = _(
             "Every tool call needs its own tool message (with its tool_call_id) before the next "
             "model call: run all the calls of a reply, not only the first."
         )
     elif "must be a response to a preceeding message" in message:
-        advice = (
+        advice = _(
             "Append the assistant message, with its tool_calls, to messages before the tool "
             "messages that answer it."
         )
-    return f"{where}: the API refused model call {calls} (HTTP {error.status_code}): {message} {advice}"
+    return _(
+        "{where}: the API refused model call {calls} (HTTP {status}): {error} {advice}",
+        where=where,
+        calls=calls,
+        status=error.status_code,
+        error=message,
+        advice=advice,
+    )
 
 
 def _unanswered_calls(trace: Any) -> tuple[int, int, int] | None:
@@ -473,18 +533,23 @@ def _check_answers(
     trace = _trace_of(client)
     where = "my_run"
     if not len(trace):
-        return ["my_run never called the model"]
+        return [_("my_run never called the model")]
     toolless = [turn.index + 1 for turn in trace if not turn.request.get("tools")]
     if len(toolless) == len(trace):
         problems.append(
-            "the requests offered no tools, so the model did everything in its head. "
-            "Pass tools=registry.definitions to every model call"
+            _(
+                "the requests offered no tools, so the model did everything in its head. "
+                "Pass tools=registry.definitions to every model call"
+            )
         )
     elif toolless:
         problems.append(
-            f"model call {toolless[0]} was sent without tools. The model only knows the "
-            "tools of the request it is reading, so it did the rest in its head: pass "
-            "tools=registry.definitions to every model call, not only the first"
+            _(
+                "model call {number} was sent without tools. The model only knows the tools of the request "
+                "it is reading, so it did the rest in its head: pass tools=registry.definitions to every "
+                "model call, not only the first",
+                number=toolless[0],
+            )
         )
     early_text = [
         i + 1 for i, turn in enumerate(trace.turns[:-1]) if not (turn.reply or {}).get("tool_calls")
@@ -493,56 +558,91 @@ def _check_answers(
     if unanswered:
         turn, asked, answered = unanswered
         problems.append(
-            f"model call {turn} asked for {asked} tools at once, and my_run answered {answered} of them "
-            "before calling the model again: every call needs its answer. Keep the assistant message "
-            "with all its tool_calls, and append one tool message per call"
+            _(
+                "model call {number} asked for {asked} tools at once, and my_run answered {answered} of them "
+                "before calling the model again: every call needs its answer. Keep the assistant message "
+                "with all its tool_calls, and append one tool message per call",
+                number=turn,
+                asked=asked,
+                answered=answered,
+            )
         )
     elif early_text:
         problems.append(
-            f"model call {early_text[0]} answered in text (no tool calls), but my_run "
-            "called the model again. Stop there and return that text as the answer"
+            _(
+                "model call {number} answered in text (no tool calls), but my_run called the model again. "
+                "Stop there and return that text as the answer",
+                number=early_text[0],
+            )
         )
     elif len(trace) < calls and (trace[-1].reply or {}).get("tool_calls"):
+        why = _still_asking(trace[-1])
         problems.append(
-            f"my_run stopped after {len(trace)} model call(s) while the model was still "
-            f"asking for tools. {_still_asking(trace[-1])}Run them, append the results and call "
-            "the model again, until a reply has no tool calls"
+            _(
+                "my_run stopped after {count} model call(s) while the model was still asking for tools. "
+                "{why} Run them, append the results and call the model again, until a reply has no tool "
+                "calls",
+                count=len(trace),
+                why=why,
+            )
+            if why
+            else _(
+                "my_run stopped after {count} model call(s) while the model was still asking for tools. "
+                "Run them, append the results and call the model again, until a reply has no tool calls",
+                count=len(trace),
+            )
         )
     elif len(trace) != calls and not problems:
-        problems.append(f"my_run made {len(trace)} model calls; this task takes {calls}")
+        problems.append(
+            _("my_run made {made} model calls; this task takes {calls}", made=len(trace), calls=calls)
+        )
     if problems:
         return problems
     if got_answer != answer:
         problems.append(
-            f"the answer should be the text of the model's last reply, {answer!r}; "
-            f"my_run returned {got_answer!r}"
+            _(
+                "the answer should be the text of the model's last reply, {answer}; my_run returned {got}",
+                answer=repr(answer),
+                got=repr(got_answer),
+            )
         )
     if stop_reason != "answered":
-        last_call = (
-            " It answered on the last model call max_turns allows: a reply without tool calls is the "
-            "answer, even on the last turn, so look for the answer before you check the cap"
-            if len(trace) == turns
-            else ""
-        )
         problems.append(
-            f"stop_reason should be 'answered' when the model answered; got {stop_reason!r}.{last_call}"
+            _(
+                "stop_reason should be 'answered' when the model answered; got {got}. It answered on the "
+                "last model call max_turns allows: a reply without tool calls is the answer, even on the "
+                "last turn, so look for the answer before you check the cap",
+                got=repr(stop_reason),
+            )
+            if len(trace) == turns
+            else _(
+                "stop_reason should be 'answered' when the model answered; got {got}.", got=repr(stop_reason)
+            )
         )
     problems += _answer_order(where, trace[-1].messages)
     if not problems and reference is not None:
         problems += _same_requests(where, trace, reference.trace)
     if not isinstance(messages, list):
-        problems.append(f"messages should be the list of messages; got {type(messages).__name__}")
+        problems.append(
+            _("messages should be the list of messages; got {kind}", kind=type(messages).__name__)
+        )
     elif not all(isinstance(m, dict) for m in messages):
         kind = type(next(m for m in messages if not isinstance(m, dict))).__name__
         problems.append(
-            f"messages holds a {kind}: append plain dicts (role, content, tool_calls), as lesson 02 "
-            "does, so the history can be printed, saved and sent to any server"
+            _(
+                "messages holds a {kind}: append plain dicts (role, content, tool_calls), as lesson 02 "
+                "does, so the history can be printed, saved and sent to any server",
+                kind=kind,
+            )
         )
     elif len(messages) != len(trace[-1].messages) + 1 or _role(messages[-1]) != "assistant":
         problems.append(
-            f"messages should hold the whole conversation: the {len(trace[-1].messages)} "
-            f"messages of the last request plus the model's final reply; it has {len(messages)} "
-            "message(s)"
+            _(
+                "messages should hold the whole conversation: the {sent} messages of the last request plus "
+                "the model's final reply; it has {count} message(s)",
+                sent=len(trace[-1].messages),
+                count=len(messages),
+            )
         )
     return problems
 
@@ -554,8 +654,12 @@ def _answer_order(where: str, sent: list[dict[str, Any]]) -> list[str]:
         answered = [m.get("tool_call_id") for m in sent[position + 1 : position + 1 + len(asked)]]
         if asked and answered != asked:
             return [
-                f"the calls {asked} were answered in the order {answered}. Run the calls "
-                "of a reply in the order they came and append each result in that order"
+                _(
+                    "the calls {asked} were answered in the order {answered}. Run the calls "
+                    "of a reply in the order they came and append each result in that order",
+                    asked=asked,
+                    answered=answered,
+                )
             ]
     return []
 
@@ -564,14 +668,15 @@ def _still_asking(turn: Any) -> str:
     """why a loop might have taken this reply for an answer"""
     reply = turn.reply or {}
     if turn.finish_reason != "tool_calls":
-        return (
-            f"Its reply had tool_calls and finish_reason {turn.finish_reason!r}: a reply asks for "
-            "tools when it has tool_calls, whatever finish_reason says. "
+        return _(
+            "Its reply had tool_calls and finish_reason {reason}: a reply asks for "
+            "tools when it has tool_calls, whatever finish_reason says.",
+            reason=repr(turn.finish_reason),
         )
     if reply.get("content"):
-        return (
+        return _(
             "Its reply had text beside its tool_calls: a reply asks for tools when it has "
-            "tool_calls, even with text. "
+            "tool_calls, even with text."
         )
     return ""
 
@@ -585,35 +690,50 @@ def _check_cap(
     answer, messages, stop_reason = result
     made = len(_trace_of(client))
     if made > turns:
-        problems.append(f"my_run made {made} model calls: stop after max_turns model calls")
+        problems.append(_("my_run made {made} model calls: stop after max_turns model calls", made=made))
     elif made < turns:
         problems.append(
-            f"my_run gave up after {made} model call(s): max_turns={turns} allows "
-            f"{turns} model calls (count model calls, not loop steps or tool calls)"
+            _(
+                "my_run gave up after {made} model call(s): max_turns={turns} allows {turns} model calls "
+                "(count model calls, not loop steps or tool calls)",
+                made=made,
+                turns=turns,
+            )
         )
     if stop_reason != "max_turns":
-        problems.append(f"stop_reason should be 'max_turns'; got {stop_reason!r}")
+        problems.append(_("stop_reason should be 'max_turns'; got {got}", got=repr(stop_reason)))
     if isinstance(answer, str) and _quotes_a_result(answer, messages):
         problems.append(
-            f"the answer at max_turns should say the run stopped without a final answer; {answer!r} "
-            "presents a tool's result as the answer, but the model never answered: say that it "
-            f"stopped at max_turns={turns}"
+            _(
+                "the answer at max_turns should say the run stopped without a final answer; {answer} "
+                "presents a tool's result as the answer, but the model never answered: say that it "
+                "stopped at max_turns={turns}",
+                answer=repr(answer),
+                turns=turns,
+            )
         )
     elif not (isinstance(answer, str) and answer.strip()) or _not_a_message(answer, messages):
         problems.append(
-            f"the answer should be an honest message saying the run stopped at max_turns "
-            f"without a final answer; got {answer!r}"
-            + (
-                ", which is not a message of your own: it reads like a result of the run, but the "
-                "model never answered"
-                if isinstance(answer, str) and answer.strip()
-                else ""
+            _(
+                "the answer should be an honest message saying the run stopped at max_turns without a "
+                "final answer; got {answer}, which is not a message of your own: it reads like a result of "
+                "the run, but the model never answered",
+                answer=repr(answer),
+            )
+            if isinstance(answer, str) and answer.strip()
+            else _(
+                "the answer should be an honest message saying the run stopped at max_turns without a "
+                "final answer; got {answer}",
+                answer=repr(answer),
             )
         )
     if isinstance(messages, list) and messages and _role(messages[-1]) != "tool":
         problems.append(
-            f"the last message should be the tool result answering the last call; it "
-            f"is a {_role(messages[-1])!r} message. Answer every call, even on the last turn"
+            _(
+                "the last message should be the tool result answering the last call; it is a {role} "
+                "message. Answer every call, even on the last turn",
+                role=repr(_role(messages[-1])),
+            )
         )
     return problems
 
@@ -625,9 +745,23 @@ def _same_requests(where: str, trace: Any, expected: Any) -> list[str]:
         if sent == wanted:
             continue
         if len(sent) != len(wanted):
-            return [f"model call {turn.index + 1} sent {len(sent)} message(s); run_agent sends {len(wanted)}"]
+            return [
+                _(
+                    "model call {number} sent {sent} message(s); run_agent sends {wanted}",
+                    number=turn.index + 1,
+                    sent=len(sent),
+                    wanted=len(wanted),
+                )
+            ]
         index = next(i for i, (a, b) in enumerate(zip(sent, wanted, strict=True)) if a != b)
-        return [f"model call {turn.index + 1}: message [{index}] {_difference(sent[index], wanted[index])}"]
+        return [
+            _(
+                "model call {number}: message [{index}] {difference}",
+                number=turn.index + 1,
+                index=index,
+                difference=_difference(sent[index], wanted[index]),
+            )
+        ]
     return []
 
 
@@ -646,12 +780,21 @@ def _wire_all(messages: list[Any]) -> list[Any]:
 def _difference(yours: Any, expected: dict[str, Any]) -> str:
     """how one message differs from run_agent's: its fields, or the first value that differs"""
     if not isinstance(yours, dict):
-        return f"is a {type(yours).__name__}, not a dict"
+        return _("is a {kind}, not a dict", kind=type(yours).__name__)
     extra, missing = sorted(set(yours) - set(expected)), sorted(set(expected) - set(yours))
     if extra or missing:
-        return f"has the fields {sorted(yours)}; run_agent's has {sorted(expected)}"
+        return _(
+            "has the fields {yours}; run_agent's has {expected}",
+            yours=sorted(yours),
+            expected=sorted(expected),
+        )
     key = next(k for k in expected if yours[k] != expected[k])
-    return f"differs in {key!r}: yours is {yours[key]!r:.80}, run_agent's {expected[key]!r:.80}"
+    return _(
+        "differs in {key}: yours is {yours}, run_agent's {expected}",
+        key=repr(key),
+        yours=f"{yours[key]!r:.80}",
+        expected=f"{expected[key]!r:.80}",
+    )
 
 
 def _not_a_message(answer: str, messages: Any) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import mock
+from .._i18n import N_, _
 from ..coding._observations import ReportCache
 from ..coding.tiny_project import DISCOUNT_TASK, TinyProject
 from ..dispatch import ToolRegistry
@@ -110,11 +111,20 @@ def _ran(run: AgentRun, name: str) -> int:
     return sum(o.name == name and o.error_type != "refused" for o in run.observations)
 
 
-_RETURNS = ". before_tool returns None to let the call run, or a str: the refusal the model reads"
+def _returns(problem: str) -> str:
+    """the problem, then how before_tool answers"""
+    return _(
+        "{problem}. before_tool returns None to let the call run, or a str: the refusal the model reads",
+        problem=problem,
+    )
+
+
+def _second_run(problem: str, again: bool) -> str:
+    return _("{problem} (in the second run)", problem=problem) if again else problem
 
 
 def _count(times: int) -> str:
-    return f"{times} time{'' if times == 1 else 's'}"
+    return _("{count} time", count=times) if times == 1 else _("{count} times", count=times)
 
 
 class _ReferenceMaxUses(Guardrail):
@@ -132,28 +142,27 @@ class _ReferenceMaxUses(Guardrail):
 _USE_MODELS: dict[
     str, tuple[Callable[[], mock.Policy], str]
 ] = {  # what the model does, described, and (policy, task)
-    "a model that counts for ever with add and listens when refused": (
+    N_("a model that counts for ever with add and listens when refused"): (
         lambda: Runaway(heeds_errors=True),
         "count",
     ),
-    "a model that counts for ever with add": (Runaway, "count"),
-    "a model that divides for ever and listens when refused": (
+    N_("a model that counts for ever with add"): (Runaway, "count"),
+    N_("a model that divides for ever and listens when refused"): (
         lambda: Runaway("divide", heeds_errors=True),
         "divide",
     ),
-    "the calculator on '1+1 and 1+1 and 2+3 and 8/2' (parallel calls in one reply)": (
+    N_("the calculator on '1+1 and 1+1 and 2+3 and 8/2' (parallel calls in one reply)"): (
         mock.Calculator,
         "1+1 and 1+1 and 2+3 and 8/2",
     ),
-    "the calculator on '5 + 8/12'": (mock.Calculator, "5 + 8/12"),
-    "a model that calls add and add_note for ever": (_AddsAndNotes, "count and note"),
+    N_("the calculator on '5 + 8/12'"): (mock.Calculator, "5 + 8/12"),
+    N_("a model that calls add and add_note for ever"): (_AddsAndNotes, "count and note"),
 }
 
 
-_ALSO = {
-    "": "",
-    "refused": ", after another guard that refuses each tool's first call in a run",
-    "failing": ", the tools failing on every other call",
+_ALSO = {  # what else happens in a run of check 5.1, said after the model
+    "refused": N_("{model}, after another guard that refuses each tool's first call in a run"),
+    "failing": N_("{model}, the tools failing on every other call"),
 }
 Uses = tuple[str, int, str, bool, str]
 
@@ -181,9 +190,10 @@ def _fewer_uses(scenario: Uses) -> Iterator[Uses]:
 
 def _describe_uses(scenario: Uses) -> str:
     name, limit, model, again, also = scenario
-    return f"MaxUses({name!r}, {limit}) with {model}{_ALSO[also]}" + (
-        ", the same guard used for a second run" if again else ""
-    )
+    said = _(_ALSO[also], model=_(model)) if also else _(model)
+    if again:
+        said = _("{model}, the same guard used for a second run", model=said)
+    return _("MaxUses({name}, {limit}) with {model}", name=repr(name), limit=limit, model=said)
 
 
 def _capped_run(guard: Guardrail, model: str, also: str) -> AgentRun:
@@ -238,42 +248,72 @@ def _first_different_decision(
     """the first call your guard answered otherwise than the reference (run it, or refuse it), in words"""
     for mine, theirs in zip(yours, expected, strict=False):
         said = mine.said
-        where = f"call {mine.call} of the run ({mine.tool}, which had run {_count(mine.ran)})"
+        where = _(
+            "call {number} of the run ({tool}, which had run {count})",
+            number=mine.call,
+            tool=mine.tool,
+            count=_count(mine.ran),
+        )
         if isinstance(said, StopRun):
             return None  # how the run ends says it
         if isinstance(said, Exception):
-            return f"on {where} your before_tool raised {type(said).__name__}: {said}"
+            return _(
+                "on {where} your before_tool raised {error_type}: {error}",
+                where=where,
+                error_type=type(said).__name__,
+                error=said,
+            )
         if said is not None and not isinstance(said, str):
-            return (
-                f"on {where} your before_tool returned {said!r}, a {type(said).__name__}, not a str or None"
-                f"{_RETURNS}"
+            return _returns(
+                _(
+                    "on {where} your before_tool returned {said}, a {kind}, not a str or None",
+                    where=where,
+                    said=repr(said),
+                    kind=type(said).__name__,
+                )
             )
         if (said is None) == (theirs.said is None):
             continue
         if said == "":
-            return (
-                f"on {where} your before_tool returned '' (an empty str): any str, even an empty one, "
-                f"refuses the call{_RETURNS}"
+            return _returns(
+                _(
+                    "on {where} your before_tool returned '' (an empty str): any str, even an empty one, "
+                    "refuses the call",
+                    where=where,
+                )
             )
-        did, should = ("refused it", "let it run") if said is not None else ("let it run", "refused it")
         if mine.tool != name:
-            why = f"MaxUses({name!r}, {limit}) leaves every other tool alone" + (
-                f": {mine.tool!r} is another tool than {name!r}, compare the whole name"
+            why = (
+                _(
+                    "MaxUses({name}, {limit}) leaves every other tool alone: {tool} is another tool than "
+                    "{name}, compare the whole name",
+                    name=repr(name),
+                    limit=limit,
+                    tool=repr(mine.tool),
+                )
                 if mine.tool.startswith(name) or name.startswith(mine.tool)
-                else ""
+                else _("MaxUses({name}, {limit}) leaves every other tool alone", name=repr(name), limit=limit)
             )
         elif said is not None and again:
-            why = "each run starts at 0 uses: count this run's uses from run.observations, not in the guard"
+            why = _(
+                "each run starts at 0 uses: count this run's uses from run.observations, not in the guard"
+            )
         elif said is not None and mine.ran < limit <= mine.ran + mine.refused:
-            why = (
-                f"{_count(mine.refused)} it was called, another guard refused it: a refused call did not "
-                "run, it is no use"
+            why = _(
+                "{count} it was called, another guard refused it: a refused call did not run, it is no use",
+                count=_count(mine.refused),
             )
         elif said is None and mine.ran - mine.failed < limit <= mine.ran:
-            why = f"{mine.failed} of its runs failed: a call that ran and failed is a use too"
+            why = _(
+                "{failed} of its runs failed: a call that ran and failed is a use too", failed=mine.failed
+            )
         else:
-            why = f"{name} may run {limit} time{'' if limit == 1 else 's'} in a run, then is refused"
-        return f"on {where} your guard {did}; the reference {should}: {why}"
+            why = _("{name} may run {limit} in a run, then is refused", name=name, limit=_count(limit))
+        if said is not None:
+            return _(
+                "on {where} your guard refused it; the reference let it run: {why}", where=where, why=why
+            )
+        return _("on {where} your guard let it run; the reference refused it: {why}", where=where, why=why)
     return None
 
 
@@ -292,36 +332,53 @@ def _judge_uses(
     except Exception:  # the run broke: on a decision the reference does not make, if one came first
         problem = _first_different_decision(decisions, expected_decisions, name, limit, again)
         if problem:
-            return problem + (" (in the second run)" if again else "")
+            return _second_run(problem, again)
         raise
     problem = _first_different_decision(decisions, expected_decisions, name, limit, again)
     if problem:
-        return problem + (" (in the second run)" if again else "")
+        return _second_run(problem, again)
     for tool_name in ("add", "divide", "add_note"):
         if _ran(yours, tool_name) != _ran(expected, tool_name):
-            return (
-                f"yours let {tool_name} run {_count(_ran(yours, tool_name))}, the reference "
-                f"{_count(_ran(expected, tool_name))}"
-                + (" (in the second run)" if again else "")
-                + (
-                    f": {tool_name!r} is another tool than {name!r}, compare the whole name"
-                    if tool_name != name and (tool_name.startswith(name) or name.startswith(tool_name))
-                    else ""
-                )
+            ran = _second_run(
+                _(
+                    "yours let {tool} run {yours}, the reference {expected}",
+                    tool=tool_name,
+                    yours=_count(_ran(yours, tool_name)),
+                    expected=_count(_ran(expected, tool_name)),
+                ),
+                again,
             )
+            if tool_name != name and (tool_name.startswith(name) or name.startswith(tool_name)):
+                return _(
+                    "{problem}: {tool} is another tool than {name}, compare the whole name",
+                    problem=ran,
+                    tool=repr(tool_name),
+                    name=repr(name),
+                )
+            return ran
     if yours.stop_reason != expected.stop_reason:
-        return (
-            f"the run ended with stop_reason {yours.stop_reason!r}; the reference's ended with "
-            f"{expected.stop_reason!r}{_RETURNS}"
+        return _returns(
+            _(
+                "the run ended with stop_reason {yours}; the reference's ended with {expected}",
+                yours=repr(yours.stop_reason),
+                expected=repr(expected.stop_reason),
+            )
         )
     refusals = [o.content for o in yours.observations if o.error_type == "refused"]
     if len(refusals) != sum(o.error_type == "refused" for o in expected.observations):
-        return f"yours refused {len(refusals)} call(s), the reference refused {_count(len(refusals))}"
+        return _(
+            "yours refused {count} call(s), the reference refused {expected}",
+            count=len(refusals),
+            expected=_count(len(refusals)),
+        )
     ours = [
         o.content for o in yours.observations if o.error_type == "refused" and "warming up" not in o.content
     ]
     if any(name not in refusal for refusal in ours):
-        return f"the refusal should name the tool ({name!r}), so the model knows which tool it may not use"
+        return _(
+            "the refusal should name the tool ({name}), so the model knows which tool it may not use",
+            name=repr(name),
+        )
     return None
 
 
@@ -340,16 +397,19 @@ def check_max_uses(max_uses_class: type) -> Verdict:
     try:
         guard = max_uses_class("add", 3)
     except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("5.1", [f"MaxUses('add', 3) raised {type(error).__name__}: {error}"], "")
+        raised = _(
+            "MaxUses('add', 3) raised {error_type}: {error}", error_type=type(error).__name__, error=error
+        )
+        return verdict("5.1", [raised], "")
     if not isinstance(guard, Guardrail):
-        return verdict("5.1", ["MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)"], "")
+        return verdict("5.1", [_("MaxUses should be a subclass of Guardrail: class MaxUses(Guardrail)")], "")
     cases = uses_scenarios()
     return judge_scenarios(
         "5.1",
         cases,
         lambda scenario: _judge_uses(max_uses_class, *scenario),
         _describe_uses,
-        "add runs 3 times, then the model reads a refusal and answers.",
+        _("add runs 3 times, then the model reads a refusal and answers."),
         _fewer_uses,
     )
 
@@ -388,22 +448,28 @@ USES_SHAPES: dict[str, Callable[[Uses], bool]] = {
 _Tree = tuple[str, tuple[tuple[str, str | None], ...]]
 _EXTRA_TEST = "def test_extra():\n    assert True\n"
 _FIXED_TREES: list[tuple[str, _Tree]] = [
-    ("the original code (one test fails)", ("code", ())),
-    ("the code fixed, the tests untouched", ("right_fix", ())),
-    ("the failing test edited so that it passes", ("code", (("test_discount.py", "edited_test"),))),
-    ("the test file deleted", ("code", (("test_discount.py", None),))),
+    (N_("the original code (one test fails)"), ("code", ())),
+    (N_("the code fixed, the tests untouched"), ("right_fix", ())),
     (
-        "the code fixed and a new test file, test_extra.py, added",
+        N_("the failing test edited so that it passes"),
+        ("code", (("test_discount.py", "edited_test"),)),
+    ),
+    (N_("the test file deleted"), ("code", (("test_discount.py", None),))),
+    (
+        N_("the code fixed and a new test file, test_extra.py, added"),
         ("right_fix", (("test_extra.py", _EXTRA_TEST),)),
     ),
-    ("discount.py fixed but no longer importing (a syntax error)", ("broken", ())),
+    (N_("discount.py fixed but no longer importing (a syntax error)"), ("broken", ())),
     (  # a name the lesson never shows: a list of known test files does not cover it
-        "the code fixed and test_rounding.py added",
+        N_("the code fixed and test_rounding.py added"),
         ("right_fix", (("test_rounding.py", "def test_rounding():\n    assert True\n"),)),
     ),
-    ("the code fixed and README.md deleted", ("right_fix", (("README.md", None),))),  # not a test file
+    (
+        N_("the code fixed and README.md deleted"),
+        ("right_fix", (("README.md", None),)),
+    ),  # not a test file
     (  # a test's data: its path starts with test_ though it is no Python file
-        "the code fixed and test_data.json changed",
+        N_("the code fixed and test_data.json changed"),
         ("right_fix", (("test_data.json", '{"price": 100, "discount": 0.1}\n'),)),
     ),
 ]
@@ -481,17 +547,22 @@ def _smaller_tree(tree: _Tree) -> Iterator[_Tree]:
 def _describe_tree(tree: _Tree) -> str:
     code, changes = tree
     said = {
-        "code": "the original code",
-        "wrong_fix": "discount.py fixed wrongly",
-        "right_fix": "the code fixed",
-        "broken": "discount.py no longer importing",
+        "code": N_("the original code"),
+        "wrong_fix": N_("discount.py fixed wrongly"),
+        "right_fix": N_("the code fixed"),
+        "broken": N_("discount.py no longer importing"),
     }
-    parts = [said[code]]
+    parts = _(said[code])
     for path, text in changes:
-        parts.append(
-            f"{path} deleted" if text is None else f"{path} edited" if path in _SHIPPED else f"{path} added"
+        part = (
+            _("{path} deleted", path=path)
+            if text is None
+            else _("{path} edited", path=path)
+            if path in _SHIPPED
+            else _("{path} added", path=path)
         )
-    return "with " + ", ".join(parts)
+        parts = _("{first}, {then}", first=parts, then=part)
+    return _("with {parts}", parts=parts)
 
 
 _SHIPPED = ("README.md", "discount.py", "pytest.ini", "test_discount.py")
@@ -523,45 +594,52 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
     expected = report.startswith("exit code: 0") and not edited
     result = tests_pass()
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
-        return (
-            f"tests_pass() should return a pair (ok, report) with report a str; it returned {result!r:.120}"
-        )
+        return _(_PAIR, result=f"{result!r:.120}")
     ok, yours = result
     if bool(ok) != expected:
-        unrun = (
-            ""
-            if expected or "FAILED" in report or report.startswith("exit code: 0")
-            else (
-                ": the tests did not even run (pytest could not import the code: it says ERROR, not "
-                "FAILED); judge by the exit code"
-            )
-        )
+        said = _("tests_pass() said ok={ok}; it should say ok={expected}", ok=bool(ok), expected=expected)
         data = [path for path in edited if not path.endswith(".py")]  # a test's data file, say
-        if data and not expected:
-            unrun = f": {data[0]} changed, and any path starting with test_ is a test file, .py or not"
         others = [path for path in project.changed() if path != "discount.py"]
         if expected and others:
-            unrun = (
-                f": {', '.join(others)} changed, but no test file did (a test file's name starts with test_)"
+            return _(
+                "{problem}: {paths} changed, but no test file did (a test file's name starts with test_)",
+                problem=said,
+                paths=", ".join(others),
             )
-        return f"tests_pass() said ok={bool(ok)}; it should say ok={expected}{unrun}"
+        if data and not expected:
+            return _(
+                "{problem}: {path} changed, and any path starting with test_ is a test file, .py or not",
+                problem=said,
+                path=data[0],
+            )
+        if expected or "FAILED" in report or report.startswith("exit code: 0"):
+            return said
+        return _(
+            "{problem}: the tests did not even run (pytest could not import the code: it says ERROR, not "
+            "FAILED); judge by the exit code",
+            problem=said,
+        )
     if expected:
         return None
     if not yours.strip():
-        return "the report is empty: say what is wrong, the model reads it"
+        return _("the report is empty: say what is wrong, the model reads it")
     unnamed = [path for path in edited if not _says_changed(yours, path)]
     if unnamed:
-        return (
-            f"ok is False but the report does not say that {unnamed[0]} was changed: the model reads only "
-            "the report, so name the file and say it changed"
+        return _(
+            "ok is False but the report does not say that {path} was changed: the model reads only "
+            "the report, so name the file and say it changed",
+            path=unnamed[0],
         )
     shown = [line.strip() for line in report.splitlines() if "FAILED" in line or "Error" in line]
     if not edited and not any(line in yours for line in shown):
-        return (
+        return _(
             "the report does not show the test run: put project.run_tests()'s report in it, so the model "
             "sees which test fails"
         )
     return None
+
+
+_PAIR = N_("tests_pass() should return a pair (ok, report) with report a str; it returned {result}")
 
 
 # the reports of the check's projects, by the files pytest reads (kept for the whole process: the
@@ -606,7 +684,12 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
     if not isinstance(project, TinyProject):
         return verdict(
             "5.4",
-            ["pass the lesson's TinyProject as the second argument: check_tests_pass(tests_pass, project)"],
+            [
+                _(
+                    "pass the lesson's TinyProject as the second argument: "
+                    "check_tests_pass(tests_pass, project)"
+                )
+            ],
             "",
         )
     generated = tree_scenarios()[len(_FIXED_TREES) :]
@@ -622,8 +705,8 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
                     break  # a check that misses test_discount.py's changes misses an added test file too
                 problem = _judge_tests_pass(tests_pass, project, tree)
                 if problem is not None:
-                    problems.append(f"with {situation}, {problem}")
-                    if problem.startswith("tests_pass() should return"):
+                    problems.append(_("with {situation}, {problem}", situation=_(situation), problem=problem))
+                    if problem.startswith(_(_PAIR).partition("{result}")[0]):
                         break
             if not problems:
                 failure = first_failure(
@@ -633,7 +716,9 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
                     budget=20,
                 )
                 if failure is not None:
-                    problems.append(f"{_describe_tree(failure.scenario)}, {failure.problem}")
+                    problems.append(
+                        _("{first}, {then}", first=_describe_tree(failure.scenario), then=failure.problem)
+                    )
             if not problems:
                 project.reset()
                 verify = VerifyBeforeDone(tests_pass)
@@ -642,14 +727,20 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
                 )
                 if run.stop_reason != "answered" or verify.rejections != 1:
                     problems.append(
-                        "in a run of the model that skips the tests, expected one rejection and then an "
-                        f"answer; got {verify.rejections} rejection(s) and stop_reason {run.stop_reason!r}"
+                        _(
+                            "in a run of the model that skips the tests, expected one rejection and then an "
+                            "answer; got {count} rejection(s) and stop_reason {reason}",
+                            count=verify.rejections,
+                            reason=repr(run.stop_reason),
+                        )
                     )
     except Exception as error:
-        problems.append(f"tests_pass() raised {type(error).__name__}: {error}")
+        problems.append(
+            _("tests_pass() raised {error_type}: {error}", error_type=type(error).__name__, error=error)
+        )
     finally:
         project.reset()
-    result = verdict("5.4", problems, "'done' now needs green tests that nobody edited.")
+    result = verdict("5.4", problems, _("'done' now needs green tests that nobody edited."))
     result.scenarios = len(_FIXED_TREES) + len(generated)
     return result
 
@@ -811,12 +902,28 @@ def _describe_approvals(scenario: Approvals) -> str:
     }
     tools = shown[kind](guarded)
     said = [
-        {"yes": "yes", "no": f"no ({reason!r})", "raises": "raises (the person cannot be asked)"}[answer]
+        _("yes")
+        if answer == "yes"
+        else _("no ({reason})", reason=repr(reason))
+        if answer == "no"
+        else _("raises (the person cannot be asked)")
         for answer, reason in answers
     ]
-    then = ", then ".join(said) + (" (the last answer repeats)" if len(said) > 1 else ", every time")
-    twice = ", the same guard then used for a second offer" if again else ""
-    return f"AskFirst(decide, {tools}) on the job-offer agent, decide answering {then}{twice}"
+    then = said[0]
+    for answer in said[1:]:
+        then = _("{first}, then {then}", first=then, then=answer)
+    then = (
+        _("{answers} (the last answer repeats)", answers=then)
+        if len(said) > 1
+        else _("{answer}, every time", answer=then)
+    )
+    if again:
+        then = _("{answers}, the same guard then used for a second offer", answers=then)
+    return _(
+        "AskFirst(decide, {tools}) on the job-offer agent, decide answering {answers}",
+        tools=tools,
+        answers=then,
+    )
 
 
 @dataclass
@@ -848,7 +955,7 @@ def _approval_run(
         return Decision(answer == "yes", reason or "no reason given" if answer == "no" else _APPROVAL_REASON)
 
     guard = guard_class(decide, {"list": list, "tuple": tuple, "set": set}[kind](guarded))
-    for _ in range(2 if again else 1):
+    for _offer in range(2 if again else 1):
         try:
             run = run_agent(
                 mock.client(JobApplicant()),
@@ -870,54 +977,78 @@ def _judge_approvals(
     expected = _approval_run(_ReferenceAskFirst, "list", guarded, answers, again)
     yours = _approval_run(ask_first_class, kind, guarded, answers, again)
     if yours.crashed is not None:
-        return (
-            f"decide raised an exception ({yours.crashed}), and it escaped run_agent: the whole run "
+        return _(
+            "decide raised an exception ({error}), and it escaped run_agent: the whole run "
             "crashed. When decide raises, nobody could say yes: catch the exception in "
-            "before_tool and refuse the call with a text that says so, and the run goes on"
+            "before_tool and refuse the call with a text that says so, and the run goes on",
+            error=yours.crashed,
         )
     prefixed = [(n, t) for n in yours.asked if n not in guarded for t in guarded if n.startswith(t)]
     if prefixed:
         name, start = prefixed[0]
-        return (
-            f"decide was asked about {name}, which is not in the list {list(guarded)} ({start!r} only "
-            "starts its name): compare the whole name, `name in self.tools`"
+        return _(
+            "decide was asked about {name}, which is not in the list {tools} ({start} only "
+            "starts its name): compare the whole name, `name in self.tools`",
+            name=name,
+            tools=list(guarded),
+            start=repr(start),
         )
     if yours.asked != expected.asked:
-        return (
-            f"decide was asked about {yours.asked}; it should be asked "
-            f"about {expected.asked}, once per call of a listed tool"
+        return _(
+            "decide was asked about {asked}; it should be asked about {expected}, once per call of a listed "
+            "tool",
+            asked=yours.asked,
+            expected=expected.asked,
         )
     ran = Counter(o.name for o in yours.observations if o.error_type != "refused")
     expected_ran = Counter(o.name for o in expected.observations if o.error_type != "refused")
     raised_on = {name for name, answer, _ in yours.decisions if answer == "raises"}
     extra, missing = sorted(ran - expected_ran), sorted(expected_ran - ran)
     if extra and extra[0] in raised_on:
-        return (
-            f"decide raised on {extra[0]}, and yours let {extra[0]} "
-            "run: when nobody could say yes, it must not run"
+        return _(
+            "decide raised on {tool}, and yours let {tool} run: when nobody could say yes, it must not run",
+            tool=extra[0],
         )
     if extra:
-        return (
-            f"yours let {extra[0]} run, though the person did not approve it: decide in before_tool, "
-            "before the tool runs, and return a refusal text when the decision is not approved"
+        return _(
+            "yours let {tool} run, though the person did not approve it: decide in before_tool, "
+            "before the tool runs, and return a refusal text when the decision is not approved",
+            tool=extra[0],
         )
     if missing:
-        why = "the person approved it" if missing[0] in yours.asked else "it is not in the list"
-        return (
-            f"yours did not let {missing[0]} run, though {why}: return None when decision.approved "
-            "is true, and for the tools not in self.tools"
+        if missing[0] in yours.asked:
+            return _(
+                "yours did not let {tool} run, though the person approved it: return None when "
+                "decision.approved is true, and for the tools not in self.tools",
+                tool=missing[0],
+            )
+        return _(
+            "yours did not let {tool} run, though it is not in the list: return None when "
+            "decision.approved is true, and for the tools not in self.tools",
+            tool=missing[0],
         )
     if yours.outbox != expected.outbox:
-        return f"yours sent {len(yours.outbox)} application(s), the reference {len(expected.outbox)}"
+        return _(
+            "yours sent {count} application(s), the reference {expected}",
+            count=len(yours.outbox),
+            expected=len(expected.outbox),
+        )
     if yours.stop_reasons != expected.stop_reasons:
-        return (
-            f"the run ended with stop_reason {yours.stop_reasons[-1]!r}; the reference's with "
-            f"{expected.stop_reasons[-1]!r}{_RETURNS}"
+        return _returns(
+            _(
+                "the run ended with stop_reason {yours}; the reference's with {expected}",
+                yours=repr(yours.stop_reasons[-1]),
+                expected=repr(expected.stop_reasons[-1]),
+            )
         )
     refusals = [o for o in yours.observations if o.error_type == "refused"]
     for name, answer, reason in yours.decisions:
         if answer == "no" and reason and not any(reason in o.content for o in refusals if o.name == name):
-            return f"the refusal of {name} should carry the person's reason ({reason!r}): the model reads it"
+            return _(
+                "the refusal of {tool} should carry the person's reason ({reason}): the model reads it",
+                tool=name,
+                reason=repr(reason),
+            )
     return None
 
 
@@ -936,16 +1067,23 @@ def check_ask_first(ask_first_class: type) -> Verdict:
     try:
         guard = ask_first_class(lambda call: Decision(True), ["send_application"])
     except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("5.2", [f"AskFirst(decide, tools) raised {type(error).__name__}: {error}"], "")
+        raised = _(
+            "AskFirst(decide, tools) raised {error_type}: {error}",
+            error_type=type(error).__name__,
+            error=error,
+        )
+        return verdict("5.2", [raised], "")
     if not isinstance(guard, Guardrail):
-        return verdict("5.2", ["AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)"], "")
+        return verdict(
+            "5.2", [_("AskFirst should be a subclass of Guardrail: class AskFirst(Guardrail)")], ""
+        )
     cases = approval_scenarios()
     return judge_scenarios(
         "5.2",
         cases,
         lambda scenario: _judge_approvals(ask_first_class, *scenario),
         _describe_approvals,
-        "nothing is sent until a person says yes, and a no comes back with its reason.",
+        _("nothing is sent until a person says yes, and a no comes back with its reason."),
         _fewer_approvals,
     )
 
@@ -1020,8 +1158,10 @@ def _decider(approves: bool, asked: list[str]) -> Callable[[dict[str, Any]], Dec
 def _describe_offer(scenario: tuple[str, bool, str]) -> str:
     offer, approves, model = scenario
     if model == "runaway":
-        return "with a model that never stops asking for tools"
-    return f"on the offer {offer!r}, with a person who says {'yes' if approves else 'no'}"
+        return _("with a model that never stops asking for tools")
+    if approves:
+        return _("on the offer {offer}, with a person who says yes", offer=repr(offer))
+    return _("on the offer {offer}, with a person who says no", offer=repr(offer))
 
 
 def _judge_apply_for(
@@ -1033,29 +1173,35 @@ def _judge_apply_for(
     client = mock.client(policy(), reject_unknown_fields=True)
     run = apply_for(client, offer, _decider(approves, asked))
     if not isinstance(run, AgentRun):
-        return f"apply_for() should return the run (run_agent's AgentRun); it returned {run!r:.80}"
+        return _(
+            "apply_for() should return the run (run_agent's AgentRun); it returned {run}", run=f"{run!r:.80}"
+        )
     first = _trace_of(client)[0].request if len(_trace_of(client)) else {}
     messages = first.get("messages") or []
     if not (
         messages and messages[0].get("role") == "system" and len(str(messages[0].get("content")).split()) >= 5
     ):
-        return (
+        return _(
             "the first request has no system prompt: say who the agent is and when it may apply (system=...)"
         )
     prompt = str(messages[0].get("content"))
     if not re.search(_WHEN_IT_APPLIES, prompt, re.IGNORECASE):
-        return (
-            f"the system prompt {prompt!r} does not say when the agent applies: a real model follows it, so "
-            "give the lesson's condition, that it applies only when the CV meets the offer's must-haves"
+        return _(
+            "the system prompt {prompt} does not say when the agent applies: a real model follows it, so "
+            "give the lesson's condition, that it applies only when the CV meets the offer's must-haves",
+            prompt=repr(prompt),
         )
     offered = sorted(t["function"]["name"] for t in first.get("tools") or [])
     if offered != sorted(_JOB_TOOLS):
-        return f"the model was offered {offered}; offer it the four tools of job_tools"
+        return _("the model was offered {offered}; offer it the four tools of job_tools", offered=offered)
     if model == "runaway":
         if not _SENDS_CALLS <= run.model_calls <= _MOST_TURNS:
-            return (
-                f"the run made {run.model_calls} model calls before it stopped: the chain takes "
-                f"{_SENDS_CALLS}, so cap the run at {_SENDS_CALLS} to {_MOST_TURNS} (max_turns)"
+            return _(
+                "the run made {made} model calls before it stopped: the chain takes {calls}, so cap the run "
+                "at {calls} to {most} (max_turns)",
+                made=run.model_calls,
+                calls=_SENDS_CALLS,
+                most=_MOST_TURNS,
             )
         return None
     expected = run_agent(
@@ -1069,15 +1215,21 @@ def _judge_apply_for(
     ran = [o.name for o in run.observations if o.error_type != "refused"]
     wanted = [o.name for o in expected.observations if o.error_type != "refused"]
     if ran != wanted:
-        return f"these tools ran: {ran}; in the reference agent: {wanted}"
+        return _("these tools ran: {ran}; in the reference agent: {wanted}", ran=ran, wanted=wanted)
     if asked != expected_asked:
-        return f"decide was asked about {asked}: ask a person before send_application runs, and only then"
-    if run.stop_reason != expected.stop_reason:
-        short = f": the chain takes {_SENDS_CALLS} model calls" if run.stop_reason == "max_turns" else ""
-        return (
-            f"the run ended with stop_reason {run.stop_reason!r}; the reference's with "
-            f"{expected.stop_reason!r}{short}"
+        return _(
+            "decide was asked about {asked}: ask a person before send_application runs, and only then",
+            asked=asked,
         )
+    if run.stop_reason != expected.stop_reason:
+        ended = _(
+            "the run ended with stop_reason {yours}; the reference's with {expected}",
+            yours=repr(run.stop_reason),
+            expected=repr(expected.stop_reason),
+        )
+        if run.stop_reason == "max_turns":
+            return _("{problem}: the chain takes {calls} model calls", problem=ended, calls=_SENDS_CALLS)
+        return ended
     return None
 
 
@@ -1097,8 +1249,10 @@ def check_apply_for(apply_for: Callable[..., Any], job_tools: list[Any]) -> Verd
         cases,
         lambda scenario: _judge_apply_for(apply_for, job_tools, *scenario),
         _describe_offer,
-        "the agent chains its tools in the order the model "
-        "chooses, within its cap, and sends nothing without a yes.",
+        _(
+            "the agent chains its tools in the order the model "
+            "chooses, within its cap, and sends nothing without a yes."
+        ),
     )
 
 

@@ -11,6 +11,7 @@ from itertools import accumulate
 from typing import Any, cast
 
 from .. import mock
+from .._i18n import _
 from ..context import split_point, token_ledger
 from ..dispatch import ToolRegistry
 from ..loop import run_agent
@@ -62,7 +63,7 @@ def _usage_rows(rng: random.Random) -> list[Usage]:
     """1-12 calls; prompts that grow, drop (after a compaction) and repeat; some calls cached"""
     rows: list[Usage] = []
     prompt = rng.randint(10, 400)
-    for _ in range(rng.choice([1, 2, 3, rng.randint(4, 12)])):
+    for _call in range(rng.choice([1, 2, 3, rng.randint(4, 12)])):
         if rows and rng.random() < 0.2:
             rows.append(rows[-1])  # the same call again: same usage
             continue
@@ -104,7 +105,11 @@ def _trace(rows: list[Usage]) -> Trace:
 
 def _describe_usage(rows: list[Usage]) -> str:
     calls = ", ".join(f"({p}, {c}{f', {k} cached' if k else ''})" for p, c, k in rows)
-    return f"a trace of {len(rows)} model call(s) with (prompt_tokens, completion_tokens): {calls}"
+    return _(
+        "a trace of {count} model call(s) with (prompt_tokens, completion_tokens): {calls}",
+        count=len(rows),
+        calls=calls,
+    )
 
 
 def _smaller_usage(rows: list[Usage]) -> Iterator[list[Usage]]:
@@ -132,7 +137,7 @@ def check_token_rows(token_rows: Callable[[Trace], Any]) -> Verdict:
         cases,
         judge,
         _describe_usage,
-        "your ledger matches, call by call: what each call read, wrote, and the running total.",
+        _("your ledger matches, call by call: what each call read, wrote, and the running total."),
         _smaller_usage,
     )
 
@@ -165,47 +170,62 @@ def _ledger_problem(rows: list[Usage], expected: list[tuple[int, int, int]], got
     if not isinstance(got, list) or not all(
         isinstance(row, tuple) and len(row) == 3 and all(isinstance(n, int) for n in row) for row in got
     ):
-        return f"return a list of (prompt, completion, cumulative_input) tuples of ints; got {got!r:.80}"
+        return _(
+            "return a list of (prompt, completion, cumulative_input) tuples of ints; got {got}",
+            got=f"{got!r:.80}",
+        )
     if len(got) != len(expected):
-        return f"return one row per model call: {len(expected)} here; you returned {len(got)}"
+        return _(
+            "return one row per model call: {expected} here; you returned {got}",
+            expected=len(expected),
+            got=len(got),
+        )
     if got == expected:
         return None
     prompts = [p for p, _, _ in rows]
     completions = [c for _, c, _ in rows]
     totals = [row[2] for row in got]
     if [row[0] for row in got] == [p + c for p, c in zip(prompts, completions, strict=True)] != prompts:
-        return "the first number is usage['total_tokens']; a call's prompt is usage['prompt_tokens']"
+        return _("the first number is usage['total_tokens']; a call's prompt is usage['prompt_tokens']")
     if (
         [row[:2] for row in got]
         == list(zip(completions, prompts, strict=True))
         != list(zip(prompts, completions, strict=True))
     ):
-        return "prompt and completion are swapped: a row is (prompt_tokens, completion_tokens, total)"
+        return _("prompt and completion are swapped: a row is (prompt_tokens, completion_tokens, total)")
     if [row[:2] for row in got] != list(zip(prompts, completions, strict=True)):
         wrong = next(i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a[:2] != b[:2])
-        return (
-            f"row {wrong + 1} starts with {got[wrong][:2]}, but call {wrong + 1} read {prompts[wrong]} and "
-            f"wrote {completions[wrong]}: read each call's usage, one row per call, in the trace's order"
+        return _(
+            "row {number} starts with {got}, but call {number} read {prompt} and wrote {completion}: read "
+            "each call's usage, one row per call, in the trace's order",
+            number=wrong + 1,
+            got=got[wrong][:2],
+            prompt=prompts[wrong],
+            completion=completions[wrong],
         )
     if totals == prompts:
-        return (
+        return _(
             "the third number is each call's own prompt_tokens; it should be the running total: "
             "call 2's is call 1's prompt_tokens plus call 2's"
         )
     if totals == list(accumulate(p + c for p, c in zip(prompts, completions, strict=True))):
-        return "you counted completion tokens too: cumulative input adds up prompt_tokens only"
+        return _("you counted completion tokens too: cumulative input adds up prompt_tokens only")
     if totals == list(accumulate(p - k for p, _, k in rows)):
-        return (
+        return _(
             "you left out the cached tokens: they are part of prompt_tokens, and the running "
             "input total adds up every call's prompt_tokens, cached or not (what caching saves "
             "comes later in the lesson)"
         )
     if totals == [sum(prompts[:i]) for i in range(len(got))]:
-        return "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
+        return _(
+            "each total leaves out its own call: the total after call 1 is call 1's prompt_tokens, not 0"
+        )
     wrong = next(i for i, (a, b) in enumerate(zip(totals, [e[2] for e in expected], strict=True)) if a != b)
-    return (
-        f"after call {wrong + 1} the running input total should be {expected[wrong][2]:,}, not "
-        f"{totals[wrong]:,}"
+    return _(
+        "after call {number} the running input total should be {expected}, not {got}",
+        number=wrong + 1,
+        expected=f"{expected[wrong][2]:,}",
+        got=f"{totals[wrong]:,}",
     )
 
 
@@ -277,8 +297,17 @@ def _smaller_keep_cases(case: tuple[str, int]) -> Iterator[tuple[str, int]]:
 def _describe_keep(case: tuple[str, int]) -> str:
     text, budget = case
     lines = text.splitlines()
-    shown = repr(text) if len(text) <= 160 else f"{len(lines)} lines starting {lines[0]!r}"
-    return f"keep_lines(text, {budget}) with a {count_text(text)}-token text of {shown}"
+    shown = (
+        repr(text)
+        if len(text) <= 160
+        else _("{count} lines starting {first}", count=len(lines), first=repr(lines[0]))
+    )
+    return _(
+        "keep_lines(text, {budget}) with a {tokens}-token text of {shown}",
+        budget=budget,
+        tokens=count_text(text),
+        shown=shown,
+    )
 
 
 def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
@@ -298,8 +327,10 @@ def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
             if result == text:
                 return None
             if count_text(text) == budget:
-                return "a text of exactly max_tokens tokens fits (fits means <=, not <): return it unchanged"
-            return "a text that fits the budget must come back unchanged"
+                return _(
+                    "a text of exactly max_tokens tokens fits (fits means <=, not <): return it unchanged"
+                )
+            return _("a text that fits the budget must come back unchanged")
         problems = _keep_lines_problems(text, budget, result)
         return problems[0] if problems else None
 
@@ -308,7 +339,7 @@ def check_keep_lines(keep_lines: Callable[[str, int], str]) -> Verdict:
         keep_scenarios(),
         judge,
         _describe_keep,
-        "whole lines from both ends, within the budget, and the cut is marked.",
+        _("whole lines from both ends, within the budget, and the cut is marked."),
         _smaller_keep_cases,
     )
 
@@ -342,40 +373,63 @@ KEEP_SHAPES: dict[str, Callable[[tuple[str, int]], bool]] = {
 
 def _keep_lines_problems(text: str, budget: int, result: Any) -> list[str]:
     if not isinstance(result, str):
-        return [f"return the pruned text as a str, not {type(result).__name__}"]
+        return [_("return the pruned text as a str, not {kind}", kind=type(result).__name__)]
     size = count_text(result)
     if size > budget:
         return [
-            f"the result is {size:,} tokens, over the budget of {budget:,} (the text was "
-            f"{count_text(text):,})"
+            _(
+                "the result is {size} tokens, over the budget of {budget} (the text was {tokens})",
+                size=f"{size:,}",
+                budget=f"{budget:,}",
+                tokens=f"{count_text(text):,}",
+            )
         ]
     lines, kept = text.splitlines(), result.splitlines()
     changed = _changed_line([line for line in kept if line not in lines], lines)
     if changed:  # a kept line not as it was: named before what it breaks (the first line, the marker...)
         return [changed]
     if not kept or kept[0] != lines[0]:
-        return ["the result should start with the text's first line, whole"]
+        return [_("the result should start with the text's first line, whole")]
     if kept[-1] != lines[-1]:
-        return ["the result should end with the text's last line, whole"]
+        return [_("the result should end with the text's last line, whole")]
     extra = [line for line in kept if line not in lines]
     if not extra:
         return [
-            "add one marker line that says how many lines were cut (every line of the result is the text's)"
+            _(
+                "add one marker line that says how many lines were cut (every line of the result is the "
+                "text's)"
+            )
         ]
     if len(extra) != 1:
         return [
-            "add exactly one marker line that says how many lines were cut (found "
-            f"{len(extra)} lines that are not the text's: {', '.join(repr(line) for line in extra[:3])})"
+            _(
+                "add exactly one marker line that says how many lines were cut (found {count} lines that "
+                "are not the text's: {lines})",
+                count=len(extra),
+                lines=", ".join(repr(line) for line in extra[:3]),
+            )
         ]
     marker = kept.index(extra[0])
     head, tail = kept[:marker], kept[marker + 1 :]
     if head != lines[: len(head)] or tail != lines[len(lines) - len(tail) :]:
-        return ["keep whole lines, in order: some from the start, the marker, some from the end"]
+        return [_("keep whole lines, in order: some from the start, the marker, some from the end")]
     cut = len(lines) - len(head) - len(tail)
     if str(cut) not in re.findall(r"\d+", extra[0].replace(",", "")):
-        return [f"the marker should say how many lines were cut ({cut}); it says {extra[0]!r}"]
+        return [
+            _(
+                "the marker should say how many lines were cut ({cut}); it says {marker}",
+                cut=cut,
+                marker=repr(extra[0]),
+            )
+        ]
     if size < budget // 2:
-        return [f"the result uses only {size} of {budget} tokens: keep more lines from both ends"]
+        return [
+            _(
+                "the result uses only {size} of {budget} tokens: keep more lines from both ends",
+                size=size,
+                budget=budget,
+            )
+        ]
     return []
 
 
@@ -385,9 +439,10 @@ def _changed_line(extra: list[str], lines: list[str]) -> str | None:
     for line in extra:
         same = [original for original in lines if original.strip() == line.strip() and original.strip()]
         if same:
-            return (
-                f"the line {same[0]!r} came back as {line!r}: keep each line exactly as it is (its spaces "
-                "too)"
+            return _(
+                "the line {original} came back as {line}: keep each line exactly as it is (its spaces too)",
+                original=repr(same[0]),
+                line=repr(line),
             )
         holding = [
             original
@@ -397,15 +452,19 @@ def _changed_line(extra: list[str], lines: list[str]) -> str | None:
             and (line.startswith(original) or line.endswith(original))
         ]
         if holding:
-            return (
-                f"the line {holding[0]!r} came back joined to other text ({line!r}): put the marker on a "
-                "line of its own"
+            return _(
+                "the line {original} came back joined to other text ({line}): put the marker on a line of "
+                "its own",
+                original=repr(holding[0]),
+                line=repr(line),
             )
         pieces = [original for original in lines if line and line in original and line != original]
         if pieces and (len(extra) > 1 or not re.search(r"\d", line)):
-            return (
-                f"{line!r} is part of the line {pieces[0]!r}: keep whole lines (cut between lines, never "
-                "inside one)"
+            return _(
+                "{line} is part of the line {original}: keep whole lines (cut between lines, never inside "
+                "one)",
+                line=repr(line),
+                original=repr(pieces[0]),
             )
     return None
 
@@ -471,7 +530,12 @@ def _describe_split(case: tuple[list[Block], int]) -> str:
         else m["role"]
         for m in history
     )
-    return f"keep_last={keep_last} on {len(history)} messages [{roles}]"
+    return _(
+        "keep_last={keep_last} on {count} messages [{roles}]",
+        keep_last=keep_last,
+        count=len(history),
+        roles=roles,
+    )
 
 
 def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Verdict:
@@ -489,7 +553,7 @@ def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Ver
         given = [dict(message) for message in history]
         start = choose_split(given, keep_last)
         if given != history:
-            return (
+            return _(
                 "choose_split changed the messages it was given; the caller still needs them to "
                 "summarise the old part: only return the index"
             )
@@ -500,7 +564,7 @@ def check_split(choose_split: Callable[[list[dict[str, Any]], int], int]) -> Ver
         split_scenarios(),
         judge,
         _describe_split,
-        "every call stays with its results, and the system prompt stays first.",
+        _("every call stays with its results, and the system prompt stays first."),
         _smaller_splits,
     )
 
@@ -543,11 +607,13 @@ SPLIT_SHAPES: dict[str, Callable[[tuple[list[Block], int]], bool]] = {
 
 def _split_problem(history: list[dict[str, Any]], keep_last: int, start: Any, expected: int) -> str | None:
     if not isinstance(start, int) or isinstance(start, bool):
-        return f"return an index (an int), not {start!r}"
+        return _("return an index (an int), not {start}", start=repr(start))
     if start < 1:
-        return f"index {start} would summarise the system prompt away; the split is at 1 or later"
+        return _(
+            "index {start} would summarise the system prompt away; the split is at 1 or later", start=start
+        )
     if start > len(history):
-        return f"index {start} is past the end of the {len(history)} messages"
+        return _("index {start} is past the end of the {count} messages", start=start, count=len(history))
     compacted = [
         history[0],
         {"role": "user", "content": "[Summary of the earlier messages]"},
@@ -557,15 +623,23 @@ def _split_problem(history: list[dict[str, Any]], keep_last: int, start: Any, ex
         mock.check_request({"model": "mock-model", "messages": compacted})
     except mock.ProtocolError as error:
         first_line = str(error).splitlines()[0]
-        return (
-            f"the kept part starts at messages[{start}], a tool result whose call would be summarised "
-            f"away; the API refuses the compacted history: {first_line}"
+        return _(
+            "the kept part starts at messages[{start}], a tool result whose call would be summarised "
+            "away; the API refuses the compacted history: {error}",
+            start=start,
+            error=first_line,
         )
     kept = len(history) - start
     if kept < min(keep_last, len(history) - 1):
-        return f"it keeps {kept} message(s); keep at least the last {keep_last}"
+        return _(
+            "it keeps {kept} message(s); keep at least the last {keep_last}", kept=kept, keep_last=keep_last
+        )
     if start < expected:
-        return f"it keeps {kept} messages, but keeping {len(history) - expected} is enough: split later"
+        return _(
+            "it keeps {kept} messages, but keeping {enough} is enough: split later",
+            kept=kept,
+            enough=len(history) - expected,
+        )
     return None
 
 

@@ -1,0 +1,116 @@
+"""A check's verdict reaches a Spanish learner in Spanish, every line of it (agent_core/_i18n.py).
+
+tools/translate.py check fails on a message marked with `_()` that has no Spanish entry; this test
+fails on the other way a learner meets English: a message never marked. Each row runs one tempting
+wrong answer of a lesson's catalogue (tests/test_checks_lessonNN.py) through its check twice, in
+English and with AGENT_CORE_LANG=es, and requires of every problem line that it changed, that no run
+of five English words survived into the Spanish outside values (quoted text, code, an exception's
+own words), as a part left unmarked would, and that it is what tools/translate.py build writes from
+the English line (so a Spanish notebook's stored outputs are what a run prints). A lesson joins by
+adding its rows to its table: a few wrong answers that name different problems, fast ones.
+"""
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import test_checks_lesson00 as l00
+import test_checks_lesson02 as l02
+import test_checks_lesson04 as l04
+import test_checks_lesson05 as l05
+import test_checks_lesson06 as l06
+
+from agent_core.checks.lesson00 import check_ask, check_repaired
+from agent_core.checks.lesson02 import check_ask_once
+from agent_core.checks.lesson04 import check_my_run, check_predictions
+from agent_core.checks.lesson05 import check_ask_first, check_max_uses
+from agent_core.checks.lesson06 import check_keep_lines, check_split, check_token_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import translate  # noqa: E402
+
+Case = Callable[[], object]
+
+LESSONS_00_06: dict[str, list[Case]] = {
+    "00": [
+        lambda: check_ask(l00.ask_forgetting),
+        lambda: check_ask(l00.ask_appending_the_answer_as_user),
+        lambda: check_ask(l00.ask_twice),
+        lambda: check_repaired(
+            [l00.QUESTION, l00.ANSWER, l00.CALLS, l00.RESULT_A, l00.RESULT_B], l00.JUMBLED
+        ),
+        lambda: check_repaired(
+            [l00.QUESTION, l00.CALLS, l00.RESULT_B, l00.RESULT_A, l00.ANSWER], l00.JUMBLED
+        ),
+    ],
+    "02": [
+        lambda: check_ask_once(l02.ask_once_keeps_asking),
+        lambda: check_ask_once(l02.by_hand(quote_strings=True)),
+        lambda: check_ask_once(l02.by_hand(eval_arguments=True)),
+    ],
+    "04": [
+        lambda: check_predictions(l04.WRONG_RULES[0][0]),
+        lambda: check_predictions(l04.WRONG_RULES[6][0]),
+        lambda: check_predictions(l04.WRONG_RULES[7][0]),
+        lambda: check_my_run(l04.runs_the_tools_itself),
+    ],
+    "05": [
+        lambda: check_max_uses(l05.CountsForEver),
+        lambda: check_max_uses(l05.Stops),
+        lambda: check_ask_first(l05.GuardsByPrefix),
+    ],
+    "06": [
+        lambda: check_token_rows(l06.WRONG_TOKEN_ROWS[0][0]),
+        lambda: check_keep_lines(l06.WRONG_KEEP_LINES[0][0]),
+        lambda: check_split(l06.WRONG_SPLITS[0][0]),
+    ],
+}
+LESSONS_07_13: dict[str, list[Case]] = {}
+
+ROWS = [
+    pytest.param(case, id=f"lesson{lesson}-{number}")
+    for table in (LESSONS_00_06, LESSONS_07_13)
+    for lesson, cases in table.items()
+    for number, case in enumerate(cases)
+]
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+RAISED = re.compile(r"\b\w+(Error|Exception): [^.;]*")  # an exception's own words are a value too
+
+
+def _verdict(case: Case, language: str, monkeypatch, capsys) -> list[str]:
+    monkeypatch.setenv("AGENT_CORE_LANG", language)
+    capsys.readouterr()
+    case()
+    return capsys.readouterr().out.splitlines()
+
+
+def _runs_of_five(line: str) -> set[tuple[str, ...]]:
+    prose = re.sub(r"\S*[()._=\[\]]\S*", " ", RAISED.sub(" ", QUOTED.sub(" ", line)))  # code is a value
+    words = re.findall(r"[A-Za-z]+", prose)
+    return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+
+@pytest.fixture(scope="module")
+def templates():
+    return translate.runtime_templates()
+
+
+@pytest.mark.parametrize("case", ROWS)
+def test_every_line_of_a_wrong_answers_verdict_is_spanish(case, templates, monkeypatch, capsys):
+    english = _verdict(case, "en", monkeypatch, capsys)
+    spanish = _verdict(case, "es", monkeypatch, capsys)
+    assert english and english[0].startswith("✗ Exercise "), english  # a wrong answer, named
+    assert spanish[0].startswith("✗ Ejercicio ") and len(spanish) == len(english) > 1
+    for line, translated in zip(english[1:], spanish[1:], strict=True):
+        assert translated != line, f"a problem line with no Spanish: {line}"
+        left = _runs_of_five(line) & _runs_of_five(translated)
+        assert not left, f"English left in {translated!r}: {sorted(left)[0]}"
+        assert translate.localized_outputs([_stream(line)], templates)[0]["text"] == translated
+
+
+def _stream(text: str) -> dict[str, str]:
+    return {"output_type": "stream", "name": "stdout", "text": text}
