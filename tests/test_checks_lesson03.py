@@ -2,6 +2,8 @@
 
 import inspect
 import json
+import types
+import typing
 
 import pytest
 from hash_seeds import under_two_hash_seeds
@@ -157,7 +159,7 @@ def test_check_safe_dispatch_passes_the_solution(capsys):
 
 def test_check_safe_dispatch_passes_the_library_s_dispatcher(capsys):
     result = check_safe_dispatch(lambda functions, call: ToolRegistry(functions.values()).dispatch(call))
-    assert result and result.scenarios == 138
+    assert result and result.scenarios == 139
 
 
 def dispatch_by_type_table(functions, call):
@@ -249,6 +251,18 @@ def refuses_only_strings_for_numbers(functions, call):
     return safe_dispatch(functions, call, fits=strings_only)
 
 
+def null_never_fits(functions, call):
+    """a hint that is a union, `int | None`, checked by its first member only: JSON null is refused"""
+
+    def first_member(value, annotation):
+        options = typing.get_args(annotation) if isinstance(annotation, types.UnionType) else (annotation,)
+        if options[0] is int:
+            return isinstance(value, int) and not isinstance(value, bool)
+        return fits(value, annotation)
+
+    return safe_dispatch(functions, call, fits=first_member)
+
+
 def catches_what_it_expects(functions, call):
     """catches only the exceptions it thought of: the KeyError of a lookup escapes"""
     return safe_dispatch(functions, call, catch=(ValueError, TypeError, ZeroDivisionError, SystemExit))
@@ -300,6 +314,13 @@ def lets_system_exit_through(functions, call):
         (wrong_id, ["tool_call_id should be the call's id 'call_1'"]),
         (str_of_the_result, ["a result that is not a string goes back as JSON"]),
         (refuses_only_strings_for_numbers, ["the tool ran with arguments its type hints forbid"]),
+        (
+            null_never_fits,
+            [
+                'the call days_of_rain({"city": "Oslo", "days": null}): JSON null fits the type hint of '
+                "'days' (int | None): a hint that says `| None` takes null, so run the tool"
+            ],
+        ),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
@@ -587,7 +608,7 @@ def dispatch_through_exceptions(functions, call):
 
 def test_check_safe_dispatch_passes_another_right_answer_written_differently(capsys):
     result = check_safe_dispatch(dispatch_through_exceptions)
-    assert result and result.scenarios == 138, capsys.readouterr().out
+    assert result and result.scenarios == 139, capsys.readouterr().out
 
 
 def test_check_honest_tool_gives_the_same_verdict_every_time(capsys):

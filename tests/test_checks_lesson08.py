@@ -117,6 +117,27 @@ def test_another_server_or_port_is_still_named(url, capsys):
     )
 
 
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1", "https://api.openai.com/v1/"])
+def test_openai_written_with_its_own_url_passes(url, capsys):
+    other = copy.deepcopy(SETTINGS)
+    other["openai"]["AGENT_CORE_BASE_URL"] = url
+    assert check_settings(other), capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "url", ["https://api.openai.com/v2", "https://api.openai.com", "http://api.openai.com/v1"]
+)
+def test_openai_s_host_with_another_path_or_scheme_is_named(url, capsys):
+    """the host alone is not OpenAI's API: its path and scheme are part of it"""
+    other = copy.deepcopy(SETTINGS)
+    other["openai"]["AGENT_CORE_BASE_URL"] = url
+    assert not check_settings(other)
+    assert (
+        f"'openai': the base URL is {url}; the setup says https://api.openai.com/v1"
+        in capsys.readouterr().out
+    )
+
+
 def test_the_empty_stub_says_which_backend_each_setup_would_get(capsys):
     assert not check_settings(dict.fromkeys(SETUPS, {}))
     out = capsys.readouterr().out

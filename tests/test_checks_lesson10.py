@@ -243,6 +243,24 @@ def message_every_block_read_as_text(tool_call_id, result):
     return message
 
 
+def message_other_blocks_as_repr(tool_call_id, result):
+    """a block with no text sent as its Python repr: 'join the text of the content blocks' broken"""
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        text = "\n".join(block.get("text") or str(block) for block in result["content"])
+        message["content"] = ("ERROR: " if result.get("isError") else "") + text
+    return message
+
+
+def message_image_data_as_text(tool_call_id, result):
+    """an image's base64 data read as if it were text"""
+    message = message_solved(tool_call_id, result)
+    if result.get("structuredContent") is None:
+        text = "\n".join(block.get("text") or block.get("data") or "" for block in result["content"])
+        message["content"] = ("ERROR: " if result.get("isError") else "") + text
+    return message
+
+
 def message_content_blocks(tool_call_id, result):  # MCP's blocks passed on as they are
     return {"role": "tool", "tool_call_id": tool_call_id, "content": result["content"]}
 
@@ -304,6 +322,13 @@ CATALOGUE_9_2 = [  # most tempting first
     (message_blocks_joined_with_spaces, "each text block should be a line of its own, in order"),
     (message_every_block_read_as_text, "your code raised KeyError: 'text'"),
     (message_content_blocks, "content should be one string of text"),
+    (
+        message_other_blocks_as_repr,
+        'the MCP result {"content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}: '
+        "the image block reached the model as data (\"{'type': 'image', 'data': 'iVBORw0KGgo=', "
+        "'mimeType': 'image/png'}\"): only text blocks have text to join",
+    ),
+    (message_image_data_as_text, "the image block reached the model as data ('iVBORw0KGgo=')"),
     (
         lambda call_id, result: {
             "role": "tool",

@@ -79,6 +79,22 @@ def by_effect(messages, declarations):
     return marks
 
 
+def by_position(messages, declarations):
+    """the n-th tool message taken as the answer to the n-th call, never looking at its tool_call_id"""
+    calls = [
+        c["function"]["name"]
+        for m in messages
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or []
+    ]
+    results = [m for m in messages if m.get("role") == "tool"]
+    marks = []
+    for i, _ in enumerate(results):
+        declared = declarations.get(calls[i] if i < len(calls) else None)
+        marks.append("trusted" if declared is not None and not declared.untrusted else "untrusted")
+    return marks
+
+
 @pytest.mark.parametrize("right", [provenance, provenance_in_one_pass])
 def test_check_provenance_passes_right_answers_written_differently(right, capsys):
     assert check_provenance(right)
@@ -90,12 +106,21 @@ def test_check_provenance_passes_right_answers_written_differently(right, capsys
     [
         (undeclared_is_trusted, "(from mystery) is 'untrusted'; yours says 'trusted'"),
         (by_name, "calls mystery; declared: nothing: tool message 1 (from mystery) is 'untrusted'"),
-        (first_call_of_each_reply, "tool message 2 (from fetch_page) is 'trusted'; yours says 'untrusted'"),
+        (
+            first_call_of_each_reply,
+            "tool message 2 (from lookup_customer) is 'trusted'; yours says 'untrusted'",
+        ),
         (
             only_answered_calls,
             "a tool message answering no call; declared: nothing: 1 tool message(s) to mark; yours marked 0",
         ),
         (by_effect, "(from lookup_customer) is 'trusted'; yours says 'untrusted'"),
+        (
+            by_position,
+            "calls read_inbox + lookup_customer (each reply's results come back last call first); "
+            "declared: lookup_customer (reads): tool message 1 (from lookup_customer) is 'trusted'; "
+            "yours says 'untrusted'",
+        ),
         (lambda messages, declarations: None, "return a list"),
     ],
 )

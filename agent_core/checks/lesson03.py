@@ -75,7 +75,17 @@ def convert(amount: float, currency: str) -> str:
 
 # tools that fail in other ways than divide's ZeroDivisionError: "never raises" covers them too
 RAISING: dict[str, Callable[..., Any]] = {"lookup": lookup, "convert": convert}
-_TOOLS = {**FUNCTIONS, **RAISING}
+
+
+def days_of_rain(city: str, days: int | None = None) -> str:
+    """Rainy days in a city: over the next `days` days, or this week when days is null."""
+    _ran.append("days_of_rain")
+    return f"{city}: 2 rainy days in the next {days or 7}"
+
+
+# a hint lesson 01 maps to JSON Schema as "T or null": JSON null fits `int | None`, so the call runs
+OPTIONAL: dict[str, Callable[..., Any]] = {"days_of_rain": days_of_rain}
+_TOOLS = {**FUNCTIONS, **RAISING, **OPTIONAL}
 
 
 def _call(number: int, name: str, arguments: str) -> dict[str, Any]:
@@ -413,7 +423,8 @@ def check_safe_dispatch(safe_dispatch: Callable[[dict[str, Any], dict[str, Any]]
     """Exercise 3.1: every call, good or bad, is answered with a tool message; each failure says what happened
 
     Scenarios: the lesson's fourteen calls one by one, all of them together (one message for every
-    kind of failure is found there), divide with only add and get_weather registered; then 120
+    kind of failure is found there), divide with only add and get_weather registered, a KeyError, a
+    SystemExit, null for an `int | None` parameter (which fits it: the tool runs); then 120
     seeded runs of 1 to 4 calls in a row on a random choice of the tools, whose arguments hold
     every JSON type for every parameter type (true for a number, "2" for an int, null, arrays,
     unicode), a missing argument, an unknown name, broken JSON or not an object, a tool that raises.
@@ -442,6 +453,7 @@ def dispatch_scenarios() -> list[Dispatch]:
         (("add", "get_weather"), (_call(13, "divide", '{"a": 8, "b": 2}'),)),
         (("add", "lookup"), (_call(16, "lookup", '{"key": "weight"}'),)),
         (("add", "convert"), (_call(17, "convert", '{"amount": 10, "currency": "XYZ"}'),)),
+        (("add", "days_of_rain"), (_call(18, "days_of_rain", '{"city": "Oslo", "days": null}'),)),
     ]
     return scenarios(fixed, _generated, count=120, seed=3)
 
@@ -521,6 +533,9 @@ DISPATCH_SHAPES: dict[str, Callable[[Dispatch], bool]] = {
     "a tool that returns a list": _any_call(lambda c, a: c["function"]["name"] == "get_forecast"),
     "several calls in a row": lambda s: len(s[1]) > 1,
     "unicode in the arguments": _any_call(lambda c, a: not c["function"]["arguments"].isascii()),
+    "null for an `int | None` parameter, which fits it": _any_call(
+        lambda c, a: c["function"]["name"] in OPTIONAL and isinstance(a, dict) and None in a.values()
+    ),
 }
 
 
@@ -563,7 +578,9 @@ def _reference_judge(
     name = call["function"]["name"]
     if kind == "result":
         value = _TOOLS[name](**json.loads(call["function"]["arguments"]))
-        return _expect_text(value) if isinstance(value, str) else _expect_json(value)
+        judge = _expect_text(value) if isinstance(value, str) else _expect_json(value)
+        nulls = [key for key, given in json.loads(call["function"]["arguments"]).items() if given is None]
+        return _null_fits(judge, name, nulls, value) if nulls else judge
     if kind == "unknown":
         return _expect_error(
             why="say the tool is unknown and name every tool that exists", words=tuple(functions)
@@ -582,6 +599,28 @@ def _reference_judge(
             return _expect_missing(absent[0].name, absent[0].annotation)
         return _expect_any_named(missing, "missing")
     return _expect_any_refused(wrong, missing, arguments)
+
+
+def _null_fits(
+    judge: Callable[[str, int], str | None], name: str, nulls: list[str], value: Any
+) -> Callable[[str, int], str | None]:
+    """a null the reference ran the tool with: the hint says `| None`, so refusing it is the mistake"""
+    from .._i18n import _
+
+    def null_judge(content: str, ran: int) -> str | None:
+        if not ran and content.startswith("ERROR"):
+            hint = inspect.signature(_TOOLS[name]).parameters[nulls[0]].annotation
+            return _(
+                "JSON null fits the type hint of {argument} ({hint}): a hint that says `| None` takes null, "
+                "so run the tool ({expected}); yours refused it with {content}",
+                argument=repr(nulls[0]),
+                hint=str(hint),
+                expected=repr(value),
+                content=repr(content),
+            )
+        return judge(content, ran)
+
+    return null_judge
 
 
 def _raised(name: str, call: dict[str, Any]) -> str:
@@ -877,6 +916,7 @@ DISPATCH_SPACE: dict[str, Dimension[Dispatch]] = {
             "a string of digits for an int",
             "a null argument",
             "unicode in the arguments",
+            "null for an `int | None` parameter, which fits it",
         ),
     ),
     "raises": Dimension(

@@ -545,8 +545,11 @@ _CITING_FIXED: list[Citing] = [
     ("discount", "Line 10 of discount.py, and again line 10 of discount.py.", ()),
     ("discount", "See line 10 of discount.py.", ((_CAT + "discount.py", None, None),)),  # not read_file's
     ("discount", "Line 2 of café.py sets the price; line 3 of café.py rounds it.", (("café.py", 1, 2),)),
+    # two files named roles.py in two folders: reading app/roles.py shows no line of lib/roles.py
+    ("users_api", "Line 5 of lib/roles.py still lists the old roles.", (("app/roles.py", 3, 7),)),
 ]
 _CAFE = "# café prices, in euros\nPRICE = 2.5\nROUNDED = round(PRICE)\n"  # a file named beyond ASCII
+_LIB_ROLES = "".join(f"# the roles of version {n}\n" for n in range(1, 9))  # a second roles.py
 
 
 def citing_scenarios() -> list[Citing]:
@@ -611,6 +614,11 @@ CITING_SHAPES: dict[str, Callable[[Citing], bool]] = {
     "unicode among the words": lambda case: not case[1].isascii(),
     "a path beyond ASCII (café.py)": lambda case: any(not path.isascii() for _, _, path in _cited(case)),
     "a read_file header printed by another tool": _read(lambda path, start, end: path.startswith(_CAT)),
+    "the same file name read in another folder (app/roles.py for lib/roles.py)": lambda case: any(
+        read_path != path and read_path.rsplit("/", 1)[-1] == path.rsplit("/", 1)[-1]
+        for _, _, path in _cited(case)
+        for read_path, _, _ in case[2]
+    ),
 }
 
 
@@ -647,6 +655,9 @@ CITING_SPACE: dict[str, Dimension[Citing]] = {
                 "a path inside another's name (test_discount.py holds discount.py)"
             ],
             "beyond ASCII": CITING_SHAPES["a path beyond ASCII (café.py)"],
+            "the same file name in another folder": CITING_SHAPES[
+                "the same file name read in another folder (app/roles.py for lib/roles.py)"
+            ],
         },
     ),
     "what was shown": Dimension(
@@ -674,8 +685,9 @@ CITING_SPACE: dict[str, Dimension[Citing]] = {
 def check_unread_citations(unread_citations: Callable[[str, list[Observation]], Any]) -> Verdict:
     """Exercise 7.2: the 'line N of PATH' citations of an answer that no read_file showed
 
-    Scenarios: fifteen readable answers (one after a run_command that prints a view like read_file's,
-    one citing café.py, a path beyond ASCII), then 80 generated: 1 to 6 citations of discount.py,
+    Scenarios: sixteen readable answers (one after a run_command that prints a view like read_file's,
+    one citing café.py, a path beyond ASCII, one citing lib/roles.py after reading app/roles.py),
+    then 80 generated: 1 to 6 citations of discount.py,
     test_discount.py or a file that does not exist, written 'line' or 'Line', among words and
     unicode, after a test run and 0 to 3 reads of whole files or line ranges (whose ends count).
     """
@@ -685,6 +697,8 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             "users_api": fresh_workspace("users_api", parent),
         }
         (workspaces["discount"].root / "café.py").write_text(_CAFE, encoding="utf-8")
+        (workspaces["users_api"].root / "lib").mkdir()
+        (workspaces["users_api"].root / "lib" / "roles.py").write_text(_LIB_ROLES, encoding="utf-8")
         tests = {name: _test_run(name) for name in workspaces}
 
         def judge(case: Citing) -> str | None:

@@ -15,7 +15,7 @@ import openai
 
 from .. import mock
 from ..loop import run_agent
-from ..providers import BackendError, backend_from_env
+from ..providers import OPENAI_BASE_URL, BackendError, backend_from_env
 from ..replay import first_difference
 from ..trace import RecordingHTTPTransport
 from . import Verdict, verdict
@@ -61,7 +61,14 @@ _WANTED: dict[str, dict[str, Any]] = {
         "model": "Qwen/Qwen2.5-7B-Instruct",
         "api_key": "team-key-123",
     },
-    "openai": {"kind": "openai", "model": "gpt-4.1", "api_key": "sk-placeholder"},
+    # OpenAI itself is its API at https://api.openai.com/v1 (a key and no base URL choose it): the same
+    # host with another path (/v2) is no API the SDK can talk to
+    "openai": {
+        "kind": "openai",
+        "base_url": OPENAI_BASE_URL,
+        "model": "gpt-4.1",
+        "api_key": "sk-placeholder",
+    },
     "mock": {"kind": "mock", "policy": "calculator"},
 }
 
@@ -100,6 +107,9 @@ SETTINGS_SHAPES: dict[str, Callable[[tuple[str, dict[str, Any]]], bool]] = {
     "a model other than OpenAI's default": lambda c: c[1].get("model") not in (None, "gpt-4.1-mini"),
     "the mock although the shell has a key": lambda c: c[1]["kind"] == "mock" and bool(SHELL),
     "a mock policy other than the default (echo)": lambda c: c[1].get("policy") not in (None, "echo"),
+    "OpenAI's whole URL, its path too, if one is written": lambda c: (
+        c[1]["kind"] == "openai" and c[1].get("base_url") == OPENAI_BASE_URL
+    ),
 }
 
 
@@ -113,6 +123,9 @@ SETTINGS_SPACE: dict[str, Dimension[tuple[str, dict[str, Any]]]] = {
             ],
             "a server elsewhere": SETTINGS_SHAPES["a server elsewhere that wants a key"],
             "OpenAI": SETTINGS_SHAPES["OpenAI itself: a key and no base URL"],
+            "OpenAI, at its whole URL": SETTINGS_SHAPES[
+                "OpenAI's whole URL, its path too, if one is written"
+            ],
             "the mock": lambda c: c[1]["kind"] == "mock",
         },
     ),

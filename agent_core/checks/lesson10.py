@@ -687,7 +687,28 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
                 f"each text block should be a line of its own, in order (join them with newlines); the "
                 f"content is {content!r}"
             )
+        problems += _blocks_sent_as_data(result, content)
     return problems
+
+
+def _blocks_sent_as_data(result: dict[str, Any], content: str) -> list[str]:
+    """a block that is not text, sent as its Python repr, or an image's base64 data sent as text: 'join the
+    text of the content blocks' sends text, and such a block has none (a line describing it may stay)"""
+    from .._i18n import _
+
+    for block in result["content"]:
+        if block.get("type") == "text":
+            continue
+        if repr(block) in content or ("data" in block and str(block["data"]) in content):
+            return [
+                _(
+                    "the {kind} block reached the model as data ({content}): only text blocks have text "
+                    "to join; leave out a block that is not text, or describe it in words",
+                    kind=block.get("type"),
+                    content=_short(content),
+                )
+            ]
+    return []
 
 
 def _each_on_its_line(text: str, lines: list[str]) -> bool:
