@@ -350,6 +350,23 @@ def _same_json(a: Any, b: Any) -> bool:
         return bool(a == b)
 
 
+# how a key of one property differs: the message with the hint, and without one
+_PROPERTY_KEY_PROBLEMS = {
+    "absent": (
+        N_("property '{name}' has no {key}; it should be {expected} ({hint})"),
+        N_("property '{name}' has no {key}; it should be {expected}"),
+    ),
+    "extra": (
+        N_("property '{name}' should have no {key}; yours is {yours} ({hint})"),
+        N_("property '{name}' should have no {key}; yours is {yours}"),
+    ),
+    "different": (
+        N_("property '{name}' {key} should be {expected}, yours is {yours} ({hint})"),
+        N_("property '{name}' {key} should be {expected}, yours is {yours}"),
+    ),
+}
+
+
 def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:
     """each way a generated function definition differs from the target, with where to look"""
     problems = []
@@ -378,25 +395,24 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
     for name in (n for n in wanted if n in got):
         for key in dict.fromkeys([*wanted[name], *got[name]]):
             if key not in got[name]:
-                problem = _(
-                    "has no {key}; it should be {expected}", key=key, expected=_shown(wanted[name][key])
-                )
+                way = "absent"
             elif key not in wanted[name]:
-                problem = _("should have no {key}; yours is {yours}", key=key, yours=_shown(got[name][key]))
+                way = "extra"
             elif not _same_json(got[name][key], wanted[name][key]):
-                problem = _(
-                    "{key} should be {expected}, yours is {yours}",
-                    key=key,
-                    expected=_shown(wanted[name][key]),
-                    yours=_shown(got[name][key]),
-                )
+                way = "different"
             else:
                 continue
             hint = hints.get(key)
+            with_hint, without = _PROPERTY_KEY_PROBLEMS[way]
             problems.append(
-                _("property '{name}' {problem} ({hint})", name=name, problem=problem, hint=_(hint))
-                if hint
-                else _("property '{name}' {problem}", name=name, problem=problem)
+                _(
+                    with_hint if hint else without,
+                    name=name,
+                    key=key,
+                    expected=_shown(wanted[name].get(key)),
+                    yours=_shown(got[name].get(key)),
+                    hint=_(hint) if hint else "",
+                )
             )
     required = target["parameters"]["required"]
     your_required = (yours.get("parameters") or {}).get("required")
