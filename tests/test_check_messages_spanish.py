@@ -43,11 +43,6 @@ import translate  # noqa: E402
 Case = Callable[[], object]
 
 
-def cancel_order(order_id: str) -> str:
-    """Please cancel my order and refund the payment."""
-    return order_id
-
-
 LESSONS_00_06: dict[str, list[Case]] = {
     "00": [
         lambda: check_ask(l00.ask_forgetting),
@@ -63,7 +58,7 @@ LESSONS_00_06: dict[str, list[Case]] = {
     "01": [
         lambda: check_make_definition(l01.with_mistake(all_required=True)),
         lambda: check_schedule_delivery(l01.delivery(day=str)),
-        lambda: check_cancel_description(cancel_order),
+        lambda: check_cancel_description(l01.vague_cancel_order),
         lambda: check_strict_find_orders(l01.find_orders_stub),
         lambda: check_strict_find_orders(l01.find_orders_with_a_model),
     ],

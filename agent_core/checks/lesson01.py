@@ -402,16 +402,16 @@ def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str,
                 way = "different"
             else:
                 continue
-            hint = hints.get(key)
+            key_hint = hints.get(key)
             with_hint, without = _PROPERTY_KEY_PROBLEMS[way]
             problems.append(
                 _(
-                    with_hint if hint else without,
+                    with_hint if key_hint else without,
                     name=name,
                     key=key,
                     expected=_shown(wanted[name].get(key)),
                     yours=_shown(got[name].get(key)),
-                    hint=_(hint) if hint else "",
+                    hint=_(key_hint) if key_hint else "",
                 )
             )
     required = target["parameters"]["required"]
@@ -776,9 +776,9 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
     if not problems:
         expected = [(question, "cancel_order") for question in _CANCEL_REQUESTS] + _OTHER_REQUESTS
         for question, wanted in expected:
-            problem = _judge_pick(client, definitions, ("", question, "", wanted))
+            problem = _judge_pick(client, definitions, ("", question, "", wanted), named=True)
             if problem:
-                problems.append(_("for {request} {problem}", request=repr(question), problem=problem))
+                problems.append(problem)
     if problems:
         result = verdict("1.3", problems, "")
         result.scenarios = len(_CANCEL_REQUESTS) + len(_OTHER_REQUESTS) + len(cases)
@@ -862,13 +862,37 @@ def _plainer_request(request: _Request) -> Iterator[_Request]:
         yield greeting, body, "", wanted
 
 
-def _judge_pick(client: openai.OpenAI, definitions: list[dict[str, Any]], request: _Request) -> str | None:
-    """the model calls the tool the request is for; else which it called, the scores, and where to look"""
+# what went wrong when the model picked another tool, said alone (a scenario's problem) or after the
+# request it was asked (the lesson's own requests): one whole message each, as their fields are free text
+_PICK_PROBLEMS = {
+    "refused": (
+        N_("the model refused the request: {error}"),
+        N_("for {request} the model refused the request: {error}"),
+    ),
+    "other": (
+        N_("the model called {picked}, not {wanted}. Shared words per tool: {scores}: {advice}"),
+        N_(
+            "for {request} the model called {picked}, not {wanted}. Shared words per tool: {scores}: {advice}"
+        ),
+    ),
+    "none": (
+        N_("the model called no tool, not {wanted}. Shared words per tool: {scores}: {advice}"),
+        N_("for {request} the model called no tool, not {wanted}. Shared words per tool: {scores}: {advice}"),
+    ),
+}
+
+
+def _judge_pick(
+    client: openai.OpenAI, definitions: list[dict[str, Any]], request: _Request, named: bool = False
+) -> str | None:
+    """the model calls the tool the request is for; else which it called, the scores, and where to look
+    (after the request, when `named`)"""
     greeting, body, closing, wanted = request
+    question = greeting + body + closing
     try:
-        picked = _pick(client, greeting + body + closing, definitions)
+        picked = _pick(client, question, definitions)
     except openai.APIError as error:
-        return _("the model refused the request: {error}", error=error)
+        return _(_PICK_PROBLEMS["refused"][named], request=repr(question), error=error)
     if picked == wanted:
         return None
     if wanted == "cancel_order":
@@ -878,19 +902,12 @@ def _judge_pick(client: openai.OpenAI, definitions: list[dict[str, Any]], reques
         )
     else:
         advice = _("say what cancel_order does, not what {wanted} does", wanted=wanted)
-    scores = _explain_choice(_trace_of(client)[-1].request)
-    if picked:
-        return _(
-            "the model called {picked}, not {wanted}. Shared words per tool: {scores}: {advice}",
-            picked=picked,
-            wanted=wanted,
-            scores=scores,
-            advice=advice,
-        )
     return _(
-        "the model called no tool, not {wanted}. Shared words per tool: {scores}: {advice}",
+        _PICK_PROBLEMS["other" if picked else "none"][named],
+        request=repr(question),
+        picked=picked,
         wanted=wanted,
-        scores=scores,
+        scores=_explain_choice(_trace_of(client)[-1].request),
         advice=advice,
     )
 
