@@ -17,12 +17,19 @@ from pathlib import Path
 
 import pytest
 import test_checks_lesson00 as l00
+import test_checks_lesson01 as l01
 import test_checks_lesson02 as l02
 import test_checks_lesson04 as l04
 import test_checks_lesson05 as l05
 import test_checks_lesson06 as l06
 
 from agent_core.checks.lesson00 import check_ask, check_repaired
+from agent_core.checks.lesson01 import (
+    check_cancel_description,
+    check_make_definition,
+    check_schedule_delivery,
+    check_strict_find_orders,
+)
 from agent_core.checks.lesson02 import check_ask_once
 from agent_core.checks.lesson04 import check_my_run, check_predictions
 from agent_core.checks.lesson05 import check_ask_first, check_max_uses
@@ -35,6 +42,7 @@ import translate  # noqa: E402
 
 Case = Callable[[], object]
 
+
 LESSONS_00_06: dict[str, list[Case]] = {
     "00": [
         lambda: check_ask(l00.ask_forgetting),
@@ -46,6 +54,13 @@ LESSONS_00_06: dict[str, list[Case]] = {
         lambda: check_repaired(
             [l00.QUESTION, l00.CALLS, l00.RESULT_B, l00.RESULT_A, l00.ANSWER], l00.JUMBLED
         ),
+    ],
+    "01": [
+        lambda: check_make_definition(l01.with_mistake(all_required=True)),
+        lambda: check_schedule_delivery(l01.delivery(day=str)),
+        lambda: check_cancel_description(l01.vague_cancel_order),
+        lambda: check_strict_find_orders(l01.find_orders_stub),
+        lambda: check_strict_find_orders(l01.find_orders_with_a_model),
     ],
     "02": [
         lambda: check_ask_once(l02.ask_once_keeps_asking),

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypedDict
 import openai
 
 from .. import mock
+from .._i18n import N_, _
 from ..dispatch import ToolRegistry
 from ..mock.chooser import DescriptionReader, score_tools, words
 from ..schema import Tool, tool_definition
@@ -64,16 +65,19 @@ def ping() -> str:
 
 PROBES: list[Callable[..., Any]] = [search_catalog, book_table, ping]
 _GENERATOR_HINTS = {
-    "name": "function.__name__",
-    "summary": "the docstring before its first section (Args:), each paragraph's lines joined by single "
-    "spaces",
-    "missing": "one property per parameter of inspect.signature(function)",
-    "extra": "one property per parameter, no more",
-    "required": "the parameters without a default value, and only those",
-    "type": "map the annotation, not the default's type (`ratio: float = 0` is a number): str -> string, "
-    "int -> integer, float -> number, bool -> boolean",
-    "default": "a parameter's default value goes into its schema as default",
-    "description": "the text after 'name: ' on the parameter's line in Args:; no line, no description",
+    "name": "function.__name__",  # code, the same in every language
+    "summary": N_(
+        "the docstring before its first section (Args:), each paragraph's lines joined by single spaces"
+    ),
+    "missing": N_("one property per parameter of inspect.signature(function)"),
+    "extra": N_("one property per parameter, no more"),
+    "required": N_("the parameters without a default value, and only those"),
+    "type": N_(
+        "map the annotation, not the default's type (`ratio: float = 0` is a number): str -> string, "
+        "int -> integer, float -> number, bool -> boolean"
+    ),
+    "default": N_("a parameter's default value goes into its schema as default"),
+    "description": N_("the text after 'name: ' on the parameter's line in Args:; no line, no description"),
 }
 
 
@@ -124,8 +128,12 @@ def _generated_function(rng: random.Random) -> Callable[..., Any]:
 
 def _describe_function(function: Callable[..., Any]) -> str:
     if function in PROBES:
-        return f"for {function.__name__}()"
-    return f"for {vars(function)['__source__']} with the docstring {inspect.getdoc(function)!r}"
+        return _("for {function}()", function=function.__name__)
+    return _(
+        "for {function} with the docstring {docstring}",
+        function=vars(function)["__source__"],
+        docstring=repr(inspect.getdoc(function)),
+    )
 
 
 def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) -> Verdict:
@@ -143,7 +151,7 @@ def check_make_definition(make_definition: Callable[[Callable[..., Any]], Any]) 
         cases,
         lambda function: _judge_definition(make_definition, function),
         _describe_function,
-        "your generator writes the same definitions as the library, and the API accepts them.",
+        _("your generator writes the same definitions as the library, and the API accepts them."),
     )
 
 
@@ -208,15 +216,17 @@ def _judge_definition(
     yours = make_definition(function)
     envelope = isinstance(yours, dict) and yours.get("type") == "function"
     if not envelope or not isinstance(yours.get("function"), dict):
-        return (
-            f"make_definition({name}) should return {{'type': 'function', 'function': {{'name': ..., "
-            f"'description': ..., 'parameters': ...}}}}; it returned {_shown_short(yours)}"
+        return _(
+            "make_definition({name}) should return {{'type': 'function', 'function': {{'name': ..., "
+            "'description': ..., 'parameters': ...}}}}; it returned {returned}",
+            name=name,
+            returned=_shown_short(yours),
         )
     problems = _differences(tool_definition(function)["function"], yours["function"], _GENERATOR_HINTS)
     if problems:
         return problems[0]
     refused = _refused_by_api(yours)
-    return f"the API refuses the definition: {refused}" if refused else None
+    return _("the API refuses the definition: {refused}", refused=refused) if refused else None
 
 
 def _refused_by_api(definition: dict[str, Any]) -> str:
@@ -277,17 +287,19 @@ DELIVERY_TARGET: dict[str, Any] = {
 
 # Where to look when a key of the definition differs from the target.
 _KEY_HINTS = {
-    "name": "the function's name",
-    "summary": "the docstring's text before its first section (Args:), each paragraph's lines joined by "
-    "single spaces",
-    "missing": "add a parameter named {name}",
-    "extra": "remove or rename it",
-    "required": "a parameter without a default value is required",
-    "type": "the type hint decides it",
-    "enum": "a fixed set of choices comes from Literal[...] or an Enum",
-    "default": "the default value in the signature decides it",
-    "description": "it comes from the parameter's line in the docstring's Args: section",
-    "items": "the type inside list[...] decides it",
+    "name": N_("the function's name"),
+    "summary": N_(
+        "the docstring's text before its first section (Args:), each paragraph's lines joined by "
+        "single spaces"
+    ),
+    "missing": N_("add a parameter named {name}"),
+    "extra": N_("remove or rename it"),
+    "required": N_("a parameter without a default value is required"),
+    "type": N_("the type hint decides it"),
+    "enum": N_("a fixed set of choices comes from Literal[...] or an Enum"),
+    "default": N_("the default value in the signature decides it"),
+    "description": N_("it comes from the parameter's line in the docstring's Args: section"),
+    "items": N_("the type inside list[...] decides it"),
 }
 
 # Exercise 1.3: the other tools the model is offered (only their descriptions matter to it).
@@ -338,45 +350,88 @@ def _same_json(a: Any, b: Any) -> bool:
         return bool(a == b)
 
 
+# how a key of one property differs: the message with the hint, and without one
+_PROPERTY_KEY_PROBLEMS = {
+    "absent": (
+        N_("property '{name}' has no {key}; it should be {expected} ({hint})"),
+        N_("property '{name}' has no {key}; it should be {expected}"),
+    ),
+    "extra": (
+        N_("property '{name}' should have no {key}; yours is {yours} ({hint})"),
+        N_("property '{name}' should have no {key}; yours is {yours}"),
+    ),
+    "different": (
+        N_("property '{name}' {key} should be {expected}, yours is {yours} ({hint})"),
+        N_("property '{name}' {key} should be {expected}, yours is {yours}"),
+    ),
+}
+
+
 def _differences(target: dict[str, Any], yours: dict[str, Any], hints: dict[str, str]) -> list[str]:
     """each way a generated function definition differs from the target, with where to look"""
     problems = []
     for key in ("name", "description"):
         if yours.get(key) != target[key]:
-            where = hints["name" if key == "name" else "summary"]
+            where = _(hints["name" if key == "name" else "summary"])
             problems.append(
-                f"{key} should be {_shown(target[key])}, yours is {_shown(yours.get(key))} ({where})"
+                _(
+                    "{key} should be {expected}, yours is {yours} ({where})",
+                    key=key,
+                    expected=_shown(target[key]),
+                    yours=_shown(yours.get(key)),
+                    where=where,
+                )
             )
     wanted = target["parameters"]["properties"]
     got = (yours.get("parameters") or {}).get("properties") or {}
     for name in wanted:
         if name not in got:
-            problems.append(f"property '{name}' is missing: {hints['missing'].format(name=name)}")
+            hint = _(hints["missing"], name=name)
+            problems.append(_("property '{name}' is missing: {hint}", name=name, hint=hint))
     for name in got:
         if name not in wanted:
-            problems.append(f"property '{name}' is not in the target: {hints['extra'].format(name=name)}")
+            hint = _(hints["extra"], name=name)
+            problems.append(_("property '{name}' is not in the target: {hint}", name=name, hint=hint))
     for name in (n for n in wanted if n in got):
         for key in dict.fromkeys([*wanted[name], *got[name]]):
             if key not in got[name]:
-                problem = f"has no {key}; it should be {_shown(wanted[name][key])}"
+                way = "absent"
             elif key not in wanted[name]:
-                problem = f"should have no {key}; yours is {_shown(got[name][key])}"
+                way = "extra"
             elif not _same_json(got[name][key], wanted[name][key]):
-                problem = f"{key} should be {_shown(wanted[name][key])}, yours is {_shown(got[name][key])}"
+                way = "different"
             else:
                 continue
-            hint = hints.get(key)
-            problems.append(f"property '{name}' {problem}" + (f" ({hint})" if hint else ""))
+            key_hint = hints.get(key)
+            with_hint, without = _PROPERTY_KEY_PROBLEMS[way]
+            problems.append(
+                _(
+                    with_hint if key_hint else without,
+                    name=name,
+                    key=key,
+                    expected=_shown(wanted[name].get(key)),
+                    yours=_shown(got[name].get(key)),
+                    hint=_(key_hint) if key_hint else "",
+                )
+            )
     required = target["parameters"]["required"]
     your_required = (yours.get("parameters") or {}).get("required")
     if isinstance(your_required, tuple | set) and set(map(str, your_required)) == set(required):
         problems.append(
-            f"required holds the right names, but as a {type(your_required).__name__}: make it a list "
-            "(the definition is JSON data, and other code that reads it expects a list)"
+            _(
+                "required holds the right names, but as a {kind}: make it a list "
+                "(the definition is JSON data, and other code that reads it expects a list)",
+                kind=type(your_required).__name__,
+            )
         )
     elif not isinstance(your_required, list) or set(map(str, your_required)) != set(required):
         problems.append(
-            f"required should be {_shown(required)}, yours is {_shown(your_required)} ({hints['required']})"
+            _(
+                "required should be {expected}, yours is {yours} ({hint})",
+                expected=_shown(required),
+                yours=_shown(your_required),
+                hint=_(hints["required"]),
+            )
         )
     return problems
 
@@ -395,7 +450,7 @@ def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
     """
     made, problem = _definition(function)
     if problem:
-        return verdict("1.2", [f"the function cannot become a tool: {problem}"], "")
+        return verdict("1.2", [_("the function cannot become a tool: {problem}", problem=problem)], "")
     problems = _differences(DELIVERY_TARGET["function"], made.definition["function"], _KEY_HINTS)
     cases = delivery_scenarios()
     if problems:
@@ -410,8 +465,8 @@ def check_schedule_delivery(function: Callable[..., Any]) -> Verdict:
             _registry(function, "schedule_delivery"),
             _registry(_reference_schedule_delivery, "schedule_delivery"),
         ),
-        lambda arguments: f"the model's call schedule_delivery({_shown(arguments)})",
-        "your function generates exactly the target definition.",
+        lambda arguments: _("the model's call schedule_delivery({arguments})", arguments=_shown(arguments)),
+        _("your function generates exactly the target definition."),
         _fewer_arguments,
     )
 
@@ -524,9 +579,10 @@ def _judge_call(
     yours: ToolRegistry,
     reference: ToolRegistry,
     arguments: dict[str, Any],
-    target: str = "the target definition",
+    target: str = N_("the target definition"),
 ) -> str | None:
     """both tools run the call or both refuse it; a tool that fails on an allowed call is wrong"""
+    target = _(target)
     name = reference.names[0]
     call = {
         "id": "call_1",
@@ -535,21 +591,28 @@ def _judge_call(
     }
     expected, got = reference.run(call), yours.run(call)
     if expected.is_error and got.error_type == "tool_error" and expected.error_type != "tool_error":
-        return (
-            f"{target} forbids this call ({_first_line(expected.content, 1)}), but your definition let it "
-            f"through and your tool then failed ({_first_line(got.content)!r}): its type hints should "
-            "refuse what the definition refuses"
+        return _(
+            "{target} forbids this call ({reason}), but your definition let it "
+            "through and your tool then failed ({failure}): its type hints should "
+            "refuse what the definition refuses",
+            target=target,
+            reason=_first_line(expected.content, 1),
+            failure=repr(_first_line(got.content)),
         )
     if expected.is_error == got.is_error:
         return None
     if got.is_error:
-        return (
-            f"{target} allows this call, but your tool answered {_first_line(got.content)!r}: "
-            "it must run every call its definition allows"
+        return _(
+            "{target} allows this call, but your tool answered {answer}: "
+            "it must run every call its definition allows",
+            target=target,
+            answer=repr(_first_line(got.content)),
         )
-    return (
-        f"{target} forbids this call ({_first_line(expected.content, 1)}), but your tool ran "
-        "it: its type hints should refuse what the definition refuses"
+    return _(
+        "{target} forbids this call ({reason}), but your tool ran "
+        "it: its type hints should refuse what the definition refuses",
+        target=target,
+        reason=_first_line(expected.content, 1),
     )
 
 
@@ -611,8 +674,11 @@ def _stuffing(description: str) -> list[str]:
     repeated = sorted(w for w in set(content) if content.count(w) > 1)
     if repeated:
         return [
-            f"the description repeats {', '.join(repeated)}: a model reads a description once; "
-            "say what the tool does, each word once"
+            _(
+                "the description repeats {words}: a model reads a description once; "
+                "say what the tool does, each word once",
+                words=", ".join(repeated),
+            )
         ]
     unquoted = re.sub(r'"[^"]*"|“[^”]*”|\'[^\']*\'', " ", description)  # a quoted request may say "my"
     voice = sorted(
@@ -624,24 +690,32 @@ def _stuffing(description: str) -> list[str]:
     )
     if voice:
         return [
-            f"the description speaks as a customer ({', '.join(voice)}): it is read by the model that "
-            "picks tools, so say what the tool does, e.g. 'Cancels an order ...'"
+            _(
+                "the description speaks as a customer ({words}): it is read by the model that "
+                "picks tools, so say what the tool does, e.g. 'Cancels an order ...'",
+                words=", ".join(voice),
+            )
         ]
     copied = sorted(_REQUEST_ONLY_WORDS & set(content))
     if copied:
         return [
-            f"the description copies words from the example requests ({', '.join(copied)}): say what "
-            "the tool does for any cancellation, not what these two customers wrote"
+            _(
+                "the description copies words from the example requests ({words}): say what "
+                "the tool does for any cancellation, not what these two customers wrote",
+                words=", ".join(copied),
+            )
         ]
     segments = [part for part in description.replace(";", ",").split(",") if part.strip()]
     if len(segments) >= 3 and sum(len(part.split()) <= 1 for part in segments) * 2 >= len(segments):
-        return ["the description is a list of keywords: write one sentence saying what the tool does"]
+        return [_("the description is a list of keywords: write one sentence saying what the tool does")]
     # a sentence ends at . ! or ? followed by a capital letter ("e.g." and "i.e." do not end one)
     ends = re.findall(r"(?<!\be\.g)(?<!\bi\.e)[.!?]\s+(?=[A-Z])", description.strip())
     if ends or len(description.split()) > _MAX_DESCRIPTION_WORDS or not description.rstrip().endswith("."):
         return [
-            f"write the description as one sentence of at most {_MAX_DESCRIPTION_WORDS} words, "
-            "ending with a period"
+            _(
+                "write the description as one sentence of at most {count} words, ending with a period",
+                count=_MAX_DESCRIPTION_WORDS,
+            )
         ]
     return []
 
@@ -659,24 +733,29 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
     """
     made, problem = _definition(function)
     if problem:
-        return verdict("1.3", [f"the function cannot become a tool: {problem}"], "")
+        return verdict("1.3", [_("the function cannot become a tool: {problem}", problem=problem)], "")
     if made.name != "cancel_order":
-        return verdict("1.3", [f"keep the name cancel_order (yours is {made.name!r})"], "")
+        return verdict("1.3", [_("keep the name cancel_order (yours is {name})", name=repr(made.name))], "")
     cases = cancel_scenarios()
     problems = []
     order_ids = [word for word in ("A-2071", "B-3310", "A-1042") if word in made.description]
     if order_ids:
         problems.append(
-            f"the description mentions {', '.join(order_ids)}: describe what the tool does for "
-            "any order, not one request"
+            _(
+                "the description mentions {ids}: describe what the tool does for any order, not one request",
+                ids=", ".join(order_ids),
+            )
         )
     problems += _stuffing(made.description)
     spanish = _SPANISH_WORDS & set(re.findall(r"\w+", made.description.lower()))
     if len(spanish) >= 2 and not problems:
         problems.append(
-            f"the description is in Spanish ({', '.join(sorted(spanish))}...), and the requests are in "
-            "English: DescriptionReader matches the words they share, so write it in English, as the "
-            "exercise says"
+            _(
+                "the description is in Spanish ({words}...), and the requests are in "
+                "English: DescriptionReader matches the words they share, so write it in English, as the "
+                "exercise says",
+                words=", ".join(sorted(spanish)),
+            )
         )
     definitions = [
         {
@@ -697,9 +776,9 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
     if not problems:
         expected = [(question, "cancel_order") for question in _CANCEL_REQUESTS] + _OTHER_REQUESTS
         for question, wanted in expected:
-            problem = _judge_pick(client, definitions, ("", question, "", wanted))
+            problem = _judge_pick(client, definitions, ("", question, "", wanted), named=True)
             if problem:
-                problems.append(f"for {question!r} {problem}")
+                problems.append(problem)
     if problems:
         result = verdict("1.3", problems, "")
         result.scenarios = len(_CANCEL_REQUESTS) + len(_OTHER_REQUESTS) + len(cases)
@@ -708,8 +787,11 @@ def check_cancel_description(function: Callable[..., Any]) -> Verdict:
         "1.3",
         cases,
         functools.partial(_judge_pick, client, definitions),
-        lambda request: f"for {''.join(request[:3])!r}",
-        "the model now calls cancel_order to cancel, and still looks up and searches with the right tools.",
+        lambda request: _("for {request}", request=repr("".join(request[:3]))),
+        _(
+            "the model now calls cancel_order to cancel, and still looks up and searches with the right "
+            "tools."
+        ),
         _plainer_request,
     )
     result.scenarios += len(_CANCEL_REQUESTS) + len(_OTHER_REQUESTS)
@@ -780,26 +862,53 @@ def _plainer_request(request: _Request) -> Iterator[_Request]:
         yield greeting, body, "", wanted
 
 
-def _judge_pick(client: openai.OpenAI, definitions: list[dict[str, Any]], request: _Request) -> str | None:
-    """the model calls the tool the request is for; else which it called, the scores, and where to look"""
+# what went wrong when the model picked another tool, said alone (a scenario's problem) or after the
+# request it was asked (the lesson's own requests): one whole message each, as their fields are free text
+_PICK_PROBLEMS = {
+    "refused": (
+        N_("the model refused the request: {error}"),
+        N_("for {request} the model refused the request: {error}"),
+    ),
+    "other": (
+        N_("the model called {picked}, not {wanted}. Shared words per tool: {scores}: {advice}"),
+        N_(
+            "for {request} the model called {picked}, not {wanted}. Shared words per tool: {scores}: {advice}"
+        ),
+    ),
+    "none": (
+        N_("the model called no tool, not {wanted}. Shared words per tool: {scores}: {advice}"),
+        N_("for {request} the model called no tool, not {wanted}. Shared words per tool: {scores}: {advice}"),
+    ),
+}
+
+
+def _judge_pick(
+    client: openai.OpenAI, definitions: list[dict[str, Any]], request: _Request, named: bool = False
+) -> str | None:
+    """the model calls the tool the request is for; else which it called, the scores, and where to look
+    (after the request, when `named`)"""
     greeting, body, closing, wanted = request
+    question = greeting + body + closing
     try:
-        picked = _pick(client, greeting + body + closing, definitions)
+        picked = _pick(client, question, definitions)
     except openai.APIError as error:
-        return f"the model refused the request: {error}"
+        return _(_PICK_PROBLEMS["refused"][named], request=repr(question), error=error)
     if picked == wanted:
         return None
-    what = f"called {picked}" if picked else "called no tool"
     if wanted == "cancel_order":
-        advice = (
+        advice = _(
             "cancel_order needs more shared words than every other tool (a tie goes to "
             "the tool offered first, and cancel_order is offered last)"
         )
     else:
-        advice = f"say what cancel_order does, not what {wanted} does"
-    return (
-        f"the model {what}, not {wanted}. Shared words per tool: "
-        f"{_explain_choice(_trace_of(client)[-1].request)}: {advice}"
+        advice = _("say what cancel_order does, not what {wanted} does", wanted=wanted)
+    return _(
+        _PICK_PROBLEMS["other" if picked else "none"][named],
+        request=repr(question),
+        picked=picked,
+        wanted=wanted,
+        scores=_explain_choice(_trace_of(client)[-1].request),
+        advice=advice,
     )
 
 
@@ -817,13 +926,13 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
     """
     loose, problem = _definition(function)
     if problem:
-        return verdict("1.4", [f"the function cannot become a tool: {problem}"], "")
+        return verdict("1.4", [_("the function cannot become a tool: {problem}", problem=problem)], "")
     cases = order_scenarios()
     problems = _strict_shape(loose)
     if not problems:
         strict, problem = _definition(function, strict=True)
         if problem or strict is None:
-            problems = [f"strict mode still refuses it: {problem}"]
+            problems = [_("strict mode still refuses it: {problem}", problem=problem)]
         else:
             problems = _accepted(strict)
     if problems:
@@ -837,10 +946,10 @@ def check_strict_find_orders(function: Callable[..., Any]) -> Verdict:
             _judge_call,
             _registry(function, "find_orders", strict=True),
             _registry(_reference_find_orders, "find_orders", strict=True),
-            target="the strict definition the exercise describes",
+            target=N_("the strict definition the exercise describes"),
         ),
-        lambda arguments: f"the model's call find_orders({_shown(arguments)})",
-        "find_orders is a strict tool now, and the API accepts it.",
+        lambda arguments: _("the model's call find_orders({arguments})", arguments=_shown(arguments)),
+        _("find_orders is a strict tool now, and the API accepts it."),
         _fewer_arguments,
     )
 
@@ -851,35 +960,46 @@ def _strict_shape(loose: Tool) -> list[str]:
     properties = loose.parameters["properties"]
     if list(properties) != _FIND_ORDERS_PARAMETERS:
         return [
-            f"keep the parameters {', '.join(_FIND_ORDERS_PARAMETERS)} (yours: "
-            f"{', '.join(properties)}): the model's calls and your code both use these names"
+            _(
+                "keep the parameters {expected} (yours: {yours}): the model's calls and your code both use "
+                "these names",
+                expected=", ".join(_FIND_ORDERS_PARAMETERS),
+                yours=", ".join(properties),
+            )
         ]
     for name, schema in properties.items():
         options = [schema, *schema.get("anyOf", [])]
         if any(o.get("type") == "object" and "properties" not in o for o in options):
             problems.append(
-                f"'{name}' is a free-form dict: strict mode needs every key named. Describe its "
-                "keys with a TypedDict and use that as the type hint (it is still a dict, so "
-                "filters['status'] keeps working)"
+                _(
+                    "'{name}' is a free-form dict: strict mode needs every key named. Describe its "
+                    "keys with a TypedDict and use that as the type hint (it is still a dict, so "
+                    "filters['status'] keeps working)",
+                    name=name,
+                )
             )
         if any(o.get("type") == "array" and "items" not in o for o in options):
-            problems.append(f"'{name}' is a list of anything: say what it holds, e.g. list[str]")
+            problems.append(_("'{name}' is a list of anything: say what it holds, e.g. list[str]", name=name))
     filters = properties["filters"]
     if not problems and set(filters.get("properties", {})) != {"status", "placed_after"}:
+        keys = ", ".join(filters.get("properties", {}))
         problems.append(
-            "filters should have exactly two keys, status and placed_after; yours has "
-            f"{', '.join(filters.get('properties', {})) or 'none'}"
+            _("filters should have exactly two keys, status and placed_after; yours has {keys}", keys=keys)
+            if keys
+            else _("filters should have exactly two keys, status and placed_after; yours has none")
         )
     if not problems:
         problems += _filter_keys(filters.get("properties", {}))
     if not problems and set(filters.get("required", [])) != {"status", "placed_after"}:
         problems.append(
-            "filters' status and placed_after should both be required, since the body reads both: a "
-            "TypedDict with total=False makes them optional, and strict mode then lets the model send "
-            "null for them"
+            _(
+                "filters' status and placed_after should both be required, since the body reads both: a "
+                "TypedDict with total=False makes them optional, and strict mode then lets the model send "
+                "null for them"
+            )
         )
     if "tags" in loose.parameters["required"]:
-        problems.append("tags should stay optional: give it a default of None")
+        problems.append(_("tags should stay optional: give it a default of None"))
     return problems
 
 
@@ -1003,13 +1123,21 @@ def _filter_keys(keys: dict[str, Any]) -> list[str]:
     status = keys["status"]
     if status.get("type") != "string" or sorted(status.get("enum") or []) != sorted(_ORDER_STATUSES):
         problems.append(
-            f"filters' status should be one of {', '.join(_ORDER_STATUSES)} and nothing else; yours "
-            f"allows {_shown(status)}: type it as Literal[{', '.join(map(repr, _ORDER_STATUSES))}]"
+            _(
+                "filters' status should be one of {statuses} and nothing else; yours allows {yours}: type it "
+                "as Literal[{literal}]",
+                statuses=", ".join(_ORDER_STATUSES),
+                yours=_shown(status),
+                literal=", ".join(map(repr, _ORDER_STATUSES)),
+            )
         )
     if keys["placed_after"].get("type") != "string":
         problems.append(
-            f"filters' placed_after is an ISO date, which JSON writes as a string; yours is "
-            f"{_shown(keys['placed_after'])}: type it as str"
+            _(
+                "filters' placed_after is an ISO date, which JSON writes as a string; yours is {yours}: "
+                "type it as str",
+                yours=_shown(keys["placed_after"]),
+            )
         )
     return problems
 
@@ -1023,7 +1151,7 @@ def _accepted(strict: Tool) -> list[str]:
             tools=[strict.definition],  # type: ignore[list-item]  # the learner's, as written
         )
     except openai.APIError as error:
-        return [f"the API refuses the strict definition: {error}"]
+        return [_("the API refuses the strict definition: {error}", error=error)]
     return []
 
 
