@@ -34,7 +34,7 @@ import os
 import re
 import sys
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -740,19 +740,87 @@ def runtime_templates(root: Path = ROOT) -> list[Template]:
     return templates
 
 
-def localized(line: str, templates: list[Template], seen: dict[str, str] | None = None) -> str:
+def _splits(parts: list[tuple[str, str | None]], text: str, start: int = 0) -> Iterator[dict[str, str]]:
+    """every way a message's English (literal, field) parts can spell the text, fields not empty"""
+    if not parts:
+        if start == len(text):
+            yield {}
+        return
+    literal, field = parts[0]
+    if not text.startswith(literal, start):
+        return
+    start += len(literal)
+    if field is None:
+        yield from _splits(parts[1:], text, start)
+        return
+    following = parts[1][0] if len(parts) > 1 else None
+    ends = (
+        [len(text)]
+        if following is None
+        else [end for end in range(start + 1, len(text) + 1) if text.startswith(following, end)]
+    )
+    for end in ends:
+        for rest in _splits(parts[1:], text, end):
+            yield {field: text[start:end], **rest}
+
+
+def localized(
+    line: str, templates: list[Template], seen: dict[str, str] | None = None, field: bool = False
+) -> str:
     """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
-    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too);
-    `seen` collects each English text that changed, with its Spanish"""
-    for pattern, _english, spanish in templates:
-        match = pattern.fullmatch(line)
-        if match:
-            fields = {name: localized(value, templates, seen) for name, value in match.groupdict().items()}
-            result = spanish.format(**fields) if fields else spanish
-            if seen is not None and result != line:
-                seen[line] = result
-            return result
-    return line
+    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too,
+    or a list of messages joined by "; " or ", ", as a check's scenario descriptions are). Where the
+    line can be read as messages in several ways, the reading whose messages' own words cover most of
+    it wins. `seen` collects each English text that changed, with its Spanish"""
+    result, _covered, changed = _reading(line, templates, field)
+    if seen is not None:
+        seen.update(changed)
+    return result
+
+
+_READINGS: dict[tuple[int, str, bool], tuple[str, int, tuple[tuple[str, str], ...]]] = {}
+
+
+def _reading(
+    line: str, templates: list[Template], field: bool
+) -> tuple[str, int, tuple[tuple[str, str], ...]]:
+    """the Spanish of a text, how many of its characters are messages' own words, and the texts changed"""
+    key = (id(templates), line, field)
+    if key not in _READINGS:
+        _READINGS[key] = _best_reading(line, templates, field)
+    return _READINGS[key]
+
+
+def _best_reading(
+    line: str, templates: list[Template], field: bool
+) -> tuple[str, int, tuple[tuple[str, str], ...]]:
+    import string
+
+    best: tuple[str, int, tuple[tuple[str, str], ...]] = (line, 0, ())
+    for pattern, english, spanish in templates:
+        if not pattern.fullmatch(line):
+            continue
+        parts = [(literal, name) for literal, name, _spec, _conversion in string.Formatter().parse(english)]
+        words = sum(len(literal) for literal, _name in parts)
+        for count, values in enumerate(_splits(parts, line) if pattern.groupindex else [{}]):
+            if count == 200:  # enough ways tried
+                break
+            readings = {name: _reading(value, templates, True) for name, value in values.items()}
+            covered = words + sum(reading[1] for reading in readings.values())
+            if covered > best[1]:
+                fields = {name: reading[0] for name, reading in readings.items()}
+                result = spanish.format(**fields) if fields else spanish
+                changed = tuple(pair for reading in readings.values() for pair in reading[2])
+                best = (result, covered, changed + (((line, result),) if result != line else ()))
+    for separator in ("; ", ", ") if field else ():
+        if separator in line:
+            items = [_reading(item, templates, True) for item in line.split(separator)]
+            covered = sum(item[1] for item in items)
+            if covered > best[1]:
+                result = separator.join(item[0] for item in items)
+                changed = tuple(pair for item in items for pair in item[2])
+                best = (result, covered, changed + (((line, result),) if result != line else ()))
+    return best
 
 
 def _localized_text(text: str, templates: list[Template], seen: dict[str, str]) -> str:
