@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "agent_core" / "checks"
 
 # the lessons whose checks are marked; each other one fails the static test below, strictly
-MARKED = {"08", "12", "13"}
+MARKED = {"08", "11", "12", "13"}
 LESSONS = ["07", "08", "09", "10", "11", "12", "13"]
 
 PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:.'()]+[A-Za-z]{2,}")  # two words: text a person reads
@@ -24,12 +24,24 @@ PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:.'()]+[A-Za-z]{2,}")  # two words: text a 
 # prose a check writes that the learner never reads as a message: what the mock model says or reads,
 # a tool's result, a task sent to the model (the model reads English: never marked)
 FOR_THE_MODEL = {
+    "11": {  # the model's answers in the runs 11.1 grades; the names of the shapes the tests reach
+        "The answer is {}.",
+        "Not {}: the result is {}",
+        "x = {}; so the answer is {}.",
+        "{} was my first guess, but it is {}.",
+        "a run stopped by {}",
+        "stopped by {}",
+    },
     "12": {"Subtask {}: look at notes.txt.", "The helpers are done.", "{} found: hello"},
     "13": {"result of {}", '<untrusted source="{}">\n'},  # a tool's result; the block the answer must open
 }
 
-# text of the model's inside a problem line: the reference's refusal, which the model reads, in English
-MODEL_TEXT = {"13": re.compile(r"(?<=refused \().*?(?=\); )|(?<=rechazarse \().*?(?=\); )")}
+# text from elsewhere inside a problem line, shown as it is: the reference's refusal, which the model
+# reads, in English (13.3); the reference grader's verdict, agent_core.evaluation's (11.1, 11.2)
+MODEL_TEXT = {
+    "11": re.compile(r"(?<=but ).*?(?= \(|$)|(?<=pero ).*?(?= \(|$)"),
+    "13": re.compile(r"(?<=refused \().*?(?=\); )|(?<=rechazarse \().*?(?=\); )"),
+}
 
 
 def _literal(node: ast.JoinedStr) -> str:

@@ -812,12 +812,13 @@ def _best_reading(
                 result = spanish.format(**fields) if fields else spanish
                 changed = tuple(pair for reading in readings.values() for pair in reading[2])
                 best = (result, covered, changed + (((line, result),) if result != line else ()))
-    for separator in ("; ", ", ") if field else ():
+    joiners = [(e, s) for p, e, s in templates if not p.groupindex and e != e.strip() and len(e) < 12]
+    for separator, joiner in [("; ", "; "), (", ", ", "), *joiners] if field else ():  # " and ": " y "
         if separator in line:
             items = [_reading(item, templates, True) for item in line.split(separator)]
-            covered = sum(item[1] for item in items)
+            covered = sum(item[1] for item in items) + (len(separator) if joiner != separator else 0)
             if covered > best[1]:
-                result = separator.join(item[0] for item in items)
+                result = joiner.join(item[0] for item in items)
                 changed = tuple(pair for item in items for pair in item[2])
                 best = (result, covered, changed + (((line, result),) if result != line else ()))
     return best
