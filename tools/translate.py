@@ -765,7 +765,7 @@ def _splits(parts: list[tuple[str, str | None]], text: str, start: int = 0) -> I
 
 
 def localized(
-    line: str, templates: list[Template], seen: dict[str, str] | None = None, field: bool = False
+    line: str, templates: list[Template], seen: dict[str, str] | None = None, field: bool | str = False
 ) -> str:
     """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
     fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too,
@@ -778,11 +778,11 @@ def localized(
     return result
 
 
-_READINGS: dict[tuple[int, str, bool], tuple[str, int, tuple[tuple[str, str], ...]]] = {}
+_READINGS: dict[tuple[int, str, bool | str], tuple[str, int, tuple[tuple[str, str], ...]]] = {}
 
 
 def _reading(
-    line: str, templates: list[Template], field: bool
+    line: str, templates: list[Template], field: bool | str
 ) -> tuple[str, int, tuple[tuple[str, str], ...]]:
     """the Spanish of a text, how many of its characters are messages' own words, and the texts changed"""
     key = (id(templates), line, field)
@@ -792,7 +792,7 @@ def _reading(
 
 
 def _best_reading(
-    line: str, templates: list[Template], field: bool
+    line: str, templates: list[Template], field: bool | str
 ) -> tuple[str, int, tuple[tuple[str, str], ...]]:
     import string
 
@@ -812,15 +812,23 @@ def _best_reading(
                 result = spanish.format(**fields) if fields else spanish
                 changed = tuple(pair for reading in readings.values() for pair in reading[2])
                 best = (result, covered, changed + (((line, result),) if result != line else ()))
-    joiners = [(e, s) for p, e, s in templates if not p.groupindex and e != e.strip() and len(e) < 12]
-    for separator, joiner in [("; ", "; "), (", ", ", "), *joiners] if field else ():  # " and ": " y "
+    if not field or field == "item":
+        return best
+    for separator in ("; ", ", "):  # a list of messages: each item on its own
         if separator in line:
-            items = [_reading(item, templates, True) for item in line.split(separator)]
-            covered = sum(item[1] for item in items) + (len(separator) if joiner != separator else 0)
+            items = [_reading(item, templates, "item") for item in line.split(separator)]
+            covered = sum(item[1] for item in items)
             if covered > best[1]:
-                result = joiner.join(item[0] for item in items)
-                changed = tuple(pair for item in items for pair in item[2])
-                best = (result, covered, changed + (((line, result),) if result != line else ()))
+                result = separator.join(item[0] for item in items)
+                best = (result, covered, tuple(p for item in items for p in item[2]) + ((line, result),))
+    joiners = [(e, s) for p, e, s in templates if not p.groupindex and e != e.strip() and len(e) < 12]
+    for joiner, spanish in joiners:  # names joined by a marked joiner ("add; then divide"), nothing else
+        names = line.split(joiner)
+        if len(names) > 1 and all(re.fullmatch(r"[A-Za-z_][\w.]*", name) for name in names):
+            covered = len(joiner) * (len(names) - 1)
+            if covered > best[1]:
+                result = spanish.join(names)
+                best = (result, covered, ((line, result),))
     return best
 
 

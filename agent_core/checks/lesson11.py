@@ -890,14 +890,15 @@ def _which_part(got: tuple[float, float], p: float, n: int, z: float) -> str:
     """which of Wilson's two parts is off, when the ends were not clamped and so show both"""
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    centre_formula = _("the centre (p + z²/2n) / (1 + z²/n)")
-    half_formula = _("the half-width z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)")
     low, high = got
     if 0 < low and high < 1:
         centre_right = math.isclose((low + high) / 2, centre, abs_tol=1e-6)
         half_right = math.isclose((high - low) / 2, half, abs_tol=1e-6)
         if centre_right and not half_right:
-            return _("Your centre is right; check {formula}", formula=half_formula)
+            return _("Your centre is right; check the half-width z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)")
         if half_right and not centre_right:
-            return _("Your half-width is right; check {formula}", formula=centre_formula)
-    return _("Check {centre} and {half}", centre=centre_formula, half=half_formula)
+            return _("Your half-width is right; check the centre (p + z²/2n) / (1 + z²/n)")
+    return _(
+        "Check the centre (p + z²/2n) / (1 + z²/n) and the half-width z / (1 + z²/n) · sqrt(p(1-p)/n "
+        "+ z²/4n²)"
+    )
