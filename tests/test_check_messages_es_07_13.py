@@ -7,6 +7,7 @@ import ast
 import importlib
 import inspect
 import re
+import string
 import sys
 from pathlib import Path
 
@@ -171,3 +172,44 @@ def test_the_catalogued_wrong_answers_read_in_spanish(lesson, monkeypatch, capsy
             assert english != spanish and not left, (
                 f"{name}: the Spanish problem line keeps English {sorted(left)[:3]}:\n{spanish}"
             )
+
+
+# --- the Spanish notebooks' stored outputs: how tools/translate.py reads a printed line ----------------
+
+
+def _template(english: str, spanish: str) -> tuple[re.Pattern[str], str, str]:
+    pattern = "".join(
+        re.escape(literal) + (f"(?P<{name}>.+?)" if name else "")
+        for literal, name, _spec, _conversion in string.Formatter().parse(english)
+    )
+    return re.compile(pattern, re.DOTALL), english, spanish
+
+
+def test_a_scenario_line_is_read_the_way_that_finds_the_most_messages():
+    """a check's problem line, "{scenario}: {problem}", whose description holds ': ' itself and whose
+    fields are lists and names joined by marked joiners: the build prints it as a Spanish run does"""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import translate
+
+    templates = [
+        _template("{scenario}: {problem}", "{scenario}: {problem}"),
+        _template("from an empty plan: {steps}", "desde un plan vacío: {steps}"),
+        _template("at step {number} ({step}) the items are wrong", "en el paso {number} ({step}) fallan"),
+        _template("a run that called {said}", "una ejecución que llamó a {said}"),
+        _template("the parent delegates once", "el padre delega una vez"),
+        _template("each child {steps}", "cada hijo {steps}"),
+        _template("answers", "responde"),
+        _template("; then ", "; después, "),
+        _template(" and ", " y "),
+    ]
+    line = "from an empty plan: add 'x': at step 1 (add 'x') the items are wrong"
+    assert (
+        translate.localized(line, templates) == "desde un plan vacío: add 'x': en el paso 1 (add 'x') fallan"
+    )
+    line = "the parent delegates once; each child answers; max_turns=1: a run that called add; then divide"
+    assert translate.localized(line, templates) == (
+        "el padre delega una vez; cada hijo responde; max_turns=1: "
+        "una ejecución que llamó a add; después, divide"
+    )
+    for english in ("'4+2 and 7+8': 2 model calls", "ask_once() called the model once and stopped: run it"):
+        assert translate.localized(english, templates) == english  # a joiner joins names, not any text
