@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "agent_core" / "checks"
 
 # the lessons whose checks are marked; each other one fails the static test below, strictly
-MARKED = {"08", "11", "12", "13"}
+MARKED = {"07", "08", "11", "12", "13"}
 LESSONS = ["07", "08", "09", "10", "11", "12", "13"]
 
 PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:.'()]+[A-Za-z]{2,}")  # two words: text a person reads
@@ -25,6 +25,7 @@ PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:.'()]+[A-Za-z]{2,}")  # two words: text a 
 # prose a check writes that the learner never reads as a message: what the mock model says or reads,
 # a tool's result, a task sent to the model (the model reads English: never marked)
 FOR_THE_MODEL = {
+    "07": {"Line {} of discount.py."},  # an answer the model gives, which 7.2 judges
     "11": {  # the model's answers in the runs 11.1 grades; the names of the shapes the tests reach
         "The answer is {}.",
         "Not {}: the result is {}",
