@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import mock
+from .._i18n import N_, _
 from ..coding._observations import ReportCache
 from ..coding.agent import ALL_TOOLS, SYSTEM, TASKS, Workspace, coding_tools, fresh_workspace
 from ..coding.guards import citations, shown_lines
@@ -106,29 +107,31 @@ def _smaller_paths(path: str) -> Iterator[str]:
 def _read_labels(parent: Path, made: dict[str, bool]) -> dict[str, str]:
     """the readable paths, each with what it tries"""
     labels = {
-        "main.py": "a file at the project root",
-        "app/roles.py": "a file in a subfolder",
-        "app/../main.py": "a path whose '..' stays inside the project",
-        "../secret.txt": "'..' climbs out of the project",
-        "app/../../secret.txt": "a '..' in the middle climbs out of the project",
-        str(parent / "secret.txt"): "an absolute path",
-        "../project-private/key.txt": "the folder next door, whose name starts like the project's "
-        "(compare paths with Path.is_relative_to, not str.startswith)",
-        "rules.py": "a file that does not exist",
-        "app/rules.py": "a file that does not exist, in a folder that does",
-        "app": "a folder",
-        "app/": "a folder, written with a slash",
-        "./app/roles.py": "a path that starts with './'",
-        "app//roles.py": "a path with a doubled '/'",
-        "read me.txt": "a file whose name has a space",
+        "main.py": N_("a file at the project root"),
+        "app/roles.py": N_("a file in a subfolder"),
+        "app/../main.py": N_("a path whose '..' stays inside the project"),
+        "../secret.txt": N_("'..' climbs out of the project"),
+        "app/../../secret.txt": N_("a '..' in the middle climbs out of the project"),
+        str(parent / "secret.txt"): N_("an absolute path"),
+        "../project-private/key.txt": N_(
+            "the folder next door, whose name starts like the project's "
+            "(compare paths with Path.is_relative_to, not str.startswith)"
+        ),
+        "rules.py": N_("a file that does not exist"),
+        "app/rules.py": N_("a file that does not exist, in a folder that does"),
+        "app": N_("a folder"),
+        "app/": N_("a folder, written with a slash"),
+        "./app/roles.py": N_("a path that starts with './'"),
+        "app//roles.py": N_("a path with a doubled '/'"),
+        "read me.txt": N_("a file whose name has a space"),
     }
     if made["notes.txt"]:
-        labels["notes.txt"] = "a symbolic link to a file outside (resolve the path first)"
+        labels["notes.txt"] = N_("a symbolic link to a file outside (resolve the path first)")
     if made["shared"]:
-        labels["shared/key.txt"] = (
+        labels["shared/key.txt"] = N_(
             "a file inside a linked folder that points outside (resolve the whole path)"
         )
-    labels["logo.png"] = "a file that is not UTF-8 text (read_text raises UnicodeDecodeError)"
+    labels["logo.png"] = N_("a file that is not UTF-8 text (read_text raises UnicodeDecodeError)")
     return labels
 
 
@@ -278,25 +281,32 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
         try:
             read_file = make_read_file(str(root))  # a folder as a program names it: a str (or a Path)
         except Exception as error:  # the learner's code: report it, don't crash the notebook
-            return verdict("7.1", [f"make_read_file(root) raised {_raised(error)}"], "")
+            return verdict("7.1", [_("make_read_file(root) raised {error}", error=_raised(error))], "")
         labels = _read_labels(parent, made)
 
         def judge(path: str) -> str | None:
             try:
                 got = read_file(path)
             except Exception as error:
-                return f"it raised {_raised(error, parent)}: it must never raise; return 'ERROR: ...' instead"
+                return _(
+                    "it raised {error}: it must never raise; return 'ERROR: ...' instead",
+                    error=_raised(error, parent),
+                )
             return _read_problem(root, path, got, said)
 
         def describe(path: str) -> str:
-            return f"{call(path)} ({labels.get(path) or _where(root, path)})"
+            return _(
+                "{call} ({where})",
+                call=call(path),
+                where=_(labels[path]) if path in labels else _where(root, path),
+            )
 
         return judge_scenarios(
             "7.1",
             read_scenarios(parent, made),
             judge,
             describe,
-            "read_file stays inside the project, and every failure is text.",
+            _("read_file stays inside the project, and every failure is text."),
             # a smaller path that leads to the same kind of place: a leak stays a leak when shrunk
             lambda path: (p for p in _smaller_paths(path) if _kind(root, p) == _kind(root, path)),
         )
@@ -310,12 +320,12 @@ def _where(root: Path, path: str) -> str:
     """where a path leads, in words"""
     target = (root / path).resolve()
     if Path(path).is_absolute():
-        return "an absolute path"
+        return _("an absolute path")
     if not target.is_relative_to(root.resolve()):
-        return "a path that leads outside the project"
+        return _("a path that leads outside the project")
     if not target.exists():
-        return "a file that does not exist"
-    return "a folder" if target.is_dir() else "a file inside the project"
+        return _("a file that does not exist")
+    return _("a folder") if target.is_dir() else _("a file inside the project")
 
 
 def _says_outside(got: str) -> bool:
@@ -342,18 +352,21 @@ def _decoded(data: bytes) -> set[str]:
 def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -> str | None:
     target = (root / path).resolve()
     if not isinstance(got, str):
-        return f"it should return text (a str), not {type(got).__name__}"
+        return _("it should return text (a str), not {type}", type=type(got).__name__)
     if Path(path).is_absolute() or not target.is_relative_to(root.resolve()):
         if "database password" in got:
-            return "it read a file outside the project"
+            return _("it read a file outside the project")
         if not got.startswith("ERROR: ") or not _says_outside(got):
-            return (
-                f"it should refuse with 'ERROR: ...' saying the path is outside the project, not {said(got)}"
+            return _(
+                "it should refuse with 'ERROR: ...' saying the path is outside the project, not {got}",
+                got=said(got),
             )
         if _says_missing(got):
-            return (
-                f"it said {said(got)}, but that is not what is wrong: say only that the path is "
-                "outside the project, so the model knows what to fix"
+            return _(
+                "it said {got}, but that is not what is wrong: say only that the path is outside the "
+                "project, so "
+                "the model knows what to fix",
+                got=said(got),
             )
         return None
     if target.is_file():
@@ -362,18 +375,31 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
         except (OSError, UnicodeDecodeError) as error:  # a file that cannot be read as text
             if got.startswith("ERROR: ") and not _says_outside(got) or got in _decoded(target.read_bytes()):
                 return None  # refused as not text, or read with its bytes replaced: it never raised
-            return (
-                f"read_text raises {type(error).__name__} on this file, so answer 'ERROR: ...' saying it "
-                f"cannot be read as text (or decode it with errors='replace'), not {said(got)}"
+            return _(
+                "read_text raises {error} on this file, so answer 'ERROR: ...' saying it cannot be "
+                "read as text "
+                "(or decode it with errors='replace'), not {got}",
+                error=type(error).__name__,
+                got=said(got),
             )
-        return None if got == expected else f"it should return the file's text {expected!r}, not {said(got)}"
+        if got == expected:
+            return None
+        return _(
+            "it should return the file's text {expected}, not {got}", expected=repr(expected), got=said(got)
+        )
     if not got.startswith("ERROR: ") or not _says_missing(got):
-        folder = " (a folder is no file to read: test is_file(), not exists())" if target.is_dir() else ""
-        return f"it should answer 'ERROR: ...' saying it does not exist{folder}, not {said(got)}"
+        if target.is_dir():
+            return _(
+                "it should answer 'ERROR: ...' saying it does not exist (a folder is no file to read: test "
+                "is_file(), not exists()), not {got}",
+                got=said(got),
+            )
+        return _("it should answer 'ERROR: ...' saying it does not exist, not {got}", got=said(got))
     if _says_outside(got):
-        return (
-            f"it said {said(got)}, but the path is inside the project: give each failure its own "
-            "message, so the model knows what to fix"
+        return _(
+            "it said {got}, but the path is inside the project: give each failure its own message, so the "
+            "model knows what to fix",
+            got=said(got),
         )
     return None
 
@@ -463,7 +489,7 @@ def _citing_case(rng: random.Random) -> Citing:
         for n, path in cited
     ]
     reads: list[Read] = []
-    for _ in range(rng.randint(0, 3)):
+    for _read in range(rng.randint(0, 3)):
         path = rng.choice(paths)
         if rng.random() < 0.4:
             reads.append((path, None, None))
@@ -484,16 +510,22 @@ def _smaller_citing(case: Citing) -> Iterator[Citing]:
 
 
 def _describe_citing(case: Citing) -> str:
-    _, answer, reads = case
+    _project, answer, reads = case
     shown = ", ".join(
-        f"run_command({_NOTES!r}) printing a view of {path.removeprefix(_CAT)} as read_file shows one"
+        _(
+            "{call} printing a view of {path} as read_file shows one",
+            call=f"run_command({_NOTES!r})",
+            path=path.removeprefix(_CAT),
+        )
         if path.startswith(_CAT)
         else f"read_file({path!r})"
         if start is None
         else f"read_file({path!r}, {start}, {end})"
         for path, start, end in reads
     )
-    return f"the answer {answer!r} after a test run{', then ' + shown if shown else ' only'}"
+    if shown:
+        return _("the answer {answer} after a test run, then {reads}", answer=repr(answer), reads=shown)
+    return _("the answer {answer} after a test run only", answer=repr(answer))
 
 
 def _unread(answer: str, observations: list[Observation]) -> list[str]:
@@ -572,7 +604,7 @@ def _read(test: Callable[[str, int | None, int | None], bool]) -> Callable[[Citi
 def _cited_at_an_end(case: Citing) -> str:
     """'first', 'last' or '' : a citation of a range's first or last line, as read_file showed it"""
     ends = set()
-    for _, n, path in _cited(case):
+    for _citation, n, path in _cited(case):
         for read_path, start, end in case[2]:
             if read_path == path and start is not None and end is not None:
                 ends |= {"first"} if n == start else set()
@@ -707,16 +739,17 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             expected = _unread(answer, observations)
             found = unread_citations(answer, list(observations))
             if not isinstance(found, list):
-                return f"unread_citations should return a list, not {type(found).__name__}"
+                return _("unread_citations should return a list, not {type}", type=type(found).__name__)
             if found != expected:
                 echoed = any(o.arguments == {"command": _NOTES} for o in observations)
-                why = (
-                    ": only a read_file observation shows lines (check .name); run_command printed text "
-                    "that looks like a read_file header"
-                    if echoed and not set(expected) <= set(found)
-                    else ""
-                )
-                return f"it should return {expected}, not {found}{why}"
+                if echoed and not set(expected) <= set(found):
+                    return _(
+                        "it should return {expected}, not {found}: only a read_file observation shows lines "
+                        "(check .name); run_command printed text that looks like a read_file header",
+                        expected=expected,
+                        found=found,
+                    )
+                return _("it should return {expected}, not {found}", expected=expected, found=found)
             return None
 
         return judge_scenarios(
@@ -724,7 +757,7 @@ def check_unread_citations(unread_citations: Callable[[str, list[Observation]], 
             citing_scenarios(),
             judge,
             _describe_citing,
-            "an answer that cites a line nobody read is caught.",
+            _("an answer that cites a line nobody read is caught."),
             _smaller_citing,
         )
 
@@ -759,28 +792,32 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     command whose program is pytest (`pytest ...`, `python -m pytest ...`).
     """
     must_reject = [
-        ("the comment deleter (reads, writes, says done, never runs the tests)", CommentDeleter()),
-        ("a model that runs the tests, then writes, then says done", _replies(_TESTS, _WRITE, "Done.")),
+        (N_("the comment deleter (reads, writes, says done, never runs the tests)"), CommentDeleter()),
+        (N_("a model that runs the tests, then writes, then says done"), _replies(_TESTS, _WRITE, "Done.")),
         (
-            "a model that writes, runs `ls` (a command, not the tests), then says done",
+            N_("a model that writes, runs `ls` (a command, not the tests), then says done"),
             _replies(_WRITE, mock.call("run_command", command="ls"), "Done."),
         ),
         (
-            "a model that writes, runs `cat test_discount.py` (reads the tests, does not run them), then "
-            "says done",
+            N_(
+                "a model that writes, runs `cat test_discount.py` (reads the tests, does not run them), then "
+                "says done"
+            ),
             _replies(_WRITE, mock.call("run_command", command="cat test_discount.py"), "Done."),
         ),
         (
-            "a model that writes, runs `cat pytest.ini` (reads pytest's settings, runs no test), then "
-            "says done",
+            N_(
+                "a model that writes, runs `cat pytest.ini` (reads pytest's settings, runs no test), then "
+                "says done"
+            ),
             _replies(_WRITE, mock.call("run_command", command="cat pytest.ini"), "Done."),
         ),
         (
-            "a model that writes, tests, writes again, then says done",
+            N_("a model that writes, tests, writes again, then says done"),
             _replies(_WRITE, _TESTS, _WRITE, "Done."),
         ),
         (
-            "a model that changes a file with edit_file, then says done",
+            N_("a model that changes a file with edit_file, then says done"),
             _replies(
                 mock.call("edit_file", path="discount.py", old_text="total >", new_text="total >="),
                 "Done.",
@@ -789,28 +826,32 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     ]
     must_accept = [
         (
-            "a model that only reads discount.py and answers (nothing changed, nothing to test)",
+            N_("a model that only reads discount.py and answers (nothing changed, nothing to test)"),
             _replies(mock.call("read_file", path="discount.py"), "Nothing needs changing."),
         ),
-        ("a model that writes, runs the tests, then answers", _replies(_WRITE, _TESTS, "Done.")),
+        (N_("a model that writes, runs the tests, then answers"), _replies(_WRITE, _TESTS, "Done.")),
         (
-            "a model that writes, runs the tests, reads a file, then answers",
+            N_("a model that writes, runs the tests, reads a file, then answers"),
             _replies(_WRITE, _TESTS, mock.call("read_file", path="discount.py"), "Done."),
         ),
         (
-            "a model whose only write was refused (ERROR: outside the workspace), then answers",
+            N_("a model whose only write was refused (ERROR: outside the workspace), then answers"),
             _replies(
                 mock.call("write_file", path="../elsewhere.py", content="x = 1\n"), "I could not write."
             ),
         ),
         (
-            "a model that writes, runs `python -m pytest "
-            "test_discount.py` (pytest, other words), then answers",
+            N_(
+                "a model that writes, runs `python -m pytest "
+                "test_discount.py` (pytest, other words), then answers"
+            ),
             _replies(_WRITE, mock.call("run_command", command="python -m pytest test_discount.py"), "Done."),
         ),
         (
-            "a model that writes, calls run_command with arguments that are not JSON (so the observation's "
-            "arguments is None), runs the tests, then answers",
+            N_(
+                "a model that writes, calls run_command with arguments that are not JSON (so the "
+                "observation's arguments is None), runs the tests, then answers"
+            ),
             _replies(_WRITE, mock.call("run_command", '{"command": '), _TESTS, "Done."),
         ),
     ]
@@ -828,8 +869,8 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
             "7.3",
             [*fixed, *history_scenarios()],
             judge,
-            lambda case: case[0] if _is_real(case) else _describe_history(case),
-            "no more 'done' without a test run after the last change.",
+            lambda case: _(case[0]) if _is_real(case) else _describe_history(case),
+            _("no more 'done' without a test run after the last change."),
             lambda case: iter(()) if _is_real(case) else (tuple(f) for f in smaller_lists(case)),
         )
 
@@ -860,10 +901,14 @@ def _real_run_problem(
     except _NotText as not_text:  # named as what it is, before the loop trips over it
         return _feedback_problem(not_text.feedback, should_reject)
     except Exception as error:  # the learner's code: report it, don't crash the notebook
-        hint = ""
         if "NoneType" in str(error):
-            hint = " (an observation's arguments is None when the model's arguments did not parse)"
-        return f"your guardrail raised {_raised(error)}{hint}"
+            return _(
+                "your guardrail raised {error} (an observation's arguments is None when the model's "
+                "arguments "
+                "did not parse)",
+                error=_raised(error),
+            )
+        return _("your guardrail raised {error}", error=_raised(error))
     feedback = [m["content"] for m in run.messages[2:] if m["role"] == "user"]
     return _feedback_problem(feedback[0] if feedback else None, should_reject)
 
@@ -923,19 +968,27 @@ def _remembered(run_command: Tool, workspace: Workspace) -> Tool:
 
 def _feedback_problem(feedback: Any, should_reject: bool) -> str | None:
     if feedback is not None and not isinstance(feedback, str):
-        return (
-            f"check_answer returned {type(feedback).__name__} {feedback!r:.60}: return the feedback as text "
-            "(a str) to turn the answer back, or None to accept it"
+        return _(
+            "check_answer returned {type} {feedback}: return the feedback as text (a str) to turn the answer "
+            "back, or None to accept it",
+            type=type(feedback).__name__,
+            feedback=f"{feedback!r:.60}",
         )
     if should_reject and not feedback:
-        return (
+        return _(
             "it accepted the final answer: no pytest run came after the last change, so check_answer "
             "should return feedback"
         )
     if should_reject and not _asks_for_tests(str(feedback)):
-        return f"the feedback should tell the model to run the tests (it said {feedback!r})"
+        return _(
+            "the feedback should tell the model to run the tests (it said {feedback})",
+            feedback=repr(feedback),
+        )
     if not should_reject and feedback:
-        return f"it rejected the answer, which it should accept (it said {feedback!r})"
+        return _(
+            "it rejected the answer, which it should accept (it said {feedback})", feedback=repr(feedback)
+        )
+
     return None
 
 
@@ -1150,6 +1203,6 @@ def _synthetic_problem(guard_class: Callable[[], Guardrail], history: tuple[Step
 def _describe_history(history: tuple[Step, ...]) -> str:
     said = []
     for name, what, failed in history:
-        call = f"{name}(arguments that did not parse)" if what is None else f"{name}({what!r})"
-        said.append(call + (", which failed" if failed else ""))
-    return f"a run whose tool calls were {'; '.join(said) or 'none'}, then 'Done.'"
+        call = _("{name}(arguments that did not parse)", name=name) if what is None else f"{name}({what!r})"
+        said.append(_("{call}, which failed", call=call) if failed else call)
+    return _("a run whose tool calls were {calls}, then 'Done.'", calls="; ".join(said) or _("none"))

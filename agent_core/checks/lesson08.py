@@ -14,6 +14,7 @@ import httpx2
 import openai
 
 from .. import mock
+from .._i18n import N_, _
 from ..loop import run_agent
 from ..providers import OPENAI_BASE_URL, BackendError, backend_from_env
 from ..replay import first_difference
@@ -73,14 +74,14 @@ _WANTED: dict[str, dict[str, Any]] = {
 }
 
 _KIND_HINT = {
-    "compatible": "a server is chosen by its URL: AGENT_CORE_BASE_URL",
-    "openai": "OpenAI is chosen by a key with no base URL: OPENAI_API_KEY",
-    "mock": "AGENT_CORE_BACKEND=mock chooses the mock even when a key is set",
+    "compatible": N_("a server is chosen by its URL: AGENT_CORE_BASE_URL"),
+    "openai": N_("OpenAI is chosen by a key with no base URL: OPENAI_API_KEY"),
+    "mock": N_("AGENT_CORE_BACKEND=mock chooses the mock even when a key is set"),
 }
 _KIND_NAME = {
-    "compatible": "an OpenAI-compatible server",
+    "compatible": N_("an OpenAI-compatible server"),
     "openai": "OpenAI",
-    "mock": "the mock model",
+    "mock": N_("the mock model"),
 }
 
 
@@ -145,12 +146,21 @@ def check_settings(settings: Any) -> Verdict:
     if not isinstance(settings, Mapping):
         return verdict(
             "8.1",
-            [f"settings should be a dict {{setup: {{variable: value}}}}, not {type(settings).__name__}"],
+            [
+                _(
+                    "settings should be a dict {{setup: {{variable: value}}}}, not {type}",
+                    type=type(settings).__name__,
+                )
+            ],
             "",
         )
-    problems = [f"keep the setup {name!r} in settings" for name in SETUPS if name not in settings]
+    problems = [
+        _("keep the setup {name} in settings", name=repr(name)) for name in SETUPS if name not in settings
+    ]
     problems += [
-        f"{name!r} is not one of the setups: {', '.join(SETUPS)}" for name in settings if name not in SETUPS
+        _("{name} is not one of the setups: {setups}", name=repr(name), setups=", ".join(SETUPS))
+        for name in settings
+        if name not in SETUPS
     ]
     for name in SETUPS:
         if name in settings:
@@ -158,17 +168,29 @@ def check_settings(settings: Any) -> Verdict:
     return verdict(
         "8.1",
         problems,
-        "each environment chooses the backend it describes, and the model name is set in one place.",
+        _("each environment chooses the backend it describes, and the model name is set in one place."),
     )
 
 
 def _check_setting(name: str, env: Any) -> list[str]:
     where = f"{name!r}"
     if not isinstance(env, Mapping):
-        return [f"{where}: give a dict of environment variables, not {type(env).__name__}"]
+        return [
+            _(
+                "{where}: give a dict of environment variables, not {type}",
+                where=where,
+                type=type(env).__name__,
+            )
+        ]
     wrong_types = [key for key, value in env.items() if not (isinstance(key, str) and isinstance(value, str))]
     if wrong_types:
-        return [f"{where}: environment variables are strings; {wrong_types[0]!r} is not set to a string"]
+        return [
+            _(
+                "{where}: environment variables are strings; {key} is not set to a string",
+                where=where,
+                key=repr(wrong_types[0]),
+            )
+        ]
     full = {**SHELL, **env} if name == "mock" else dict(env)
     try:
         backend = backend_from_env(full)
@@ -176,37 +198,95 @@ def _check_setting(name: str, env: Any) -> list[str]:
         return [f"{where}: {error}"]
     wanted = _WANTED[name]
     if backend.kind != wanted["kind"]:
-        given = " and ".join(sorted(env))
-        given = f"{given} set" if given else "nothing set"
+        names = _(" and ").join(sorted(env))
         if name == "mock":
-            given += f" (and the shell's {', '.join(SHELL)})"
+            message = (
+                N_(
+                    "{where}: with nothing set (and the shell's {shell}), client_from_env() would talk to "
+                    "{backend}, but the setup is {wanted} ({hint})"
+                )
+                if not names
+                else N_(
+                    "{where}: with {names} set (and the shell's {shell}), client_from_env() would talk to "
+                    "{backend}, but the setup is {wanted} ({hint})"
+                )
+            )
+        else:
+            message = (
+                N_(
+                    "{where}: with nothing set, client_from_env() would talk to {backend}, but the setup is "
+                    "{wanted} ({hint})"
+                )
+                if not names
+                else N_(
+                    "{where}: with {names} set, client_from_env() would talk to {backend}, but the setup is "
+                    "{wanted} ({hint})"
+                )
+            )
         return [
-            f"{where}: with {given}, client_from_env() would talk to {_KIND_NAME[backend.kind]}, "
-            f"but the setup is {_KIND_NAME[wanted['kind']]} ({_KIND_HINT[wanted['kind']]})"
+            _(
+                message,
+                where=where,
+                names=names,
+                shell=", ".join(SHELL),
+                backend=_(_KIND_NAME[backend.kind]),
+                wanted=_(_KIND_NAME[wanted["kind"]]),
+                hint=_(_KIND_HINT[wanted["kind"]]),
+            )
         ]
     problems = []
     if "base_url" in wanted and not _same_url(backend.base_url, wanted["base_url"]):
-        advice = (
-            " (an OpenAI-compatible base URL ends in /v1)" if not backend.base_url.endswith("/v1") else ""
-        )
         problems.append(
-            f"{where}: the base URL is {backend.base_url}; the setup says {wanted['base_url']}{advice}"
+            _(
+                "{where}: the base URL is {yours}; the setup says {wanted}",
+                where=where,
+                yours=backend.base_url,
+                wanted=wanted["base_url"],
+            )
+            if backend.base_url.endswith("/v1")
+            else _(
+                "{where}: the base URL is {yours}; the setup says {wanted} (an OpenAI-compatible base URL "
+                "ends in /v1)",
+                where=where,
+                yours=backend.base_url,
+                wanted=wanted["base_url"],
+            )
         )
     if "model" in wanted and backend.model != wanted["model"]:
         problems.append(
-            f"{where}: the model would be {backend.model!r}; the setup says {wanted['model']!r} "
-            "(AGENT_CORE_MODEL)"
+            _(
+                "{where}: the model would be {yours}; the setup says {wanted} (AGENT_CORE_MODEL)",
+                where=where,
+                yours=repr(backend.model),
+                wanted=repr(wanted["model"]),
+            )
         )
     if "api_key" in wanted and backend.api_key != wanted["api_key"]:
-        who = "OpenAI's key for this setup is" if wanted["kind"] == "openai" else "the server wants the key"
-        problems.append(
-            f"{where}: {who} {wanted['api_key']!r}, and this environment "
-            + ("sends no key" if backend.api_key is None else "sends another one")
-        )
+        key = repr(wanted["api_key"])
+        if wanted["kind"] == "openai":
+            message = (
+                N_("{where}: OpenAI's key for this setup is {key}, and this environment sends no key")
+                if backend.api_key is None
+                else N_(
+                    "{where}: OpenAI's key for this setup is {key}, and this environment sends another one"
+                )
+            )
+        else:
+            message = (
+                N_("{where}: the server wants the key {key}, and this environment sends no key")
+                if backend.api_key is None
+                else N_("{where}: the server wants the key {key}, and this environment sends another one")
+            )
+        problems.append(_(message, where=where, key=key))
     if "policy" in wanted and backend.policy != wanted["policy"]:
         problems.append(
-            f"{where}: the mock's policy would be {backend.policy!r}; the setup wants "
-            f"{wanted['policy']!r} (AGENT_CORE_MOCK_POLICY)"
+            _(
+                "{where}: the mock's policy would be {yours}; the setup wants {wanted} "
+                "(AGENT_CORE_MOCK_POLICY)",
+                where=where,
+                yours=repr(backend.policy),
+                wanted=repr(wanted["policy"]),
+            )
         )
     return problems
 
@@ -290,12 +370,17 @@ def _drive(transport: Any, run: Run) -> tuple[str | None, int | None]:
 def _describe_run(run: Run) -> str:
     task, steps, refused = run
     said = [
-        f"'{step}'" if isinstance(step, str) else " and ".join(f"{n}({a}, {b})" for n, a, b in step)
+        f"'{step}'" if isinstance(step, str) else _(" and ").join(f"{n}({a}, {b})" for n, a, b in step)
         for step in steps
     ]
-    return f"an agent run on {task!r} whose model answers {'; then '.join(said)}" + (
-        "; then a request the API refuses (HTTP 400)" if refused else ""
-    )
+    answers = _("; then ").join(said)
+    if refused:
+        return _(
+            "an agent run on {task} whose model answers {answers}; then a request the API refuses (HTTP 400)",
+            task=repr(task),
+            answers=answers,
+        )
+    return _("an agent run on {task} whose model answers {answers}", task=repr(task), answers=answers)
 
 
 def _smaller_runs(run: Run) -> Iterator[Run]:
@@ -328,17 +413,18 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         yours = recorder_class(server_side)
         sdk_side = RecordingHTTPTransport(yours)
         try:
-            answer, _ = _drive(sdk_side, run)
+            answer, _status = _drive(sdk_side, run)
         except openai.APIStatusError:
             if len(server_side.trace) <= len(sdk_side.trace):
                 raise  # not the recorder's doing: reported as what the code raised
             answer = None
         if len(server_side.trace) > len(sdk_side.trace):
-            return (
-                f"the SDK sent {len(sdk_side.trace)} request(s), but the server received "
-                f"{len(server_side.trace)}: your recorder sends a request to the inner transport more than "
-                "once. Call self.inner.handle_request(request) once, keep what it returned, and return "
-                "that same response"
+            return _(
+                "the SDK sent {sent} request(s), but the server received {received}: your recorder sends a "
+                "request to the inner transport more than once. Call self.inner.handle_request(request) "
+                "once, keep what it returned, and return that same response",
+                sent=len(sdk_side.trace),
+                received=len(server_side.trace),
             )
         expected = [
             {"request": t.request, "status": t.status, "response": t.response} for t in server_side.trace
@@ -346,24 +432,28 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         calls = getattr(yours, "calls", None)
         seen = [(t.request, t.status, t.response) for t in sdk_side.trace]
         if seen != [(t.request, t.status, t.response) for t in server_side.trace]:
-            return (
-                f"through your recorder the run ended differently ({answer!r:.60}): what the SDK sent or got "
-                "back is not what the server saw. Pass the request on and return the response you got from "
-                "the inner transport, unchanged"
+            return _(
+                "through your recorder the run ended differently ({answer}): what the SDK sent or got back "
+                "is not what the server saw. Pass the request on and return the response you got from the "
+                "inner transport, unchanged",
+                answer=f"{answer!r:.60}",
             )
         if not isinstance(calls, list):
-            return f"keep the calls in a list, self.calls; it is {calls!r:.60}"
+            return _("keep the calls in a list, self.calls; it is {calls}", calls=f"{calls!r:.60}")
         if _SECRET in repr(calls):
-            return "the API key is in what you kept: keep the bodies only, never the headers"
+            return _("the API key is in what you kept: keep the bodies only, never the headers")
         if len(calls) != len(expected):
-            return (
-                f"{len(expected)} HTTP call{'s' if len(expected) != 1 else ''} "
-                f"went through, and you kept {len(calls)}"
+            if len(expected) == 1:
+                return _("{count} HTTP call went through, and you kept {kept}", count=1, kept=len(calls))
+            return _(
+                "{count} HTTP calls went through, and you kept {kept}", count=len(expected), kept=len(calls)
             )
         for number, mine in enumerate(calls, start=1):
             if not isinstance(mine, dict) or set(mine) != {"request", "status", "response"}:
-                return (
-                    f"call {number}: keep a dict with the keys request, status and response, not {mine!r:.80}"
+                return _(
+                    "call {number}: keep a dict with the keys request, status and response, not {mine}",
+                    number=number,
+                    mine=f"{mine!r:.80}",
                 )
         mixed = _order_or_sharing(calls, expected)
         if mixed is not None:
@@ -372,11 +462,17 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
             for key in ("request", "status", "response"):
                 if mine[key] != theirs[key] or type(mine[key]) is not type(theirs[key]):
                     what = {
-                        "request": "the request's JSON body",
-                        "status": "the HTTP status (an int)",
-                        "response": "the response's JSON body",
+                        "request": N_("the request's JSON body"),
+                        "status": N_("the HTTP status (an int)"),
+                        "response": N_("the response's JSON body"),
                     }[key]
-                    return f"call {number}: its {key} should be {what}; you kept {mine[key]!r:.80}"
+                    return _(
+                        "call {number}: its {key} should be {what}; you kept {mine}",
+                        number=number,
+                        key=key,
+                        what=_(what),
+                        mine=f"{mine[key]!r:.80}",
+                    )
         return None
 
     return judge_scenarios(
@@ -384,8 +480,10 @@ def check_recorder(recorder_class: Callable[[Any], Any]) -> Verdict:
         record_scenarios(),
         judge,
         _describe_run,
-        "every call's request, status and response are kept, the key never is, "
-        "and the run goes on unchanged.",
+        _(
+            "every call's request, status and response are kept, the key never is, "
+            "and the run goes on unchanged."
+        ),
         _smaller_runs,
     )
 
@@ -445,9 +543,10 @@ def _order_or_sharing(calls: list[Any], expected: list[dict[str, Any]]) -> str |
     if len(calls) < 2:
         return None
     if all(call is calls[0] for call in calls):
-        return (
-            f"your {len(calls)} entries are one and the same dict, so each shows the last call: make a new "
-            "dict for every call (a dict appended is not copied)"
+        return _(
+            "your {count} entries are one and the same dict, so each shows the last call: make a new "
+            "dict for every call (a dict appended is not copied)",
+            count=len(calls),
         )
 
     def key(call: dict[str, Any]) -> str:
@@ -456,8 +555,10 @@ def _order_or_sharing(calls: list[Any], expected: list[dict[str, Any]]) -> str |
     if calls == expected or sorted(map(key, calls)) != sorted(map(key, expected)):
         return None
     if calls == expected[::-1]:
-        return "you kept the right calls in reverse order: append each call, so calls[0] is the first request"
-    return "you kept the right calls in another order: append each call when it happens, first to last"
+        return _(
+            "you kept the right calls in reverse order: append each call, so calls[0] is the first request"
+        )
+    return _("you kept the right calls in another order: append each call when it happens, first to last")
 
 
 # --- Exercise 8.3 ---------------------------------------------------------------------------
@@ -523,15 +624,15 @@ def _without(key: str) -> dict[str, Any]:
 
 # (name, recorded request, received request); every pair differs in at most one place
 DIFFERENCE_CASES: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
-    ("the same request", _request(), _request()),
-    ("the question written with spaces", _request(), _changed_question()),
-    ("a different argument inside a tool call", _request(), _changed_arguments()),
-    ("a tool left out", _request(), _request(tools=[_ADD_TOOL])),
-    ("an option only the new request has", _request(), {**_request(), "parallel_tool_calls": False}),
-    ("an option the new request left out", _request(), _without("temperature")),
-    ("0 written as 0.0", _request(), _request(temperature=0.0)),
+    (N_("the same request"), _request(), _request()),
+    (N_("the question written with spaces"), _request(), _changed_question()),
+    (N_("a different argument inside a tool call"), _request(), _changed_arguments()),
+    (N_("a tool left out"), _request(), _request(tools=[_ADD_TOOL])),
+    (N_("an option only the new request has"), _request(), {**_request(), "parallel_tool_calls": False}),
+    (N_("an option the new request left out"), _request(), _without("temperature")),
+    (N_("0 written as 0.0"), _request(), _request(temperature=0.0)),
     # a key may be the empty string: its path is "", which is still a difference (not None)
-    ("a value under an empty key", {**_request(), "": "run 1"}, {**_request(), "": "run 2"}),
+    (N_("a value under an empty key"), {**_request(), "": "run 1"}, {**_request(), "": "run 2"}),
 )
 
 Path = tuple[str | int, ...]  # keys and indexes from the top of a request
@@ -621,7 +722,7 @@ def _changes(body: dict[str, Any], rng: random.Random) -> tuple[Change, ...]:
     places = _places(body)
     scalars = [where for where in places if isinstance(_at(body, where), (bool, int, float))]
     changes: list[Change] = []
-    for _ in range(rng.choice([0, 1, 1, 2, 2, 3])):
+    for _change in range(rng.choice([0, 1, 1, 2, 2, 3])):
         kind = rng.choice(["value", "value", "drop", "add"])
         # a number or boolean often: true against 1, 1 against 1.0 are the tempting ones
         where = rng.choice(scalars if kind == "value" and scalars and rng.random() < 0.5 else places)
@@ -690,25 +791,36 @@ def _smaller_pairs(pair: Pair) -> Iterator[Pair]:
 
 def _describe_pair(pair: Pair) -> str:
     body, changes = pair
-    for kind, _, received in changes:
+    for kind, _where, received in changes:
         if kind == "replace":
             name = next(
-                name for name, _, same in DIFFERENCE_CASES if json.dumps(same) == json.dumps(received)
+                name for name, _recorded, same in DIFFERENCE_CASES if json.dumps(same) == json.dumps(received)
             )
-            return f"the pair '{name}'"
+            return _("the pair '{name}'", name=_(name))
     received = _received(body, changes)
     options = [key for key in body if key not in ("model", "messages")]
-    shape = f"a recorded request with {len(body['messages'])} message(s)" + (
-        f" and {', '.join(options)}" if options else ""
+    count = len(body["messages"])
+    shape = (
+        _("a recorded request with {count} message(s) and {options}", count=count, options=", ".join(options))
+        if options
+        else _("a recorded request with {count} message(s)", count=count)
     )
-    differences = sorted(_all_differences(body, received))
-    if not differences:
-        said = "an equal received one"
-    else:
-        said = "a received one that differs at " + ", ".join(differences)
-    if list(received) != list(body):
-        said += " (and lists its keys in another order)"
-    return f"{shape}; {said}"
+    differences = ", ".join(sorted(_all_differences(body, received)))
+    if list(received) == list(body):
+        if differences:
+            return _(
+                "{request}; a received one that differs at {differences}",
+                request=shape,
+                differences=differences,
+            )
+        return _("{request}; an equal received one", request=shape)
+    if differences:
+        return _(
+            "{request}; a received one that differs at {differences} (and lists its keys in another order)",
+            request=shape,
+            differences=differences,
+        )
+    return _("{request}; an equal received one (and lists its keys in another order)", request=shape)
 
 
 def _all_differences(recorded: Any, received: Any, path: str = "") -> list[str]:
@@ -838,7 +950,10 @@ def check_find_difference(find_difference: Callable[[Any, Any], Any]) -> Verdict
         cases,
         judge,
         _describe_pair,
-        f"find_difference names the first difference on all {len(cases)} pairs of requests, as Replay does.",
+        _(
+            "find_difference names the first difference on all {count} pairs of requests, as Replay does.",
+            count=len(cases),
+        ),
         _smaller_pairs,
     )
 
@@ -854,32 +969,40 @@ def _difference_problem(
     if answer == expected:
         return None
     if expected is None:
-        return f"the two requests are equal, so return None; you returned {answer!r}"
+        return _("the two requests are equal, so return None; you returned {answer}", answer=repr(answer))
     if answer is None:
-        problem = "the requests differ, but find_difference returned None"
         assert found is not None  # expected came from it
-        _, mine, theirs = found
+        _path, mine, theirs = found
         if expected == "":
-            problem += (
-                " (the path of the top-level key '' is '', a falsy string: test `found is not None`, not "
-                "`if found:`)"
+            return _(
+                "the requests differ, but find_difference returned None (the path of the top-level key '' is "
+                "'', a falsy string: test `found is not None`, not `if found:`)"
             )
-        elif {_kind(mine), _kind(theirs)} == {"null", "missing"}:
-            problem += (
-                " (one request sets a key to null, the other leaves it out: a missing key is not null, so "
-                "look at which keys each side has, not at .get(key))"
+        if {_kind(mine), _kind(theirs)} == {"null", "missing"}:
+            return _(
+                "the requests differ, but find_difference returned None (one request sets a key to null, the "
+                "other leaves it out: a missing key is not null, so look at which keys each side has, not at "
+                ".get(key))"
             )
-        elif mine == theirs:  # equal in Python, different in JSON
-            problem += (
-                f" ({mine!r} and {theirs!r}: in Python they are ==, but in JSON they are different "
-                "text: compare the types too, as type(a) is type(b))"
+        if mine == theirs:  # equal in Python, different in JSON
+            return _(
+                "the requests differ, but find_difference returned None ({mine} and {theirs}: in Python they "
+                "are ==, but in JSON they are different text: compare the types too, as type(a) is type(b))",
+                mine=repr(mine),
+                theirs=repr(theirs),
             )
-        return problem
+        return _("the requests differ, but find_difference returned None")
     if not isinstance(answer, str):
-        return f"return the path as a string like 'messages[0].content', not {answer!r}"
+        return _("return the path as a string like 'messages[0].content', not {answer}", answer=repr(answer))
     if expected.startswith(answer):
-        return (
-            f"{answer!r} holds the difference, but go deeper: the path should lead to the value that "
-            f"differs, {expected!r}"
+        return _(
+            "{answer} holds the difference, but go deeper: the path should lead to the value that differs, "
+            "{expected}",
+            answer=repr(answer),
+            expected=repr(expected),
         )
-    return f"you returned {answer!r}; the first difference is at {expected!r}"
+    return _(
+        "you returned {answer}; the first difference is at {expected}",
+        answer=repr(answer),
+        expected=repr(expected),
+    )

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import mock
+from .._i18n import N_, _
 from ..dispatch import ToolRegistry
 from ..evaluation import add, divide, final_number, multiply, numbers_in, subtract, tool_sequence, wilson
 from ..guardrails import Approval, Limits, LoopDetector, VerifyBeforeDone
@@ -44,14 +45,19 @@ def _run(*replies: Any, task: str, max_turns: int = 10, guardrails: tuple[Any, .
 def _verdict_problem(result: Any, expected: str | None, if_passed: str, if_failed: str) -> str | None:
     """compare a grader's verdict with the reference's: None passes, a sentence fails"""
     if result is not None and not (isinstance(result, str) and result.strip()):
-        return (
-            "return None for a pass, or a sentence saying what is wrong; you returned a "
-            f"{type(result).__name__}: {result!r:.80}"
+        return _(
+            "return None for a pass, or a sentence saying what is wrong; you returned a {type}: {result}",
+            type=type(result).__name__,
+            result=f"{result!r:.80}",
         )
     if expected is None and result is not None:
-        return f"your grader failed it ({result!r:.100}), but it is right{if_failed}"
+        return _(
+            "your grader failed it ({result}), but it is right{hint}",
+            result=f"{result!r:.100}",
+            hint=if_failed,
+        )
     if expected is not None and result is None:
-        return f"your grader passed it, but {expected}{if_passed}"
+        return _("your grader passed it, but {expected}{hint}", expected=expected, hint=if_passed)
     return None
 
 
@@ -163,11 +169,13 @@ def _answer_case(rng: random.Random) -> Answer:
 def _describe_answer(case: Answer) -> str:
     stop, text, expected, limit = case
     if stop == "answered":
-        return f"a run that answered {text!r}, expected {expected!r}"
+        return _("a run that answered {text}, expected {expected}", text=repr(text), expected=repr(expected))
     run = _answer_run(case)
-    return (
-        f"a run stopped with stop_reason {run.stop_reason!r} "
-        f"(run.answer {run.answer!r:.90}), expected {expected!r}"
+    return _(
+        "a run stopped with stop_reason {reason} (run.answer {answer}), expected {expected}",
+        reason=repr(run.stop_reason),
+        answer=f"{run.answer!r:.90}",
+        expected=repr(expected),
     )
 
 
@@ -304,42 +312,43 @@ def check_grade_answer(grade_answer: Callable[[AgentRun, float], str | None]) ->
         answer_scenarios(),
         judge,
         _describe_answer,
-        "you judge the last number of a real answer, as a number.",
+        _("you judge the last number of a real answer, as a number."),
     )
 
 
 def _answer_hints(case: Answer, run: AgentRun) -> tuple[str, str]:
     """what to add when a grader passes this wrong run, and when it fails this right one"""
-    _, text, expected, _ = case
+    _stop, text, expected, _limit = case
     if run.stop_reason != "answered":
-        return " (run.answer holds the loop's note, not an answer: check run.stop_reason first)", ""
+        return _(" (run.answer holds the loop's note, not an answer: check run.stop_reason first)"), ""
     numbers = numbers_in(text)
     if not numbers:
-        if_passed = " (the answer has no number at all)"
+        if_passed = _(" (the answer has no number at all)")
     elif any(math.isclose(n, expected, rel_tol=1e-9, abs_tol=1e-9) for n in numbers[:-1]):
-        if_passed = " (judge the last number of the answer, not any number in it)"
+        if_passed = _(" (judge the last number of the answer, not any number in it)")
     elif abs(numbers[-1] - expected) < 0.01:
-        if_passed = (
+        if_passed = _(
             " (a near miss: rounding, or a tolerance such as abs(a - b) < 0.01, passes it; math.isclose with "
             "its default tolerance does not)"
         )
     elif f"{expected:g}" in text or str(expected) in text:
-        if_passed = " (compare whole numbers, not text: '6' in '16' is True)"
+        if_passed = _(" (compare whole numbers, not text: '6' in '16' is True)")
     elif math.isclose(numbers[-1], -expected):
-        if_passed = " (read the minus sign with the number)"
+        if_passed = _(" (read the minus sign with the number)")
     else:
         if_passed = ""
     if re.search(r"\d,\d{3}\b", text):
-        if_failed = (
+        if_failed = _(
             " (a model writes 1,048,576 for 1048576: read the thousands separators as part of the number, "
-            "as in r'-?\\d+(?:,\\d{3})*(?:\\.\\d+)?')"
+            "as in {pattern})",
+            pattern="r'-?\\d+(?:,\\d{3})*(?:\\.\\d+)?'",
         )
     elif expected < 0:
-        if_failed = " (read the minus sign with the number, as in r'-?\\d+(?:\\.\\d+)?')"
+        if_failed = _(" (read the minus sign with the number, as in r'-?\\d+(?:\\.\\d+)?')")
     elif not float(expected).is_integer():
-        if_failed = " (compare floats with math.isclose, not with == or as text)"
+        if_failed = _(" (compare floats with math.isclose, not with == or as text)")
     else:
-        if_failed = " (read the whole last number as a float, and compare with math.isclose: 6.0 is 6)"
+        if_failed = _(" (read the whole last number as a float, and compare with math.isclose: 6.0 is 6)")
     return if_passed, if_failed
 
 
@@ -444,14 +453,21 @@ def _smaller_trajectories(case: Trajectory) -> Iterator[Trajectory]:
 
 def _describe_trajectory(case: Trajectory) -> str:
     turns, expected, max_calls = case
-    said = "; then ".join(" and ".join(map(_said, turn)) for turn in turns) or "no tool at all"
-    return f"a run that called {said}, expected {list(expected)}, max_calls={max_calls}"
+    said = _("; then ").join(_(" and ").join(map(_said, turn)) for turn in turns) or _("no tool at all")
+    return _(
+        "a run that called {said}, expected {expected}, max_calls={max_calls}",
+        said=said,
+        expected=list(expected),
+        max_calls=max_calls,
+    )
 
 
 def _said(call: str) -> str:
-    return {"divide(b=0)": "divide (which failed: b=0)", "power": "power (which failed: no such tool)"}.get(
-        call, call
-    )
+    said = {
+        "divide(b=0)": N_("divide (which failed: b=0)"),
+        "power": N_("power (which failed: no such tool)"),
+    }
+    return _(said[call]) if call in said else call
 
 
 _DIVIDE_ADD = ("divide",), ("add",)
@@ -575,7 +591,7 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
 
     def judge(case: Trajectory) -> str | None:
         run = _trajectory_run(case)
-        _, expected, max_calls = case
+        _turns, expected, max_calls = case
         wanted = tool_sequence(list(expected), max_calls)(run)
         if_passed, if_failed = _calls_hints(case)
         result = grade_calls(run, list(expected), max_calls)
@@ -584,7 +600,11 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
             if (
                 grade_calls(_trajectory_run(case), list(expected), max_calls + 1) is None
             ):  # the limit was the fault
-                if_failed = f" ({calls} calls is within max_calls={max_calls}: at most, not fewer than)"
+                if_failed = _(
+                    " ({calls} calls is within max_calls={max_calls}: at most, not fewer than)",
+                    calls=calls,
+                    max_calls=max_calls,
+                )
         return _verdict_problem(result, wanted, if_passed, if_failed)
 
     return judge_scenarios(
@@ -592,7 +612,7 @@ def check_grade_calls(grade_calls: Callable[[AgentRun, list[str], int], str | No
         calls_scenarios(),
         judge,
         _describe_trajectory,
-        "which tools, in what order, and how many calls: all judged.",
+        _("which tools, in what order, and how many calls: all judged."),
         _smaller_trajectories,
     )
 
@@ -603,26 +623,48 @@ def _calls_hints(case: Trajectory) -> tuple[str, str]:
     names = _names(case)
     failed = sum(name in _FAILED for turn in turns for name in turn)
     if len(names) > max_calls:
-        if_passed = (
-            f" ({len(names)} call{'s' * (len(names) != 1)} in {len(turns)} message(s) is more than "
-            f"max_calls={max_calls}: "
-            f"count every call, repeats {'and failed calls ' if failed else ''}included)"
-        )
+        if len(names) == 1:
+            hint = (
+                N_(
+                    " ({count} call in {messages} message(s) is more than max_calls={max_calls}: "
+                    "count every call, repeats and failed calls included)"
+                )
+                if failed
+                else N_(
+                    " ({count} call in {messages} message(s) is more than max_calls={max_calls}: "
+                    "count every call, repeats included"
+                    ")"
+                )
+            )
+        else:
+            hint = (
+                N_(
+                    " ({count} calls in {messages} message(s) is more than max_calls={max_calls}: "
+                    "count every call, repeats and failed calls included)"
+                )
+                if failed
+                else N_(
+                    " ({count} calls in {messages} message(s) is more than max_calls={max_calls}: "
+                    "count every call, repeats included"
+                    ")"
+                )
+            )
+        if_passed = _(hint, count=len(names), messages=len(turns), max_calls=max_calls)
     elif all(names.count(name) >= expected.count(name) for name in expected):
-        if_passed = " (the order counts: comparing sets, or looking each name up, ignores it)"
+        if_passed = _(" (the order counts: comparing sets, or looking each name up, ignores it)")
     elif set(expected) <= set(names):
-        if_passed = " (a name expected twice must be called twice)"
+        if_passed = _(" (a name expected twice must be called twice)")
     else:
         if_passed = ""
     if any(len(turn) > 1 for turn in turns):
-        if_failed = " (parallel calls sit in one assistant message's tool_calls: take every one)"
+        if_failed = _(" (parallel calls sit in one assistant message's tool_calls: take every one)")
     elif failed:
-        if_failed = (
+        if_failed = _(
             " (a call that failed is a call the model asked for: it may come between the expected ones,"
             " and it counts in the order)"
         )
     elif len(names) > len(expected):
-        if_failed = " (other calls may come between the expected ones)"
+        if_failed = _(" (other calls may come between the expected ones)")
     else:
         if_failed = ""
     return if_passed, if_failed
@@ -745,10 +787,18 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
         expected = wilson(passed, n) if z is None else wilson(passed, n, z)
         got = call(case)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return f"return the pair (low, high), a tuple or a list of two numbers; you returned {got!r:.80}"
+            return _(
+                "return the pair (low, high), a tuple or a list of two numbers; you returned {got}",
+                got=f"{got!r:.80}",
+            )
         for name, end in zip(("low", "high"), got, strict=True):
             if isinstance(end, bool) or not isinstance(end, (int, float)):
-                return f"{name} is a {type(end).__name__} ({end!r:.40}): return numbers (float), not text"
+                return _(
+                    "{name} is a {type} ({end}): return numbers (float), not text",
+                    name=name,
+                    type=type(end).__name__,
+                    end=f"{end!r:.40}",
+                )
         low, high = (float(end) for end in got)
         return _interval_problem(case, (low, high), expected, functools.partial(_rounds_to, call))
 
@@ -757,7 +807,7 @@ def check_wilson_interval(wilson_interval: Callable[..., tuple[float, float]]) -
         interval_scenarios(),
         judge,
         _call,
-        "an interval that stays honest at 0 and at n passes.",
+        _("an interval that stays honest at 0 and at n passes."),
         _smaller_intervals,
     )
 
@@ -792,36 +842,47 @@ def _interval_problem(
 
     if same(expected):
         if low < 0 or high > 1:  # exactly, not within a tolerance: rounding leaves [0, 1] by 1e-16
-            return (
-                f"you gave ({low!r}, {high!r}), outside [0, 1]: a proportion is never below 0 or above 1, "
-                "and rounding takes the formula just past them; keep each end within [0, 1]"
+            return _(
+                "you gave ({low}, {high}), outside [0, 1]: a proportion is never below 0 or above 1, "
+                "and rounding takes the formula just past them; keep each end within [0, 1]",
+                low=repr(low),
+                high=repr(high),
             )
         return None
     if same(expected[::-1]):
-        return f"you gave {low:.3f}-{high:.3f}: return (low, high), the smaller first"
+        return _("you gave {yours}: return (low, high), the smaller first", yours=f"{low:.3f}-{high:.3f}")
     decimals = rounds_to()
     if decimals is not None and (round(expected[0], decimals), round(expected[1], decimals)) == (low, high):
-        return (
-            f"you gave ({low!r}, {high!r}); Wilson's interval is ({expected[0]!r}, {expected[1]!r}): "
-            f"yours is rounded to {decimals} decimals. Return the ends unrounded (round only to print)"
+        return _(
+            "you gave {yours}; Wilson's interval is {wilson}: yours is rounded to {decimals} "
+            "decimals. Return "
+            "the ends unrounded (round only to print)",
+            yours=f"({low!r}, {high!r})",
+            wilson=f"({expected[0]!r}, {expected[1]!r})",
+            decimals=decimals,
         )
     if given_z is not None and same(wilson(passed, n)):
-        return (
-            f"you gave {low:.3f}-{high:.3f}, the interval for z=1.96: use the z you are given "
-            f"({expected[0]:.3f}-{expected[1]:.3f} for z={given_z})"
+        return _(
+            "you gave {yours}, the interval for z=1.96: use the z you are given ({wilson} for z={z})",
+            yours=f"{low:.3f}-{high:.3f}",
+            wilson=f"{expected[0]:.3f}-{expected[1]:.3f}",
+            z=given_z,
         )
     z = 1.96 if given_z is None else given_z
     p = passed / n
     wald = p - z * math.sqrt(p * (1 - p) / n), p + z * math.sqrt(p * (1 - p) / n)
     if same(wald) or same((max(0.0, wald[0]), min(1.0, wald[1]))):
-        return (
-            f"you gave {low:.3f}-{high:.3f}: that is the textbook p ± z·sqrt(p(1-p)/n) (Wald) interval, "
-            "which shrinks to nothing at 0 or n passes. Use Wilson's centre and half-width"
+        return _(
+            "you gave {yours}: that is the textbook p ± z·sqrt(p(1-p)/n) (Wald) interval, "
+            "which shrinks to nothing at 0 or n passes. Use Wilson's centre and half-width",
+            yours=f"{low:.3f}-{high:.3f}",
         )
     digits = 3 if f"{low:.3f}-{high:.3f}" != f"{expected[0]:.3f}-{expected[1]:.3f}" else 9
-    return (
-        f"you gave {low:.{digits}f}-{high:.{digits}f}; Wilson's interval is "
-        f"{expected[0]:.{digits}f}-{expected[1]:.{digits}f}. " + _which_part((low, high), p, n, z)
+    return _(
+        "you gave {yours}; Wilson's interval is {wilson}. {part}",
+        yours=f"{low:.{digits}f}-{high:.{digits}f}",
+        wilson=f"{expected[0]:.{digits}f}-{expected[1]:.{digits}f}",
+        part=_which_part((low, high), p, n, z),
     )
 
 
@@ -829,14 +890,15 @@ def _which_part(got: tuple[float, float], p: float, n: int, z: float) -> str:
     """which of Wilson's two parts is off, when the ends were not clamped and so show both"""
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    centre_formula = "the centre (p + z²/2n) / (1 + z²/n)"
-    half_formula = "the half-width z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)"
     low, high = got
     if 0 < low and high < 1:
         centre_right = math.isclose((low + high) / 2, centre, abs_tol=1e-6)
         half_right = math.isclose((high - low) / 2, half, abs_tol=1e-6)
         if centre_right and not half_right:
-            return f"Your centre is right; check {half_formula}"
+            return _("Your centre is right; check the half-width z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)")
         if half_right and not centre_right:
-            return f"Your half-width is right; check {centre_formula}"
-    return f"Check {centre_formula} and {half_formula}"
+            return _("Your half-width is right; check the centre (p + z²/2n) / (1 + z²/n)")
+    return _(
+        "Check the centre (p + z²/2n) / (1 + z²/n) and the half-width z / (1 + z²/n) · sqrt(p(1-p)/n "
+        "+ z²/4n²)"
+    )

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from .. import mock
+from .._i18n import N_, _
 from ..dispatch import ERROR_PREFIX
 from ..guardrails import Limits, Permissions
 from ..loop import Guardrail, run_agent
@@ -107,7 +108,7 @@ def _plan_steps(rng: random.Random) -> list[Step]:
     plans: list[list[dict[str, str]]] = [[], []]
     steps: list[Step] = []
     two = rng.random() < 0.25
-    for _ in range(rng.randint(1, 16)):
+    for _step in range(rng.randint(1, 16)):
         which = 2 if two and rng.random() < 0.4 else 1
         items = plans[which - 1]
         busy = [item["text"] for item in items if item["status"] == "in_progress"]
@@ -138,13 +139,16 @@ def _plan_steps(rng: random.Random) -> list[Step]:
 
 
 def _describe_steps(steps: list[Step]) -> str:
-    shown = ", ".join(_describe_step(step) for step in steps) or "no steps"
-    two = any(len(step) == 3 for step in steps)
-    return f"from {'two empty plans' if two else 'an empty plan'}: {shown}"
+    shown = ", ".join(_describe_step(step) for step in steps) or _("no steps")
+    if any(len(step) == 3 for step in steps):
+        return _("from two empty plans: {steps}", steps=shown)
+    return _("from an empty plan: {steps}", steps=shown)
 
 
 def _describe_step(step: Step) -> str:
-    return f"{step[0]} {step[1]!r}" + (" on plan 2" if len(step) == 3 else "")
+    if len(step) == 3:
+        return _("{action} {text} on plan 2", action=step[0], text=repr(step[1]))
+    return f"{step[0]} {step[1]!r}"
 
 
 def plan_scenarios() -> list[list[Step]]:
@@ -309,32 +313,57 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
             expected, yours = expected_plans[which - 1], your_plans[which - 1]
             reference = plan_update(expected, action, text)
             answer = plan_update_function(yours, action, text)
-            where = f"at step {number} ({_describe_step(step)})"
+            where = _("at step {number} ({step})", number=number, step=_describe_step(step))
             if not isinstance(answer, str):
-                return f"{where} yours returned {answer!r}: return the plan as text, or a refusal"
+                return _(
+                    "{where} yours returned {answer}: return the plan as text, or a refusal",
+                    where=where,
+                    answer=repr(answer),
+                )
             refused = reference.startswith(ERROR_PREFIX)
             if refused and not answer.startswith(ERROR_PREFIX):
-                shared = (
-                    " (the item in progress is this plan's: find it in `items`, not in a variable that "
-                    "every plan shares)"
-                    if action == "start" and _busy(expected) and any(len(other) == 3 for other in steps)
-                    else ""
-                )
-                return (
-                    f"{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
-                    f"returned {answer!r}{shared}"
+                if action == "start" and _busy(expected) and any(len(other) == 3 for other in steps):
+                    return _(
+                        "{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
+                        "returned {answer} (the item in progress is this plan's: find it in `items`, "
+                        "not in a "
+                        "variable that every plan shares)",
+                        where=where,
+                        answer=repr(answer),
+                    )
+                return _(
+                    "{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
+                    "returned "
+                    "{answer}",
+                    where=where,
+                    answer=repr(answer),
                 )
             if not refused and answer.startswith(ERROR_PREFIX):
-                return f"{where} the change is allowed, but yours refused it: {answer!r}"
+                return _(
+                    "{where} the change is allowed, but yours refused it: {answer}",
+                    where=where,
+                    answer=repr(answer),
+                )
             if your_plans != expected_plans:
                 if yours == expected:  # the other plan changed: state shared between plans
-                    return (
-                        f"{where} the other plan changed too: each plan is its own list of items; "
-                        "keep nothing about a plan outside the items you are given"
+                    return _(
+                        "{where} the other plan changed too: each plan is its own list of items; "
+                        "keep nothing "
+                        "about a plan outside the items you are given",
+                        where=where,
                     )
-                return f"{where} the items should be {expected!r}; yours are {yours!r}"
+                return _(
+                    "{where} the items should be {expected}; yours are {yours}",
+                    where=where,
+                    expected=repr(expected),
+                    yours=repr(yours),
+                )
             if not refused and answer != show_plan(yours):
-                return f"{where} yours returned {answer!r}; return show_plan(items), the plan the model reads"
+                return _(
+                    "{where} yours returned {answer}; return show_plan(items), the plan the model reads",
+                    where=where,
+                    answer=repr(answer),
+                )
         return None
 
     cases = plan_scenarios()
@@ -343,7 +372,7 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
         cases,
         judge,
         _describe_steps,
-        "every change applied, every impossible one refused, one item in progress at a time.",
+        _("every change applied, every impossible one refused, one item in progress at a time."),
         smaller_lists,
     )
 
@@ -507,23 +536,36 @@ DELEGATE_SPACE: dict[str, Dimension[DelegationCase]] = {
 
 def _describe_delegation(case: DelegationCase) -> str:
     said = {
-        "read": "reads a file",
-        "write": "writes a file",
-        "delegate": "delegates again",
-        "answer": "answers",
-        "loop": "keeps reading for ever",
-        "fail": "then its model call fails (HTTP 500)",
+        "read": N_("reads a file"),
+        "write": N_("writes a file"),
+        "delegate": N_("delegates again"),
+        "answer": N_("answers"),
+        "loop": N_("keeps reading for ever"),
+        "fail": N_("then its model call fails (HTTP 500)"),
     }
+    given = ", ".join(case.given) or _("no tools")
+    if case.recursion and case.other:
+        given = _(
+            "given {names} and the delegate tool and another delegate (a second make_delegate), "
+            "whose children "
+            "are given this one",
+            names=given,
+        )
+    elif case.recursion:
+        given = _("given {names} and the delegate tool", names=given)
+    elif case.other:
+        given = _(
+            "given {names} and another delegate (a second make_delegate), whose children are given this one",
+            names=given,
+        )
+    else:
+        given = _("given {names}", names=given)
     parts = [
-        "the parent delegates " + ("twice in one reply" if case.subtasks == 2 else "once"),
-        "each child " + ", ".join(said[step] for step in case.child),
-        f"given {', '.join(case.given) or 'no tools'}"
-        + (" and the delegate tool" if case.recursion else "")
-        + (
-            " and another delegate (a second make_delegate), whose children are given this one"
-            if case.other
-            else ""
-        ),
+        _("the parent delegates twice in one reply")
+        if case.subtasks == 2
+        else _("the parent delegates once"),
+        _("each child {steps}", steps=", ".join(_(said[step]) for step in case.child)),
+        given,
         f"max_turns={case.max_turns}, max_depth={case.max_depth}",
     ]
     guards = [
@@ -535,9 +577,9 @@ def _describe_delegation(case: DelegationCase) -> str:
         if on
     ]
     if guards:
-        parts.append(f"the parent's guardrails: {', '.join(guards)}")
+        parts.append(_("the parent's guardrails: {guards}", guards=", ".join(guards)))
     if case.late_tool:
-        parts.append("then write_file is added to the tools list and delegate is called by hand")
+        parts.append(_("then write_file is added to the tools list and delegate is called by hand"))
     return "; ".join(parts)
 
 
@@ -707,100 +749,142 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
     your_children = [t for t in yours.turns if t[0] == "child"]
     if children and not your_children:
         if yours.observations and yours.observations[0][0]:  # refused or stopped before any call
-            return (
-                f"no child made a model call; the parent read {yours.observations[0][1]!r}. With no "
-                f"child running yet, delegate should start one, and run_agent with "
-                f"max_turns={case.max_turns} makes at least one call"
+            return _(
+                "no child made a model call; the parent read {read}. With no child running yet, delegate "
+                "should start one, and run_agent with max_turns={max_turns} makes at least one call",
+                read=repr(yours.observations[0][1]),
+                max_turns=case.max_turns,
             )
-        return (
+        return _(
             "no child's model call reached the client you were given: run the child with run_agent on "
             "that client, so its calls (and tokens) are recorded with the parent's"
         )
     if len(yours.child_tasks) > max(1, len(expected.child_tasks)):
-        return (
-            f"a child's request held {len(yours.child_tasks)} user messages {list(yours.child_tasks)}: an "
-            "earlier delegation's conversation was sent again. Each child starts fresh, with the system "
-            "prompt and its own sub-task only: keep no messages between delegations"
+        return _(
+            "a child's request held {count} user messages {tasks}: an earlier delegation's conversation was "
+            "sent again. Each child starts fresh, with the system prompt and its own sub-task only: keep no "
+            "messages between delegations",
+            count=len(yours.child_tasks),
+            tasks=list(yours.child_tasks),
         )
     for number in sorted(expected.per_call):
         if number == _DIRECT_NUMBER and not yours.per_call.get(number):
-            return (
-                f"delegate({_DIRECT_TASK!r}), called by hand after the parent's run with no child running, "
-                f"started no child; it returned {yours.direct!r}. A child that has ended, even by "
-                "raising, no longer counts towards max_depth"
+            return _(
+                "delegate({task}), called by hand after the parent's run with no child running, started no "
+                "child; it returned {returned}. A child that has ended, even by raising, no longer counts "
+                "towards max_depth",
+                task=repr(_DIRECT_TASK),
+                returned=repr(yours.direct),
             )
         if expected.per_call[number] and not yours.per_call.get(number):
-            read = yours.observations[number - 1][1] if number <= len(yours.observations) else None
-            ended = "ended without an answer" if expected.observations[number - 2][0] else "answered"
-            why = (
-                f", though no child was running then: delegate call {number - 1}'s child had {ended}, and "
-                "a child that has ended, even by raising, no longer counts towards max_depth"
-                if number > 1
-                else ""
+            read = repr(yours.observations[number - 1][1] if number <= len(yours.observations) else None)
+            if number == 1:
+                return _(
+                    "delegate call {number} started no child (the parent read {read})",
+                    number=number,
+                    read=read,
+                )
+            message = (
+                N_(
+                    "delegate call {number} started no child (the parent read {read}), though no child was "
+                    "running then: delegate call {previous}'s child had ended without an answer, and a child "
+                    "that has ended, even by raising, no longer counts towards max_depth"
+                )
+                if expected.observations[number - 2][0]
+                else N_(
+                    "delegate call {number} started no child (the parent read {read}), though no child was "
+                    "running then: delegate call {previous}'s child had answered, and a child that "
+                    "has ended, "
+                    "even by raising, no longer counts towards max_depth"
+                )
             )
-            return f"delegate call {number} started no child (the parent read {read!r}){why}"
+            return _(message, number=number, read=read, previous=number - 1)
     if len(your_children) != len(children):
         return _depth_or_turns(case, expected, yours)
     for mine, theirs in zip(your_children, children, strict=True):
         if mine[3] != theirs[3]:
-            return (
-                f"a child was offered the tools {list(mine[3])}; it should be offered exactly "
-                f"{list(theirs[3])}: the tools it was given, when it starts"
+            return _(
+                "a child was offered the tools {yours}; it should be offered exactly {wanted}: the "
+                "tools it was "
+                "given, when it starts",
+                yours=list(mine[3]),
+                wanted=list(theirs[3]),
             )
         if mine[1:3] != theirs[1:3]:
-            return (
-                f"a child's request sent {mine[1]} messages where the reference's sent {theirs[1]}: a child "
-                "starts fresh, with the system prompt and its sub-task only"
+            return _(
+                "a child's request sent {yours} messages where the reference's sent {wanted}: a child starts "
+                "fresh, with the system prompt and its sub-task only",
+                yours=mine[1],
+                wanted=theirs[1],
             )
         for your_result, result in zip(mine[5], theirs[5], strict=False):
             if result.startswith(ERROR_PREFIX) and not your_result.startswith(ERROR_PREFIX):
-                return (
-                    f"a child's delegate call was answered {your_result!r}; max_depth children were "
-                    "running, so it should be refused with a text starting 'ERROR: ' (an error the "
-                    "child's model can see as one)"
+                return _(
+                    "a child's delegate call was answered {answer}; max_depth children were running, so it "
+                    "should be refused with a text starting 'ERROR: ' (an error the child's model can see as "
+                    "one)",
+                    answer=repr(your_result),
                 )
     if yours.files != expected.files:
-        return "notes.txt was changed: a child must run with the parent's guardrails"
+        return _("notes.txt was changed: a child must run with the parent's guardrails")
     if len(yours.observations) != len(expected.observations):
-        return (
-            f"the parent read {len(yours.observations)} results; it should read {len(expected.observations)}"
+        return _(
+            "the parent read {yours} results; it should read {wanted}",
+            yours=len(yours.observations),
+            wanted=len(expected.observations),
         )
     for number, ((error, text), (your_error, your_text)) in enumerate(
         zip(expected.observations, yours.observations, strict=True), start=1
     ):
         if not error and your_text != text:
-            return (
-                f"for delegate call {number} the parent should read the child's answer {text!r}; yours "
-                f"gave {your_text!r}"
+            return _(
+                "for delegate call {number} the parent should read the child's answer {answer}; yours gave "
+                "{yours}",
+                number=number,
+                answer=repr(text),
+                yours=repr(your_text),
             )
         if error and not your_error:
-            return (
-                f"for delegate call {number} the child did not answer, but the parent read {your_text!r}: "
-                "return a clear failure starting with 'ERROR: '"
+            return _(
+                "for delegate call {number} the child did not answer, but the parent read {yours}: return a "
+                "clear failure starting with 'ERROR: '",
+                number=number,
+                yours=repr(your_text),
             )
         stopped = re.search(r"stop_reason '(\w+)'", text) if error else None
         if stopped and stopped.group(1) not in your_text:
-            return (
-                f"for delegate call {number} the child stopped with stop_reason {stopped.group(1)!r}; the "
-                f"parent read {your_text!r}, which does not say why (name the stop_reason)"
+            return _(
+                "for delegate call {number} the child stopped with stop_reason {reason}; the parent read "
+                "{yours}, which does not say why (name the stop_reason)",
+                number=number,
+                reason=repr(stopped.group(1)),
+                yours=repr(your_text),
             )
         if error and not stopped and not _says_it_failed(your_text):
-            return (
-                f"for delegate call {number} the child's model call failed (HTTP 500); the parent read "
-                f"{your_text!r}, which does not say that the helper failed"
+            return _(
+                "for delegate call {number} the child's model call failed (HTTP 500); the parent read "
+                "{yours}, which does not say that the helper failed",
+                number=number,
+                yours=repr(your_text),
             )
     if isinstance(yours.direct, Exception):
-        return (
-            f"delegate({_DIRECT_TASK!r}) called by hand raised {type(yours.direct).__name__}: "
-            f"{yours.direct}. The parent's dispatcher caught it for you, but delegate itself should "
-            "return a text starting with 'ERROR: ' when run_agent raises, whoever calls it"
+        return _(
+            "delegate({task}) called by hand raised {error}: {message}. The parent's dispatcher "
+            "caught it for "
+            "you, but delegate itself should return a text starting with 'ERROR: ' when run_agent raises, "
+            "whoever calls it",
+            task=repr(_DIRECT_TASK),
+            error=type(yours.direct).__name__,
+            message=yours.direct,
         )
     if case.child[-1] == "fail" and not (
         isinstance(yours.direct, str) and yours.direct.startswith("ERROR: ")
     ):
-        return (
-            f"delegate({_DIRECT_TASK!r}) called by hand returned {yours.direct!r}; when the child's run "
-            "raises, it should return a text starting with 'ERROR: '"
+        return _(
+            "delegate({task}) called by hand returned {returned}; when the child's run raises, it should "
+            "return a text starting with 'ERROR: '",
+            task=repr(_DIRECT_TASK),
+            returned=repr(yours.direct),
         )
     return None
 
@@ -810,21 +894,31 @@ def _depth_or_turns(case: DelegationCase, expected: _Outcome, yours: _Outcome) -
     max_depth allows, or because a child ran past (or short of) its own max_turns"""
     deepest, your_deepest = (max(outcome.levels, default=-1) + 1 for outcome in (expected, yours))
     if your_deepest != deepest:
-        other = (
-            ". Only this delegate's own children count: the other delegate's children are not among them "
-            "(keep the count in make_delegate, one per delegate, not shared)"
+        message = (
+            N_(
+                "children ran {yours} deep (the parent's child is 1 deep, its own child 2); with "
+                "max_depth={max_depth} they should run {wanted} deep: refuse a delegate call when max_depth "
+                "children of this delegate are running, and not before. Only this delegate's own children "
+                "count: the other delegate's children are not among them (keep the count in "
+                "make_delegate, one "
+                "per delegate, not shared)"
+            )
             if case.other and your_deepest < deepest
-            else ""
+            else N_(
+                "children ran {yours} deep (the parent's child is 1 deep, its own child 2); with "
+                "max_depth={max_depth} they should run {wanted} deep: refuse a delegate call when max_depth "
+                "children of this delegate are running, and not before"
+            )
         )
-        return (
-            f"children ran {your_deepest} deep (the parent's child is 1 deep, its own child 2); with "
-            f"max_depth={case.max_depth} they should run {deepest} deep: refuse a delegate call when "
-            f"max_depth children of this delegate are running, and not before{other}"
-        )
+        return _(message, yours=your_deepest, max_depth=case.max_depth, wanted=deepest)
     calls, your_calls = sum(expected.levels.values()), sum(yours.levels.values())
-    return (
-        f"the children made {your_calls} model calls in all; the reference's made {calls}, at the same "
-        f"depth: each child has its own max_turns ({case.max_turns}), and stops after that many model calls"
+    return _(
+        "the children made {yours} model calls in all; the reference's made {wanted}, at the same "
+        "depth: each "
+        "child has its own max_turns ({max_turns}), and stops after that many model calls",
+        yours=your_calls,
+        wanted=calls,
+        max_turns=case.max_turns,
     )
 
 
@@ -861,15 +955,22 @@ def check_delegate(make_delegate: Callable[..., Any]) -> Verdict:
     try:
         probe = make_delegate(mock.client(), [], system=CHILD_SYSTEM, max_turns=1, guardrails=[], max_depth=1)
     except Exception as error:  # the learner's code: report, don't crash the notebook
-        return verdict("12.2", [f"make_delegate(...) raised {type(error).__name__}: {error}"], "")
+        return verdict(
+            "12.2",
+            [_("make_delegate(...) raised {error}: {message}", error=type(error).__name__, message=error)],
+            "",
+        )
     if not callable(probe) or getattr(probe, "__name__", getattr(probe, "name", "")) != "delegate":
-        return verdict("12.2", ["make_delegate should return the inner function, named delegate"], "")
+        return verdict("12.2", [_("make_delegate should return the inner function, named delegate")], "")
     cases = delegate_scenarios()
     return judge_scenarios(
         "12.2",
         cases,
         lambda case: _compare(case, make_delegate),
         _describe_delegation,
-        "fresh children with their own tools and turns, the parent's guards, bounded depth, clear failures.",
+        _(
+            "fresh children with their own tools and turns, the parent's guards, bounded depth, "
+            "clear failures."
+        ),
         _shrink_delegation,
     )

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._i18n import _
 from ..untrusted import Declared, Step, decide, plan_refusal, provenance
 from . import Verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
@@ -76,10 +77,10 @@ class Conversation:
 
     def result_names(self) -> list[str]:
         """the tool behind each tool message, in the order the messages come"""
-        names: list[str] = ["(no call)"] if self._orphan_at_start() else []
+        names: list[str] = [_("(no call)")] if self._orphan_at_start() else []
         for reply in self.replies:
             names += reply[::-1] if self.reordered else reply
-        return [*names, *(["(no call)"] if self.orphan and not self._orphan_at_start() else [])]
+        return [*names, *([_("(no call)")] if self.orphan and not self._orphan_at_start() else [])]
 
 
 PROVENANCE_FIXED = [
@@ -168,16 +169,27 @@ PROVENANCE_SPACE: dict[str, Dimension[Conversation]] = {
 
 
 def _describe_conversation(case: Conversation) -> str:
-    replies = "; ".join(" + ".join(names) for names in case.replies) or "no calls"
-    declared = ", ".join(f"{n} ({e}{', untrusted' if u else ''})" for n, e, u in case.declared) or "nothing"
-    from .._i18n import _
-
-    orphan = " and a tool message answering no call" if case.orphan else ""
-    if case._orphan_at_start():
-        orphan = _(" and, before the first results, a tool message answering no call")
+    replies = "; ".join(" + ".join(names) for names in case.replies) or _("no calls")
+    declared = ", ".join(
+        _("{name} ({effect}, untrusted)", name=n, effect=e) if u else f"{n} ({e})"
+        for n, e, u in case.declared
+    ) or _("nothing")
     if case.reordered and any(len(r) > 1 for r in case.replies):
         replies += _(" (each reply's results come back last call first)")
-    return f"calls {replies}{orphan}; declared: {declared}"
+    if case._orphan_at_start():
+        return _(
+            "calls {replies} and, before the first results, a tool message answering no call; "
+            "declared: {declared}",
+            replies=replies,
+            declared=declared,
+        )
+    if case.orphan:
+        return _(
+            "calls {replies} and a tool message answering no call; declared: {declared}",
+            replies=replies,
+            declared=declared,
+        )
+    return _("calls {replies}; declared: {declared}", replies=replies, declared=declared)
 
 
 def _smaller_conversations(case: Conversation) -> Iterator[Conversation]:
@@ -209,13 +221,23 @@ def check_provenance(provenance_function: Callable[..., Any]) -> Verdict:
         expected = _trust_of(case)
         yours = provenance_function(case.messages(), case.declarations())
         if not isinstance(yours, list):
-            return f"yours returned {yours!r}: return a list, one mark per tool message"
+            return _("yours returned {yours}: return a list, one mark per tool message", yours=repr(yours))
         if len(yours) != len(expected):
-            return f"{len(expected)} tool message(s) to mark; yours marked {len(yours)}"
+            return _(
+                "{count} tool message(s) to mark; yours marked {marked}",
+                count=len(expected),
+                marked=len(yours),
+            )
         names = case.result_names()
         for number, (want, got) in enumerate(zip(expected, yours, strict=True), start=1):
             if want != got:
-                return f"tool message {number} (from {names[number - 1]}) is {want!r}; yours says {got!r}"
+                return _(
+                    "tool message {number} (from {name}) is {want}; yours says {got}",
+                    number=number,
+                    name=names[number - 1],
+                    want=repr(want),
+                    got=repr(got),
+                )
         return None
 
     return judge_scenarios(
@@ -223,7 +245,7 @@ def check_provenance(provenance_function: Callable[..., Any]) -> Verdict:
         provenance_scenarios(),
         judge,
         _describe_conversation,
-        "every observation marked as trusted as the tool that produced it.",
+        _("every observation marked as trusted as the tool that produced it."),
         _smaller_conversations,
     )
 
@@ -320,10 +342,16 @@ DECIDE_SPACE: dict[str, Dimension[Call]] = {
 
 
 def _describe_call(c: Call) -> str:
-    declared = f"declared {c.effect!r}" if c.effect else "declared nowhere"
-    return (
-        f"{c.name} ({declared}), untrusted text {'in' if c.untrusted_seen else 'not in'} the context, "
-        f"read-only {'on' if c.read_only else 'off'}, {'a person to ask' if c.can_ask else 'nobody to ask'}"
+    declared = _("declared {effect}", effect=repr(c.effect)) if c.effect else _("declared nowhere")
+    return _(
+        "{name} ({declared}), {untrusted}, {read_only}, {ask}",
+        name=c.name,
+        declared=declared,
+        untrusted=_("untrusted text in the context")
+        if c.untrusted_seen
+        else _("untrusted text not in the context"),
+        read_only=_("read-only on") if c.read_only else _("read-only off"),
+        ask=_("a person to ask") if c.can_ask else _("nobody to ask"),
     )
 
 
@@ -360,7 +388,7 @@ def check_decide(decide_function: Callable[..., Any]) -> Verdict:
         given = {name: True for name in ("read_only", "can_ask") if getattr(c, name)}
         yours = decide_function(c.name, c.declarations(), untrusted_seen=c.untrusted_seen, **given)
         if yours != expected:
-            return f"the answer is {expected!r}; yours is {yours!r}"
+            return _("the answer is {expected}; yours is {yours}", expected=repr(expected), yours=repr(yours))
         return None
 
     return judge_scenarios(
@@ -368,7 +396,10 @@ def check_decide(decide_function: Callable[..., Any]) -> Verdict:
         decide_scenarios(),
         judge,
         _describe_call,
-        "reads run; read-only refuses the rest; after untrusted text, writes and sends are asked or refused.",
+        _(
+            "reads run; read-only refuses the rest; after untrusted text, writes and sends are asked or "
+            "refused."
+        ),
         _smaller_calls,
     )
 
@@ -492,12 +523,16 @@ PLAN_SPACE: dict[str, Dimension[PlannedCall]] = {
 
 
 def _describe_planned(p: PlannedCall) -> str:
-    steps = (
-        ", ".join(f"{s.tool}({', '.join(f'{k}={v!r}' for k, v in s.fixed.items())})" for s in p.plan)
-        or "nothing"
-    )
+    steps = ", ".join(
+        f"{s.tool}({', '.join(f'{k}={v!r}' for k, v in s.fixed.items())})" for s in p.plan
+    ) or _("nothing")
     args = ", ".join(f"{k}={v!r}" for k, v in p.arguments)
-    return f"plan [{steps}], {p.done} step(s) done, the model calls {p.name}({args})"
+    return _(
+        "plan [{steps}], {done} step(s) done, the model calls {call}",
+        steps=steps,
+        done=p.done,
+        call=f"{p.name}({args})",
+    )
 
 
 def _smaller_planned(p: PlannedCall) -> Iterator[PlannedCall]:
@@ -523,9 +558,16 @@ def check_plan_refusal(plan_refusal_function: Callable[..., Any]) -> Verdict:
         expected = _expected(p)
         yours = plan_refusal_function(list(p.plan), p.done, p.name, dict(p.arguments))
         if expected is None and yours is not None:
-            return f"it is the plan's next step with its fixed values, so it runs; yours said {yours!r}"
+            return _(
+                "it is the plan's next step with its fixed values, so it runs; yours said {yours}",
+                yours=repr(yours),
+            )
         if expected is not None and (not isinstance(yours, str) or not yours.strip()):
-            return f"the call must be refused ({expected}); yours returned {yours!r}"
+            return _(
+                "the call must be refused ({reason}); yours returned {yours}",
+                reason=expected,
+                yours=repr(yours),
+            )
         return None
 
     return judge_scenarios(
@@ -533,7 +575,7 @@ def check_plan_refusal(plan_refusal_function: Callable[..., Any]) -> Verdict:
         plan_scenarios(),
         judge,
         _describe_planned,
-        "only the plan's next call runs, with the values the user fixed.",
+        _("only the plan's next call runs, with the values the user fixed."),
         _smaller_planned,
     )
 
@@ -586,7 +628,7 @@ DELIMIT_FIXED = [
 
 def _untrusted(rng: random.Random) -> Untrusted:
     pieces = []
-    for _ in range(rng.randint(0, 12)):
+    for _word in range(rng.randint(0, 12)):
         pieces.append(rng.choice(_TAGS) if rng.random() < 0.2 else rng.choice(_WORDS))
         pieces.append(rng.choice((" ", " ", "\n", "")))
     return Untrusted("".join(pieces), rng.choice(("fetch_page", "read_inbox", "mcp__web__search")))
@@ -660,18 +702,25 @@ def check_delimit(delimit_function: Callable[..., Any]) -> Verdict:
     def judge(u: Untrusted) -> str | None:
         yours = delimit_function(u.text, u.source)
         if not isinstance(yours, str):
-            return f"yours returned {yours!r}: return the delimited text"
+            return _("yours returned {yours}: return the delimited text", yours=repr(yours))
         head, tail = f'<untrusted source="{u.source}">\n', "\n</untrusted>"
         if not yours.startswith(head):
-            return f"yours starts {yours[: len(head) + 10]!r}: start with {head!r}"
+            return _(
+                "yours starts {start}: start with {head}",
+                start=repr(yours[: len(head) + 10]),
+                head=repr(head),
+            )
         if not yours.endswith(tail):
-            return f"yours ends {yours[-len(tail) - 10 :]!r}: end with {tail!r}"
+            return _("yours ends {end}: end with {tail}", end=repr(yours[-len(tail) - 10 :]), tail=repr(tail))
         inner = yours[len(head) : len(yours) - len(tail)]
         if live := _LIVE_TAG.search(inner):
-            return f"the text inside still holds {live.group()!r}, which can open or close a block: defuse it"
+            return _(
+                "the text inside still holds {tag}, which can open or close a block: defuse it",
+                tag=repr(live.group()),
+            )
         missing = [w for w in u.text.split() if "<" not in w and ">" not in w and w not in inner]
         if missing:
-            return f"the text lost {missing[0]!r}: keep every word the tool returned"
+            return _("the text lost {word}: keep every word the tool returned", word=repr(missing[0]))
         return None
 
     return judge_scenarios(
@@ -679,6 +728,6 @@ def check_delimit(delimit_function: Callable[..., Any]) -> Verdict:
         delimit_scenarios(),
         judge,
         _describe_untrusted,
-        "the text delimited, every tag inside it defused, every word kept.",
+        _("the text delimited, every tag inside it defused, every word kept."),
         _smaller_untrusted,
     )
