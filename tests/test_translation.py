@@ -191,6 +191,23 @@ def test_the_glossary_settles_the_terms_the_first_language_review_found_inconsis
     assert {"bug", "las cuentas de tokens", "con tu usuario", "servidor del modelo simulado"} <= ruled_out
 
 
+def test_spanish_prose_writes_decimals_with_a_comma_and_a_space_before_percent():
+    """the glossary's style: 0,8 and 83 % in the text; code, outputs and quoted commands stay as they are
+    (versions and addresses such as 3.11 or 127.0.0.1 are not decimals: a decimal here is a time in
+    seconds, a percentage or a probability)"""
+    decimal = re.compile(r"\b\d+\.\d+(?= ?(?:s|ms|segundos?|%)\b)|(?:probabilidad|con) \d+\.\d+")
+    found = []
+    for document in translate.documents():
+        path = ROOT / document.catalogue
+        for message in translate.read_catalogue(path):
+            if not isinstance(message.string, str) or not message.id:
+                continue
+            said = translate.prose(message.string)
+            for bad in (*re.findall(r"\d%", said), *decimal.findall(said)):
+                found.append(f"{document.catalogue.as_posix()}: {bad!r} in {said[:80]!r}")
+    assert not found, "\n".join(found)
+
+
 # --- the tool itself, on a course of one lesson ----------------------------------------------------
 
 
