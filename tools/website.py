@@ -631,15 +631,14 @@ def _slot(name: str) -> str:
 @functools.cache
 def _renderer_key() -> bytes:
     """what the rendering depends on besides the page: this script, the template, the libraries"""
-    import bleach as _bleach
     import mistune
-    import pygments
+    import pygments  # type: ignore[import-untyped]  # its stubs (types-Pygments) are not in the lock
 
     parts = [Path(__file__).read_bytes()]
     parts += [path.read_bytes() for path in sorted(ASSETS.glob("*.j2"))]
     parts += [
         f"{module.__name__} {module.__version__}".encode()
-        for module in (_bleach, mistune, nbconvert, nbformat, pygments)
+        for module in (bleach, mistune, nbconvert, nbformat, pygments)
     ]
     return hashlib.sha256(b"\0".join(parts)).digest()
 
