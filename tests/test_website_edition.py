@@ -77,9 +77,9 @@ def test_the_edition_built_first_is_copied_into_the_website_and_every_lesson_it_
     assert _listed(site / "lite") == ["lessons", "solutions"] and _listed(edition) == ["lessons"]
 
 
-def _listed(edition: Path) -> list[str]:
-    """the folders JupyterLab's file browser shows at the top of an edition"""
-    listing = json.loads((edition / "api" / "contents" / "all.json").read_text(encoding="utf-8"))
+def _listed(edition: Path, folder: str = "") -> list[str]:
+    """what JupyterLab's file browser shows in a folder of an edition (default: at the top)"""
+    listing = json.loads((edition / "api" / "contents" / folder / "all.json").read_text(encoding="utf-8"))
     return [entry["name"] for entry in listing["content"]]
 
 
@@ -87,7 +87,10 @@ def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_
     browser, tmp_path, edition
 ):
     """`tools/lite.py build --out site/lite` after `tools/website.py build`, then the website again;
-    every link followed in Chromium to its lesson, opened in the edition"""
+    every link, English and Spanish, leads to a notebook the edition lists and serves, and the last
+    English lesson's and the first Spanish lesson's links are followed in Chromium to the lesson, opened
+    in the edition (each link differs from the others only in the notebook's name, which the edition's
+    listing proves; a JupyterLite boot per lesson would make this the suite's longest test)"""
     site = tmp_path / "site"
     website.build(site, solutions=False, log=lambda line: None, edition_from=tmp_path / "none")
     assert _in_browser_links(site) == {}
@@ -99,6 +102,22 @@ def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_
     links = _in_browser_links(site)
     assert sorted(links) == _browser_lessons()  # the rebuild kept the edition, and links to it
     assert not (site / "lite" / "files" / "solutions").exists() and _listed(site / "lite") == ["lessons"]
+    spanish = _in_browser_links(site, "es/lessons")
+    assert sorted(spanish) == [
+        lesson for lesson in links if (ROOT / "lessons" / "es" / f"{lesson}.ipynb").is_file()
+    ]
+    followed = {}
+    for folder, found in (("lessons", links), ("lessons/es", spanish)):
+        listed = _listed(site / "lite", folder)
+        for lesson, url in found.items():
+            depth = "../" * (folder.count("/") + 1)
+            assert url == f"{depth}lite/notebooks/index.html?path={folder}/{lesson}.ipynb"
+            assert (
+                f"{lesson}.ipynb" in listed
+                and (site / "lite" / "files" / folder / f"{lesson}.ipynb").is_file()
+            )
+    followed[f"lessons/{max(links)}"] = f"{max(links)}.ipynb"
+    followed[f"es/lessons/{min(spanish)}"] = f"es/{min(spanish)}.ipynb"
     context, refused = browser
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -108,13 +127,13 @@ def test_the_edition_built_after_the_website_gets_its_links_and_a_rebuild_keeps_
     # what Chromium asks of every host on its own; neither the site nor the edition links it
     context.route("**/favicon.ico", _no_icon)
     try:
-        for lesson in links:
-            page, problems = _open(context, f"{base}lessons/{lesson}.html")
+        for html_page, notebook in followed.items():
+            page, problems = _open(context, f"{base}{html_page}.html")
             page.locator("a.in-browser").click()
             page.wait_for_function(
                 "(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
                 " return w && w.context && w.context.path === path; }",
-                arg=f"lessons/{lesson}.ipynb",
+                arg=f"lessons/{notebook}",
                 timeout=120_000,
             )
             page.close()  # before its kernel has started: the edition's own tests run the lessons

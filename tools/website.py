@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import html
 import json
 import os
@@ -41,6 +42,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import webbrowser
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,6 +64,11 @@ except ModuleNotFoundError as missing:
     )
 
 from agent_core._browser import LOCAL_INSTALL_LESSONS  # noqa: E402  # after the check above
+
+try:
+    import fcntl  # builds side by side share the page cache's work (_PageCache.claim)
+except ImportError:  # Windows: each build renders what it does not find in the cache
+    fcntl = None  # type: ignore[assignment]
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import room  # noqa: E402  # tools/room.py: the room server's precompression and kept-back solutions
@@ -195,8 +202,11 @@ def _safe_widgets(nb) -> None:
     nb.metadata["widgets"] = {WIDGET_STATE: {**state, "state": kept}}
 
 
-def _read_notebook(path: Path, root: Path):
-    """a notebook, its outputs made safe to publish; BuildError names a file that is not one"""
+def _read_notebook(path: Path, root: Path, widgets: bool = True):
+    """a notebook, its outputs made safe to publish; BuildError names a file that is not one
+
+    widgets=False: its saved widget state left out (what reading its title needs, without the cost
+    of sanitising that state's HTML)"""
     name = _shown(path, root)
     try:
         with open(path, encoding="utf-8") as file:
@@ -227,6 +237,8 @@ def _read_notebook(path: Path, root: Path):
             cell["outputs"] = [o for o in cell.get("outputs") or [] if isinstance(o, dict)]
     if not isinstance(nb.get("metadata"), dict):
         nb["metadata"] = nbformat.NotebookNode()
+    if not widgets:
+        nb.metadata.pop("widgets", None)
     _safe_widgets(nb)
     saved = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
@@ -339,7 +351,7 @@ class Page:
 def _title(path: Path, root: Path = ROOT) -> str:
     """the first heading of a notebook or markdown file, without the 'Lesson NN ·' prefix"""
     if path.suffix == ".ipynb":
-        cells = _read_notebook(path, root).cells
+        cells = _read_notebook(path, root, widgets=False).cells
         text = next((c.source for c in cells if c.get("cell_type") == "markdown"), "")
     else:
         text = _read_markdown(path, root)
@@ -603,6 +615,167 @@ def _exporter():
     return exporter
 
 
+# --- a page rendered once: kept by its content, so a rebuild renders only what changed ----------------
+
+CACHE = ROOT / "build" / "website-pages"  # git-ignored, as all of build/; safe to delete at any time
+CACHE_KEEP = 600  # pages kept, the most recently used: two full sites in both languages, and more
+# where the course's own parts of a page go; an HTML comment cannot come from a notebook or markdown file
+# (the sanitiser strips comments, and code, text outputs and titles are escaped)
+SLOTS = ("menu", "banner", "pager")
+
+
+def _slot(name: str) -> str:
+    return f"<!--agent-core-site:{name}-->"
+
+
+@functools.cache
+def _renderer_key() -> bytes:
+    """what the rendering depends on besides the page: this script, the template, the libraries"""
+    import mistune
+    import pygments  # type: ignore[import-untyped]  # its stubs (types-Pygments) are not in the lock
+
+    parts = [Path(__file__).read_bytes()]
+    parts += [path.read_bytes() for path in sorted(ASSETS.glob("*.j2"))]
+    parts += [
+        f"{module.__name__} {module.__version__}".encode()
+        for module in (bleach, mistune, nbconvert, nbformat, pygments)
+    ]
+    return hashlib.sha256(b"\0".join(parts)).digest()
+
+
+def _page_key(page: Page, label: str) -> str:
+    """the cache's name for a page: its file's bytes, and what the template is given besides"""
+    digest = hashlib.sha256(_renderer_key())
+    for part in (page.source.suffix, page.title, page.language, page.root, label):
+        digest.update(b"\0" + part.encode())
+    digest.update(b"\0" + page.source.read_bytes())
+    return digest.hexdigest()
+
+
+class _PageCache:
+    """rendered pages in CACHE, written atomically; builds running side by side (a test suite's
+    workers) share the work: a page another build is rendering is left for later, then read"""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.usable = os.access(folder, os.W_OK)
+        except OSError:
+            self.usable = False
+
+    def get(self, key: str) -> str | None:
+        path = self.folder / f"{key}.html"
+        try:
+            text = path.read_text(encoding="utf-8")
+            os.utime(path)  # recently used: kept when the cache is trimmed
+            return text
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def put(self, key: str, text: str) -> None:
+        if not self.usable:
+            return
+        try:
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{key}.", suffix=".tmp")
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.replace(temporary, self.folder / f"{key}.html")  # whole or not at all, for every reader
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)
+
+    def claim(self, key: str, wait: bool):
+        """a lock on rendering the page (an open file, closed to release it); None when another build
+        holds it and wait is False. Where there is no fcntl (Windows) nothing is shared: always a lock"""
+        if fcntl is None or not self.usable:
+            return open(os.devnull, "w")  # noqa: SIM115  # closed by the caller
+        try:
+            lock = open(self.folder / f".{key}.lock", "a")  # noqa: SIM115  # closed by the caller
+        except OSError:
+            return open(os.devnull, "w")  # noqa: SIM115
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except OSError:
+            lock.close()
+            return None
+        return lock
+
+    def trim(self) -> None:
+        """only the CACHE_KEEP most recently used pages kept, and no stale lock or temporary file"""
+        try:
+            found = sorted(self.folder.glob("*.html"), key=lambda path: path.stat().st_mtime, reverse=True)
+            for path in found[CACHE_KEEP:]:
+                path.unlink(missing_ok=True)
+                (self.folder / f".{path.stem}.lock").unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _render(exporter, page: Page, root: Path, label: str) -> str:
+    """the page's HTML, its menu, banner and pager left as slots"""
+    if page.source.suffix == ".ipynb":
+        nb = _read_notebook(page.source, root)
+    else:
+        markdown = SWITCH_LINE.sub("", _read_markdown(page.source, root), count=1)
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown)])
+    course = {"root": page.root, "label": label, **{name: _slot(name) for name in SLOTS}}
+    exporter.language_code = page.language  # <html lang="...">
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": page.title}, "course": course})
+    return body
+
+
+def _fill(body: str, parts: dict[str, str]) -> str:
+    """the slots filled: the menu and banner come before the page's content, the pager after it;
+    each part written as nbconvert writes the whole page (it parses and writes it with BeautifulSoup)"""
+    from bs4 import BeautifulSoup
+
+    written = {name: str(BeautifulSoup(part, features="html.parser")) for name, part in parts.items()}
+    for name in ("menu", "banner"):
+        at = body.find(_slot(name))
+        if at >= 0:
+            body = body[:at] + _part(written[name], body[at + len(_slot(name)) :])
+    before, slot, after = body.rpartition(_slot("pager"))
+    return before + _part(written["pager"], after) if slot else body
+
+
+def _part(written: str, after: str) -> str:
+    """a part, and what follows its slot: an empty part takes the slot's line break with it, as the
+    template's whitespace control does for an empty value"""
+    return written + after if written or not after.startswith("\n") else after[1:]
+
+
+def _rendered(exporter, pages_: list[Page], root: Path, cache: _PageCache, log) -> dict[int, str]:
+    """every page's HTML with slots: from the cache, else rendered (and kept); logged in order"""
+    bodies: dict[int, str] = {}
+    later: list[tuple[int, str]] = []
+
+    def one(number: int, key: str, wait: bool) -> bool:
+        body = cache.get(key)
+        if body is None:
+            lock = cache.claim(key, wait)
+            if lock is None:
+                return False  # another build is rendering it: read it from the cache later
+            with lock:
+                body = cache.get(key)
+                if body is None:
+                    body = _render(exporter, pages_[number], root, WORDS[pages_[number].language]["course"])
+                    cache.put(key, body)
+        bodies[number] = body
+        return True
+
+    for number, page in enumerate(pages_):
+        log(f"[{number + 1:2}/{len(pages_)}] {page.target}")
+        key = _page_key(page, WORDS[page.language]["course"])
+        if not one(number, key, wait=False):
+            later.append((number, key))
+    for number, key in later:
+        one(number, key, wait=True)
+    return bodies
+
+
 def build(
     out: Path,
     solutions: bool = True,
@@ -631,27 +804,18 @@ def build(
     all_pages = pages(solutions, root)
     site = _Site(root, all_pages, _tracked(root), set())
     exporter = _exporter()
-    for number, page in enumerate(all_pages, 1):
-        log(f"[{number:2}/{len(all_pages)}] {page.target}")
-        if page.source.suffix == ".ipynb":
-            nb = _read_notebook(page.source, root)
-        else:
-            markdown = SWITCH_LINE.sub("", _read_markdown(page.source, root), count=1)
-            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown)])
-        course = {
-            "root": page.root,
-            "label": WORDS[page.language]["course"],
+    cache = _PageCache(CACHE)
+    bodies = _rendered(exporter, all_pages, root, cache, log)
+    for number, page in enumerate(all_pages):
+        parts = {
             "menu": _menu(page, all_pages),
             "banner": _banner(page, all_pages, edition),
             "pager": _pager(page, all_pages),
         }
-        exporter.language_code = page.language  # <html lang="...">
-        body, _ = exporter.from_notebook_node(
-            nb, resources={"metadata": {"name": page.title}, "course": course}
-        )
         target = out / page.target
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_links(body, page, site), encoding="utf-8")
+        target.write_text(_links(_fill(bodies[number], parts), page, site), encoding="utf-8")
+    cache.trim()
     _anchors_as_written(out, all_pages)
     for path in sorted(site.copies):
         destination = out / path.relative_to(root)
