@@ -98,8 +98,9 @@ _inside: list[re.Pattern[str] | None] = [None]  # those renderings as one patter
 def _log(path: str, message: str, fields: dict[str, object]) -> None:
     """append the message's English and Spanish renderings to the log (an English run's log: a field
     that is an earlier message's English becomes its Spanish, as a Spanish run would have shown it),
-    and the earlier renderings its fields used (`{"inside": english}`: shown inside this one, so the
-    build need not look for them on their own, where a short one such as " and " would be a guess)"""
+    and the earlier renderings found inside a field's longer text (`{"inside": english}`: a joiner such
+    as " and ", one of several problems joined), which the build then need not look for on their own,
+    where a short one would be a guess"""
     english = message.format(**fields) if fields else message
     template = catalogue(LOGGED).get(message, message)
     used: list[str] = []
@@ -129,14 +130,14 @@ def _whole(text: str) -> str:
 def _translated(value: object, used: list[str]) -> object:
     """a field as a Spanish run fills it in: a text (or a list or tuple of texts) that is, or holds,
     earlier messages' English has their Spanish (the longest first, each where it stands alone and not
-    inside a quoted value; each one found is added to `used`); anything else is unchanged"""
+    inside a quoted value; each one found inside a longer text is added to `used`); anything else is
+    unchanged"""
     if isinstance(value, list | tuple) and type(value) in (list, tuple):  # not a named tuple
         if all(isinstance(v, str) for v in value):
             return type(value)(_translated(v, used) for v in value)
     if not isinstance(value, str) or not _rendered:
         return value
-    if value in _rendered:
-        used.append(value)
+    if value in _rendered:  # a message passed whole: it may be shown on its own too (a panel's prompt)
         return _rendered[value]
     pattern = _inside[0]
     if pattern is None:

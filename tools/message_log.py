@@ -4,9 +4,9 @@ A kernel whose environment has `AGENT_CORE_MESSAGE_LOG` (agent_core._i18n.MESSAG
 appends to it each run-time message it shows, as English and Spanish. `tools/notebooks.py run` reads
 the lines each code cell added and stores them beside the Spanish catalogues, one file per notebook
 (`locale/es/outputs/lessons/05_guardrails.json`: a cell's index in the notebook -> its [English,
-Spanish] pairs, sorted, each once; only cells that showed a message). A message the cell showed only
-inside another (a problem inside a scenario's line, a joiner such as " and ") is left out: the larger
-one holds it, and a short text looked for on its own could be a value that is no message.
+Spanish] pairs, sorted, each once; only cells that showed a message). A message found only inside a
+longer field of another (a joiner such as " and ", one of problems joined by "; ") is left out: the
+larger one holds it, and a short text looked for on its own could be a value that is no message.
 `tools/translate.py build` puts them into the Spanish notebook's outputs, and conftest.py proves on
 every nbval run that each cell still logs what its file says (`problem`), so the Spanish outputs are
 what a run prints.
@@ -33,8 +33,8 @@ def sidecar(notebook: Path, root: Path = ROOT) -> Path | None:
 
 
 def read_new(log: Path, offset: int) -> tuple[Pairs, int]:
-    """the pairs logged after `offset` (sorted, each once), but those shown only inside a later message
-    of the same lines (a field's message, a joiner), and the log's new end"""
+    """the pairs logged after `offset` (sorted, each once), but those found inside a later message's
+    field in the same lines (a joiner, one of several joined), and the log's new end"""
     if not log.exists():
         return [], offset
     with open(log, "rb") as file:

@@ -732,18 +732,25 @@ def runtime_problems(root: Path = ROOT) -> list[str]:
     return problems
 
 
+def _alone(text: str) -> str:
+    """a pattern for the text where it is no part of a longer word ("nothing" is not in "nothingness")"""
+    before = r"(?<!\w)" if re.match(r"\w", text[:1]) else ""
+    after = r"(?!\w)" if re.match(r"\w", text[-1:]) else ""
+    return before + re.escape(text) + after
+
+
 def spanish_outputs(outputs: list[Any], pairs: list[list[str]]) -> list[Any]:
     """a code cell's stored outputs as the Spanish notebook's: the English outputs with the messages
     this cell showed when it ran (tools/message_log.py: [English, Spanish] as agent_core._i18n logged
     them) in Spanish, in printed text, text/plain and text/html (escaped) alike: the longest English
-    first, each occurrence replaced once; nothing else changes"""
+    first, each occurrence replaced once and never inside a longer word; nothing else changes"""
     if not pairs:
         return outputs
     table: dict[str, str] = {}
     for english, spanish in pairs:
         for escape in (str, lambda t: html.escape(t, quote=False), html.escape):
             table.setdefault(escape(english), escape(spanish))
-    pattern = re.compile("|".join(re.escape(e) for e in sorted(table, key=len, reverse=True)))
+    pattern = re.compile("|".join(_alone(e) for e in sorted(table, key=len, reverse=True)))
 
     def in_spanish(text: Any) -> str:
         return pattern.sub(lambda m: table[m.group(0)], text if isinstance(text, str) else "".join(text))
