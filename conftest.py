@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ import nbval.kernel
 import pytest
 import xdist.plugin
 
+from agent_core._i18n import MESSAGE_LOG
+from tools import message_log
 from tools.kernels import OwnSocketsKernelManager
 
 # On Linux and macOS every kernel listens on Unix sockets of its own (tools/kernels.py), so kernels
@@ -70,18 +73,69 @@ def _lesson_number(path: Path) -> int:
     return int(number) if number.isdigit() else -1
 
 
+# Each English notebook's kernel logs the run-time messages every cell shows, with their Spanish
+# (agent_core/_i18n.py), into a file of this worker's; after each cell, the pairs it logged must be
+# those tools/notebooks.py run stored for it in locale/es/outputs/, from which tools/translate.py build
+# makes the Spanish notebook's outputs (tools/message_log.py). With tests/test_translation.py (each
+# Spanish notebook is the build of the stored English one), every Spanish output is what a run prints.
+WORKER_LOG = Path(tempfile.gettempdir()) / f"agent-core-messages-{os.getpid()}.jsonl"
+
+
+def _is_cell(item: pytest.Item) -> bool:
+    return type(item).__name__ == "IPyNbCell"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """a notebook's kernel starts with the message log set (and, on Windows, one kernel at a time)"""
+    if not (_is_cell(item) and getattr(item.parent, "kernel", "") is None):
+        return (yield)
+    WORKER_LOG.unlink(missing_ok=True)
+    item.parent.message_log_end = 0
+    os.environ[MESSAGE_LOG] = str(WORKER_LOG)  # the kernel inherits it; no other test of this worker
+    try:
+        with _one_kernel_start_at_a_time():
+            return (yield)
+    finally:
+        del os.environ[MESSAGE_LOG]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """a cell of an English notebook fails when it showed other messages than its stored Spanish has"""
+    try:
+        result = yield
+    except BaseException:
+        _logged_messages(item)  # read past what the failed cell logged
+        raise
+    problem = _logged_messages(item)
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    return result
+
+
+def _logged_messages(item: pytest.Item) -> str:
+    """what is wrong with the messages a notebook's cell just logged ("" when nothing is)"""
+    if not _is_cell(item) or not hasattr(item.parent, "message_log_end"):
+        return ""
+    logged, item.parent.message_log_end = message_log.read_new(WORKER_LOG, item.parent.message_log_end)
+    if message_log.sidecar(item.path) is None:
+        return ""  # not a course notebook
+    index = next(i for i, cell in enumerate(item.parent.nb.cells) if cell is item.cell)
+    return message_log.problem(item.path, index, logged)
+
+
 if os.name == "posix":
     nbval.kernel.KernelManager = OwnSocketsKernelManager  # nbval's start_new_kernel() makes its manager there
+
+    def _one_kernel_start_at_a_time() -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # on Unix sockets of its own, a kernel starts beside the others
 else:
     import msvcrt
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    @contextlib.contextmanager
+    def _one_kernel_start_at_a_time() -> Iterator[None]:
         """on Windows, one kernel starts at a time (a lock file shared by the xdist workers)"""
-        starts_a_kernel = type(item).__name__ == "IPyNbCell" and getattr(item.parent, "kernel", "") is None
-        if not starts_a_kernel:
-            yield
-            return
         with open(LOCK, "a+b") as lock:
             while True:
                 try:

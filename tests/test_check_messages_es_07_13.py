@@ -1,9 +1,11 @@
 """The checks of lessons 07-13 speak the learner's language: no message they show escapes `_()` (read from
 their source), and the catalogued wrong answers of tests/test_checks_lessonNN.py, run in Spanish, get
 problem lines with none of their English left but the values (agent_core/_i18n.py, CONTRIBUTING.md,
-"Messages in the learner's language")."""
+"Messages in the learner's language"), and the English run's message log makes of the English verdict
+exactly the Spanish one: messages whose fields are other messages, or joined lists of them, included."""
 
 import ast
+import functools
 import importlib
 import inspect
 import re
@@ -11,12 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_check_messages_spanish import as_built
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "agent_core" / "checks"
 
 # the lessons whose checks are marked; each other one fails the static test below, strictly
-MARKED = {"07", "08", "11", "12", "13"}
+MARKED = {"07", "08", "09", "10", "11", "12", "13"}
 LESSONS = ["07", "08", "09", "10", "11", "12", "13"]
 
 PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:.'()]+[A-Za-z]{2,}")  # two words: text a person reads
@@ -28,6 +31,11 @@ FOR_THE_MODEL = {
         "Line {} of discount.py.",
         "# the roles of version {}\n",
     },  # a model's answer 7.2 judges; a file's text
+    "09": {  # the failed call's result the model reads in the conversation 9.1 rewrites
+        "{}the tool 'divide' raised ZeroDivisionError: division by zero. Check the arguments and call it "
+        "again, or try another approach.",
+    },
+    "10": {"a {} in structuredContent"},  # the name of a shape the tests reach (test_input_space.py)
     "11": {  # the model's answers in the runs 11.1 grades; the names of the shapes the tests reach
         "The answer is {}.",
         "Not {}: the result is {}",
@@ -43,6 +51,7 @@ FOR_THE_MODEL = {
 # text from elsewhere inside a problem line, shown as it is: the reference's refusal, which the model
 # reads, in English (13.3); the reference grader's verdict, agent_core.evaluation's (11.1, 11.2)
 MODEL_TEXT = {
+    "09": re.compile(r"(?<=Error: ).*$"),  # an exception's own words, after "raised TypeError: "
     "11": re.compile(r"(?<=but ).*?(?= \(|$)|(?<=pero ).*?(?= \(|$)"),
     "13": re.compile(r"(?<=refused \().*?(?=\); )|(?<=rechazarse \().*?(?=\); )"),
 }
@@ -156,7 +165,7 @@ def _wrong_answers(lesson: str, per_check: int = 2) -> list[tuple[str, object, o
 
 
 @pytest.mark.parametrize("lesson", sorted(MARKED))
-def test_the_catalogued_wrong_answers_read_in_spanish(lesson, monkeypatch, capsys):
+def test_the_catalogued_wrong_answers_read_in_spanish(lesson, monkeypatch, capsys, tmp_path):
     cases = _wrong_answers(lesson)
     assert cases, f"no catalogue of wrong answers found in tests/test_checks_lesson{lesson}.py"
     for name, check, wrong in cases:
@@ -164,9 +173,10 @@ def test_the_catalogued_wrong_answers_read_in_spanish(lesson, monkeypatch, capsy
         for language in ("en", "es"):
             monkeypatch.setenv("AGENT_CORE_LANG", language)
             assert not check(wrong), name
-            said[language] = [
-                line for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")
-            ]
+            said[language] = capsys.readouterr().out.splitlines()
+        log = tmp_path / "messages.jsonl"
+        assert as_built(functools.partial(check, wrong), monkeypatch, capsys, log) == said["es"], name
+        said = {k: [line for line in lines if line.startswith("  - ")] for k, lines in said.items()}
         assert said["en"] and len(said["en"]) == len(said["es"]), (name, said)
         for english, spanish in zip(said["en"], said["es"], strict=True):
             if lesson in MODEL_TEXT:

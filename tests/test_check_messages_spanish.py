@@ -5,8 +5,9 @@ fails on the other way a learner meets English: a message never marked. Each row
 wrong answer of a lesson's catalogue (tests/test_checks_lessonNN.py) through its check twice, in
 English and with AGENT_CORE_LANG=es, and requires of every problem line that it changed, that no run
 of five English words survived into the Spanish outside values (quoted text, code, an exception's
-own words), as a part left unmarked would, and that it is what tools/translate.py build writes from
-the English line (so a Spanish notebook's stored outputs are what a run prints). A lesson joins by
+own words), as a part left unmarked would, and that the English run's message log (agent_core._i18n,
+AGENT_CORE_MESSAGE_LOG) turns the English verdict into the Spanish one as tools/translate.py build
+does (so a Spanish notebook's stored outputs are what a run prints). A lesson joins by
 adding its rows to its table: a few wrong answers that name different problems, fast ones.
 """
 
@@ -38,7 +39,10 @@ from agent_core.checks.lesson06 import check_keep_lines, check_split, check_toke
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+import message_log  # noqa: E402
 import translate  # noqa: E402
+
+from agent_core._i18n import MESSAGE_LOG  # noqa: E402
 
 Case = Callable[[], object]
 
@@ -103,19 +107,25 @@ def _verdict(case: Case, language: str, monkeypatch, capsys) -> list[str]:
     return capsys.readouterr().out.splitlines()
 
 
+def as_built(case: Case, monkeypatch, capsys, log: Path) -> list[str]:
+    """the English verdict with the messages its run logged put in Spanish, as the build does"""
+    monkeypatch.setenv(MESSAGE_LOG, str(log))
+    english = _verdict(case, "en", monkeypatch, capsys)
+    monkeypatch.delenv(MESSAGE_LOG)
+    pairs, _end = message_log.read_new(log, 0)
+    log.unlink(missing_ok=True)
+    stream = {"output_type": "stream", "name": "stdout", "text": "\n".join(english)}
+    return translate.spanish_outputs([stream], pairs)[0]["text"].split("\n")
+
+
 def _runs_of_five(line: str) -> set[tuple[str, ...]]:
     prose = re.sub(r"\S*[()._=\[\]]\S*", " ", RAISED.sub(" ", QUOTED.sub(" ", line)))  # code is a value
     words = re.findall(r"[A-Za-z]+", prose)
     return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
 
 
-@pytest.fixture(scope="module")
-def templates():
-    return translate.runtime_templates()
-
-
 @pytest.mark.parametrize("case", ROWS)
-def test_every_line_of_a_wrong_answers_verdict_is_spanish(case, templates, monkeypatch, capsys):
+def test_every_line_of_a_wrong_answers_verdict_is_spanish(case, monkeypatch, capsys, tmp_path):
     english = _verdict(case, "en", monkeypatch, capsys)
     spanish = _verdict(case, "es", monkeypatch, capsys)
     assert english and english[0].startswith("✗ Exercise "), english  # a wrong answer, named
@@ -124,8 +134,4 @@ def test_every_line_of_a_wrong_answers_verdict_is_spanish(case, templates, monke
         assert translated != line, f"a problem line with no Spanish: {line}"
         left = _runs_of_five(line) & _runs_of_five(translated)
         assert not left, f"English left in {translated!r}: {sorted(left)[0]}"
-        assert translate.localized_outputs([_stream(line)], templates)[0]["text"] == translated
-
-
-def _stream(text: str) -> dict[str, str]:
-    return {"output_type": "stream", "name": "stdout", "text": text}
+    assert as_built(case, monkeypatch, capsys, tmp_path / "messages.jsonl") == spanish

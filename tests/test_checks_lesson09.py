@@ -114,6 +114,25 @@ def test_a_json_string_input_and_a_missing_is_error_are_named(capsys):
     assert "the result for call_b is a failure: mark it with 'is_error': True" in out
 
 
+def test_a_result_content_not_a_string_or_without_its_error_prefix_is_named(capsys):
+    request = by_hand()
+    request["messages"][2]["content"][0]["content"] = 0.6666666666666666  # the number, not its text
+    assert not check_anthropic(request)
+    out = capsys.readouterr().out
+    assert "the tool_result for call_a should carry the tool's text as 'content', a string" in out
+    assert "yours is a float: 0.6666666666666666" in out
+    request = by_hand()
+    request["messages"][2]["content"][1]["content"] = ERROR_TEXT.removeprefix("ERROR: ")
+    assert not check_anthropic(request)
+    out = capsys.readouterr().out
+    assert "the tool_result for call_b should carry the tool's text as 'content' whole: " in out
+    assert "the failure's 'ERROR: ' is missing" in out
+    request = by_hand()
+    request["messages"][2]["content"][0]["content"] = "0.67"
+    assert not check_anthropic(request)
+    assert "as 'content', '0.6666666666666666'; yours is '0.67'" in capsys.readouterr().out
+
+
 def test_text_before_the_results_and_an_unanswered_call_are_named(capsys):
     request = by_hand()
     content = request["messages"][2]["content"]

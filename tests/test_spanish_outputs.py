@@ -1,14 +1,13 @@
 """A Spanish notebook's stored outputs are what a kernel in lessons/es/ prints (agent_core/_i18n.py).
 
 tools/translate.py builds each Spanish notebook from the English one: the same code, and the English
-outputs (which nbval proves on every run) with each line that is one of agent_core's run-time messages
-(a check's verdict) put in Spanish, fields unchanged (translate.localized_outputs; the staleness test in
-test_translation.py holds every Spanish notebook to it). That is only right if a real run prints those
-lines: here one Spanish lesson runs, whole, in a fresh kernel started in a folder lessons/es/ as
-JupyterLab starts it, and every cell's outputs must equal the stored ones. One notebook keeps the suite
-fast: lesson 05 has failing checks (heading and problem lines), the approval panel (its repr, its HTML,
-its status printed) and the course's ordinary outputs; the rule it proves is the same for every
-notebook (one function, one catalogue).
+outputs (which nbval proves on every run) with the messages each cell showed put in Spanish, as the
+English run logged them, each with its Spanish rendered as a Spanish run renders it (tools/message_log.py;
+conftest.py fails a cell whose log no longer matches, test_translation.py a Spanish notebook that is not
+the build of the English one). Here a real Spanish run closes the loop: a lesson runs, whole, in a fresh
+kernel started in a folder lessons/es/ as JupyterLab starts it, and every cell's outputs must equal the
+stored ones. Lesson 05 has failing checks (heading and problem lines), the approval panel (its repr, its
+HTML, its status printed) and the course's ordinary outputs.
 """
 
 import shutil

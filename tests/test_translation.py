@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+import message_log  # noqa: E402
 import notebooks  # noqa: E402
 import translate  # noqa: E402
 
@@ -50,15 +51,18 @@ def _without_comments(source: str) -> str:
 
 @pytest.mark.parametrize("spanish", SPANISH_NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_a_spanish_notebook_has_the_english_code_and_outputs_so_nbval_need_not_run_it(spanish):
-    """the same code, and the same outputs but for agent_core's run-time messages, in Spanish as a kernel
-    in lessons/es/ prints them (test_a_spanish_kernel_prints_the_stored_outputs proves it on a run)"""
+    """the same code, and the same outputs but for agent_core's run-time messages, in Spanish as the run of
+    the English notebook logged them (locale/es/outputs/; conftest.py proves the log on every nbval run)"""
     english = spanish.parent.parent / spanish.name
     es, en = (nbformat.read(p, as_version=4) for p in (spanish, english))  # a text's lines joined
     assert es["metadata"] == en["metadata"] and len(es["cells"]) == len(en["cells"])
-    templates = translate.runtime_templates()
+    logged = message_log.load(message_log.sidecar(english))
     for index, (cell, original) in enumerate(zip(es["cells"], en["cells"], strict=True)):
         if original["cell_type"] == "code":
-            original = {**original, "outputs": translate.localized_outputs(original["outputs"], templates)}
+            original = {
+                **original,
+                "outputs": translate.spanish_outputs(original["outputs"], logged.get(index, [])),
+            }
         assert {k: v for k, v in cell.items() if k != "source"} == {
             k: v for k, v in original.items() if k != "source"
         }, f"cell {index}: outputs, metadata or type differ"
@@ -364,3 +368,63 @@ def test_the_previous_english_of_a_long_fuzzy_entry_survives_a_write_and_a_read(
     assert "#| " in path.read_text(encoding="utf-8")
     (message,) = [m for m in translate.read_catalogue(path) if m.id]
     assert message.previous_id == [before]
+
+
+def test_the_build_puts_a_cells_logged_messages_in_spanish_and_nothing_else():
+    """longest first, each occurrence once, in printed text, text/plain and text/html (escaped)"""
+    pairs = [
+        ["nothing", "nada"],
+        ["✗ Exercise 9.1: nothing <sent>", "✗ Ejercicio 9.1: nada <enviado>"],
+        ["no calls", "ninguna llamada"],
+    ]
+    outputs = [
+        nbformat.from_dict(
+            {
+                "output_type": "stream",
+                "name": "stdout",
+                "text": ["✗ Exercise 9.1: nothing <sent>\n", "nothing, nothing\n"],
+            }
+        ),
+        nbformat.from_dict(
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {
+                    "text/plain": "no calls; nothing else",
+                    "text/html": "<b>✗ Exercise 9.1: nothing &lt;sent&gt;</b> no calls",
+                },
+            }
+        ),
+        nbformat.from_dict({"output_type": "stream", "name": "stderr", "text": "no call, nothingness"}),
+    ]
+    spanish = translate.spanish_outputs(outputs, pairs)
+    assert spanish[0]["text"] == "✗ Ejercicio 9.1: nada <enviado>\nnada, nada\n"
+    assert spanish[1]["data"] == {
+        "text/plain": "ninguna llamada; nada else",
+        "text/html": "<b>✗ Ejercicio 9.1: nada &lt;enviado&gt;</b> ninguna llamada",
+    }
+    assert spanish[2]["text"] == "no call, nothingness"  # never a part of a longer word
+    assert translate.spanish_outputs(outputs, []) == outputs  # a cell that showed no message: as it is
+    assert outputs[0]["text"][0].startswith("✗ Exercise")  # the English notebook's outputs untouched
+
+
+def test_a_cell_whose_messages_differ_from_its_stored_spanish_fails_naming_the_first(tmp_path):
+    """conftest.py's check after each nbval cell: the pairs the cell logged against the stored ones"""
+    notebook = tmp_path / "lessons" / "08_real_models.ipynb"
+    notebook.parent.mkdir()
+    notebook.write_text("{}", encoding="utf-8")
+    stored = [["a verdict", "un veredicto"], ["with nothing defined", "con nada definidas"]]
+    message_log.dump({3: stored}, message_log.sidecar(notebook, tmp_path))
+    assert message_log.problem(notebook, 3, stored, tmp_path) == ""
+    assert message_log.problem(notebook, 4, [], tmp_path) == ""  # a cell that shows no message
+    ran = [["a verdict", "un veredicto"], ["with nothing defined", "sin nada definido"]]
+    problem = message_log.problem(notebook, 3, ran, tmp_path)
+    assert problem == (
+        "lessons/08_real_models.ipynb cell 3: its stored Spanish outputs are stale: a run shows "
+        "'with nothing defined' (Spanish 'sin nada definido'), which the file does not have "
+        "(in locale/es/outputs/lessons/08_real_models.json): "
+        "run python tools/notebooks.py run lessons/08_real_models.ipynb"
+    )
+    assert "the file has 'with nothing defined'" in message_log.problem(notebook, 3, stored[:1], tmp_path)
+    assert "a run shows 'a verdict'" in message_log.problem(notebook, 5, stored[:1], tmp_path)
+    assert message_log.sidecar(tmp_path / "lessons" / "es" / "08_real_models.ipynb", tmp_path) is None

@@ -11,6 +11,8 @@ kernel, in its own folder, and is saved with normalised metadata (no kernel vers
 cell ids from their position), so the same code stores the same file everywhere. Widgets that work
 without a kernel (the step-through viewer) keep their view and saved state, with model ids numbered
 by position; other widgets' views are dropped, as their saved state would not work without a kernel.
+An English notebook's kernel also logs the run-time messages each cell shows, with their Spanish
+(agent_core/_i18n.py), into locale/es/outputs/ (tools/message_log.py): the Spanish notebooks' outputs.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ import argparse
 import copy
 import hashlib
 import json
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
+import message_log
 import nbformat
 from kernels import kernel_manager_class
 
+from agent_core._i18n import MESSAGE_LOG
 from agent_core.widgets import KERNEL_FREE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,21 +133,44 @@ def _merge_streams(outputs: list) -> list:
 
 
 def run(path: Path, timeout: int = 300) -> None:
-    """execute one notebook in a fresh kernel, in its own folder, and store it"""
+    """execute one notebook in a fresh kernel, in its own folder, and store it; for an English course
+    notebook, also the messages each cell showed, with their Spanish (tools/message_log.py)"""
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        record_timing=False,
-        store_widget_state=True,
-        kernel_manager_class=kernel_manager_class(),  # Unix sockets where there are (tools/kernels.py)
-    )
-    client.execute()
+    sidecar = message_log.sidecar(path)
+    logged: dict[int, message_log.Pairs] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "messages.jsonl"
+        end = [0]
+
+        def cell_ran(cell: nbformat.NotebookNode, cell_index: int, **_reply: object) -> None:
+            # a cell's messages are all written when its reply comes: _() writes as it shows them
+            logged[cell_index], end[0] = message_log.read_new(log, end[0])
+
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            record_timing=False,
+            store_widget_state=True,
+            kernel_manager_class=kernel_manager_class(),  # Unix sockets where there are (tools/kernels.py)
+            on_cell_executed=cell_ran if sidecar else None,
+        )
+        before = os.environ.get(MESSAGE_LOG)
+        if sidecar:
+            os.environ[MESSAGE_LOG] = str(log)  # the kernel inherits it
+        try:
+            client.execute()
+        finally:
+            if before is None:
+                os.environ.pop(MESSAGE_LOG, None)
+            else:
+                os.environ[MESSAGE_LOG] = before
     nbformat.write(normalise(nb), path)
+    if sidecar:
+        message_log.dump(logged, sidecar)
 
 
 def problems(path: Path) -> list[str]:

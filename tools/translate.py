@@ -14,11 +14,15 @@ without a Spanish entry, or whose {fields} differ from the English.
 A catalogue is a PO file (Poedit, Weblate or any text editor): locale/es/04_the_loop.po holds lesson 04
 and its solution (the same English gets the same Spanish), locale/es/README.po the README,
 locale/es/docs/teaching.po docs/teaching.md. Its units are the English markdown blocks (a paragraph, a
-heading, a whole list or table) and the comments of the code cells; code, outputs and metadata are
-copied unchanged. Each entry's locations say where it comes from: a notebook and a cell number, or a
-file and a line number. When the English changes, `extract` keeps the old translation as fuzzy beside
-the previous English, and `check` and `build` fail, naming the notebook, the cell and what changed,
-until a translator updates the entry and clears its fuzzy flag. Relative links are rewritten at build
+heading, a whole list or table) and the comments of the code cells; code and metadata are copied
+unchanged, and so are outputs but for agent_core's run-time messages: `tools/notebooks.py run` logs,
+for each cell of an English notebook, every message it showed with its Spanish as a Spanish run renders
+it (agent_core/_i18n.py, tools/message_log.py) into locale/es/outputs/, and `build` puts those in
+Spanish in the cell's outputs (`spanish_outputs`); conftest.py fails an nbval cell whose messages no
+longer match its logged ones. Each entry's locations say where it comes from: a notebook and a cell
+number, or a file and a line number. When the English changes, `extract` keeps the old translation as
+fuzzy beside the previous English, and `check` and `build` fail, naming the notebook, the cell and what
+changed, until a translator updates the entry and clears its fuzzy flag. Relative links are rewritten at build
 time to the Spanish version where one exists; translators keep the English targets. The same goes for
 the folder a page's shell command opens in JupyterLab (`jupyter lab lessons/` becomes
 `jupyter lab lessons/es/`): the rest of a page's code is copied unchanged.
@@ -34,7 +38,7 @@ import os
 import re
 import sys
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +46,9 @@ from typing import Any
 import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, unescape, write_po
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/: run as a script or imported
+import message_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = Path("locale") / "es"
@@ -415,13 +422,13 @@ def render(
         path = root / source
         if path.suffix == ".ipynb":
             nb = nbformat.read(path, as_version=4)
-            templates = runtime_templates(root)
+            logged = message_log.load(message_log.sidecar(path, root))
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "markdown":
                     cell.source = translate_markdown(cell.source, lookup(source, index, source, target))
                 elif cell.cell_type == "code":
                     cell.source = translate_code(cell.source, lookup(source, index, source, target))
-                    cell.outputs = localized_outputs(cell.outputs, templates)
+                    cell.outputs = spanish_outputs(cell.outputs, logged.get(index, []))
             files[target] = nbformat.writes(nb).rstrip("\n") + "\n"
         else:
             back = os.path.relpath(source, os.path.dirname(target) or ".").replace(os.sep, "/")
@@ -725,164 +732,38 @@ def runtime_problems(root: Path = ROOT) -> list[str]:
     return problems
 
 
-Template = tuple[
-    re.Pattern[str], str, str, tuple[str, ...]
-]  # a run-time message: its English as a pattern, the English, the Spanish, its literal pieces
+def _alone(text: str) -> str:
+    """a pattern for the text where it is no part of a longer word ("nothing" is not in "nothingness")"""
+    before = r"(?<!\w)" if re.match(r"\w", text[:1]) else ""
+    after = r"(?!\w)" if re.match(r"\w", text[-1:]) else ""
+    return before + re.escape(text) + after
 
 
-def runtime_templates(root: Path = ROOT) -> list[Template]:
-    """each translated run-time message: its English as a pattern whose groups are its {fields}"""
-    import string
-
-    path = root / RUNTIME
-    templates = []
-    for message in read_catalogue(path) if path.exists() else []:
-        english, spanish = message.id, _string(message)
-        if not isinstance(english, str) or not english or not spanish or message.fuzzy:
-            continue
-        pattern, pieces = "", list[str]()
-        for literal, field, _spec, _conversion in string.Formatter().parse(english):
-            group = (f"(?P={field})" if field in pieces[1::2] else f"(?P<{field}>.+?)") if field else ""
-            pattern += re.escape(literal) + group
-            pieces += [literal, field or ""]
-        templates.append((re.compile(pattern, re.DOTALL), english, spanish, tuple(pieces)))
-    # the most wording first: a line that two messages match is the one that says more of it
-    return sorted(templates, key=lambda template: -_wording(template[3]))
-
-
-def _splits(pieces: tuple[str, ...], line: str, start: int = 0) -> Iterator[list[str]]:
-    """every way the line is a message's literal pieces with a text in each field between them (pieces:
-    literal, field, literal, field..., the field "" when the message ends with a literal)"""
-    literal = pieces[0]
-    if not line.startswith(literal, start):
-        return
-    start += len(literal)
-    if len(pieces) == 1 or not pieces[1]:  # the message's end
-        if start == len(line):
-            yield []
-        return
-    rest = pieces[2:]
-    if not rest:  # the message ends with this field
-        if start < len(line):
-            yield [line[start:]]
-        return
-    for end in range(start + 1, len(line) + 1):
-        if line.startswith(rest[0], end):
-            for tail in _splits(rest, line, end):
-                yield [line[start:end], *tail]
-
-
-def localized(line: str, templates: list[Template], seen: dict[str, str] | None = None) -> str:
-    """one line of output as a Spanish kernel prints it: a line that is a run-time message's English,
-    fields filled in, becomes its Spanish with the same fields (a field that is itself a message, too:
-    of the ways the line splits into the message's fields, the one with the most fields that are
-    messages); `seen` collects each English text that changed, with its Spanish"""
-    result, found, _message = _localized(line, templates, {}, loose=False)
-    if seen is not None:
-        seen.update(found)
-    return result
-
-
-def _value_like(text: str) -> bool:
-    """a value a message shows as it is: quoted (a repr, a list), or one word, or words split by commas"""
-    quoted = len(text) > 1 and (text[0], text[-1]) in {("'", "'"), ('"', '"'), ("[", "]"), ("(", ")")}
-    bare = re.sub(r"'[^']*'|\"[^\"]*\"", "", text)  # what is left when the quoted values are taken out
-    return quoted or all(len(part.split()) <= 2 for part in bare.split(", "))
-
-
-def _specific(pieces: tuple[str, ...]) -> bool:
-    """a message with words enough of its own (or a verdict's mark) to tell its lines from other lines;
-    a short one such as "{count} times" or "{first}; {then}" only inside a check's line"""
-    literal = "".join(pieces[0::2])
-    anchored = sum(c.isalpha() for c in pieces[0]) >= 8  # it starts with a name of its own: "ApprovalPanel: "
-    return "✓" in literal or "✗" in literal or anchored or _wording(pieces) >= 10
-
-
-def _wording(pieces: tuple[str, ...]) -> int:
-    """how many letters of plain words (not names such as ZeroDivisionError or my_run) a message has"""
-    words = re.findall(r"(?<![\w.])[a-z]+(?![\w.])", "".join(pieces[0::2]))
-    return sum(map(len, words))
-
-
-def _localized(
-    line: str,
-    templates: list[Template],
-    memo: dict[tuple[str, bool], tuple[str, dict[str, str], bool]],
-    loose: bool = True,
-) -> tuple[str, dict[str, str], bool]:
-    """localized(), each text worked out once (a line splits many ways, and its parts share pieces), and
-    whether the text is a message at all. Of every message and split that match, the one whose fields
-    are all messages or values, then with the most fields that are messages, then with the most words
-    of its own; a short message applies only where `loose` (in a field, or a check's problem line), and
-    only when each of its fields is a message or a value"""
-    if (line, loose) in memo:
-        return memo[line, loose]
-    memo[line, loose] = (line, {}, False)
-    best: tuple[tuple[bool, int, int], str, dict[str, str], bool] | None = None
-    for pattern, _english, spanish, pieces in templates:
-        if not pattern.fullmatch(line):
-            continue
-        names = [name for name in pieces[1::2] if name]
-        short = bool(names) and not _specific(pieces)
-        if short and not loose:
-            continue
-        for split in _splits(pieces, line):
-            found: dict[str, str] = {}
-            fields, messages = {}, []
-            for name, value in zip(names, split, strict=True):
-                fields[name], more, is_message = _localized(value, templates, memo)
-                found.update(more)
-                messages.append(is_message)
-            whole = all(  # a field named error holds an exception's or a server's own words
-                m or n == "error" or _value_like(v) for n, m, v in zip(names, messages, split, strict=True)
-            )
-            if short and not whole:
-                continue
-            rank = (whole, sum(messages), _wording(pieces))
-            if best is None or rank > best[0]:
-                result = spanish.format(**fields) if names else spanish
-                if result != line:
-                    found = {**found, line: result}
-                # a short message of values only ("{count} times") is no evidence that a text is a message
-                best = (rank, result, found, whole and (not short or rank[1] > 0))
-    if best is not None:
-        memo[line, loose] = best[1:]
-    return memo[line, loose]
-
-
-def _localized_text(text: str, templates: list[Template], seen: dict[str, str]) -> str:
-    lines = []
-    for line in text.split("\n"):
-        bullet = "  - " if line.startswith("  - ") else ""  # a problem under a check's verdict
-        text, found, _message = _localized(line[len(bullet) :], templates, {}, loose=bool(bullet))
-        seen.update(found)
-        lines.append(bullet + text)
-    return "\n".join(lines)
-
-
-def localized_outputs(outputs: list[Any], templates: list[Template]) -> list[Any]:
-    """a code cell's stored outputs as the Spanish notebook's: each printed line that is a run-time
-    message (a check's verdict, and a problem under it; an object's repr such as the approval panel's) in
-    Spanish, and in the same output's HTML the same texts, escaped, and the messages of three words or
-    more that have no fields (the panel's note); nothing else changes"""
-    if not templates:
+def spanish_outputs(outputs: list[Any], pairs: list[list[str]]) -> list[Any]:
+    """a code cell's stored outputs as the Spanish notebook's: the English outputs with the messages
+    this cell showed when it ran (tools/message_log.py: [English, Spanish] as agent_core._i18n logged
+    them) in Spanish, in printed text, text/plain and text/html (escaped) alike: the longest English
+    first, each occurrence replaced once and never inside a longer word; nothing else changes"""
+    if not pairs:
         return outputs
-    fixed = {e: s for pattern, e, s, _pieces in templates if not pattern.groupindex and len(e.split()) >= 3}
+    table: dict[str, str] = {}
+    for english, spanish in pairs:
+        for escape in (str, lambda t: html.escape(t, quote=False), html.escape):
+            table.setdefault(escape(english), escape(spanish))
+    pattern = re.compile("|".join(_alone(e) for e in sorted(table, key=len, reverse=True)))
+
+    def in_spanish(text: Any) -> str:
+        return pattern.sub(lambda m: table[m.group(0)], text if isinstance(text, str) else "".join(text))
+
     result = []
     for output in outputs:
-        seen: dict[str, str] = {}
         if output.get("output_type") == "stream":
-            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
-            output = nbformat.from_dict({**output, "text": _localized_text(text, templates, seen)})
-        elif "data" in output and "text/plain" in output["data"]:
+            output = nbformat.from_dict({**output, "text": in_spanish(output["text"])})
+        elif "data" in output:
             data = dict(output["data"])
-            plain = data["text/plain"] if isinstance(data["text/plain"], str) else "".join(data["text/plain"])
-            data["text/plain"] = _localized_text(plain, templates, seen)
-            if "text/html" in data and seen:
-                page = data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
-                for english, spanish in (seen | fixed).items():
-                    page = page.replace(html.escape(english), html.escape(spanish))
-                data["text/html"] = page
+            for kind in ("text/plain", "text/html"):
+                if kind in data:
+                    data[kind] = in_spanish(data[kind])
             output = nbformat.from_dict({**output, "data": data})
         result.append(output)
     return result

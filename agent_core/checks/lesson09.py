@@ -12,6 +12,7 @@ import anthropic
 import httpx2
 
 from .. import mock
+from .._i18n import _
 from ..formats import ERROR_PREFIX, to_anthropic
 from ..replay import first_difference
 from . import Verdict, verdict
@@ -121,59 +122,86 @@ def check_anthropic(request: Any) -> Verdict:
         problems = _anthropic_problems(request)
     except Exception as error:  # a shape the rules below did not foresee: say so, never crash
         problems = [
-            f"the check could not read your request ({type(error).__name__}: {error}); "
-            "compare its shape with the example above"
+            _(
+                "the check could not read your request ({error}); compare its shape with the example above",
+                error=f"{type(error).__name__}: {error}",
+            )
         ]
     return verdict(
         "9.1",
         problems,
-        "system on top, results as tool_result blocks in ONE user message before the text, "
-        "arguments as objects, and the failure marked is_error.",
+        _(
+            "system on top, results as tool_result blocks in ONE user message before the text, "
+            "arguments as objects, and the failure marked is_error."
+        ),
     )
 
 
 def _anthropic_problems(request: Any) -> list[str]:
     if not isinstance(request, Mapping):
-        return [f"request should be a dict with 'system' and 'messages', not {type(request).__name__}"]
+        return [
+            _(
+                "request should be a dict with 'system' and 'messages', not {kind}",
+                kind=type(request).__name__,
+            )
+        ]
     problems = []
     system = CONVERSATION[0]["content"]
     messages = request.get("messages")
     if not isinstance(messages, list):
-        return ["request['messages'] should be the list of messages"]
+        return [_("request['messages'] should be the list of messages")]
     roles = [m.get("role") if isinstance(m, Mapping) else None for m in messages]
     if "system" in roles:
         problems.append(
-            "Anthropic has no 'system' role: put the system prompt in the top-level 'system' field "
-            "and leave it out of messages"
+            _(
+                "Anthropic has no 'system' role: put the system prompt in the top-level 'system' field "
+                "and leave it out of messages"
+            )
         )
     # the API takes the system prompt as a string or as a list of text blocks (lesson 06 sends blocks)
     wrong_system = (
         []
         if _text(request.get("system")) == system
         else [
-            f"request['system'] should be the system prompt, {system!r} (a string, or a list of text blocks)"
+            _(
+                "request['system'] should be the system prompt, {system} "
+                "(a string, or a list of text blocks)",
+                system=repr(system),
+            )
         ]
     )
     if "tool" in roles:
         problems.append(
-            "Anthropic has no 'tool' role: a tool result is a {'type': 'tool_result', ...} block in "
-            "the content of a 'user' message"
+            _(
+                "Anthropic has no 'tool' role: a tool result is a {'type': 'tool_result', ...} block in "
+                "the content of a 'user' message"
+            )
         )
     strange = sorted({str(r) for r in roles if r not in ("user", "assistant", "system", "tool")})
     if strange:
-        problems.append(f"every message needs a role, 'user' or 'assistant'; found {', '.join(strange)}")
+        problems.append(
+            _("every message needs a role, 'user' or 'assistant'; found {roles}", roles=", ".join(strange))
+        )
     if problems:
         return wrong_system + problems
     for i in range(1, len(roles)):
         if roles[i] == roles[i - 1]:
             return wrong_system + [
-                f"messages[{i - 1}] and messages[{i}] are both {roles[i]!r} messages: all the results "
-                "of one turn, and any text after them, go in ONE user message"
+                _(
+                    "messages[{before}] and messages[{index}] are both {role} messages: all the results "
+                    "of one turn, and any text after them, go in ONE user message",
+                    before=i - 1,
+                    index=i,
+                    role=repr(roles[i]),
+                )
             ]
     if roles != ["user", "assistant", "user"]:
         return wrong_system + [
-            f"the roles should be user, assistant, user (the question, the two calls, their results "
-            f"with the note); yours are {', '.join(map(str, roles)) or 'empty'}"
+            _(
+                "the roles should be user, assistant, user (the question, the two calls, their results "
+                "with the note); yours are {roles}",
+                roles=", ".join(map(str, roles)) or _("empty"),
+            )
         ]
     problems += _assistant_problems(_blocks(messages[1]["content"]))
     problems += _results_problems(_blocks(messages[2]["content"]))
@@ -185,7 +213,9 @@ def _anthropic_problems(request: Any) -> list[str]:
     )
     if difference:
         where, wanted, got = difference
-        problems.append(f"at {where}: expected {wanted!r}, found {got!r}")
+        problems.append(
+            _("at {where}: expected {wanted}, found {got}", where=where, wanted=repr(wanted), got=repr(got))
+        )
     return problems
 
 
@@ -200,24 +230,41 @@ def _assistant_problems(blocks: list[Any]) -> list[str]:
     uses = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"]
     if len(uses) != len(calls):
         return [
-            f"the assistant message should hold {len(calls)} "
-            f"tool_use blocks, one per call; it has {len(uses)}"
+            _(
+                "the assistant message should hold {expected} tool_use blocks, one per call; it has {found}",
+                expected=len(calls),
+                found=len(uses),
+            )
         ]
     problems = []
     for use, call in zip(uses, calls, strict=True):
         if use.get("id") != call["id"]:
             problems.append(
-                f"a tool_use block keeps the call's id as 'id': {call['id']!r}, not {use.get('id')!r}"
+                _(
+                    "a tool_use block keeps the call's id as 'id': {expected}, not {found}",
+                    expected=repr(call["id"]),
+                    found=repr(use.get("id")),
+                )
             )
         if use.get("name") != call["function"]["name"]:
-            problems.append(f"tool_use {call['id']}: 'name' should be {call['function']['name']!r}")
+            problems.append(
+                _(
+                    "tool_use {id}: 'name' should be {name}",
+                    id=call["id"],
+                    name=repr(call["function"]["name"]),
+                )
+            )
         if isinstance(use.get("input"), str):
             problems.append(
-                f"tool_use {call['id']}: 'input' is an object, {use['input']} without the quotes, "
-                "not the JSON string Chat Completions sends"
+                _(
+                    "tool_use {id}: 'input' is an object, {input} without the quotes, "
+                    "not the JSON string Chat Completions sends",
+                    id=call["id"],
+                    input=use["input"],
+                )
             )
         elif "input" not in use:
-            problems.append(f"tool_use {call['id']}: the arguments go in 'input', as an object")
+            problems.append(_("tool_use {id}: the arguments go in 'input', as an object", id=call["id"]))
     return problems
 
 
@@ -230,27 +277,60 @@ def _results_problems(blocks: list[Any]) -> list[str]:
         result = answers.get(call_id)
         if result is None:
             problems.append(
-                f"the last user message has no tool_result with tool_use_id {call_id!r}: every call "
-                "is answered, and all the answers of one turn travel in one user message"
+                _(
+                    "the last user message has no tool_result with tool_use_id {id}: every call "
+                    "is answered, and all the answers of one turn travel in one user message",
+                    id=repr(call_id),
+                )
             )
             continue
         failed = message["content"].startswith(ERROR_PREFIX)
         if failed and result.get("is_error") is not True:
-            problems.append(f"the result for {call_id} is a failure: mark it with 'is_error': True")
+            problems.append(_("the result for {id} is a failure: mark it with 'is_error': True", id=call_id))
         if not failed and result.get("is_error"):
-            problems.append(f"the result for {call_id} worked: it must not say is_error")
-        if _text(result.get("content")) != message["content"]:
-            problems.append(f"the tool_result for {call_id} should carry the tool's text as 'content'")
+            problems.append(_("the result for {id} worked: it must not say is_error", id=call_id))
+        problem = _content_problem(call_id, _text(result.get("content")), message["content"])
+        if problem:
+            problems.append(problem)
     kinds = [b.get("type") if isinstance(b, Mapping) else None for b in blocks]
     if (
         "text" in kinds
         and "tool_result" in kinds
         and kinds.index("text") < max(i for i, kind in enumerate(kinds) if kind == "tool_result")
     ):
-        problems.append("in a user message the tool_result blocks come first, then the text")
+        problems.append(_("in a user message the tool_result blocks come first, then the text"))
     if "text" not in kinds:
-        problems.append("the person's note goes in the same user message, as a text block after the results")
+        problems.append(
+            _("the person's note goes in the same user message, as a text block after the results")
+        )
     return problems
+
+
+def _content_problem(call_id: str, content: Any, text: str) -> str | None:
+    """what is wrong with a tool_result's content (its text blocks joined), which should be `text`"""
+    if content == text:
+        return None
+    if not isinstance(content, str):
+        return _(
+            "the tool_result for {id} should carry the tool's text as 'content', a string (or a list "
+            "of text blocks); yours is a {kind}: {content}",
+            id=call_id,
+            kind=type(content).__name__,
+            content=repr(content),
+        )
+    if text.startswith(ERROR_PREFIX) and not content.startswith(ERROR_PREFIX) and content in text:
+        return _(
+            "the tool_result for {id} should carry the tool's text as 'content' whole: the failure's "
+            "{prefix} is missing (it tells the model the call failed)",
+            id=call_id,
+            prefix=repr(ERROR_PREFIX),
+        )
+    return _(
+        "the tool_result for {id} should carry the tool's text as 'content', {expected}; yours is {content}",
+        id=call_id,
+        expected=repr(text),
+        content=repr(content),
+    )
 
 
 def _text(content: Any) -> Any:
@@ -337,7 +417,7 @@ class _Recorder(httpx2.BaseTransport):
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         if len(self.requests) >= _RUNAWAY:
             self.runaway = True
-            raise _Stopped(f"the check stopped the loop after {_RUNAWAY} model calls")
+            raise _Stopped(_("the check stopped the loop after {count} model calls", count=_RUNAWAY))
         try:
             self.requests.append(json.loads(request.read() or b"null"))
         except ValueError:
@@ -353,7 +433,7 @@ class _Recorder(httpx2.BaseTransport):
             self.split_text and isinstance(reply, dict) and [b["type"] for b in reply["content"]] == ["text"]
         )
         if split:
-            first, _, rest = reply["content"][0]["text"].partition(". ")
+            first, _dot, rest = reply["content"][0]["text"].partition(". ")
             reply["content"] = [{"type": "text", "text": first + ". "}, {"type": "text", "text": rest}]
         cut = (
             self.cut == len(self.replies) - 1
@@ -463,44 +543,82 @@ def _wire_problems(
     requests, replies = recorder.requests, recorder.replies
     for n, body in enumerate(requests, start=1):
         if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
-            return [f"request {n} has no list of messages: send messages=[...] to client.messages.create"]
+            return [
+                _(
+                    "request {number} has no list of messages: send messages=[...] to client.messages.create",
+                    number=n,
+                )
+            ]
         if body.get("stream"):
-            return ["leave stream off: this exercise reads each reply whole"]
+            return [_("leave stream off: this exercise reads each reply whole")]
         if body.get("tools") != TOOLS:
             return [
-                f"request {n} does not carry the tools it was given: send tools=tools on EVERY call, or the "
-                "model no longer knows it may use them"
+                _(
+                    "request {number} does not carry the tools it was given: send tools=tools on EVERY call, "
+                    "or the model no longer knows it may use them",
+                    number=n,
+                )
             ]
     for n in range(1, len(requests)):
         before, after, reply = requests[n - 1]["messages"], requests[n]["messages"], replies[n - 1]
         if reply is None:
             break
         if after[: len(before)] != before:
-            return [f"request {n + 1} changed or dropped messages of request {n}: only append to the history"]
+            return [
+                _(
+                    "request {number} changed or dropped messages of request {before}: "
+                    "only append to the history",
+                    number=n + 1,
+                    before=n,
+                )
+            ]
         new = after[len(before) :]
         if reply.get("stop_reason") != "tool_use":
             return [
-                f"reply {n} had stop_reason {reply.get('stop_reason')!r} and your loop called the model "
-                "again: stop whenever stop_reason is not 'tool_use'"
+                _(
+                    "reply {number} had stop_reason {reason} and your loop called the model "
+                    "again: stop whenever stop_reason is not 'tool_use'",
+                    number=n,
+                    reason=repr(reply.get("stop_reason")),
+                )
             ]
         if not new or not isinstance(new[0], Mapping) or new[0].get("role") != "assistant":
-            return [f"request {n + 1}: append the model's reply as an assistant message before the results"]
+            return [
+                _(
+                    "request {number}: append the model's reply as an assistant message before the results",
+                    number=n + 1,
+                )
+            ]
         sent = [_block(b) for b in _blocks(new[0].get("content"))]
         wanted = [_block(b) for b in reply["content"]]
         if sent != wanted:
             return [
-                f"request {n + 1}: the assistant message you appended holds {_kinds(sent)}, but the reply "
-                f"was {_kinds(wanted)}: append the full reply, every content block, unchanged"
+                _(
+                    "request {number}: the assistant message you appended holds {sent}, but the reply "
+                    "was {wanted}: append the full reply, every content block, unchanged",
+                    number=n + 1,
+                    sent=_kinds(sent),
+                    wanted=_kinds(wanted),
+                )
             ]
         users = new[1:]
         if len(users) > 1:
             return [
-                f"request {n + 1} sends the results of one turn in {len(users)} user messages: put every "
-                "tool_result of the turn in ONE user message (split results teach the model to stop "
-                "calling tools in parallel)"
+                _(
+                    "request {number} sends the results of one turn in {count} user messages: put every "
+                    "tool_result of the turn in ONE user message (split results teach the model to stop "
+                    "calling tools in parallel)",
+                    number=n + 1,
+                    count=len(users),
+                )
             ]
         if not users or not isinstance(users[0], Mapping) or users[0].get("role") != "user":
-            return [f"request {n + 1}: after the reply, send one user message of tool_result blocks"]
+            return [
+                _(
+                    "request {number}: after the reply, send one user message of tool_result blocks",
+                    number=n + 1,
+                )
+            ]
         results = {
             b.get("tool_use_id"): b
             for b in (_block(b) for b in _blocks(users[0].get("content")))
@@ -511,22 +629,39 @@ def _wire_problems(
             content, failed = expected_results(use)
             if result is None:
                 return [
-                    f"request {n + 1}: the call {_call_text(use)} got no tool_result: every call is "
-                    "answered, a failed one too (with is_error)"
+                    _(
+                        "request {number}: the call {call} got no tool_result: every call is "
+                        "answered, a failed one too (with is_error)",
+                        number=n + 1,
+                        call=_call_text(use),
+                    )
                 ]
             if failed and not result["is_error"]:
                 return [
-                    f"request {n + 1}: {_call_text(use)} failed, but its tool_result does not say "
-                    "'is_error': True"
+                    _(
+                        "request {number}: {call} failed, but its tool_result does not say 'is_error': True",
+                        number=n + 1,
+                        call=_call_text(use),
+                    )
                 ]
             if not failed and result["is_error"]:
                 return [
-                    f"request {n + 1}: {_call_text(use)} worked, so its tool_result must not say is_error"
+                    _(
+                        "request {number}: {call} worked, so its tool_result must not say is_error",
+                        number=n + 1,
+                        call=_call_text(use),
+                    )
                 ]
             if not isinstance(result["content"], str) or content not in result["content"]:
                 return [
-                    f"request {n + 1}: the tool_result for {_call_text(use)} should carry the tool's output "
-                    f"({content!r}) as its content; it has {result['content']!r}"
+                    _(
+                        "request {number}: the tool_result for {call} should carry the tool's output "
+                        "({output}) as its content; it has {content}",
+                        number=n + 1,
+                        call=_call_text(use),
+                        output=repr(content),
+                        content=repr(result["content"]),
+                    )
                 ]
     return []
 
@@ -539,18 +674,25 @@ def _calculated(use: Mapping[str, Any]) -> tuple[str, bool]:
         return str(error), True
 
 
-def _raised(outcome: dict[str, Any], what: str) -> list[str]:
+def _raised(outcome: dict[str, Any]) -> list[str]:
     error = outcome["raised"]
     if error is None:
         return []
     if outcome["recorder"].runaway:
-        return [f"{what}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls"]
+        return [_RUNAWAY_PROBLEM()]
     if isinstance(error, ZeroDivisionError):  # the only tool that fails in these runs is divide
         return [
-            f"{what}: a tool's {type(error).__name__} escaped your loop: catch it and send its text back as "
-            "a tool_result with 'is_error': True"
+            _(
+                "a tool's {error} escaped your loop: catch it and send its text back as "
+                "a tool_result with 'is_error': True",
+                error=type(error).__name__,
+            )
         ]
-    return [f"{what}: your function raised {type(error).__name__}: {error}"]
+    return [_("your function raised {error}", error=f"{type(error).__name__}: {error}")]
+
+
+def _RUNAWAY_PROBLEM() -> str:  # noqa: N802
+    return _("your loop never stopped; the check cut it off after {count} model calls", count=_RUNAWAY)
 
 
 def _final_text(outcome: dict[str, Any]) -> str | None:
@@ -572,28 +714,58 @@ def _answer_problems(
 ) -> list[str]:
     outcome = _run(served, run_on_anthropic, policy, task, max_turns=6, split_text=split_text, cut=cut)
     made = len(outcome["recorder"].requests)
-    problems = _wire_problems(outcome["recorder"], _calculated) or _raised(outcome, name)
+    problems = _wire_problems(outcome["recorder"], _calculated) or _raised(outcome)
     if problems:
-        return [f"{name}: {p}" if not p.startswith(name) else p for p in problems]
+        return [_("{scenario}: {problem}", scenario=name, problem=p) for p in problems]
     if made != calls:
         last = outcome["recorder"].replies[-1] if outcome["recorder"].replies else None
         if made < calls and isinstance(last, Mapping) and last.get("stop_reason") == "tool_use":
-            return [
-                f"{name}: your loop stopped after {made} model call(s) although the last reply's stop_reason "
-                "was 'tool_use': go on while stop_reason == 'tool_use', whatever text the reply also holds"
-            ]
-        return [f"{name}: expected {calls} model call{'s' * (calls != 1)}, your loop made {made}"]
+            problem = _(
+                "your loop stopped after {made} model call(s) although the last reply's stop_reason "
+                "was 'tool_use': go on while stop_reason == 'tool_use', whatever text the reply also holds",
+                made=made,
+            )
+        else:
+            problem = _calls_problem(calls, made)
+        return [_("{scenario}: {problem}", scenario=name, problem=problem)]
     if outcome["returned"] != _final_text(outcome):
-        blocks = " (every text block of it, joined with no separator)" if split_text else ""
-        return [
-            f"{name}: return the text of the last reply{blocks}, {_final_text(outcome)!r}; "
-            f"yours returned {outcome['returned']!r}"
-        ]
+        return [_("{scenario}: {problem}", scenario=name, problem=_text_problem(outcome, split_text))]
     return []
 
 
+def _calls_problem(needed: int, made: int) -> str:
+    if needed == 1:
+        return _("expected {needed} model call, your loop made {made}", needed=needed, made=made)
+    return _("expected {needed} model calls, your loop made {made}", needed=needed, made=made)
+
+
+def _text_problem(outcome: dict[str, Any], split: bool) -> str:
+    wanted, returned = repr(_final_text(outcome)), repr(outcome["returned"])
+    if split:
+        return _(
+            "return the text of the last reply (every text block of it, joined with no separator), "
+            "{wanted}; yours returned {returned}",
+            wanted=wanted,
+            returned=returned,
+        )
+    return _(
+        "return the text of the last reply, {wanted}; yours returned {returned}",
+        wanted=wanted,
+        returned=returned,
+    )
+
+
+def _no_runtime_error(outcome: dict[str, Any]) -> str:
+    got = (
+        _("it raised {error}", error=type(outcome["raised"]).__name__)
+        if outcome["raised"]
+        else _("it returned {value}", value=repr(outcome["returned"]))
+    )
+    return _("with no final answer after max_turns calls, raise RuntimeError; {got}", got=got)
+
+
 def _cap_problems(served: _Served, run_on_anthropic: Callable[..., Any], max_turns: int) -> list[str]:
-    name = f"a model that never stops asking, max_turns={max_turns}"
+    name = _("a model that never stops asking, max_turns={max_turns}", max_turns=max_turns)
     always_two = mock.calls(
         mock.call("add", a=1, b=1), mock.call("add", a=2, b=2)
     )  # a cap on tool calls stops early
@@ -602,20 +774,21 @@ def _cap_problems(served: _Served, run_on_anthropic: Callable[..., Any], max_tur
     )
     made = len(outcome["recorder"].requests)
     if outcome["recorder"].runaway:
-        return [f"{name}: your loop never stopped; the check cut it off after {_RUNAWAY} model calls. Cap it"]
-    problems = _wire_problems(outcome["recorder"], _calculated)
-    if problems:
-        return [f"{name}: {p}" for p in problems]
-    if made != max_turns:
-        return [f"{name}: make exactly max_turns model calls before giving up; your loop made {made}"]
-    if not isinstance(outcome["raised"], RuntimeError):
-        got = (
-            f"it raised {type(outcome['raised']).__name__}"
-            if outcome["raised"]
-            else f"it returned {outcome['returned']!r}"
-        )
-        return [f"{name}: with no final answer after max_turns calls, raise RuntimeError; {got}"]
-    return []
+        problems = [
+            _(
+                "your loop never stopped; the check cut it off after {count} model calls. Cap it",
+                count=_RUNAWAY,
+            )
+        ]
+    else:
+        problems = _wire_problems(outcome["recorder"], _calculated)
+    if not problems and made != max_turns:
+        problems = [
+            _("make exactly max_turns model calls before giving up; your loop made {made}", made=made)
+        ]
+    if not problems and not isinstance(outcome["raised"], RuntimeError):
+        problems = [_no_runtime_error(outcome)]
+    return [_("{scenario}: {problem}", scenario=name, problem=p) for p in problems]
 
 
 def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
@@ -637,10 +810,10 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     cut = mock.Script(mock.calls(mock.call("add", a=2, b=3), content="Let me add 2 and 3 with the tool."))
     cases: list[tuple[str, Any, str, int, int | None]] = [
         ("5 + 8/12", mock.Calculator(), "5 + 8/12", 3, None),
-        ("4+2 and 7+8 (two calls at once)", mock.Calculator(), "4+2 and 7+8", 2, None),
-        ("text, then two calls, one failing", failing, "What are 8/12 and 1/0?", 2, None),
+        (_("4+2 and 7+8 (two calls at once)"), mock.Calculator(), "4+2 and 7+8", 2, None),
+        (_("text, then two calls, one failing"), failing, "What are 8/12 and 1/0?", 2, None),
         (
-            "a reply cut off at max_tokens in the middle of a tool_use block",
+            _("a reply cut off at max_tokens in the middle of a tool_use block"),
             cut,
             "What is 2 + 3? Explain at length.",
             1,
@@ -656,7 +829,7 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         problems += _answer_problems(
             served,
             run_on_anthropic,
-            "a final answer in two text blocks",
+            _("a final answer in two text blocks"),
             two_blocks,
             "8/12 and 1/0?",
             1,
@@ -665,7 +838,9 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         for max_turns in (3, 1):
             problems += _cap_problems(served, run_on_anthropic, max_turns)
     except Exception as error:  # the check's own setup failed (the SDK): say so, never crash
-        problems.append(f"the check could not run your loop ({type(error).__name__}: {error})")
+        problems.append(
+            _("the check could not run your loop ({error})", error=f"{type(error).__name__}: {error}")
+        )
     if problems:
         result = verdict("9.2", problems, "")
         result.scenarios = 7 + _GENERATED
@@ -696,8 +871,10 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         loop_scenarios(),
         judge,
         _describe_generated,
-        "full replies appended, every call answered in one user message (failures with is_error), "
-        "tools on every call, stopped on stop_reason, and capped at max_turns.",
+        _(
+            "full replies appended, every call answered in one user message (failures with is_error), "
+            "tools on every call, stopped on stop_reason, and capped at max_turns."
+        ),
         _smaller_generated,
     )
     result.scenarios += 7
@@ -813,44 +990,42 @@ def _smaller_generated(case: Generated) -> Any:
 
 def _describe_generated(case: Generated) -> str:
     steps, answer, max_turns, split, cut = case
-    said = [" and ".join(f"{n}({a}, {b})" for n, a, b in step) for step in steps]
-    shown = f"{answer!r}" + (" in two text blocks" if split else "")
+    said = [_(" and ").join(f"{n}({a}, {b})" for n, a, b in step) for step in steps]
+    shown = _("{answer} in two text blocks", answer=repr(answer)) if split else repr(answer)
     if cut:
-        shown += ", then starts a call to add and is cut off at max_tokens"
-    return (
-        f"a model that asks {'; then '.join(said) or 'nothing'}; then answers {shown}, max_turns={max_turns}"
+        shown = _("{answer}, then starts a call to add and is cut off at max_tokens", answer=shown)
+    return _(
+        "a model that asks {calls}; then answers {answer}, max_turns={max_turns}",
+        calls=_("; then ").join(said) or _("nothing"),
+        answer=shown,
+        max_turns=max_turns,
     )
 
 
 def _generated_problem(outcome: dict[str, Any], case: Generated) -> str | None:
-    steps, _, max_turns, split, _ = case
+    steps, _answer, max_turns, split, _cut = case
     made = len(outcome["recorder"].requests)
     if outcome["recorder"].runaway:
-        return f"your loop never stopped; the check cut it off after {_RUNAWAY} model calls"
+        return _RUNAWAY_PROBLEM()
     problems = _wire_problems(outcome["recorder"], _calculated)
     if problems:
         return problems[0]
     needed = len(steps) + 1
     if needed > max_turns:
         if made != max_turns:
-            return f"make exactly max_turns={max_turns} model calls before giving up; your loop made {made}"
-        if not isinstance(outcome["raised"], RuntimeError):
-            got = (
-                f"it raised {type(outcome['raised']).__name__}"
-                if outcome["raised"]
-                else f"it returned {outcome['returned']!r}"
+            return _(
+                "make exactly max_turns={max_turns} model calls before giving up; your loop made {made}",
+                max_turns=max_turns,
+                made=made,
             )
-            return f"with no final answer after max_turns calls, raise RuntimeError; {got}"
+        if not isinstance(outcome["raised"], RuntimeError):
+            return _no_runtime_error(outcome)
         return None
-    raised = _raised(outcome, "this run")
+    raised = _raised(outcome)
     if raised:
-        return raised[0]
+        return _("{scenario}: {problem}", scenario=_("this run"), problem=raised[0])
     if made != needed:
-        return f"expected {needed} model call{'s' * (needed != 1)}, your loop made {made}"
+        return _calls_problem(needed, made)
     if outcome["returned"] != _final_text(outcome):
-        blocks = " (every text block of it, joined with no separator)" if split else ""
-        return (
-            f"return the text of the last reply{blocks}, {_final_text(outcome)!r}; yours returned "
-            f"{outcome['returned']!r}"
-        )
+        return _text_problem(outcome, split)
     return None

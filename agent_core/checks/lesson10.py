@@ -14,9 +14,10 @@ from typing import Any
 import openai
 
 from .. import mock
+from .._i18n import _
 from ..mcp_bridge import openai_name
 from . import Verdict, verdict
-from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
+from ._scenarios import Dimension, joined, judge_scenarios, scenarios, smaller_lists
 
 __all__ = [
     "PREFIX_SPACE",
@@ -124,7 +125,7 @@ def _never_raises(exercise: str, function: str) -> Callable[[Any], Any]:
             try:
                 return check(learner_function)
             except Exception as error:
-                message = f"could not read what {function}() returned ({type(error).__name__}: {error})"
+                message = _READ_PROBLEM(function, error)
                 return verdict(exercise, [message], "")
 
         return checked
@@ -206,7 +207,7 @@ def _smaller_tools(tool: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def _describe_tool(tool: dict[str, Any]) -> str:
-    return f"the MCP tool {json.dumps(tool, ensure_ascii=False)}"
+    return _("the MCP tool {tool}", tool=json.dumps(tool, ensure_ascii=False))
 
 
 def definition_scenarios() -> list[dict[str, Any]]:
@@ -325,20 +326,22 @@ def check_tool_definition(mcp_tool_to_openai: Callable[[dict[str, Any]], Any]) -
         try:
             definition = mcp_tool_to_openai(given)
         except Exception as error:  # the learner's code
-            hint = " (description is optional in MCP)" if "description" not in mcp_tool else ""
-            return f"your code raised {type(error).__name__}: {error}{hint}"
+            raised = f"{type(error).__name__}: {error}"
+            if "description" not in mcp_tool:
+                return _("your code raised {error} (description is optional in MCP)", error=raised)
+            return _("your code raised {error}", error=raised)
         found = _readable("mcp_tool_to_openai", lambda: _definition_problems(mcp_tool, definition))
         found += _changed(given, mcp_tool, "the tool")
         if not found:
             found = _refused_by_the_api([definition])
-        return "; ".join(found) or None
+        return joined(found)
 
     return judge_scenarios(
         "10.1",
         definition_scenarios(),
         judge,
         _describe_tool,
-        "every MCP tool becomes a definition the API accepts, with its schema whole.",
+        _("every MCP tool becomes a definition the API accepts, with its schema whole."),
         _smaller_tools,
     )
 
@@ -348,7 +351,15 @@ def _readable(function: str, problems: Callable[[], list[str]]) -> list[str]:
     try:
         return problems()
     except Exception as error:  # a shape the rules did not foresee: say so, never crash
-        return [f"could not read what {function}() returned ({type(error).__name__}: {error})"]
+        return [_READ_PROBLEM(function, error)]
+
+
+def _READ_PROBLEM(function: str, error: Exception) -> str:  # noqa: N802
+    return _(
+        "could not read what {function}() returned ({error})",
+        function=function,
+        error=f"{type(error).__name__}: {error}",
+    )
 
 
 _FUNCTION_FIELDS = ("name", "description", "parameters", "strict")  # all a function definition may hold
@@ -357,19 +368,32 @@ _FUNCTION_FIELDS = ("name", "description", "parameters", "strict")  # all a func
 def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]:
     if not isinstance(definition, dict) or definition.get("type") != "function":
         return [
-            f"a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, a dict; yours is a "
-            f"{type(definition).__name__}: {_short(definition)}"
+            _(
+                "a Chat Completions tool is {{'type': 'function', 'function': {{...}}}}, a dict; yours is a "
+                "{kind}: {value}",
+                kind=type(definition).__name__,
+                value=_short(definition),
+            )
         ]
     function = definition.get("function")
     if not isinstance(function, dict):
-        return ["the definition needs a 'function' object holding name, description and parameters"]
+        return [_("the definition needs a 'function' object holding name, description and parameters")]
     problems = []
     if function.get("name") != mcp_tool["name"]:
-        problems.append(f"function.name should be {mcp_tool['name']!r}, not {function.get('name')!r}")
+        problems.append(
+            _(
+                "function.name should be {expected}, not {found}",
+                expected=repr(mcp_tool["name"]),
+                found=repr(function.get("name")),
+            )
+        )
     if "description" in mcp_tool and function.get("description") != mcp_tool["description"]:
         problems.append(
-            "function.description should be the tool's description: it is how the model knows "
-            f"when to call it; got {function.get('description')!r}"
+            _(
+                "function.description should be the tool's description: it is how the model knows "
+                "when to call it; got {found}",
+                found=repr(function.get("description")),
+            )
         )
     # null is not a string: a stricter provider refuses it, e.g. Amazon Bedrock's 400
     # "tools.0.custom.description: Input should be a valid string" (campertunity/mcp-server#2)
@@ -379,23 +403,29 @@ def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]
         and not isinstance(function["description"], str)
     ):
         problems.append(
-            f"function.description is {function['description']!r}, not a string: the tool has no "
-            "description, so leave the key out (mcp_tool.get('description') gives None)"
+            _(
+                "function.description is {found}, not a string: the tool has no "
+                "description, so leave the key out (mcp_tool.get('description') gives None)",
+                found=repr(function["description"]),
+            )
         )
     unknown = [key for key in function if key not in _FUNCTION_FIELDS and key != "inputSchema"]
     if unknown:
         problems.append(
-            f"function.{unknown[0]} is MCP's, not a field of a Chat Completions function ("
-            f'{", ".join(_FUNCTION_FIELDS)}): the API refuses it, "Additional properties are not allowed '
-            f"('{unknown[0]}' was unexpected) - 'tools.0.function'\". Copy only name, description and "
-            "the inputSchema"
+            _(
+                "function.{key} is MCP's, not a field of a Chat Completions function ({fields}): the API "
+                "refuses it, \"Additional properties are not allowed ('{key}' was unexpected) - "
+                "'tools.0.function'\". Copy only name, description and the inputSchema",
+                key=unknown[0],
+                fields=", ".join(_FUNCTION_FIELDS),
+            )
         )
     if "inputSchema" in function or "inputSchema" in definition:
         problems.append(
-            "Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters"
+            _("Chat Completions has no 'inputSchema': the same JSON Schema goes in function.parameters")
         )
     elif "parameters" not in function:
-        problems.append("function.parameters is missing: put the tool's inputSchema there")
+        problems.append(_("function.parameters is missing: put the tool's inputSchema there"))
     else:
         problems += _schema_problems(mcp_tool["inputSchema"], function["parameters"], "parameters")
     return problems
@@ -404,9 +434,9 @@ def _definition_problems(mcp_tool: dict[str, Any], definition: Any) -> list[str]
 def _schema_problems(expected: Any, got: Any, where: str) -> list[str]:
     """what was lost between the inputSchema and the parameters ('title' keys may go)"""
     if not isinstance(expected, dict):
-        return [] if expected == got else [f"{where} should be {expected!r}, not {got!r}"]
+        return [] if expected == got else [_SHOULD_BE(where, expected, got)]
     if not isinstance(got, dict):
-        return [f"{where} should be a JSON Schema object, not {_short(got)}"]
+        return [_("{where} should be a JSON Schema object, not {found}", where=where, found=_short(got))]
     problems = []
     for key, value in expected.items():
         if key == "title":
@@ -416,28 +446,43 @@ def _schema_problems(expected: Any, got: Any, where: str) -> list[str]:
         elif key == "properties":
             for name, schema in value.items():
                 if name not in got[key]:
-                    problems.append(f"{where}.properties lost {name!r}")
+                    problems.append(_("{where}.properties lost {name}", where=where, name=repr(name)))
                 else:
                     problems += _schema_problems(schema, got[key][name], f"{where}.properties.{name}")
         elif isinstance(value, dict):
             problems += _schema_problems(value, got[key], f"{where}.{key}")
         elif value != got[key]:
-            problems.append(f"{where}.{key} should be {value!r}, not {got[key]!r}")
+            problems.append(_SHOULD_BE(f"{where}.{key}", value, got[key]))
     return problems
+
+
+def _SHOULD_BE(where: str, expected: Any, found: Any) -> str:  # noqa: N802
+    return _(
+        "{where} should be {expected}, not {found}", where=where, expected=repr(expected), found=repr(found)
+    )
 
 
 def _lost(key: str, value: Any, where: str) -> str:
     if key == "required":
-        return (
-            f"{where} lost 'required' ({value}): the model is no longer told which arguments it "
-            "must give. Copy the whole inputSchema, not only its properties"
+        return _(
+            "{where} lost 'required' ({value}): the model is no longer told which arguments it "
+            "must give. Copy the whole inputSchema, not only its properties",
+            where=where,
+            value=value,
         )
     if key == "enum":
-        return (
-            f"{where} lost its enum {value}: the model is no longer told the only values the "
-            "server accepts. Keep every keyword of the schema"
+        return _(
+            "{where} lost its enum {value}: the model is no longer told the only values the "
+            "server accepts. Keep every keyword of the schema",
+            where=where,
+            value=value,
         )
-    return f"{where} lost {key!r} ({_short(value)}): keep every keyword of the inputSchema"
+    return _(
+        "{where} lost {key} ({value}): keep every keyword of the inputSchema",
+        where=where,
+        key=repr(key),
+        value=_short(value),
+    )
 
 
 def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
@@ -450,7 +495,13 @@ def _refused_by_the_api(definitions: list[dict[str, Any]]) -> list[str]:
         )
     except openai.APIStatusError as error:
         body = error.body if isinstance(error.body, dict) else {}
-        return [f"the API refused the definitions (HTTP {error.status_code}): {body.get('message', error)}"]
+        return [
+            _(
+                "the API refused the definitions (HTTP {status}): {error}",
+                status=error.status_code,
+                error=body.get("message", error),
+            )
+        ]
     return []
 
 
@@ -511,7 +562,7 @@ def _smaller_results(result: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def _describe_result(result: dict[str, Any]) -> str:
-    return f"the MCP result {json.dumps(result, ensure_ascii=False)}"
+    return _("the MCP result {result}", result=json.dumps(result, ensure_ascii=False))
 
 
 def result_scenarios() -> list[dict[str, Any]]:
@@ -611,81 +662,112 @@ def check_result_message(mcp_result_to_message: Callable[[str, dict[str, Any]], 
         given = copy.deepcopy(result)
         message = mcp_result_to_message("call_mcp_1", given)
         found = _readable("mcp_result_to_message", lambda: _message_problems("call_mcp_1", result, message))
-        found += _changed(given, result, "the result")
-        return "; ".join(found) or None
+        found += _changed(given, result, _("the result"))
+        return joined(found)
 
     return judge_scenarios(
         "10.2",
         result_scenarios(),
         judge,
         _describe_result,
-        "structured content, text blocks and errors all reach the model as a tool message.",
+        _("structured content, text blocks and errors all reach the model as a tool message."),
         _smaller_results,
     )
 
 
 def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> list[str]:
     if not isinstance(message, dict):
-        return [f"return a dict (the tool message), not {_short(message)}"]
+        return [_("return a dict (the tool message), not {found}", found=_short(message))]
     problems = []
     if message.get("role") != "tool":
-        problems.append(f"the message's role should be 'tool', not {message.get('role')!r}")
+        problems.append(
+            _("the message's role should be 'tool', not {found}", found=repr(message.get("role")))
+        )
     if message.get("tool_call_id") != call_id:
         problems.append(
-            f"tool_call_id should be {call_id!r}, the id of the call it answers, not "
-            f"{message.get('tool_call_id')!r}"
+            _(
+                "tool_call_id should be {expected}, the id of the call it answers, not {found}",
+                expected=repr(call_id),
+                found=repr(message.get("tool_call_id")),
+            )
         )
     content = message.get("content")
     if not isinstance(content, str):
-        dumped = (
-            " (structuredContent goes as JSON text: json.dumps)"
-            if content == result.get("structuredContent")
-            else ""
-        )
-        return [
-            *problems,
-            f"content should be one string of text, not a {type(content).__name__}: "
-            f"{_short(content)}{dumped}",
-        ]
+        kind, shown = type(content).__name__, _short(content)
+        if content == result.get("structuredContent"):
+            problem = _(
+                "content should be one string of text, not a {kind}: {content} "
+                "(structuredContent goes as JSON text: json.dumps)",
+                kind=kind,
+                content=shown,
+            )
+        else:
+            problem = _(
+                "content should be one string of text, not a {kind}: {content}", kind=kind, content=shown
+            )
+        return [*problems, problem]
     texts = [block["text"] for block in result["content"] if block.get("type") == "text"]
     structured = result.get("structuredContent")
     if result.get("isError") and not content.startswith("ERROR: "):
         problems.append(
-            "the result has isError: true, so the content should start with 'ERROR: ' (as the "
-            f"dispatcher's errors do); otherwise the model takes {content!r} for a success"
+            _(
+                "the result has isError: true, so the content should start with 'ERROR: ' (as the "
+                "dispatcher's errors do); otherwise the model takes {content} for a success",
+                content=repr(content),
+            )
         )
     if not result.get("isError") and content.startswith("ERROR"):
-        problems.append("only a result with isError: true is an error; this one is a success")
+        problems.append(_("only a result with isError: true is an error; this one is a success"))
     if structured == {} and not _holds_json(content, structured):
         problems.append(
-            f"the result's structuredContent is {{}}, and the content is {content!r}: an empty object is "
-            "structured content too (test 'structuredContent' in result, not its truthiness), so send "
-            "its JSON, '{}'"
+            _(
+                "the result's structuredContent is {{}}, and the content is {content}: an empty object is "
+                "structured content too (test 'structuredContent' in result, not its truthiness), so send "
+                "its JSON, '{{}}'",
+                content=repr(content),
+            )
         )
     elif structured is not None and not _holds_json(content, structured):
         missing = [key for key, value in structured.items() if not _mentions(content, key, value)]
         if missing:
             problems.append(
-                f"the structuredContent's {', '.join(map(repr, missing))} did not reach the model: "
-                "send structuredContent (as JSON) when the result has it"
+                _(
+                    "the structuredContent's {keys} did not reach the model: "
+                    "send structuredContent (as JSON) when the result has it",
+                    keys=", ".join(map(repr, missing)),
+                )
             )
         else:
             problems.append(
-                f"the structuredContent reached the model, but not as JSON ({_short(content)}): "
-                "send json.dumps(result['structuredContent']), "
-                "which any program (and the model) can read back"
+                _(
+                    "the structuredContent reached the model, but not as JSON ({content}): "
+                    "send json.dumps(result['structuredContent']), "
+                    "which any program (and the model) can read back",
+                    content=_short(content),
+                )
             )
     elif structured is None:
         lost = [text for text in texts if text not in content]
-        together = [f"{a!r} and {b!r}" for a, b in itertools.pairwise(texts) if a + b in content]
+        together = [
+            _("{first} and {second}", first=repr(a), second=repr(b))
+            for a, b in itertools.pairwise(texts)
+            if a + b in content
+        ]
         if lost:
-            problems.append(f"every text block must reach the model; {', '.join(map(repr, lost))} did not")
+            problems.append(
+                _("every text block must reach the model; {texts} did not", texts=", ".join(map(repr, lost)))
+            )
         elif together:
-            problems.append(f"{'; '.join(together)} run together: join the text blocks with newlines")
+            problems.append(
+                _("{texts} run together: join the text blocks with newlines", texts=joined(together))
+            )
         elif not _each_on_its_line(content.removeprefix("ERROR: "), texts):
             problems.append(
-                f"each text block should be a line of its own, in order (join them with newlines); the "
-                f"content is {content!r}"
+                _(
+                    "each text block should be a line of its own, in order (join them with newlines); the "
+                    "content is {content}",
+                    content=repr(content),
+                )
             )
         problems += _blocks_sent_as_data(result, content)
     return problems
@@ -694,8 +776,6 @@ def _message_problems(call_id: str, result: dict[str, Any], message: Any) -> lis
 def _blocks_sent_as_data(result: dict[str, Any], content: str) -> list[str]:
     """a block that is not text, sent as its Python repr, or an image's base64 data sent as text: 'join the
     text of the content blocks' sends text, and such a block has none (a line describing it may stay)"""
-    from .._i18n import _
-
     for block in result["content"]:
         if block.get("type") == "text":
             continue
@@ -751,8 +831,12 @@ def _changed(given: Any, original: Any, what: str) -> list[str]:
     if given == original:
         return []
     return [
-        f"your function changed {what} it was given (now {_short(given)}): build new dicts instead, "
-        "since the caller keeps using what it passed you (the next conversation lists the same tools)"
+        _(
+            "your function changed {what} it was given (now {value}): build new dicts instead, "
+            "since the caller keeps using what it passed you (the next conversation lists the same tools)",
+            what=what,
+            value=_short(given),
+        )
     ]
 
 
@@ -889,7 +973,7 @@ def _describe_servers(servers: dict[str, list[dict[str, Any]]]) -> str:
     listed = "; ".join(
         f"{server}: {', '.join(t['name'] for t in tools)}" for server, tools in servers.items()
     )
-    return f"the servers {{{listed}}}"
+    return _("the servers {{{servers}}}", servers=listed)
 
 
 @_never_raises("10.3", "prefix_tools")
@@ -907,14 +991,14 @@ def check_prefix_tools(prefix_tools: Callable[[dict[str, list[dict[str, Any]]]],
         given = copy.deepcopy(servers)
         outcome = prefix_tools(given)
         found = _readable("prefix_tools", lambda: _prefix_problems(servers, outcome))
-        return "; ".join(found + _changed(given, servers, "the servers' tool lists")) or None
+        return joined(found + _changed(given, servers, _("the servers' tool lists")))
 
     return judge_scenarios(
         "10.3",
         prefix_scenarios(),
         judge,
         _describe_servers,
-        "every tool has a name the API accepts and no other server can take, and a way back.",
+        _("every tool has a name the API accepts and no other server can take, and a way back."),
         _smaller_servers,
     )
 
@@ -993,10 +1077,10 @@ def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> 
         for t in tools
     }
     if not (isinstance(outcome, tuple) and len(outcome) == 2):
-        return [f"return a pair (definitions, route), not {_short(outcome)}"]
+        return [_("return a pair (definitions, route), not {found}", found=_short(outcome))]
     definitions, route = outcome
     if not isinstance(definitions, list) or not all(isinstance(d, dict) for d in definitions):
-        return [f"definitions should be a list of tool definitions, not {_short(definitions)}"]
+        return [_("definitions should be a list of tool definitions, not {found}", found=_short(definitions))]
     names = [(d.get("function") or {}).get("name") for d in definitions]
     problems, unprefixed = [], []
     for name, (server, tool_name) in routes.items():
@@ -1008,54 +1092,104 @@ def _prefix_problems(servers: dict[str, list[dict[str, Any]]], outcome: Any) -> 
         if cased:
             alike = [t["name"] for t in servers[server] if t["name"].lower() == tool_name.lower()]
             problems.append(
-                f"the {server} server's {tool_name!r} became {cased[0]!r}: tool names are case-sensitive, "
-                f"and changing the case can make two tools one ({server} has {', '.join(map(repr, alike))}); "
-                f"keep the case, giving {name!r}"
+                _(
+                    "the {server} server's {tool} became {found}: tool names are case-sensitive, "
+                    "and changing the case can make two tools one ({server} has {alike}); "
+                    "keep the case, giving {name}",
+                    server=server,
+                    tool=repr(tool_name),
+                    found=repr(cased[0]),
+                    alike=", ".join(map(repr, alike)),
+                    name=repr(name),
+                )
             )
         elif bare & set(names):
-            unprefixed.append(f"the {server} server's {tool_name!r} should be {name!r}")
+            unprefixed.append(
+                _(
+                    "the {server} server's {tool} should be {name}",
+                    server=server,
+                    tool=repr(tool_name),
+                    name=repr(name),
+                )
+            )
         elif near:
             accents = "".join(dict.fromkeys(c for c in near[0] if not c.isascii()))
-            why = (
-                f" ({accents!r} is a letter to Python's \\w and str.isalnum(), but not to the API: only "
-                "ASCII letters A-Z and a-z)"
-                if accents
-                else ""
-            )
-            problems.append(
-                f"{near[0]!r} is not a name the API accepts (letters, digits, '_' and '-' only){why}: "
-                f"replace the other characters with '_', giving {name!r}"
-            )
+            if accents:
+                problems.append(
+                    _(
+                        "{found} is not a name the API accepts (letters, digits, '_' and '-' only) "
+                        "({accents} is a letter to Python's \\w and str.isalnum(), but not to the API: "
+                        "only ASCII letters A-Z and a-z): replace the other characters with '_', "
+                        "giving {name}",
+                        found=repr(near[0]),
+                        accents=repr(accents),
+                        name=repr(name),
+                    )
+                )
+            else:
+                problems.append(
+                    _(
+                        "{found} is not a name the API accepts (letters, digits, '_' and '-' only): "
+                        "replace the other characters with '_', giving {name}",
+                        found=repr(near[0]),
+                        name=repr(name),
+                    )
+                )
         else:
             problems.append(
-                f"the {server} server's {tool_name!r} is missing: expected a definition named {name!r}"
+                _(
+                    "the {server} server's {tool} is missing: expected a definition named {name}",
+                    server=server,
+                    tool=repr(tool_name),
+                    name=repr(name),
+                )
             )
     if unprefixed:
         problems.insert(
             0,
-            f"{'; '.join(unprefixed)}. With every tool prefixed, the model can tell which server each "
-            "comes from, and a server added later cannot rename a tool the model already uses",
+            _(
+                "{names}. With every tool prefixed, the model can tell which server each "
+                "comes from, and a server added later cannot rename a tool the model already uses",
+                names=joined(unprefixed),
+            ),
         )
     if len(names) != len(set(names)):
-        problems.append(f"two definitions have the same name: {names}")
+        problems.append(_("two definitions have the same name: {names}", names=names))
     if not isinstance(route, dict):
-        return [*problems, f"route should be a dict, not {_short(route)}"]
+        return [*problems, _("route should be a dict, not {found}", found=_short(route))]
     for name, target in routes.items():
         if name in names and tuple(route.get(name) or ()) != target:
             problems.append(
-                f"route[{name!r}] should be {target}, not {route.get(name)!r}: the server only knows "
-                f"its tool as {target[1]!r}, so the call must go back under that name"
+                _(
+                    "route[{name}] should be {expected}, not {found}: the server only knows "
+                    "its tool as {tool}, so the call must go back under that name",
+                    name=repr(name),
+                    expected=target,
+                    found=repr(route.get(name)),
+                    tool=repr(target[1]),
+                )
             )
     by_name = {(d.get("function") or {}).get("name"): d.get("function") or {} for d in definitions}
     for name, (server, tool_name) in routes.items():
         source = next(t for t in servers[server] if t["name"] == tool_name)
         function = by_name.get(name)
         if function is not None and function.get("parameters") != source["inputSchema"]:
-            problems.append(f"{name!r} should keep {server}'s inputSchema as its parameters")
+            problems.append(
+                _(
+                    "{name} should keep {server}'s inputSchema as its parameters",
+                    name=repr(name),
+                    server=server,
+                )
+            )
         if function is not None and function.get("description") != source.get("description"):
             problems.append(
-                f"{name!r} should keep its description {source.get('description')!r}: the prefix tells the "
-                f"model which server a tool comes from, the description still tells it when to call the tool"
+                _(
+                    "{name} should keep its description {description}: the prefix tells the "
+                    "model which server a tool comes from, the description still tells it when to call "
+                    "the tool",
+                    name=repr(name),
+                    description=repr(source.get("description")),
+                )
             )
     if not problems:
         problems += _refused_by_the_api(definitions)
