@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..dispatch import ToolRegistry, is_error
+from .._i18n import _
+from ..dispatch import ERROR_PREFIX, ErrorText, ToolRegistry, is_error
 from . import Verdict, verdict
 from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
@@ -21,7 +22,28 @@ __all__ = [
     "check_honest_tool",
     "booking_scenarios",
     "BOOKING_SHAPES",
+    "is_failure",
+    "plain_str_problem",
 ]
+
+
+def is_failure(result: Any) -> bool:
+    """whether a tool's result is a failure as the dispatcher reads one: an ErrorText, what failure()
+    returns (a plain str is the tool's output, whatever its first words)"""
+    return isinstance(result, ErrorText)
+
+
+def plain_str_problem(result: Any, shown: str) -> str | None:
+    """what to say when a tool refused with a plain str that starts like a failure (None otherwise)"""
+    if isinstance(result, str) and not is_failure(result) and result.startswith(ERROR_PREFIX.strip()):
+        return _(
+            'it returned the plain str {got}: return failure("...") (from agent_core.dispatch) instead; a '
+            "str is the tool's output whatever its first words, so the dispatcher would not mark the call "
+            "as failed",
+            got=shown,
+        )
+    return None
+
 
 _ran: list[str] = []  # the tools that actually ran, so a check can see one ran with bad arguments
 
