@@ -880,6 +880,15 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 number=number,
                 yours=repr(your_text),
             )
+    if isinstance(yours.direct, Exception) and case.child[-1] == "fail":
+        return _(
+            "delegate({task}) called by hand let {error} out: the child's model call failed (the server "
+            "answered HTTP 500), run_agent raised, and your delegate did not catch it. The parent's "
+            'dispatcher caught it for you, but delegate itself should return failure("...") saying the '
+            "helper failed, whoever calls it",
+            task=repr(_DIRECT_TASK),
+            error=type(yours.direct).__name__,
+        )
     if isinstance(yours.direct, Exception):
         return _(
             "delegate({task}) called by hand raised {error}: {message}. The parent's dispatcher "
