@@ -527,8 +527,8 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
         (
             changed(no_catch=True),
             "delegate('Subtask 9: look at notes.txt.') called by hand let InternalServerError out: the "
-            "child's model call failed (the server answered HTTP 500), run_agent raised, and your delegate did not "
-            "catch it",
+            "child's model call failed (the server answered HTTP 500), run_agent raised, and your "
+            "delegate did not catch it",
         ),
         (changed(no_guards=True), "notes.txt was changed"),  # the child ignores the parent's guards
         (
