@@ -20,6 +20,7 @@ import pytest
 import test_checks_lesson00 as l00
 import test_checks_lesson01 as l01
 import test_checks_lesson02 as l02
+import test_checks_lesson03 as l03
 import test_checks_lesson04 as l04
 import test_checks_lesson05 as l05
 import test_checks_lesson06 as l06
@@ -32,6 +33,7 @@ from agent_core.checks.lesson01 import (
     check_strict_find_orders,
 )
 from agent_core.checks.lesson02 import check_ask_once
+from agent_core.checks.lesson03 import check_honest_tool, check_safe_dispatch
 from agent_core.checks.lesson04 import check_my_run, check_predictions
 from agent_core.checks.lesson05 import check_ask_first, check_max_uses
 from agent_core.checks.lesson06 import check_keep_lines, check_split, check_token_rows
@@ -70,6 +72,17 @@ LESSONS_00_06: dict[str, list[Case]] = {
         lambda: check_ask_once(l02.ask_once_keeps_asking),
         lambda: check_ask_once(l02.by_hand(quote_strings=True)),
         lambda: check_ask_once(l02.by_hand(eval_arguments=True)),
+    ],
+    "03": [
+        lambda: check_safe_dispatch(l03.catch_all),
+        lambda: check_safe_dispatch(l03.lesson_tools_listed),
+        lambda: check_safe_dispatch(l03.str_of_the_result),
+        lambda: check_safe_dispatch(l03.wrong_shape),
+        lambda: check_safe_dispatch(l03.catches_what_it_expects),
+        lambda: check_safe_dispatch(l03.lets_system_exit_through),
+        lambda: check_honest_tool(l03.says_why_not_what),
+        lambda: check_honest_tool(l03.raises_a_plain_exception),
+        lambda: check_honest_tool(l03.confirms_nothing),
     ],
     "04": [
         lambda: check_predictions(l04.WRONG_RULES[0][0]),

@@ -360,12 +360,12 @@ def test_a_clear_cancel_description_gets_picked(capsys):
             "Cancels an order by its id before the warehouse packs it, refunds the payment to the original "
             "card within five working days, emails a confirmation, restocks every item and closes any ticket "
             "support staff opened today.",
-            "one sentence of at most 30 words, ending with a period",
+            "the description has 36 words: write one sentence of at most 30 words",
         ),
-        ("Cancels an order by its id", "one sentence of at most 30 words, ending with a period"),
+        ("Cancels an order by its id", "the description should end with a period"),
         (
             "Cancels an order. Refunds the payment to the customer.",
-            "one sentence of at most 30 words, ending with a period",
+            "the description is 2 sentences: write one sentence",
         ),
         ("Please cancel my order.", "the description speaks as a customer (my, please)"),
         ("I want to cancel an order before it ships.", "the description speaks as a customer (i)"),

@@ -310,7 +310,7 @@ def lets_system_exit_through(functions, call):
         (json_for_everything, ["a string result goes back as it is, not as JSON: send 'light rain, 18°C'"]),
         (no_type_name, ["'ZeroDivisionError' missing from"]),
         (raising, ["a string result goes back as it is, not as JSON"]),
-        (wrong_shape, ["return a tool message {'role': 'tool', ...}, not '6'"]),
+        (wrong_shape, ["return a tool message (a dict whose 'role' is 'tool'), not '6'"]),
         (wrong_id, ["tool_call_id should be the call's id 'call_1'"]),
         (str_of_the_result, ["a result that is not a string goes back as JSON"]),
         (refuses_only_strings_for_numbers, ["the tool ran with arguments its type hints forbid"]),
@@ -532,7 +532,11 @@ def test_a_dispatcher_that_raises_on_arguments_that_are_not_an_object_is_named(c
 
     assert not check_safe_dispatch(trusts_the_object)
     out = capsys.readouterr().out
-    assert "add(null): safe_dispatch raised TypeError: argument of type 'NoneType' is not iterable" in out
+    assert (
+        "the call add(null): the arguments null are JSON, but not an object of named arguments, and "
+        "safe_dispatch raised TypeError on them: check that json.loads gave a dict, and answer an error "
+        "saying the arguments must be a JSON object" in out
+    )
     assert out.count("  - ") == 1
 
 
@@ -625,3 +629,16 @@ def test_the_lesson_03_checks_give_the_same_verdicts_under_another_hash_seed():
         "c.check_safe_dispatch(t.true_is_a_float); c.check_honest_tool(t.one_message_for_both)",
     )
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 3.") == 2
+
+
+def test_a_missing_argument_left_unnamed_is_told_the_type_in_words(capsys):
+    def unnamed_missing(functions, call):
+        message = safe_dispatch(functions, call)
+        if "missing" in message["content"]:
+            return {**message, "content": "ERROR: a required argument is missing."}
+        return message
+
+    assert not check_safe_dispatch(unnamed_missing)
+    out = capsys.readouterr().out
+    assert "the error should name the argument that is missing, 'b', and say so or give its type (int)" in out
+    assert "|" not in out

@@ -531,6 +531,20 @@ class AskFirst(Guardrail):
         return f"a person did not approve {name}: {decision.reason}"
 
 
+class GivesDecideTheFunction(AskFirst):
+    """hands decide the call's "function" part, not the call"""
+
+    def before_tool(self, run, call):
+        name = call["function"]["name"]
+        if name not in self.tools:
+            return None
+        try:
+            decision = self.decide(call["function"])
+        except Exception as error:
+            return f"nobody could approve {name} ({error}): do not call it again"
+        return None if decision.approved else f"a person did not approve {name}: {decision.reason}"
+
+
 class GuardsByPrefix(AskFirst):
     """a listed name guards every tool whose name starts with it"""
 
@@ -745,6 +759,14 @@ def test_check_ask_first_passes_the_solution(capsys):
         ),
         (AsksAfterwards, "yours let send_application run, though the person did not approve it"),
         (Stub2, "decide was asked about []; it should be asked about ['send_application']"),
+        (
+            GivesDecideTheFunction,
+            "decide received {'name': 'send_application', 'arguments': ",
+        ),
+        (
+            GivesDecideTheFunction,
+            "which is not a tool call: pass it the whole call that before_tool received",
+        ),
         (RefusesWithoutReason, "the refusal of send_application should carry the person's reason"),
         (StopsOnDenial, "the run ended with stop_reason 'denied'; the reference's with 'answered'"),
         (AsksAboutEverything, "decide was asked about ['analyse_offer', 'match_cv', 'draft_application'"),
@@ -950,6 +972,47 @@ def applies_whatever_the_cv_shows(client, offer, decide):
     )
 
 
+def applies_whatever_the_cv_names(client, offer, decide):
+    """names the CV, but to say it does not matter: a real model would apply with missing must-haves"""
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system="You apply for every job offer you are given, whatever the CV shows.",
+        max_turns=6,
+        guardrails=[AskFirst(decide, ["send_application"])],
+    )
+
+
+def aplica_sin_importar(client, offer, decide):
+    """the same contradiction in Spanish"""
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system="Solicitas todas las ofertas que te den, sin importar lo que diga el currículum.",
+        max_turns=6,
+        guardrails=[AskFirst(decide, ["send_application"])],
+    )
+
+
+def ignores_the_no(client, offer, decide):
+    """asks the person, then sends whatever they said"""
+
+    def always_yes(call):
+        decide(call)
+        return Decision(True, "sent anyway")
+
+    return run_agent(
+        client,
+        offer,
+        JOB_TOOLS,
+        system=SYSTEM,
+        max_turns=6,
+        guardrails=[AskFirst(always_yes, ["send_application"])],
+    )
+
+
 def returns_the_answer(client, offer, decide):
     return apply_for(client, offer, decide).answer
 
@@ -966,15 +1029,29 @@ def test_check_apply_for_passes_right_agents_written_differently(right, capsys):
         (stub_apply_for, "the first request has no system prompt"),
         (
             without_approval,
-            "with a person who says no: these tools ran: ['analyse_offer', 'match_cv', 'draft_application', "
-            "'send_application']",
+            "with a person who says no: send_application ran and decide was never asked: nothing guards it",
         ),
         (
             too_few_turns,
             "the run ended with stop_reason 'max_turns'; the reference's with 'answered': the chain takes 5",
         ),
         (default_turns, "the run made 10 model calls before it stopped"),
-        (guards_the_draft, "with a person who says no: these tools ran: ['analyse_offer', 'match_cv']"),
+        (
+            guards_the_draft,
+            "with a person who says no: decide was asked before ['draft_application'] ran: AskFirst guards "
+            "the wrong tool; guard send_application",
+        ),
+        (
+            ignores_the_no,
+            "with a person who says no: send_application ran though the person said no (decide returned "
+            "Decision(False, ...)): the agent sent without a yes",
+        ),
+        (
+            applies_whatever_the_cv_names,
+            "the system prompt 'You apply for every job offer you are given, whatever the CV shows.' tells "
+            "the agent to apply whatever the CV shows",
+        ),
+        (aplica_sin_importar, "tells the agent to apply whatever the CV shows"),
         (three_tools_only, "offer it the four tools of job_tools"),
         (returns_the_answer, "apply_for() should return the run"),
         (

@@ -9,6 +9,7 @@ import pytest
 from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson07 import check_read_file, check_tests_after_change, check_unread_citations
+from agent_core.dispatch import failure
 from agent_core.loop import Guardrail
 
 
@@ -30,16 +31,16 @@ def make_read_file(root):
     def read_file(path: str) -> str:
         """Read a text file of the project; path is relative to the project root."""
         if Path(path).is_absolute():
-            return f"ERROR: {path!r} is an absolute path, outside the project; give a relative path"
+            return failure(f"{path!r} is an absolute path, outside the project; give a relative path")
         file = (root / path).resolve()
         if not file.is_relative_to(root):
-            return f"ERROR: {path!r} is outside the project"
+            return failure(f"{path!r} is outside the project")
         if not file.is_file():
-            return f"ERROR: {path!r} does not exist or is not a file"
+            return failure(f"{path!r} does not exist or is not a file")
         try:
             return file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:  # not text, or not readable: still an answer
-            return f"ERROR: {path!r} cannot be read as text ({type(error).__name__})"
+            return failure(f"{path!r} cannot be read as text ({type(error).__name__})")
 
     return read_file
 
@@ -50,14 +51,14 @@ def catches_only_missing(root):
 
     def read_file(path: str) -> str:
         if Path(path).is_absolute():
-            return f"ERROR: {path!r} is an absolute path, outside the project"
+            return failure(f"{path!r} is an absolute path, outside the project")
         file = (root / path).resolve()
         if not file.is_relative_to(root):
-            return f"ERROR: {path!r} is outside the project"
+            return failure(f"{path!r} is outside the project")
         try:
             return file.read_text(encoding="utf-8")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return f"ERROR: {path!r} does not exist"
+            return failure(f"{path!r} does not exist")
 
     return read_file
 
@@ -68,16 +69,16 @@ def reads_what_exists(root):
 
     def read_file(path: str) -> str:
         if Path(path).is_absolute():
-            return f"ERROR: {path!r} is an absolute path, outside the project"
+            return failure(f"{path!r} is an absolute path, outside the project")
         file = (root / path).resolve()
         if not file.is_relative_to(root):
-            return f"ERROR: {path!r} is outside the project"
+            return failure(f"{path!r} is outside the project")
         if not file.exists():
-            return f"ERROR: {path!r} does not exist"
+            return failure(f"{path!r} does not exist")
         try:
             return file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            return f"ERROR: {path!r} cannot be read ({type(error).__name__})"
+            return failure(f"{path!r} cannot be read ({type(error).__name__})")
 
     return read_file
 
@@ -88,11 +89,11 @@ def textual_check(root):
 
     def read_file(path):
         if ".." in path or path.startswith("/") or Path(path).is_absolute():
-            return "ERROR: outside the project"
+            return failure("outside the project")
         try:
             return (root / path).read_text()
         except OSError:
-            return "ERROR: it does not exist"
+            return failure("it does not exist")
 
     return read_file
 
@@ -104,11 +105,11 @@ def string_prefix(root):
     def read_file(path):
         file = (Path(root) / path).resolve()
         if not str(file).startswith(root):
-            return "ERROR: outside the project"
+            return failure("outside the project")
         try:
             return file.read_text()
         except OSError:
-            return "ERROR: it does not exist"
+            return failure("it does not exist")
 
     return read_file
 
@@ -120,11 +121,11 @@ def normalised_only(root):
     def read_file(path):
         file = Path(os.path.normpath(root / path))
         if not file.is_relative_to(root):
-            return "ERROR: outside the project"
+            return failure("outside the project")
         try:
             return file.read_text()
         except OSError:
-            return "ERROR: it does not exist"
+            return failure("it does not exist")
 
     return read_file
 
@@ -136,11 +137,11 @@ def last_part_not_a_link(root):
     def read_file(path):
         file = Path(os.path.normpath(root / path))
         if not file.is_relative_to(root) or file.is_symlink():
-            return "ERROR: outside the project"
+            return failure("outside the project")
         try:
             return file.read_text()
         except OSError:
-            return "ERROR: it does not exist"
+            return failure("it does not exist")
 
     return read_file
 
@@ -152,7 +153,7 @@ def raises_on_missing(root):
     def read_file(path):
         file = (root / path).resolve()
         if not file.is_relative_to(root):
-            return "ERROR: outside the project"
+            return failure("outside the project")
         return file.read_text()
 
     return read_file
@@ -165,7 +166,7 @@ def one_message_for_all(root):
     def read_file(path):
         file = (root / path).resolve()
         if not file.is_relative_to(root) or not file.is_file():
-            return "ERROR: cannot read that file"
+            return failure("cannot read that file")
         return file.read_text()
 
     return read_file
@@ -178,7 +179,7 @@ def outside_or_missing(root):
     def read_file(path):
         file = (root / path).resolve()
         if not file.is_relative_to(root) or not file.is_file():
-            return f"ERROR: {path} is outside the project or does not exist"
+            return failure(f"{path} is outside the project or does not exist")
         return file.read_text()
 
     return read_file
@@ -194,19 +195,19 @@ def make_read_file_checking_parents(root):
 
     def read_file(path):
         if os.path.isabs(path):
-            return "ERROR: absolute paths are outside the project"
+            return failure("absolute paths are outside the project")
         file = os.path.realpath(os.path.join(root, path))
         if os.path.commonpath([root, file]) != root:
-            return f"ERROR: {path} leads outside the project"
+            return failure(f"{path} leads outside the project")
         if os.path.isdir(file):
-            return f"ERROR: {path} is a folder, not a file, so it does not exist as a file"
+            return failure(f"{path} is a folder, not a file, so it does not exist as a file")
         try:
             with open(file, encoding="utf-8") as handle:
                 return handle.read()
         except OSError:  # missing, or a file used as a folder on the way ('main.py/x')
-            return f"ERROR: {path} does not exist"
+            return failure(f"{path} does not exist")
         except ValueError:  # UnicodeDecodeError: bytes that are not UTF-8 text
-            return f"ERROR: {path} is not a text file"
+            return failure(f"{path} is not a text file")
 
     return read_file
 
@@ -218,9 +219,9 @@ def replacing_bad_bytes(root):
     def read_file(path):
         file = (root / path).resolve()
         if Path(path).is_absolute() or not file.is_relative_to(root):
-            return f"ERROR: {path} is outside the project"
+            return failure(f"{path} is outside the project")
         if not file.is_file():
-            return f"ERROR: {path} does not exist"
+            return failure(f"{path} does not exist")
         return file.read_text(encoding="utf-8", errors="replace")
 
     return read_file
@@ -233,13 +234,13 @@ def in_spanish(root):
     def read_file(path):
         file = (root / path).resolve()
         if Path(path).is_absolute() or not file.is_relative_to(root):
-            return f"ERROR: {path} está fuera del proyecto"
+            return failure(f"{path} está fuera del proyecto")
         if not file.is_file():
-            return f"ERROR: {path} no existe o es una carpeta"
+            return failure(f"{path} no existe o es una carpeta")
         try:
             return file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            return f"ERROR: {path} no se puede leer como texto"
+            return failure(f"{path} no se puede leer como texto")
 
     return read_file
 
@@ -251,7 +252,7 @@ def spanish_catch_all(root):
     def read_file(path):
         file = (root / path).resolve()
         if Path(path).is_absolute() or not file.is_relative_to(root) or not file.is_file():
-            return f"ERROR: no puedo leer {path}"
+            return failure(f"no puedo leer {path}")
         return file.read_text(encoding="utf-8", errors="replace")
 
     return read_file
@@ -271,7 +272,29 @@ def bad_bytes_as_nothing(root):
 def hidden_paths_refused(root):
     """takes any path starting with '.' for a way out: './app/roles.py' is inside"""
     read = make_read_file(root)
-    return lambda path: f"ERROR: {path} is outside the project" if path.startswith(".") else read(path)
+    return lambda path: failure(f"{path} is outside the project") if path.startswith(".") else read(path)
+
+
+def plain_str_errors(root):
+    """the solution as lesson 03 never wrote it: each refusal a plain str starting with ERROR"""
+    read = make_read_file(root)
+    return lambda path: str(read(path))
+
+
+def links_refused(root):
+    """refuses every symbolic link, even one that stays inside the project"""
+    root = Path(root).resolve()
+    read = make_read_file(root)
+
+    def read_file(path):
+        here = root
+        for part in Path(path).parts:
+            here = here / part
+            if here.is_symlink():
+                return failure(f"{path} is a link: outside the project")
+        return read(path)
+
+    return read_file
 
 
 @pytest.mark.parametrize(
@@ -287,11 +310,11 @@ def root_taken_as_a_path(root):
 
     def read_file(path: str) -> str:
         if Path(path).is_absolute():
-            return f"ERROR: {path!r} is an absolute path, outside the project"
+            return failure(f"{path!r} is an absolute path, outside the project")
         file = (root / path).resolve()
         if not file.is_relative_to(root):
-            return f"ERROR: {path!r} is outside the project"
-        return file.read_text(encoding="utf-8") if file.is_file() else f"ERROR: {path!r} does not exist"
+            return failure(f"{path!r} is outside the project")
+        return file.read_text(encoding="utf-8") if file.is_file() else failure(f"{path!r} does not exist")
 
     return read_file
 
@@ -313,12 +336,20 @@ def root_taken_as_a_path(root):
             "read_file('rules.py') (a file that does not exist): it raised FileNotFoundError",
         ),
         (one_message_for_all, "saying the path is outside the project, not 'ERROR: cannot read that file'"),
+        (
+            plain_str_errors,
+            "read_file('../secret.txt') ('..' climbs out of the project): it returned the plain str "
+            '"ERROR: \'../secret.txt\' is outside the project": return failure("...") (from '
+            "agent_core.dispatch) instead; a str is the tool's output whatever its first words",
+        ),
+        (links_refused, "read_file('latest.py') (a symbolic link to a file inside the project"),
         (outside_or_missing, "but that is not what is wrong: say only that the path is outside the project"),
         (lambda root: lambda path: None, "it should return text (a str), not NoneType"),
         (
             spanish_catch_all,
-            "read_file('../secret.txt') ('..' climbs out of the project): it should refuse with 'ERROR: ...' "
-            "saying the path is outside the project, not 'ERROR: no puedo leer ../secret.txt'",
+            "read_file('../secret.txt') ('..' climbs out of the project): it should refuse with "
+            "failure(\"...\") saying the path is outside the project, "
+            "not 'ERROR: no puedo leer ../secret.txt'",
         ),
         (bad_bytes_as_nothing, "read_file('logo.png') (a file that is not UTF-8 text"),
         (
@@ -327,8 +358,8 @@ def root_taken_as_a_path(root):
         ),
         (
             reads_what_exists,
-            "read_file('app') (a folder): it should answer 'ERROR: ...' saying it does not exist (a folder "
-            "is no file to read: test is_file(), not exists()), not \"ERROR: 'app' cannot be read "
+            "read_file('app') (a folder): it should answer failure(\"...\") saying it does not exist (a "
+            "folder is no file to read: test is_file(), not exists()), not \"ERROR: 'app' cannot be read "
             '(IsADirectoryError)"',
         ),
         (
@@ -364,7 +395,7 @@ def test_read_file_rejects_paths_that_leave_through_a_symlink(tmp_path, capsys):
 def test_read_file_is_deterministic_and_counts_its_scenarios(capsys):
     first, second = check_read_file(outside_or_missing), check_read_file(outside_or_missing)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 167 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 169 and out[1] == out[2]
 
 
 def test_read_file_reports_a_factory_that_raises(capsys):
@@ -837,6 +868,31 @@ class AnyProgramsDashMPytest(_TestRunRule):
         return bool(words) and Path(words[0]).name in ("pytest", "py.test") or words[1:3] == ["-m", "pytest"]
 
 
+class PythonNotPython3(_TestRunRule):
+    """pytest by any path, and Python as `python` by any path: `python3 -m pytest` is missed"""
+
+    @staticmethod
+    def is_test_run(command):
+        words = command.split()
+        program = Path(words[0]).name if words else ""
+        return program in ("pytest", "py.test") or program == "python" and words[1:3] == ["-m", "pytest"]
+
+
+class ArgumentsThereWhenNoError(Guardrail):
+    """skips the calls that failed, then reads .arguments as if a call that did not fail always had a dict"""
+
+    def check_answer(self, run, answer):
+        last_change = last_test_run = -1
+        for position, observation in enumerate(run.observations):
+            if observation.is_error:
+                continue
+            if observation.name in ("write_file", "edit_file"):
+                last_change = position
+            elif observation.name == "run_command" and runs_pytest(observation.arguments.get("command", "")):
+                last_test_run = position
+        return "Run the tests." if last_change > last_test_run else None
+
+
 class AnswersWithABool(Guardrail):
     """True for "reject", as if check_answer were a test"""
 
@@ -889,7 +945,7 @@ def test_tests_after_change_judges_generated_histories_without_pytest(capsys):
 
     result = check_tests_after_change(OnlyTheCommonCases)
     out = capsys.readouterr().out
-    assert not result and result.scenarios == 214
+    assert not result and result.scenarios == 225
     assert (
         "a run whose tool calls were" in out and "edit_file('discount.py'), which failed, then 'Done.'" in out
     )
@@ -955,6 +1011,12 @@ def test_tests_after_change_accepts_a_guard_that_also_wants_green_tests(capsys):
         (LessonsOldRule, "run_command('.venv/bin/pytest'), then 'Done.': it rejected the answer"),
         (CommandStartsWith, "'  python  -m pytest '"),
         (PythonNamingPytest, "'python -m pip install pytest'"),
+        (PythonNotPython3, "run_command('python3 -m pytest'), then 'Done.': it rejected the answer"),
+        (
+            ArgumentsThereWhenNoError,
+            "run_command whose observation's .arguments is None, then 'Done.': your code raised "
+            "AttributeError: 'NoneType' object has no attribute 'get'",
+        ),
         (AnyProgramsDashMPytest, "run_command('mypy -m pytest'), then 'Done.': it accepted the final answer"),
         (
             AnswersWithABool,
@@ -983,20 +1045,20 @@ def make_read_file_by_parents(root):
     def read_file(path):
         target = Path(root, path).resolve()
         if Path(path).is_absolute() or (target != root and root not in target.parents):
-            return f"ERROR: {path} points outside the project folder"
+            return failure(f"{path} points outside the project folder")
         if not target.is_file():
-            return f"ERROR: {path} does not exist in the project, or is not a file"
+            return failure(f"{path} does not exist in the project, or is not a file")
         try:
             return target.read_text(encoding="utf-8")
         except Exception as error:
-            return f"ERROR: {path} could not be read: {error}"
+            return failure(f"{path} could not be read: {error}")
 
     return read_file
 
 
 def test_read_file_accepts_another_right_answer_written_differently(capsys):
     result = check_read_file(make_read_file_by_parents)
-    assert result and result.scenarios == 167, capsys.readouterr().out
+    assert result and result.scenarios == 169, capsys.readouterr().out
 
 
 def unread_by_searching_from_a_position(answer, observations):

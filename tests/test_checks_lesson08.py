@@ -602,7 +602,10 @@ WRONG_DIFFERENCES = [  # the most tempting first
     (missing_as_null, "one request sets a key to null, the other leaves it out"),
     (received_keys_first, "the first difference is at"),
     (sorted_keys, "the first difference is at"),
-    (list_items_only_up_to_the_shorter, "the requests differ, but find_difference returned None"),
+    (
+        list_items_only_up_to_the_shorter,
+        "the requests differ at 'tools[1]', but find_difference returned None",
+    ),
     (top_level_only, "'messages' holds the difference, but go deeper"),
     (lambda recorded, received: find_difference(received, recorded), "the first difference is at"),
     (lambda recorded, received: "model", "the two requests are equal, so return None; you returned 'model'"),

@@ -6,7 +6,7 @@ import pytest
 from hash_seeds import under_two_hash_seeds
 
 from agent_core.checks.lesson12 import DELEGATE_SCENARIOS, PLAN_SCENARIOS, check_delegate, check_plan_update
-from agent_core.dispatch import ToolRegistry
+from agent_core.dispatch import ToolRegistry, failure
 from agent_core.loop import run_agent
 from agent_core.planning import Delegate, plan_update, show_plan
 
@@ -19,13 +19,13 @@ def plan_by_status_table(items, action, text):
     statuses = {item["text"]: item["status"] for item in items}
     if action == "add":
         if not text.strip() or text in statuses:
-            return "ERROR: cannot add that item"
+            return failure("cannot add that item")
         items.append({"status": "pending", "text": text})  # another key order: the same dict
         return show_plan(items)
     if action not in needs or statuses.get(text) != needs[action]:
-        return f"ERROR: cannot {action} {text!r} now"
+        return failure(f"cannot {action} {text!r} now")
     if action == "start" and "in_progress" in statuses.values():
-        return "ERROR: finish the item in progress first"
+        return failure("finish the item in progress first")
     for item in items:
         if item["text"] == text:
             item["status"] = {"start": "in_progress", "done": "done"}[action]
@@ -49,30 +49,30 @@ def variant(**changes):
         busy = any(i["status"] == "in_progress" for i in items)
         if action == "add":
             if changes.get("strip") and not text:
-                return "ERROR: empty"
+                return failure("empty")
             if not changes.get("strip") and not text.strip():
-                return "ERROR: empty"
+                return failure("empty")
             if found and not changes.get("duplicates"):
-                return "ERROR: duplicate"
+                return failure("duplicate")
             if changes.get("casefold") and any(i["text"].lower() == text.lower() for i in items):
-                return "ERROR: duplicate"
+                return failure("duplicate")
             items.append({"text": text, "status": "pending"})
             return show_plan(items)
         if action not in ("start", "done") and not changes.get("any_action"):
-            return "ERROR: unknown"
+            return failure("unknown")
         if found is None:
-            return "ERROR: missing"
+            return failure("missing")
         if action == "start":
             if busy and not changes.get("many_in_progress"):
-                return "ERROR: busy"
+                return failure("busy")
             if found["status"] == "done" and not changes.get("restart"):
-                return "ERROR: done"
+                return failure("done")
             found["status"] = "in_progress"
         elif action == "done" or changes.get("any_action"):
             if found["status"] == "done" and not changes.get("done_again"):
-                return "ERROR: already done"
+                return failure("already done")
             if found["status"] == "pending" and not changes.get("done_from_pending"):
-                return "ERROR: start first"
+                return failure("start first")
             found["status"] = "done"
         return show_plan(items) if not changes.get("says_ok") else "ok"
 
@@ -86,7 +86,7 @@ def stub(items, action, text):
 def started_means_any_non_pending(items, action, text):
     """'another item in progress' tested as 'another item not pending': a done item blocks the next"""
     if action == "start" and any(i["status"] != "pending" and i["text"] != text for i in items):
-        return "ERROR: another item is started"
+        return failure("another item is started")
     return plan_update(items, action, text)
 
 
@@ -101,7 +101,7 @@ def duplicates_among_open_items_only(items, action, text):
 def blank_means_spaces(items, action, text):
     """only spaces count as blank: a tab or a newline is an item"""
     if action == "add" and not text.strip(" ") and text:
-        return "ERROR: empty"
+        return failure("empty")
     if action == "add" and text.strip(" ") and not text.strip() and all(i["text"] != text for i in items):
         items.append({"text": text, "status": "pending"})
         return show_plan(items)
@@ -111,7 +111,7 @@ def blank_means_spaces(items, action, text):
 def at_most_four_items(items, action, text):
     """a limit the exercise never asked for"""
     if action == "add" and len(items) >= 4:
-        return "ERROR: the plan is full"
+        return failure("the plan is full")
     return plan_update(items, action, text)
 
 
@@ -126,12 +126,12 @@ def busy_item_in_a_global(items, action, text):
     found = next((i for i in items if i["text"] == text), None)
     if action == "start":
         if found is None or found["status"] != "pending" or _busy.get("text") is not None:
-            return "ERROR: cannot start"
+            return failure("cannot start")
         found["status"], _busy["text"] = "in_progress", text
         return show_plan(items)
     if action == "done":
         if found is None or _busy.get("text") != text:
-            return "ERROR: not in progress"
+            return failure("not in progress")
         found["status"], _busy["text"] = "done", None
         return show_plan(items)
     return plan_update(items, action, text)
@@ -146,11 +146,11 @@ def started_text_in_a_global(items, action, text):
     busy = next((i for i in items if i["text"] == _started["text"] and i["status"] == "in_progress"), None)
     if action == "start" and found is not None and found["status"] == "pending":
         if busy is not None:
-            return f"ERROR: {busy['text']!r} is in progress; finish it first"
+            return failure(f"{busy['text']!r} is in progress; finish it first")
         found["status"], _started["text"] = "in_progress", text
         return show_plan(items)
     if action == "start":
-        return "ERROR: cannot start"
+        return failure("cannot start")
     return plan_update(items, action, text)
 
 
@@ -183,12 +183,16 @@ def test_check_plan_update_passes_right_answers_written_differently(right, capsy
         (duplicates_among_open_items_only, "done 'read the code', add 'read the code'"),
         (blank_means_spaces, "add '\\t': at step 1"),
         (at_most_four_items, "the change is allowed, but yours refused it: 'ERROR: the plan is full'"),
+        (
+            lambda items, action, text: str(plan_update(items, action, text)),
+            "the change is impossible and should be refused: it returned the plain str",
+        ),
         (busy_item_in_a_global, "on plan 2"),
         (
             started_text_in_a_global,
             "start 'run the tests': at step 6 (start 'run the tests') the change is impossible and should be "
-            "refused with 'ERROR: ...'; yours returned '[>] read the code\\n[>] run the tests' (the item in "
-            "progress is this plan's: find it in `items`",
+            "refused with failure(\"...\"); yours returned '[>] read the code\\n[>] run the tests' (the "
+            "item in progress is this plan's: find it in `items`",
         ),
     ],
 )
@@ -222,18 +226,18 @@ def make_delegate(client, tools, *, system, max_turns, guardrails=(), max_depth=
         """
         nonlocal running
         if running >= max_depth:
-            return f"ERROR: no deeper than max_depth={max_depth}; do it yourself."
+            return failure(f"no deeper than max_depth={max_depth}; do it yourself.")
         running += 1
         try:
             child = run_agent(
                 client, task, ToolRegistry(tools), system=system, max_turns=max_turns, guardrails=guardrails
             )
         except Exception as error:
-            return f"ERROR: the helper failed: {error}"
+            return failure(f"the helper failed: {error}")
         finally:
             running -= 1
         if child.stop_reason != "answered":
-            return f"ERROR: the helper stopped ({child.stop_reason}) without an answer."
+            return failure(f"the helper stopped ({child.stop_reason}) without an answer.")
         return child.answer
 
     return delegate
@@ -275,12 +279,12 @@ def make_delegate_with_an_object(client, tools, *, system, max_turns, guardrails
             task: everything the helper needs to know.
         """
         if counter.depth == max_depth:
-            return "ERROR: too deep"
+            return failure("too deep")
         try:
             child = run_child(task)
         except Exception as error:
-            return "ERROR: " + type(error).__name__
-        return child.answer if child.stop_reason == "answered" else f"ERROR: stopped, {child.stop_reason}"
+            return failure(type(error).__name__)
+        return child.answer if child.stop_reason == "answered" else failure(f"stopped, {child.stop_reason}")
 
     return delegate
 
@@ -300,7 +304,7 @@ def changed(**wrongs):
             nonlocal running
             too_deep = running > max_depth if wrongs.get("depth_off_by_one") else running >= max_depth
             if too_deep and not wrongs.get("no_depth"):
-                return "Too deep: do it yourself." if wrongs.get("refusal_unmarked") else "ERROR: too deep"
+                return "Too deep: do it yourself." if wrongs.get("refusal_unmarked") else failure("too deep")
             running += 1
             try:
                 child = run_agent(
@@ -314,17 +318,18 @@ def changed(**wrongs):
             except Exception as error:
                 if wrongs.get("no_catch"):
                     raise
-                return "ERROR: no answer." if wrongs.get("failure_unsaid") else f"ERROR: {error}"
+                return failure("no answer.") if wrongs.get("failure_unsaid") else failure(f"{error}")
             finally:
                 released = not (wrongs.get("never_decrements") or wrongs.get("released_on_success_only"))
                 running -= 1 if released else 0
             running -= 1 if wrongs.get("released_on_success_only") else 0
             if wrongs.get("always_max_turns") and child.stop_reason != "answered":
-                return "ERROR: the helper hit max_turns."
+                return failure("the helper hit max_turns.")
             if wrongs.get("only_max_turns_fails") and child.stop_reason not in ("answered", "max_turns"):
                 return child.answer
             if child.stop_reason != "answered" and not wrongs.get("passes_the_stop_text"):
-                return f"ERROR: stopped ({child.stop_reason})"
+                refusal = failure(f"stopped ({child.stop_reason})")
+                return str(refusal) if wrongs.get("plain_str") else refusal
             return child.answer
 
         built = []
@@ -361,7 +366,7 @@ def shares_the_parents_messages():
                 guardrails=guardrails,
             )
             history[:] = [m for m in child.messages if m["role"] != "system"]
-            return child.answer if child.stop_reason == "answered" else f"ERROR: {child.stop_reason}"
+            return child.answer if child.stop_reason == "answered" else failure(f"{child.stop_reason}")
 
         return delegate
 
@@ -380,7 +385,7 @@ def one_count_for_every_delegate():
                 task: the sub-task.
             """
             if len(running) >= max_depth:
-                return "ERROR: too deep"
+                return failure("too deep")
             running.append(task)
             try:
                 child = run_agent(
@@ -392,10 +397,10 @@ def one_count_for_every_delegate():
                     guardrails=guardrails,
                 )
             except Exception as error:
-                return f"ERROR: the helper failed: {error}"
+                return failure(f"the helper failed: {error}")
             finally:
                 running.pop()
-            return child.answer if child.stop_reason == "answered" else f"ERROR: {child.stop_reason}"
+            return child.answer if child.stop_reason == "answered" else failure(f"{child.stop_reason}")
 
         return delegate
 
@@ -415,7 +420,7 @@ def keeps_history_between_delegations(client, tools, *, system, max_turns, guard
         """
         nonlocal running
         if running >= max_depth:
-            return "ERROR: too deep"
+            return failure("too deep")
         running += 1
         history.append({"role": "user", "content": task})
         try:
@@ -429,15 +434,18 @@ def keeps_history_between_delegations(client, tools, *, system, max_turns, guard
             )
             history[:] = [m for m in child.messages if m["role"] != "system"]
         except Exception as error:
-            return f"ERROR: the helper failed: {error}"
+            return failure(f"the helper failed: {error}")
         finally:
             running -= 1
-        return child.answer if child.stop_reason == "answered" else f"ERROR: stopped ({child.stop_reason})"
+        return child.answer if child.stop_reason == "answered" else failure(f"stopped ({child.stop_reason})")
 
     return delegate
 
 
-def in_spanish(failed="ERROR: el ayudante falló."):
+HELPER_FAILED = failure("el ayudante falló.")
+
+
+def in_spanish(failed=HELPER_FAILED):
     """the solution, its refusals and failures in Spanish"""
 
     def factory(client, tools, *, system, max_turns, guardrails=(), max_depth=1):
@@ -451,7 +459,7 @@ def in_spanish(failed="ERROR: el ayudante falló."):
             """
             nonlocal running
             if running >= max_depth:
-                return f"ERROR: ya hay {running} ayudantes en marcha (max_depth={max_depth}); hazlo tú."
+                return failure(f"ya hay {running} ayudantes en marcha (max_depth={max_depth}); hazlo tú.")
             running += 1
             try:
                 child = run_agent(
@@ -467,7 +475,7 @@ def in_spanish(failed="ERROR: el ayudante falló."):
             finally:
                 running -= 1
             if child.stop_reason != "answered":
-                return f"ERROR: el ayudante se detuvo sin responder ({child.stop_reason})."
+                return failure(f"el ayudante se detuvo sin responder ({child.stop_reason}).")
             return child.answer
 
         return delegate
@@ -518,14 +526,16 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
         ),
         (
             changed(no_catch=True),
-            "delegate('Subtask 9: look at notes.txt.') called by hand raised InternalServerError",
+            "delegate('Subtask 9: look at notes.txt.') called by hand let InternalServerError out: the "
+            "child's model call failed (the server answered HTTP 500), run_agent raised, and your "
+            "delegate did not catch it",
         ),
         (changed(no_guards=True), "notes.txt was changed"),  # the child ignores the parent's guards
         (
             changed(max_turns=10),
             "at the same depth: each child has its own max_turns",
         ),  # the child's budget is not the one asked for
-        (changed(passes_the_stop_text=True), "return a clear failure starting with 'ERROR: '"),
+        (changed(passes_the_stop_text=True), 'return failure("...") saying why'),
         (changed(tools=lambda tools: tools[:1]), "it should be offered exactly"),
         (changed(client=with_a_new_client), "no child's model call reached the client"),
         (
@@ -545,11 +555,16 @@ def test_check_delegate_passes_right_answers_written_differently(right, capsys):
             "this delegate are running, and not before. Only this delegate's own children count",
         ),
         (
-            in_spanish(failed="ERROR: no hay respuesta."),
+            in_spanish(failed=failure("no hay respuesta.")),
             "the parent read 'ERROR: no hay respuesta.', which does not say that the helper failed",
         ),
-        (changed(refusal_unmarked=True), "it should be refused with a text starting 'ERROR: '"),
-        (changed(only_max_turns_fails=True), "return a clear failure starting with 'ERROR: '"),
+        (
+            changed(plain_str=True),
+            "for delegate call 1 the child did not answer, and delegate it returned the plain str 'ERROR: "
+            'stopped (max_turns)\': return failure("...") (from agent_core.dispatch) instead',
+        ),
+        (changed(refusal_unmarked=True), 'it should be refused with failure("...") (a failed call'),
+        (changed(only_max_turns_fails=True), 'return failure("...") saying why'),
         (changed(always_max_turns=True), "stopped with stop_reason 'max_tool_calls'"),
         (changed(failure_unsaid=True), "which does not say that the helper failed"),
         (changed(guards=1), "notes.txt was changed"),  # only the first of the parent's guardrails

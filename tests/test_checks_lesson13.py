@@ -95,6 +95,21 @@ def by_position(messages, declarations):
     return marks
 
 
+def raises_on_an_unknown_id(messages, declarations):
+    """reads the tools of a tool message's id as if every id had been called: a TypeError on an unknown one"""
+    made = {}
+    for m in messages:
+        for call in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
+            made.setdefault(call["id"], []).append(call["function"]["name"])
+    marks = []
+    for m in messages:
+        if m.get("role") == "tool":
+            names = made.get(m.get("tool_call_id"))
+            trusted = all(n in declarations and not declarations[n].untrusted for n in names)
+            marks.append("trusted" if trusted else "untrusted")
+    return marks
+
+
 @pytest.mark.parametrize("right", [provenance, provenance_in_one_pass])
 def test_check_provenance_passes_right_answers_written_differently(right, capsys):
     assert check_provenance(right)
@@ -122,6 +137,11 @@ def test_check_provenance_passes_right_answers_written_differently(right, capsys
             "yours says 'untrusted'",
         ),
         (lambda messages, declarations: None, "return a list"),
+        (  # a raise is shrunk like any failure: the smallest case that raises, named
+            raises_on_an_unknown_id,
+            "- calls no calls and a tool message answering no call; declared: nothing: your code raised "
+            "TypeError: 'NoneType' object is not iterable",
+        ),
     ],
 )
 def test_check_provenance_catches_tempting_wrong_answers(wrong, says, capsys):

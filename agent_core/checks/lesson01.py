@@ -710,13 +710,25 @@ def _stuffing(description: str) -> list[str]:
         return [_("the description is a list of keywords: write one sentence saying what the tool does")]
     # a sentence ends at . ! or ? followed by a capital letter ("e.g." and "i.e." do not end one)
     ends = re.findall(r"(?<!\be\.g)(?<!\bi\.e)[.!?]\s+(?=[A-Z])", description.strip())
-    if ends or len(description.split()) > _MAX_DESCRIPTION_WORDS or not description.rstrip().endswith("."):
+    if ends:
         return [
             _(
-                "write the description as one sentence of at most {count} words, ending with a period",
-                count=_MAX_DESCRIPTION_WORDS,
+                "the description is {count} sentences: write one sentence (of at most {most} words, ending "
+                "with a period)",
+                count=len(ends) + 1,
+                most=_MAX_DESCRIPTION_WORDS,
             )
         ]
+    if len(description.split()) > _MAX_DESCRIPTION_WORDS:
+        return [
+            _(
+                "the description has {count} words: write one sentence of at most {most} words",
+                count=len(description.split()),
+                most=_MAX_DESCRIPTION_WORDS,
+            )
+        ]
+    if not description.rstrip().endswith("."):
+        return [_("the description should end with a period: write it as one sentence that ends with '.'")]
     return []
 
 

@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..dispatch import ToolRegistry, is_error
+from .._i18n import N_, _
+from ..dispatch import ERROR_PREFIX, ErrorText, ToolRegistry, is_error
 from . import Verdict, verdict
 from ._scenarios import Dimension, forms_of, judge_scenarios, scenarios, smaller_ints, smaller_lists
 
@@ -21,7 +22,28 @@ __all__ = [
     "check_honest_tool",
     "booking_scenarios",
     "BOOKING_SHAPES",
+    "is_failure",
+    "plain_str_problem",
 ]
+
+
+def is_failure(result: Any) -> bool:
+    """whether a tool's result is a failure as the dispatcher reads one: an ErrorText, what failure()
+    returns (a plain str is the tool's output, whatever its first words)"""
+    return isinstance(result, ErrorText)
+
+
+def plain_str_problem(result: Any, shown: str) -> str | None:
+    """what to say when a tool refused with a plain str that starts like a failure (None otherwise)"""
+    if isinstance(result, str) and not is_failure(result) and result.startswith(ERROR_PREFIX.strip()):
+        return _(
+            'it returned the plain str {got}: return failure("...") (from agent_core.dispatch) instead; a '
+            "str is the tool's output whatever its first words, so the dispatcher would not mark the call "
+            "as failed",
+            got=shown,
+        )
+    return None
+
 
 _ran: list[str] = []  # the tools that actually ran, so a check can see one ran with bad arguments
 
@@ -106,8 +128,14 @@ def _expect_text(expected: str) -> Callable[[str, int], str | None]:
         if content == expected:
             return None
         if content in (json.dumps(expected), json.dumps(expected, ensure_ascii=False)):
-            return f"a string result goes back as it is, not as JSON: send {expected!r}, not {content!r}"
-        return f"the content should be {expected!r}, not {content!r}"
+            return _(
+                "a string result goes back as it is, not as JSON: send {expected}, not {content}",
+                expected=repr(expected),
+                content=repr(content),
+            )
+        return _(
+            "the content should be {expected}, not {content}", expected=repr(expected), content=repr(content)
+        )
 
     return judge
 
@@ -119,9 +147,11 @@ def _expect_json(expected: Any, why: str = "") -> Callable[[str, int], str | Non
                 return None
         except ValueError:
             pass
-        return (
-            f"{why or 'a result that is not a string goes back as JSON'} "
-            f"({json.dumps(expected)}), not {content!r}"
+        return _(
+            "{why} ({expected}), not {content}",
+            why=_(why or N_("a result that is not a string goes back as JSON")),
+            expected=json.dumps(expected),
+            content=repr(content),
         )
 
     return judge
@@ -132,11 +162,20 @@ def _expect_error(*needed: str, why: str, words: tuple[str, ...] = ()) -> Callab
 
     def judge(content: str, ran: int) -> str | None:
         if not content.startswith("ERROR: "):
-            return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
+            return _(
+                "the content should start with 'ERROR: ' and {why}; it is {content}",
+                why=_(why),
+                content=repr(content),
+            )
         missing = [text for text in needed if text.lower() not in content.lower()]
         missing += [word for word in words if not _names(word, content)]
         if missing:
-            return f"the error should {why}; {', '.join(map(repr, missing))} missing from {content!r}"
+            return _(
+                "the error should {why}; {missing} missing from {content}",
+                why=_(why),
+                missing=", ".join(map(repr, missing)),
+                content=repr(content),
+            )
         return None
 
     return judge
@@ -146,22 +185,43 @@ def _expect_refused(
     parameter: str, json_type: str, python_type: str, hint: str = "", either: str = ""
 ) -> Callable[[str, int], str | None]:
     """the arguments break the function's type hints: refused before the tool runs, naming a field"""
-    names = f"{either!r} or {parameter!r}" if either else repr(parameter)
-    why = f"name the argument {names} and the type it should be ({python_type})"
+
+    def why() -> str:
+        names = _("{either} or {parameter}", either=repr(either), parameter=repr(parameter))
+        return _(
+            "name the argument {names} and the type it should be ({type})",
+            names=names if either else repr(parameter),
+            type=python_type,
+        )
 
     def judge(content: str, ran: int) -> str | None:
         if ran:
-            return (
-                f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). "
-                f"Check each argument against its parameter's type hint before calling, and refuse "
-                f"the call with an error that should {why}"
+            if hint:
+                return _(
+                    "the tool ran with arguments its type hints forbid{hint} (it answered {content}). "
+                    "Check each argument against its parameter's type hint before calling, and refuse "
+                    "the call with an error that should {why}",
+                    hint=_(hint),
+                    content=repr(content),
+                    why=why(),
+                )
+            return _(
+                "the tool ran with arguments its type hints forbid (it answered {content}). "
+                "Check each argument against its parameter's type hint before calling, and refuse "
+                "the call with an error that should {why}",
+                content=repr(content),
+                why=why(),
             )
         if not content.startswith("ERROR: "):
-            return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
+            return _(
+                "the content should start with 'ERROR: ' and {why}; it is {content}",
+                why=why(),
+                content=repr(content),
+            )
         named = _names(parameter, content) or (either and _names(either, content))
         spanish = _SPANISH_TYPE_WORDS.get(json_type, json_type)
         if not named or not re.search(rf"\b({python_type}|{json_type}|{spanish})\b", content, re.IGNORECASE):
-            return f"the error should {why}; it is {content!r}"
+            return _("the error should {why}; it is {content}", why=why(), content=repr(content))
         return None
 
     return judge
@@ -185,19 +245,31 @@ def _expect_missing(parameter: str, annotation: type) -> Callable[[str, int], st
     """a required argument left out: the model's mistake, found before the call, not the tool's. The error
     names the argument, and says it is missing (in any words) or gives the type it should be."""
     type_words = "|".join(_TYPE_WORDS[annotation])
-    why = f"name the argument that is missing, {parameter!r}, and say so or give its type ({type_words})"
+
+    def why() -> str:  # the type as a word a learner reads: int, not a pattern
+        return _(
+            "name the argument that is missing, {parameter}, and say so or give its type ({type})",
+            parameter=repr(parameter),
+            type=annotation.__name__,
+        )
 
     def judge(content: str, ran: int) -> str | None:
         if not content.startswith("ERROR: "):
-            return f"the content should start with 'ERROR: ' and {why}; it is {content!r}"
+            return _(
+                "the content should start with 'ERROR: ' and {why}; it is {content}",
+                why=why(),
+                content=repr(content),
+            )
         said = re.search(rf"\b({_SAYS_MISSING}|{type_words})\b", content, re.IGNORECASE)
         if not _names(parameter, content) or not said:
-            return f"the error should {why}; it is {content!r}"
+            return _("the error should {why}; it is {content}", why=why(), content=repr(content))
         if "TypeError" in content:
-            return (
-                f"a missing argument is the model's mistake, not an exception in the tool: check "
-                f"the required parameters before calling and say {parameter!r} is missing, instead "
-                f"of passing on Python's TypeError ({content!r})"
+            return _(
+                "a missing argument is the model's mistake, not an exception in the tool: check "
+                "the required parameters before calling and say {parameter} is missing, instead "
+                "of passing on Python's TypeError ({content})",
+                parameter=repr(parameter),
+                content=repr(content),
             )
         return None
 
@@ -219,7 +291,10 @@ CASES = [
         "result",
         _expect_json(
             4.0,
-            "a whole number is a fine value for a float parameter (JSON has one number type): run the tool",
+            N_(
+                "a whole number is a fine value for a float parameter (JSON has one number type): "
+                "run the tool"
+            ),
         ),
     ),
     (
@@ -227,32 +302,34 @@ CASES = [
         "result",
         _expect_json(
             get_forecast("Paris"),
-            "days has a default (3), so leaving it out is fine: only a parameter without a default "
-            "is required. Run the tool",
+            N_(
+                "days has a default (3), so leaving it out is fine: only a parameter without a default "
+                "is required. Run the tool"
+            ),
         ),
     ),
     (
         _call(5, "sum", '{"a": 4, "b": 2}'),
         "unknown",
         _expect_error(
-            why="say the tool is unknown and name every tool that exists", words=("sum", *FUNCTIONS)
+            why=N_("say the tool is unknown and name every tool that exists"), words=("sum", *FUNCTIONS)
         ),
     ),
     (
         _call(6, "add", '{"a": 4, "b": 2'),
         "json",
-        _expect_error("JSON", why="say the arguments are not valid JSON"),
+        _expect_error("JSON", why=N_("say the arguments are not valid JSON")),
     ),
     (
         _call(15, "add", "null"),
         "json",
-        _expect_error(why="say the arguments must be a JSON object of named arguments"),
+        _expect_error(why=N_("say the arguments must be a JSON object of named arguments")),
     ),
     (_call(7, "add", '{"a": 4, "b": "2"}'), "arguments", _expect_refused(*_INT)),
     (
         _call(8, "add", '{"a": "4", "b": "2"}'),
         "arguments",
-        _expect_refused(*_INT, hint=' ("4" + "2" is "42" in Python)', either="a"),
+        _expect_refused(*_INT, hint=N_(' ("4" + "2" is "42" in Python)'), either="a"),
     ),
     (_call(9, "get_weather", '{"city": 5}'), "arguments", _expect_refused("city", "string", "str")),
     (
@@ -260,8 +337,10 @@ CASES = [
         "arguments",
         _expect_refused(
             *_INT,
-            hint=" (JSON true is not a number, but in Python bool is a subclass of int: isinstance(True, "
-            "int) is True)",
+            hint=N_(
+                " (JSON true is not a number, but in Python bool is a subclass of int: isinstance(True, "
+                "int) is True)"
+            ),
         ),
     ),
     (
@@ -272,15 +351,17 @@ CASES = [
     (
         _call(12, "divide", '{"a": 1, "b": 0}'),
         "raised",
-        _expect_error("ZeroDivisionError", "division by zero", why="give the exception's type and message"),
+        _expect_error(
+            "ZeroDivisionError", "division by zero", why=N_("give the exception's type and message")
+        ),
     ),
 ]
 
 _KINDS = {
-    "unknown": "an unknown tool",
-    "json": "arguments that are not JSON",
-    "arguments": "wrong arguments",
-    "raised": "a tool that raised",
+    "unknown": N_("an unknown tool"),
+    "json": N_("arguments that are not JSON"),
+    "arguments": N_("wrong arguments"),
+    "raised": N_("a tool that raised"),
 }
 
 
@@ -294,25 +375,52 @@ def _answer(
     try:
         message = safe_dispatch(dict(functions), call)
     except (Exception, SystemExit) as error:  # the learner's code: report, don't crash the notebook
+        arguments = _arguments(call)
+        if arguments is not _BROKEN and not isinstance(arguments, dict):
+            return (
+                None,
+                len(_ran),
+                _(
+                    "the arguments {arguments} are JSON, but not an object of named arguments, and "
+                    "safe_dispatch raised {error} on them: check that json.loads gave a dict, and answer an "
+                    "error saying the arguments must be a JSON object",
+                    arguments=call["function"]["arguments"],
+                    error=type(error).__name__,
+                ),
+            )
         escaped = (
-            " (SystemExit is not an Exception: `except Exception` lets it through; catch it too, with "
-            "`except (Exception, SystemExit)`)"
+            _(
+                " (SystemExit is not an Exception: `except Exception` lets it through; catch it too, with "
+                "`except (Exception, SystemExit)`)"
+            )
             if isinstance(error, SystemExit)
             else ""
         )
         return (
             None,
             len(_ran),
-            f"safe_dispatch raised {type(error).__name__}: {error}{escaped}; it must never raise: return "
-            "an error observation instead, whatever the tool raised",
+            _(
+                "safe_dispatch raised {error}: {message}{escaped}; it must never raise: return "
+                "an error observation instead, whatever the tool raised",
+                error=type(error).__name__,
+                message=str(error),
+                escaped=escaped,
+            ),
         )
     if not isinstance(message, dict) or message.get("role") != "tool":
-        return None, len(_ran), f"return a tool message {{'role': 'tool', ...}}, not {message!r:.80}"
+        return (
+            None,
+            len(_ran),
+            _(
+                "return a tool message (a dict whose 'role' is 'tool'), not {message}",
+                message=f"{message!r:.80}",
+            ),
+        )
     content = message.get("content")
     if not isinstance(content, str):
-        return None, len(_ran), f"content must be a string, not {type(content).__name__}"
+        return None, len(_ran), _("content must be a string, not {type}", type=type(content).__name__)
     if message.get("tool_call_id") != call["id"]:
-        return content, len(_ran), f"tool_call_id should be the call's id {call['id']!r}"
+        return content, len(_ran), _("tool_call_id should be the call's id {id}", id=repr(call["id"]))
     return content, len(_ran), None
 
 
@@ -401,10 +509,13 @@ def _shown(call: dict[str, Any]) -> str:
 
 def _describe(scenario: tuple[tuple[str, ...], tuple[dict[str, Any], ...]]) -> str:
     offered, calls = scenario
-    return (
-        f"with the tools {', '.join(offered)}, the call{'s' if len(calls) > 1 else ''} "
-        f"{', '.join(map(_shown, calls))}"
-    )
+    if len(calls) > 1:
+        return _(
+            "with the tools {tools}, the calls {calls}",
+            tools=", ".join(offered),
+            calls=", ".join(map(_shown, calls)),
+        )
+    return _("with the tools {tools}, the call {call}", tools=", ".join(offered), call=_shown(calls[0]))
 
 
 _FIXED_JUDGES = {call["id"]: judge for call, _, judge in CASES}
@@ -437,7 +548,7 @@ def check_safe_dispatch(safe_dispatch: Callable[[dict[str, Any], dict[str, Any]]
         cases,
         lambda scenario: _judge_calls(safe_dispatch, scenario),
         _describe,
-        "every call gets an answer, and each kind of failure says what went wrong.",
+        _("every call gets an answer, and each kind of failure says what went wrong."),
         _fewer,
     )
 
@@ -557,7 +668,7 @@ def _judge_calls(
             judge = _FIXED_JUDGES.get(call["id"]) or _reference_judge(functions, call, kind, expected.content)
             problem = judge(content, ran)
             if problem is None and kind in ("result", "raised") and ran != runs:
-                problem = f"the tool ran {ran} times; once is right"
+                problem = _("the tool ran {count} times; once is right", count=ran)
         if problem:
             return f"{_shown(call)}: {problem}" if len(calls) > 1 else problem
         if content is not None and kind != "result":
@@ -568,7 +679,10 @@ def _judge_calls(
     if calls[0]["id"] == "call_13":  # the tools listed must be those in `functions`
         content = _answer(safe_dispatch, functions, calls[0])[0] or ""
         if _names("get_forecast", content) or not _names("get_weather", content):
-            return f"it got {content!r}: list the tools in `functions`, not a list written in advance"
+            return _(
+                "it got {content}: list the tools in `functions`, not a list written in advance",
+                content=repr(content),
+            )
     return None
 
 
@@ -583,12 +697,12 @@ def _reference_judge(
         return _null_fits(judge, name, nulls, value) if nulls else judge
     if kind == "unknown":
         return _expect_error(
-            why="say the tool is unknown and name every tool that exists", words=tuple(functions)
+            why=N_("say the tool is unknown and name every tool that exists"), words=tuple(functions)
         )
     if kind == "json":
-        return _expect_error(why="say the arguments are not a JSON object of named arguments")
+        return _expect_error(why=N_("say the arguments are not a JSON object of named arguments"))
     if kind == "raised":
-        return _expect_error(_raised(name, call), why="give the exception's type and message")
+        return _expect_error(_raised(name, call), why=N_("give the exception's type and message"))
     arguments = json.loads(call["function"]["arguments"])
     parameters = inspect.signature(_TOOLS[name]).parameters.values()
     absent = [p for p in parameters if p.name not in arguments and p.default is inspect.Parameter.empty]
@@ -597,7 +711,7 @@ def _reference_judge(
     if missing and not wrong:
         if len(absent) == 1:
             return _expect_missing(absent[0].name, absent[0].annotation)
-        return _expect_any_named(missing, "missing")
+        return _expect_any_named(missing)
     return _expect_any_refused(wrong, missing, arguments)
 
 
@@ -605,7 +719,6 @@ def _null_fits(
     judge: Callable[[str, int], str | None], name: str, nulls: list[str], value: Any
 ) -> Callable[[str, int], str | None]:
     """a null the reference ran the tool with: the hint says `| None`, so refusing it is the mistake"""
-    from .._i18n import _
 
     def null_judge(content: str, ran: int) -> str | None:
         if not ran and content.startswith("ERROR"):
@@ -632,17 +745,25 @@ def _raised(name: str, call: dict[str, Any]) -> str:
     return ""
 
 
-def _expect_any_named(names: list[str], word: str) -> Callable[[str, int], str | None]:
+def _expect_any_named(names: list[str]) -> Callable[[str, int], str | None]:
+    """an error that names one of the missing arguments"""
+
     def judge(content: str, ran: int) -> str | None:
         if ran:
-            return (
-                "the tool ran with arguments it cannot take (it "
-                f"answered {content!r}): refuse the call before it runs"
+            return _(
+                "the tool ran with arguments it cannot take (it answered {content}): refuse the call before "
+                "it runs",
+                content=repr(content),
             )
         if not content.startswith("ERROR: "):
-            return f"the content should start with 'ERROR: ' and say what is {word}; it is {content!r}"
+            return _(
+                "the content should start with 'ERROR: ' and say what is missing; it is {content}",
+                content=repr(content),
+            )
         if not any(_names(name, content) for name in names):
-            return f"the error should name the argument that is {word}; it is {content!r}"
+            return _(
+                "the error should name the argument that is missing; it is {content}", content=repr(content)
+            )
         return None
 
     return judge
@@ -653,23 +774,31 @@ def _expect_any_refused(
 ) -> Callable[[str, int], str | None]:
     """refused before the tool runs, naming one wrong argument with its type, or a missing one"""
     booleans = any(isinstance(arguments[p.name], bool) and p.annotation in (int, float) for p in wrong)
-    hint = (
-        " (JSON true and false are not numbers, though isinstance(True, int) is True in Python)"
-        if booleans
-        else ""
-    )
 
     def judge(content: str, ran: int) -> str | None:
         if ran:
-            return (
-                f"the tool ran with arguments its type hints forbid{hint} (it answered {content!r}). Check "
+            if booleans:
+                return _(
+                    "the tool ran with arguments its type hints forbid{hint} (it answered {content}). Check "
+                    "each argument against its parameter's type hint before calling, and refuse the call "
+                    "with an error that names the argument and the type it should be",
+                    hint=_(
+                        " (JSON true and false are not numbers, though isinstance(True, int) is True in "
+                        "Python)"
+                    ),
+                    content=repr(content),
+                )
+            return _(
+                "the tool ran with arguments its type hints forbid (it answered {content}). Check "
                 "each argument against its parameter's type hint before calling, and refuse the call with an "
-                "error that names the argument and the type it should be"
+                "error that names the argument and the type it should be",
+                content=repr(content),
             )
         if not content.startswith("ERROR: "):
-            return (
-                "the content should start with 'ERROR: ' and name "
-                f"the wrong argument and its type; it is {content!r}"
+            return _(
+                "the content should start with 'ERROR: ' and name the wrong argument and its type; it is "
+                "{content}",
+                content=repr(content),
             )
         for parameter in wrong:
             words = "|".join(_TYPE_WORDS[parameter.annotation])
@@ -677,8 +806,9 @@ def _expect_any_refused(
                 return None
         if any(_names(name, content) for name in missing):
             return None
-        return (
-            f"the error should name the argument that is wrong and the type it should be; it is {content!r}"
+        return _(
+            "the error should name the argument that is wrong and the type it should be; it is {content}",
+            content=repr(content),
         )
 
     return judge
@@ -693,19 +823,35 @@ def _catch_all(errors: dict[str, list[tuple[str, str]]], functions: dict[str, An
             other = owner.setdefault(content, kind)
             if other != kind:
                 problems.append(
-                    f"{_KINDS[other]} and {_KINDS[kind]} ({shown}) got the same message {content!r}: "
-                    "each kind of failure needs its own message, saying what went wrong"
+                    _(
+                        "{other} and {kind} ({shown}) got the same message {content}: "
+                        "each kind of failure needs its own message, saying what went wrong",
+                        other=_(_KINDS[other]),
+                        kind=_(_KINDS[kind]),
+                        shown=shown,
+                        content=repr(content),
+                    )
                 )
             lowered = content.lower()
             if kind != "unknown" and len(functions) > 2 and all(_names(name, content) for name in functions):
                 problems.append(
-                    f"{shown} ({_KINDS[kind]}) got {content!r}, which lists every tool as if the tool "
-                    "were unknown: list the tools only when the name is unknown"
+                    _(
+                        "{shown} ({kind}) got {content}, which lists every tool as if the tool "
+                        "were unknown: list the tools only when the name is unknown",
+                        shown=shown,
+                        kind=_(_KINDS[kind]),
+                        content=repr(content),
+                    )
                 )
             if kind not in ("json", "arguments") and "json" in lowered:
                 problems.append(
-                    f"{shown} ({_KINDS[kind]}) got {content!r}, which talks about JSON though the "
-                    "JSON was fine: say what went wrong for this call, not every possible failure"
+                    _(
+                        "{shown} ({kind}) got {content}, which talks about JSON though the "
+                        "JSON was fine: say what went wrong for this call, not every possible failure",
+                        shown=shown,
+                        kind=_(_KINDS[kind]),
+                        content=repr(content),
+                    )
                 )
     return list(dict.fromkeys(problems))
 
@@ -722,7 +868,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
     try:
         registry = ToolRegistry([book_table])
     except Exception as error:  # e.g. a missing type hint or docstring
-        return verdict("3.2", [f"the registry cannot take book_table: {error}"], "")
+        return verdict("3.2", [_("the registry cannot take book_table: {error}", error=str(error))], "")
     name = registry.names[0]
     properties = registry[name].parameters.get("properties", {})
     problems = []
@@ -730,7 +876,12 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         if properties.get(parameter, {}).get("type") != json_type:
             python_type = "str" if json_type == "string" else "int"
             problems.append(
-                f"give `{parameter}` the type hint {python_type}, so its schema says {json_type!r}"
+                _(
+                    "give `{parameter}` the type hint {type}, so its schema says {json_type}",
+                    parameter=parameter,
+                    type=python_type,
+                    json_type=repr(json_type),
+                )
             )
     if problems:
         return verdict("3.2", problems, "")
@@ -750,7 +901,7 @@ def check_honest_tool(book_table: Callable[..., Any]) -> Verdict:
         cases,
         lambda booking: _judge_booking(dispatch, book_table, *booking),
         _describe_booking,
-        "the tool refuses what it cannot do, and says what would work.",
+        _("the tool refuses what it cannot do, and says what would work."),
         _smaller_booking,
     )
 
@@ -807,7 +958,7 @@ def _smaller_booking(booking: tuple[str, Any]) -> Iterator[tuple[str, Any]]:
 
 def _describe_booking(booking: tuple[str, Any]) -> str:
     day, people = booking
-    return f"a table for {people!r} on {day!r}"
+    return _("a table for {people} on {day}", people=repr(people), day=repr(day))
 
 
 # what would work, in English or Spanish (the learner writes the message in either)
@@ -830,57 +981,71 @@ def _judge_booking(
     content = dispatch(day, people)
     if not isinstance(people, int):
         if not is_error(content):
-            return f"it was accepted ({content!r}); with `people: int` the registry refuses it"
+            return _(
+                "it was accepted ({content}); with `people: int` the registry refuses it",
+                content=repr(content),
+            )
         return None
     monday, too_many = day.lower() == "monday", people > 8
     if not (monday or too_many):
         if is_error(content):
-            return (
-                "it should be booked (every day but Monday, up to "
-                f"8 people included); the tool answered {content!r}"
+            return _(
+                "it should be booked (every day but Monday, up to 8 people included); the tool answered "
+                "{content}",
+                content=repr(content),
             )
         confirmation = book_table(day=day, people=people)
         if not isinstance(confirmation, str) or not confirmation.strip():
-            return (
-                f"book_table returned {confirmation!r}, so the model reads {content!r}: return a "
-                "confirmation text saying what was booked"
+            return _(
+                "book_table returned {returned}, so the model reads {content}: return a "
+                "confirmation text saying what was booked",
+                returned=repr(confirmation),
+                content=repr(content),
             )
         return None
     if not is_error(content):
-        why = "the restaurant is closed on Mondays" if monday else "a table seats at most 8"
-        return f"it was accepted ({content!r}); {why}: raise ValueError saying so"
+        why = _("the restaurant is closed on Mondays") if monday else _("a table seats at most 8")
+        return _(
+            "it was accepted ({content}); {why}: raise ValueError saying so", content=repr(content), why=why
+        )
     try:  # the tool itself, to see which exception it raises and the message it wrote
         returned = book_table(day=day, people=people)
     except Exception as error:
         if not isinstance(error, ValueError):
-            return (
-                f"it raised {type(error).__name__}: a call whose values break a rule of the tool is a "
-                "ValueError: raise ValueError(...)"
+            return _(
+                "it raised {error}: a call whose values break a rule of the tool is a "
+                "ValueError: raise ValueError(...)",
+                error=type(error).__name__,
             )
         said = str(error)
     else:
-        return (
-            f"book_table returned {returned!r} instead of raising: a call that breaks a rule raises "
+        return _(
+            "book_table returned {returned} instead of raising: a call that breaks a rule raises "
             "ValueError(...), which the registry turns into the error the model reads (a returned text "
-            "looks like a booking to the code that calls the tool)"
+            "looks like a booking to the code that calls the tool)",
+            returned=repr(returned),
         )
     if monday and not too_many:
         if not any(word in said.lower() for word in _MONDAY):
-            return f"the error should say the problem is Monday: {said!r}"
+            return _("the error should say the problem is Monday: {said}", said=repr(said))
         if not re.search(rf"\b({_ANOTHER_DAY})\b", said, re.IGNORECASE):
-            return f"the error says why, but not what would work: suggest another day ({said!r})"
+            return _(
+                "the error says why, but not what would work: suggest another day ({said})", said=repr(said)
+            )
     if too_many and not monday:
         if "8" not in said:
-            return f"the error should give the limit, 8, so the model can adjust: {said!r}"
+            return _("the error should give the limit, 8, so the model can adjust: {said}", said=repr(said))
         if any(word in said.lower() for word in _MONDAY):
-            return (
-                f"the error talks about Monday ({said!r}): give each rule its own message, saying "
-                "what is wrong with this call"
+            return _(
+                "the error talks about Monday ({said}): give each rule its own message, saying "
+                "what is wrong with this call",
+                said=repr(said),
             )
         if not re.search(rf"\b({_SMALLER_GROUP})\b", said, re.IGNORECASE):
-            return (
+            return _(
                 "the error says what is wrong, but not what would work: say that 8 is the most a table "
-                f"seats, or that a larger group can split ({said!r})"
+                "seats, or that a larger group can split ({said})",
+                said=repr(said),
             )
     return None
 

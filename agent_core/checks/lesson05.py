@@ -936,6 +936,7 @@ class _Approved:
     outbox: list[str] = field(default_factory=list)
     decisions: list[tuple[str, str, str]] = field(default_factory=list)
     crashed: _DecideFailed | None = None
+    misgiven: list[Any] = field(default_factory=list)  # what decide received that is no tool call
 
     @property
     def asked(self) -> list[str]:
@@ -948,6 +949,11 @@ def _approval_run(
     done = _Approved()
 
     def decide(call: dict[str, Any]) -> Decision:
+        if not (
+            isinstance(call, dict) and isinstance(call.get("function"), dict) and "name" in call["function"]
+        ):
+            done.misgiven.append(call)
+            raise TypeError("decide(call) expects the tool call")
         answer, reason = answers[min(len(done.decisions) + 1, len(answers)) - 1]
         done.decisions.append((call["function"]["name"], answer, reason))
         if answer == "raises":
@@ -982,6 +988,13 @@ def _judge_approvals(
             "crashed. When decide raises, nobody could say yes: catch the exception in "
             "before_tool and refuse the call with a text that says so, and the run goes on",
             error=yours.crashed,
+        )
+    if yours.misgiven:
+        return _(
+            "decide received {given}, which is not a tool call: pass it the whole call that before_tool "
+            'received (the dict with its "id" and "function"), so decide can read the tool\'s name and '
+            "arguments",
+            given=f"{yours.misgiven[0]!r:.120}",
         )
     prefixed = [(n, t) for n in yours.asked if n not in guarded for t in guarded if n.startswith(t)]
     if prefixed:
@@ -1104,6 +1117,19 @@ _WHEN_IT_APPLIES = (
     r"adecu\w*|id[óo]ne\w*|falt\w*|carec\w*|condici[óo]n\w*)\b"
 )
 
+# ... and a prompt that says to apply whatever the CV shows contradicts it: a word of "regardless" or
+# "always" (in English or Spanish) with no word that restricts when (only, never, unless; solo, nunca, salvo)
+_APPLIES_REGARDLESS = (
+    r"\b(whatever|regardless|no matter|irrespective|even if|even when|even though|always|"
+    r"every (job|offer|position|role)s?|all (the )?(jobs|offers|positions|roles)|"
+    r"sin importar|independientemente|pase lo que pase|sea cual sea|aunque|siempre|"
+    r"todas las ofertas|cualquier oferta|toda oferta)\b"
+)
+_ONLY_WHEN = (
+    r"\b(only|never|unless|except|do not|don't|solo|sólo|solamente|únicamente|unicamente|nunca|jamás|"
+    r"salvo|excepto|a menos)\b"
+)
+
 
 def _offer(rng: random.Random) -> tuple[str, bool, str]:
     """an offer (a title, a contact, 1 to 3 must-haves, some the CV lacks), a person's yes or no, the model"""
@@ -1191,6 +1217,15 @@ def _judge_apply_for(
             "give the lesson's condition, that it applies only when the CV meets the offer's must-haves",
             prompt=repr(prompt),
         )
+    if re.search(_APPLIES_REGARDLESS, prompt, re.IGNORECASE) and not re.search(
+        _ONLY_WHEN, prompt, re.IGNORECASE
+    ):
+        return _(
+            "the system prompt {prompt} tells the agent to apply whatever the CV shows: a real model follows "
+            "it, so give the lesson's condition instead, that it applies only when the CV meets the offer's "
+            "must-haves",
+            prompt=repr(prompt),
+        )
     offered = sorted(t["function"]["name"] for t in first.get("tools") or [])
     if offered != sorted(_JOB_TOOLS):
         return _("the model was offered {offered}; offer it the four tools of job_tools", offered=offered)
@@ -1214,6 +1249,22 @@ def _judge_apply_for(
     )
     ran = [o.name for o in run.observations if o.error_type != "refused"]
     wanted = [o.name for o in expected.observations if o.error_type != "refused"]
+    if asked != expected_asked and any(name != "send_application" for name in asked):
+        return _(
+            "decide was asked before {asked} ran: AskFirst guards the wrong tool; guard send_application, "
+            "the only tool that sends anything (AskFirst(decide, ['send_application']))",
+            asked=[name for name in asked if name != "send_application"],
+        )
+    if "send_application" in ran and "send_application" not in wanted and "send_application" not in asked:
+        return _(
+            "send_application ran and decide was never asked: nothing guards it, so the agent sent without "
+            "a yes (AskFirst(decide, ['send_application']))"
+        )
+    if "send_application" in ran and "send_application" not in wanted:
+        return _(
+            "send_application ran though the person said no (decide returned Decision(False, ...)): the "
+            "agent sent without a yes; let the person's Decision refuse the call"
+        )
     if ran != wanted:
         return _("these tools ran: {ran}; in the reference agent: {wanted}", ran=ran, wanted=wanted)
     if asked != expected_asked:

@@ -23,6 +23,7 @@ from ..mock.coding_policies import TEST_COMMAND, CommentDeleter
 from ..schema import Tool
 from . import Verdict, verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_lists
+from .lesson03 import is_failure, plain_str_problem
 
 __all__ = [
     "CITING_SPACE",
@@ -66,6 +67,8 @@ def _escape_room(parent: Path) -> tuple[Path, dict[str, bool]]:
     for link, target, is_dir in (
         ("notes.txt", "../secret.txt", False),
         ("shared", "../project-private", True),
+        ("latest.py", "main.py", False),  # links that stay inside: read them
+        ("lib", "app", True),
     ):
         try:  # Windows allows symlinks only with developer mode or as administrator
             os.symlink(target, root / link, target_is_directory=is_dir)
@@ -131,6 +134,10 @@ def _read_labels(parent: Path, made: dict[str, bool]) -> dict[str, str]:
         labels["shared/key.txt"] = N_(
             "a file inside a linked folder that points outside (resolve the whole path)"
         )
+    if made.get("latest.py"):
+        labels["latest.py"] = N_("a symbolic link to a file inside the project (it stays inside: read it)")
+    if made.get("lib"):
+        labels["lib/roles.py"] = N_("a file through a linked folder that stays inside the project (read it)")
     labels["logo.png"] = N_("a file that is not UTF-8 text (read_text raises UnicodeDecodeError)")
     return labels
 
@@ -146,7 +153,7 @@ def read_scenarios(parent: Path = _SOMEWHERE, made: dict[str, bool] | None = Non
         path = _walk(rng)
         return str(rng.choice([root, parent]) / path) if rng.random() < 0.15 else path
 
-    labels = _read_labels(parent, made or {"notes.txt": True, "shared": True})
+    labels = _read_labels(parent, made or dict.fromkeys(("notes.txt", "shared", "latest.py", "lib"), True))
     return scenarios(list(labels), generate, count=150, seed=701)
 
 
@@ -224,6 +231,8 @@ READ_FILE_SPACE: dict[str, Dimension[str]] = {
         {
             "a linked file": READ_SHAPES["a symbolic link to a file outside"],
             "a linked folder": READ_SHAPES["a linked folder that points outside"],
+            "a linked file that stays inside": lambda p: p == "latest.py",
+            "a linked folder that stays inside": lambda p: p == "lib/roles.py",
         },
     ),
     "the folder next door": Dimension(
@@ -289,7 +298,7 @@ def check_read_file(make_read_file: Callable[[Any], Callable[[str], str]]) -> Ve
                 got = read_file(path)
             except Exception as error:
                 return _(
-                    "it raised {error}: it must never raise; return 'ERROR: ...' instead",
+                    'it raised {error}: it must never raise; return failure("...") instead',
                     error=_raised(error, parent),
                 )
             return _read_problem(root, path, got, said)
@@ -356,9 +365,11 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
     if Path(path).is_absolute() or not target.is_relative_to(root.resolve()):
         if "database password" in got:
             return _("it read a file outside the project")
-        if not got.startswith("ERROR: ") or not _says_outside(got):
+        if not is_failure(got) or not _says_outside(got):
+            if _says_outside(got) and (plain := plain_str_problem(got, said(got))):
+                return plain
             return _(
-                "it should refuse with 'ERROR: ...' saying the path is outside the project, not {got}",
+                'it should refuse with failure("...") saying the path is outside the project, not {got}',
                 got=said(got),
             )
         if _says_missing(got):
@@ -373,10 +384,12 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
         try:
             expected = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:  # a file that cannot be read as text
-            if got.startswith("ERROR: ") and not _says_outside(got) or got in _decoded(target.read_bytes()):
+            if is_failure(got) and not _says_outside(got) or got in _decoded(target.read_bytes()):
                 return None  # refused as not text, or read with its bytes replaced: it never raised
+            if not _says_outside(got) and (plain := plain_str_problem(got, said(got))):
+                return plain
             return _(
-                "read_text raises {error} on this file, so answer 'ERROR: ...' saying it cannot be "
+                'read_text raises {error} on this file, so answer failure("...") saying it cannot be '
                 "read as text "
                 "(or decode it with errors='replace'), not {got}",
                 error=type(error).__name__,
@@ -387,14 +400,16 @@ def _read_problem(root: Path, path: str, got: Any, said: Callable[[Any], str]) -
         return _(
             "it should return the file's text {expected}, not {got}", expected=repr(expected), got=said(got)
         )
-    if not got.startswith("ERROR: ") or not _says_missing(got):
+    if not is_failure(got) or not _says_missing(got):
+        if _says_missing(got) and (plain := plain_str_problem(got, said(got))):
+            return plain
         if target.is_dir():
             return _(
-                "it should answer 'ERROR: ...' saying it does not exist (a folder is no file to read: test "
-                "is_file(), not exists()), not {got}",
+                'it should answer failure("...") saying it does not exist (a folder is no file to read: '
+                "test is_file(), not exists()), not {got}",
                 got=said(got),
             )
-        return _("it should answer 'ERROR: ...' saying it does not exist, not {got}", got=said(got))
+        return _('it should answer failure("...") saying it does not exist, not {got}', got=said(got))
     if _says_outside(got):
         return _(
             "it said {got}, but the path is inside the project: give each failure its own message, so the "
@@ -787,8 +802,8 @@ def check_tests_after_change(guard_class: Callable[[], Guardrail]) -> Verdict:
     Scenarios: thirteen real runs on the mock in a real workspace (seven whose "done" must be rejected,
     then six to accept; each runs real pytest where the model asks, once per state of the project
     it reaches), then 200 generated histories of 0 to 8 tool calls (reads, writes and edits that
-    worked or failed, pytest runs written three ways, other commands, commands that name a test file
-    or pytest without running it, arguments that did not parse) judged by the rule: a test run is a
+    worked or failed, pytest started each way the exercise names, other commands, commands that name a
+    test file or pytest without running it, arguments None) judged by the rule: a test run is a
     command whose program is pytest (`pytest ...`, `python -m pytest ...`).
     """
     must_reject = [
@@ -1012,6 +1027,7 @@ _STEPS: list[Step] = [
     ("run_command", "ls", False),
     ("run_command", "python discount.py", False),
     ("run_command", None, True),  # arguments that did not parse
+    ("run_command", None, False),  # arguments None on a call that did not fail (an Observation built by hand)
     ("run_command", "cat test_discount.py", False),  # holds "test", runs no test
     ("run_command", "cat pytest.ini", False),  # holds "pytest", runs no test
     ("run_command", "pip install pytest", False),  # names pytest, runs no test
@@ -1063,8 +1079,41 @@ def history_scenarios() -> list[tuple[Step, ...]]:
     """check 7.3's generated histories (its twelve real runs come first, each with its label)"""
     # the first seed whose 200 reach every shape
     generated = scenarios([], _tool_history, count=200, seed=7031)
+    # then each way of starting pytest as the only test run after a change, and a change followed by
+    # arguments that are None on a call that did not fail
+    write = ("write_file", "discount.py", False)
+    each_form = [(write, ("run_command", command, False)) for command in _TEST_COMMANDS]
+    each_form += [
+        (write, ("run_command", None, False)),
+        (write, ("run_command", None, False), ("run_command", "python -m pytest -q", False)),
+    ]
     # and, last, another program's `-m pytest`: mypy type-checks pytest's module, it runs no test
-    return [*generated, (("write_file", "discount.py", False), ("run_command", "mypy -m pytest", False))]
+    return [*generated, *each_form, (write, ("run_command", "mypy -m pytest", False))]
+
+
+# every way of starting pytest that _STEPS holds, in its order
+_TEST_COMMANDS = [what for name, what, _ in _STEPS if name == "run_command" and what and _runs_pytest(what)]
+
+
+def _decides(*commands: str) -> Callable[[tuple[Step, ...]], bool]:
+    """a history where one of these commands is the only test run after the last change"""
+
+    def test(history: tuple[Step, ...]) -> bool:
+        changes = [
+            i
+            for i, (name, _, failed) in enumerate(history)
+            if name in ("write_file", "edit_file") and not failed
+        ]
+        if not changes:
+            return False
+        after = [
+            what
+            for name, what, _ in history[changes[-1] + 1 :]
+            if name == "run_command" and what and _runs_pytest(what)
+        ]
+        return len(after) == 1 and after[0] in commands
+
+    return test
 
 
 def _has(*steps: Step) -> Callable[[tuple[Step, ...]], bool]:
@@ -1143,14 +1192,14 @@ TESTS_AFTER_CHANGE_SPACE: dict[str, Dimension[tuple[Step, ...]]] = {
         "no `run_command` whose program is pytest (`pytest`, `py.test`, `python -m pytest`, "
         "`python3 -m pytest`, by any path",
         {
-            "pytest": _ran("pytest", "pytest test_discount.py"),
-            "pytest on a folder": _ran("pytest -q tests/"),
-            "python -m pytest": _ran("python -m pytest -q"),
-            "python3 -m pytest": _ran("python3 -m pytest"),
-            "a virtualenv's python -m pytest": _ran(".venv/bin/python -m pytest -q"),
-            "a virtualenv's pytest": _ran(".venv/bin/pytest"),
-            "py.test": _ran("py.test -q"),
-            "extra spaces in the command": _ran("  python  -m pytest "),
+            "pytest": _decides("pytest", "pytest test_discount.py"),
+            "pytest on a folder": _decides("pytest -q tests/"),
+            "python -m pytest": _decides("python -m pytest -q"),
+            "python3 -m pytest": _decides("python3 -m pytest"),
+            "a virtualenv's python -m pytest": _decides(".venv/bin/python -m pytest -q"),
+            "a virtualenv's pytest": _decides(".venv/bin/pytest"),
+            "py.test": _decides("py.test -q"),
+            "extra spaces in the command": _decides("  python  -m pytest "),
             "pytest named, another program run": _ran(
                 "cat pytest.ini", "pip install pytest", "python -m pip install pytest", "mypy -m pytest"
             ),
@@ -1172,7 +1221,8 @@ TESTS_AFTER_CHANGE_SPACE: dict[str, Dimension[tuple[Step, ...]]] = {
         "`.arguments` (a dict, or `None`)",
         {
             "a dict": lambda history: any(what is not None for _, what, _ in history),
-            "None": _has(("run_command", None, True)),
+            "None, on a call that failed": _has(("run_command", None, True)),
+            "None, on a call that did not fail": _has(("run_command", None, False)),
         },
     ),
 }
@@ -1203,6 +1253,11 @@ def _synthetic_problem(guard_class: Callable[[], Guardrail], history: tuple[Step
 def _describe_history(history: tuple[Step, ...]) -> str:
     said = []
     for name, what, failed in history:
-        call = _("{name}(arguments that did not parse)", name=name) if what is None else f"{name}({what!r})"
+        if what is not None:
+            call = f"{name}({what!r})"
+        elif failed:
+            call = _("{name}(arguments that did not parse)", name=name)
+        else:
+            call = _("{name} whose observation's .arguments is None", name=name)
         said.append(_("{call}, which failed", call=call) if failed else call)
     return _("a run whose tool calls were {calls}, then 'Done.'", calls="; ".join(said) or _("none"))

@@ -991,7 +991,9 @@ def _difference_problem(
                 mine=repr(mine),
                 theirs=repr(theirs),
             )
-        return _("the requests differ, but find_difference returned None")
+        return _(
+            "the requests differ at {expected}, but find_difference returned None", expected=repr(expected)
+        )
     if not isinstance(answer, str):
         return _("return the path as a string like 'messages[0].content', not {answer}", answer=repr(answer))
     if expected.startswith(answer):

@@ -13,12 +13,13 @@ from typing import Any
 
 from .. import mock
 from .._i18n import N_, _
-from ..dispatch import ERROR_PREFIX
+from ..dispatch import ERROR_PREFIX, is_error
 from ..guardrails import Limits, Permissions
 from ..loop import Guardrail, run_agent
 from ..planning import Delegate, plan_update, show_plan
 from . import Verdict, _trace_of, verdict
 from ._scenarios import Dimension, judge_scenarios, scenarios, smaller_ints, smaller_lists
+from .lesson03 import is_failure, plain_str_problem
 
 __all__ = [
     "PLAN_SPACE",
@@ -191,7 +192,7 @@ def _started_elsewhere_then_here(steps: list[Step]) -> bool:
             and last not in (0, plan)
         ):
             return True
-        if step[0] == "start" and not answer.startswith(ERROR_PREFIX):
+        if step[0] == "start" and not is_failure(answer):
             last = plan
     return False
 
@@ -232,15 +233,11 @@ PLAN_SHAPES: dict[str, Callable[[list[Step]], bool]] = {
     "an action in another case (ADD)": lambda steps: any(step[0] in ("ADD", "Start") for step in steps),
     "the next item started once the first is done": _a_step(
         lambda step, answer, items: (
-            step[0] == "start"
-            and not answer.startswith(ERROR_PREFIX)
-            and any(item["status"] == "done" for item in items)
+            step[0] == "start" and not is_failure(answer) and any(item["status"] == "done" for item in items)
         )
     ),
     "a plan of eleven items": _a_step(
-        lambda step, answer, items: (
-            step[0] == "add" and not answer.startswith(ERROR_PREFIX) and len(items) >= 10
-        )
+        lambda step, answer, items: step[0] == "add" and not is_failure(answer) and len(items) >= 10
     ),
     "two plans side by side": lambda steps: any(len(step) == 3 for step in steps),
     "a start while busy, after the other plan started one": _started_elsewhere_then_here,
@@ -279,7 +276,7 @@ PLAN_SPACE: dict[str, Dimension[list[Step]]] = {
             "a pending item": PLAN_SHAPES["done a pending item"],
             "done twice": PLAN_SHAPES["done twice"],
             "the item in progress": _a_step(
-                lambda step, answer, items: step[0] == "done" and not answer.startswith(ERROR_PREFIX)
+                lambda step, answer, items: step[0] == "done" and not is_failure(answer)
             ),
         },
     ),
@@ -294,7 +291,7 @@ PLAN_SPACE: dict[str, Dimension[list[Step]]] = {
 
 
 def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
-    """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with "ERROR: ..."
+    """Exercise 12.1: plan_update(items, action, text) changes the plan in place, or refuses with failure()
 
     Runs 14 fixed step lists (one of eleven items, one with two plans side by side), then 200
     generated ones (1 to 16 steps: plans of up to eleven items worked through in order, with any
@@ -320,11 +317,17 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
                     where=where,
                     answer=repr(answer),
                 )
-            refused = reference.startswith(ERROR_PREFIX)
-            if refused and not answer.startswith(ERROR_PREFIX):
+            refused = is_failure(reference)
+            if refused and not is_failure(answer):
+                if plain := plain_str_problem(answer, repr(answer)):
+                    return _(
+                        "{where} the change is impossible and should be refused: {problem}",
+                        where=where,
+                        problem=plain,
+                    )
                 if action == "start" and _busy(expected) and any(len(other) == 3 for other in steps):
                     return _(
-                        "{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
+                        '{where} the change is impossible and should be refused with failure("..."); yours '
                         "returned {answer} (the item in progress is this plan's: find it in `items`, "
                         "not in a "
                         "variable that every plan shares)",
@@ -332,13 +335,13 @@ def check_plan_update(plan_update_function: Callable[..., Any]) -> Verdict:
                         answer=repr(answer),
                     )
                 return _(
-                    "{where} the change is impossible and should be refused with 'ERROR: ...'; yours "
+                    '{where} the change is impossible and should be refused with failure("..."); yours '
                     "returned "
                     "{answer}",
                     where=where,
                     answer=repr(answer),
                 )
-            if not refused and answer.startswith(ERROR_PREFIX):
+            if not refused and is_failure(answer):
                 return _(
                     "{where} the change is allowed, but yours refused it: {answer}",
                     where=where,
@@ -729,7 +732,8 @@ def _outcome(make_delegate: Callable[..., Any], case: DelegationCase) -> _Outcom
             said = " ".join(str(m["content"]) for m in messages if m["role"] == "user")
             number = re.search(r"Subtask (\d+):", said)
             per_call[int(number.group(1)) if number else 0] += 1
-    observations = [(o.content.startswith(ERROR_PREFIX), o.content) for o in run.observations]  # as read
+    # as the dispatcher judged each: failed (a raised exception or an ErrorText), and the text read
+    observations = [(o.is_error, o.content) for o in run.observations]
     return _Outcome(observations, turns, dict(files), dict(per_call), direct, dict(levels), child_tasks)
 
 
@@ -817,11 +821,14 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 yours=mine[1],
                 wanted=theirs[1],
             )
+        # a tool message on the wire has no field for a failure: the child's model reads it by the text the
+        # dispatcher wrote, ERROR_PREFIX first (is_error on the message); the parent's observations above
+        # are judged by the dispatcher's own verdict
         for your_result, result in zip(mine[5], theirs[5], strict=False):
-            if result.startswith(ERROR_PREFIX) and not your_result.startswith(ERROR_PREFIX):
+            if is_error(result) and not is_error(your_result):
                 return _(
                     "a child's delegate call was answered {answer}; max_depth children were running, so it "
-                    "should be refused with a text starting 'ERROR: ' (an error the child's model can see as "
+                    'should be refused with failure("...") (a failed call, which the child\'s model reads as '
                     "one)",
                     answer=repr(your_result),
                 )
@@ -845,9 +852,15 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 yours=repr(your_text),
             )
         if error and not your_error:
+            if plain := plain_str_problem(your_text, repr(your_text)):
+                return _(
+                    "for delegate call {number} the child did not answer, and delegate {problem}",
+                    number=number,
+                    problem=plain,
+                )
             return _(
-                "for delegate call {number} the child did not answer, but the parent read {yours}: return a "
-                "clear failure starting with 'ERROR: '",
+                "for delegate call {number} the child did not answer, but the parent read {yours}: return "
+                'failure("...") saying why',
                 number=number,
                 yours=repr(your_text),
             )
@@ -867,22 +880,35 @@ def _compare(case: DelegationCase, make_delegate: Callable[..., Any]) -> str | N
                 number=number,
                 yours=repr(your_text),
             )
+    if isinstance(yours.direct, Exception) and case.child[-1] == "fail":
+        return _(
+            "delegate({task}) called by hand let {error} out: the child's model call failed (the server "
+            "answered HTTP 500), run_agent raised, and your delegate did not catch it. The parent's "
+            'dispatcher caught it for you, but delegate itself should return failure("...") saying the '
+            "helper failed, whoever calls it",
+            task=repr(_DIRECT_TASK),
+            error=type(yours.direct).__name__,
+        )
     if isinstance(yours.direct, Exception):
         return _(
             "delegate({task}) called by hand raised {error}: {message}. The parent's dispatcher "
             "caught it for "
-            "you, but delegate itself should return a text starting with 'ERROR: ' when run_agent raises, "
+            'you, but delegate itself should return failure("...") when run_agent raises, '
             "whoever calls it",
             task=repr(_DIRECT_TASK),
             error=type(yours.direct).__name__,
             message=yours.direct,
         )
-    if case.child[-1] == "fail" and not (
-        isinstance(yours.direct, str) and yours.direct.startswith("ERROR: ")
-    ):
+    if case.child[-1] == "fail" and not is_failure(yours.direct):
+        if plain := plain_str_problem(yours.direct, repr(yours.direct)):
+            return _(
+                "delegate({task}) called by hand, when the child's run raises: {problem}",
+                task=repr(_DIRECT_TASK),
+                problem=plain,
+            )
         return _(
             "delegate({task}) called by hand returned {returned}; when the child's run raises, it should "
-            "return a text starting with 'ERROR: '",
+            'return failure("...") saying so',
             task=repr(_DIRECT_TASK),
             returned=repr(yours.direct),
         )
