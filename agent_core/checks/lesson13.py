@@ -556,7 +556,8 @@ def check_plan_refusal(plan_refusal_function: Callable[..., Any]) -> Verdict:
     Runs 8 fixed calls (two with a value fixed to null), then 200 generated (plans of up to three
     steps, any number done, the next step or another or a tool outside the plan, fixed values kept,
     changed, missing, 1.0 for 1 and 1 for true, values the user did not fix), beside the reference:
-    only whether it runs is compared, and a refusal must say why (an empty string says nothing, and reads as false where None is tested).
+    only whether it runs is compared, and a refusal must say why (an empty string says nothing, and
+    reads as false where None is tested).
     """
 
     def judge(p: PlannedCall) -> str | None:
