@@ -442,7 +442,7 @@ def test_check_anthropic_loop_runs_generated_scenarios_once_the_readable_ones_pa
         check_anthropic_loop(forgets_failures_after_the_first_turn),
     )
     out = capsys.readouterr().out.split("✗")
-    assert not first and first.scenarios == second.scenarios == 19 and out[1] == out[2]
+    assert not first and first.scenarios == second.scenarios == 20 and out[1] == out[2]
     assert (
         "a model that asks" in out[1]
         and "failed, but its tool_result does not say 'is_error': True" in out[1]
@@ -487,7 +487,7 @@ def loop_with_a_counter(client, task, tools, functions, max_turns=6):
 @pytest.mark.parametrize("right", [loop_with_a_counter, loop_for_else])
 def test_right_loops_written_differently_pass(right, capsys):
     result = check_anthropic_loop(right)
-    assert result and result.scenarios == 19, capsys.readouterr().out
+    assert result and result.scenarios == 20, capsys.readouterr().out
 
 
 def test_check_anthropic_gives_the_same_verdict_every_time(capsys):

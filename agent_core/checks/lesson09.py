@@ -794,8 +794,8 @@ def _cap_problems(served: _Served, run_on_anthropic: Callable[..., Any], max_tur
 def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on the mock, by behaviour
 
-    Scenarios: seven readable runs (the calculator, parallel calls, text with a failing call, a reply
-    cut at max_tokens in the middle of a tool_use block, an answer in two text blocks, a model that
+    Scenarios: eight readable runs (the calculator, parallel calls, text with a failing call, a call
+    missing an argument (a failure of another kind), a reply cut at max_tokens in the middle of a tool_use block, an answer in two text blocks, a model that
     never stops at max_turns 3 and 1), then, once they pass, 12 generated: 0 to 4 turns
     of 1 to 3 parallel calls (some dividing by zero), a unicode answer, sometimes in two text blocks
     or cut off at max_tokens with an unfinished call, and max_turns above, exactly at, or below the
@@ -812,6 +812,13 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         ("5 + 8/12", mock.Calculator(), "5 + 8/12", 3, None),
         (_("4+2 and 7+8 (two calls at once)"), mock.Calculator(), "4+2 and 7+8", 2, None),
         (_("text, then two calls, one failing"), failing, "What are 8/12 and 1/0?", 2, None),
+        (
+            _("a call missing an argument (the tool raises TypeError, not ZeroDivisionError)"),
+            mock.Script(mock.calls(mock.call("add", a=1)), "add needs both numbers: b is missing."),
+            "Add 1 and something.",
+            2,
+            None,
+        ),
         (
             _("a reply cut off at max_tokens in the middle of a tool_use block"),
             cut,
@@ -843,7 +850,7 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         )
     if problems:
         result = verdict("9.2", problems, "")
-        result.scenarios = 7 + _GENERATED
+        result.scenarios = 8 + _GENERATED
         return result
     # the readable runs pass: now generated ones, the mock's replies changing per scenario
     replies: list[Any] = []
@@ -877,7 +884,7 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
         ),
         _smaller_generated,
     )
-    result.scenarios += 7
+    result.scenarios += 8
     return result
 
 
@@ -911,7 +918,7 @@ def _generated_run(rng: random.Random) -> Generated:
 
 
 def loop_scenarios() -> list[Generated]:
-    """check 9.2's generated runs (its seven readable runs come first, and are not listed here)"""
+    """check 9.2's generated runs (its eight readable runs come first, and are not listed here)"""
     return scenarios([], _generated_run, count=_GENERATED, seed=902)
 
 
