@@ -348,7 +348,7 @@ def root_taken_as_a_path(root):
         (
             spanish_catch_all,
             "read_file('../secret.txt') ('..' climbs out of the project): it should refuse with "
-            "failure(\"...\") saying the path is outside the project, "
+            'failure("...") saying the path is outside the project, '
             "not 'ERROR: no puedo leer ../secret.txt'",
         ),
         (bad_bytes_as_nothing, "read_file('logo.png') (a file that is not UTF-8 text"),

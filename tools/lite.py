@@ -180,6 +180,8 @@ def download_wheels(dest: Path) -> list[Path]:
     for old in dest.glob("agent_core-*.whl"):
         old.unlink()
     _run(_pip("wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dest), str(ROOT)))
+    for built in dest.glob("agent_core-*.whl"):
+        _for_the_browser(built)
     pins = [line.split()[0].split("==") for line in WHEELS_LOCK.read_text().splitlines() if "==" in line]
     wanted = {(_normal(name), version) for name, version in pins} | {("agent-core", _version())}
     locked = [
@@ -188,6 +190,35 @@ def download_wheels(dest: Path) -> list[Path]:
         if (_normal(path.name.split("-")[0]), path.name.split("-")[1]) in wanted
     ]
     return sorted([*locked, stand_in_wheel(dest), *kernel_wheels(dest)])
+
+
+def _for_the_browser(wheel: Path) -> None:
+    """agent_core's wheel without what the browser never runs, so lesson 00 stays within WIRE_BUDGET:
+    the checks of the lessons that need a local install (their notebooks stop at their first cell
+    here, and nothing else imports those modules), and the catalogue's comments (where each message
+    is used; _i18n reads only msgid and msgstr). RECORD is written again for what is left."""
+    import base64
+
+    from agent_core._browser import LOCAL_INSTALL_LESSONS
+
+    left_out = {f"agent_core/checks/lesson{lesson}.py" for lesson in LOCAL_INSTALL_LESSONS}
+    with zipfile.ZipFile(wheel) as archive:
+        entries = [(info, archive.read(info)) for info in archive.infolist() if info.filename not in left_out]
+    files = {}
+    for info, data in entries:
+        if info.filename.endswith(".po"):
+            data = b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"#"))
+        files[info.filename] = (info, data)
+    record = next(name for name in files if name.endswith(".dist-info/RECORD"))
+    lines = []
+    for name, (_info, data) in files.items():
+        if name != record:
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            lines.append(f"{name},sha256={digest},{len(data)}")
+    files[record] = (files[record][0], ("\n".join([*lines, f"{record},,"]) + "\n").encode())
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_STORED) as archive:
+        for info, data in files.values():
+            archive.writestr(info, data)
 
 
 def _version() -> str:

@@ -1081,8 +1081,10 @@ def history_scenarios() -> list[tuple[Step, ...]]:
     generated = scenarios([], _tool_history, count=200, seed=7031)
     # then each way of starting pytest as the only test run after a change, and a change followed by
     # arguments that are None on a call that did not fail
-    write = ("write_file", "discount.py", False)
-    each_form = [(write, ("run_command", command, False)) for command in _TEST_COMMANDS]
+    write: Step = ("write_file", "discount.py", False)
+    each_form: list[tuple[Step, ...]] = [
+        (write, ("run_command", command, False)) for command in _TEST_COMMANDS
+    ]
     each_form += [
         (write, ("run_command", None, False)),
         (write, ("run_command", None, False), ("run_command", "python -m pytest -q", False)),

@@ -795,11 +795,11 @@ def check_anthropic_loop(run_on_anthropic: Callable[..., Any]) -> Verdict:
     """Exercise 9.2: run_on_anthropic(client, task, tools, functions, max_turns) on the mock, by behaviour
 
     Scenarios: eight readable runs (the calculator, parallel calls, text with a failing call, a call
-    missing an argument (a failure of another kind), a reply cut at max_tokens in the middle of a tool_use block, an answer in two text blocks, a model that
-    never stops at max_turns 3 and 1), then, once they pass, 12 generated: 0 to 4 turns
-    of 1 to 3 parallel calls (some dividing by zero), a unicode answer, sometimes in two text blocks
-    or cut off at max_tokens with an unfinished call, and max_turns above, exactly at, or below the
-    calls the model needs.
+    missing an argument (a failure of another kind), a reply cut at max_tokens in the middle of a
+    tool_use block, an answer in two text blocks, a model that never stops at max_turns 3 and 1), then,
+    once they pass, 12 generated: 0 to 4 turns of 1 to 3 parallel calls (some dividing by zero), a
+    unicode answer, sometimes in two text blocks or cut off at max_tokens with an unfinished call, and
+    max_turns above, exactly at, or below the calls the model needs.
     """
     failing = mock.Script(
         mock.calls(
