@@ -93,6 +93,9 @@ def _(message: str, /, **fields: object) -> str:
 
 _rendered: dict[str, str] = {}  # this process's English renderings of messages so far -> their Spanish
 _inside: list[re.Pattern[str] | None] = [None]  # those renderings as one pattern, longest first
+_recent: list[str] = []  # renderings made since that pattern was compiled (a check makes thousands:
+# compiling the pattern again after each would cost seconds; it is compiled again only when one of
+# these is found inside a field)
 
 
 def _log(path: str, message: str, fields: dict[str, object]) -> None:
@@ -108,8 +111,9 @@ def _log(path: str, message: str, fields: dict[str, object]) -> None:
     if english == spanish:
         return
     if _rendered.get(english) != spanish:
+        if english not in _rendered:
+            _recent.append(english)
         _rendered[english] = spanish
-        _inside[0] = None
     lines = [{"inside": text} for text in dict.fromkeys(used)] + [{"en": english, "es": spanish}]
     with open(path, "a", encoding="utf-8") as file:
         file.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
@@ -140,9 +144,10 @@ def _translated(value: object, used: list[str]) -> object:
     if value in _rendered:  # a message passed whole: it may be shown on its own too (a panel's prompt)
         return _rendered[value]
     pattern = _inside[0]
-    if pattern is None:
+    if pattern is None or any(text in value for text in _recent):
         known = sorted(_rendered, key=len, reverse=True)
         pattern = _inside[0] = re.compile("|".join([*map(_whole, known), _QUOTED]))
+        _recent.clear()
 
     def spanish(match: re.Match[str]) -> str:
         found = match.group(0)
