@@ -245,6 +245,22 @@ def in_spanish(root):
     return read_file
 
 
+def in_other_spanish_words(root):
+    """right, its errors in other Spanish words a reader takes the same way ("sale del proyecto",
+    "no se encontró"), and the unreadable file in English words ("not found" is no such case)"""
+    root = Path(root).resolve()
+
+    def read_file(path):
+        file = (root / path).resolve()
+        if Path(path).is_absolute() or not file.is_relative_to(root):
+            return failure(f"{path} sale del proyecto: no se permite")
+        if not file.is_file():
+            return failure(f"no se encontró el archivo {path}")
+        return file.read_text(encoding="utf-8", errors="replace")
+
+    return read_file
+
+
 def spanish_catch_all(root):
     """confined, its one error in Spanish naming no cause"""
     root = Path(root).resolve()
@@ -298,7 +314,14 @@ def links_refused(root):
 
 
 @pytest.mark.parametrize(
-    "right", [make_read_file, make_read_file_checking_parents, replacing_bad_bytes, in_spanish]
+    "right",
+    [
+        make_read_file,
+        make_read_file_checking_parents,
+        replacing_bad_bytes,
+        in_spanish,
+        in_other_spanish_words,
+    ],
 )
 def test_read_file_accepts_right_answers_however_written(right, capsys):
     assert check_read_file(right)

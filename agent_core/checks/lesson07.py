@@ -337,14 +337,29 @@ def _where(root: Path, path: str) -> str:
     return _("a folder") if target.is_dir() else _("a file inside the project")
 
 
+_OUTSIDE = ("outside", "not inside", "leaves the project", "fuera", "no está dentro", "sale del proyecto")
+_MISSING = (
+    "not exist",
+    "doesn't exist",
+    "not found",
+    "no such file",
+    "no existe",
+    "inexistente",
+    "no se encontr",
+    "no se ha encontrado",
+)
+
+
 def _says_outside(got: str) -> bool:
-    """the refusal says the path is outside the project, in English or in Spanish ("fuera del proyecto")"""
-    return any(word in got.lower() for word in ("outside", "fuera"))
+    """the refusal says the path is outside the project, in English or in Spanish ("fuera del
+    proyecto", "sale del proyecto", "no está dentro"), as the exercise's **outside** means it"""
+    return any(words in got.lower() for words in _OUTSIDE)
 
 
 def _says_missing(got: str) -> bool:
-    """the answer says the file does not exist, in English or in Spanish ("no existe")"""
-    return any(words in got.lower() for words in ("not exist", "no existe"))
+    """the answer says the file does not exist, in English or in Spanish ("no existe", "no se
+    encontró", "inexistente")"""
+    return any(words in got.lower() for words in _MISSING)
 
 
 def _decoded(data: bytes) -> set[str]:
