@@ -35,6 +35,7 @@ _MORE = [
     "What did I ask two questions ago?",
     "",
     "Thanks!",
+    "  Where do I live?\n",  # sent as typed: the model reads the question as it was asked
 ]
 
 
@@ -74,8 +75,9 @@ def check_ask(ask: Callable[[openai.OpenAI, list[dict[str, Any]], str], str]) ->
     """Exercise 0.1: ask() keeps the conversation, so the model sees every earlier turn, in order
 
     Scenarios: the lesson's three questions, then 12 seeded runs of 4 to 7 questions (repeated
-    questions, an empty one, Spanish, Japanese, an emoji), each on a fresh history. On every call the
-    messages sent must be the reference's (every earlier question and answer, then the question).
+    questions, an empty one, one with spaces and a newline around it, Spanish, Japanese, an emoji),
+    each on a fresh history. On every call the messages sent must be the reference's (every earlier
+    question and answer, then the question).
     """
     cases = ask_scenarios()
     return judge_scenarios(
@@ -102,6 +104,7 @@ ASK_SHAPES: dict[str, Callable[[list[str]], bool]] = {
     "another language": lambda s: any(not q.isascii() and "🙃" not in q for q in s),
     "an emoji": lambda s: any("🙃" in q for q in s),
     "an empty question": lambda s: "" in s,
+    "spaces and a newline around a question": lambda s: any(q != q.strip() and q.strip() for q in s),
 }
 
 
@@ -370,7 +373,7 @@ ASK_SPACE: dict[str, Dimension[list[str]]] = {
     "the question": Dimension(
         "It appends the question to `history` as a user message",
         {
-            **forms_of(ASK_SHAPES, "an empty question"),
+            **forms_of(ASK_SHAPES, "an empty question", "spaces and a newline around a question"),
             "a question with words": lambda s: any(q.strip() for q in s),
         },
     ),
