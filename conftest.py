@@ -64,7 +64,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = [item for path in order for item in files[path]]
 
 
-BROWSER_TEST_FILES = ("test_website_edition.py", "test_website.py", "test_lite.py")
+BROWSER_TEST_FILES = ("test_website_edition.py", "test_website_pages.py", "test_website.py", "test_lite.py")
 
 
 def _lesson_number(path: Path) -> int:
