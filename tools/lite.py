@@ -197,8 +197,6 @@ def _for_the_browser(wheel: Path) -> None:
     the checks of the lessons that need a local install (their notebooks stop at their first cell
     here, and nothing else imports those modules), and the catalogue's comments (where each message
     is used; _i18n reads only msgid and msgstr). RECORD is written again for what is left."""
-    import base64
-
     from agent_core._browser import LOCAL_INSTALL_LESSONS
 
     left_out = {f"agent_core/checks/lesson{lesson}.py" for lesson in LOCAL_INSTALL_LESSONS}
@@ -210,12 +208,8 @@ def _for_the_browser(wheel: Path) -> None:
             data = b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"#"))
         files[info.filename] = (info, data)
     record = next(name for name in files if name.endswith(".dist-info/RECORD"))
-    lines = []
-    for name, (_info, data) in files.items():
-        if name != record:
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-            lines.append(f"{name},sha256={digest},{len(data)}")
-    files[record] = (files[record][0], ("\n".join([*lines, f"{record},,"]) + "\n").encode())
+    contents = {name: data for name, (_info, data) in files.items() if name != record}
+    files[record] = (files[record][0], _record(record, contents))
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_STORED) as archive:
         for info, data in files.values():
             archive.writestr(info, data)
@@ -228,10 +222,19 @@ def _version() -> str:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 
-def _wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
-    """a pure wheel made here, its RECORD hashed; its version says it is not one from PyPI"""
+def _record(record: str, files: dict[str, bytes]) -> bytes:
+    """a wheel's RECORD for these files: each one's sha256 and size, then RECORD itself, unhashed"""
     import base64
 
+    lines = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        lines.append(f"{path},sha256={digest},{len(data)}")
+    return ("\n".join([*lines, f"{record},,"]) + "\n").encode()
+
+
+def _wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
+    """a pure wheel made here, its RECORD hashed; its version says it is not one from PyPI"""
     info = f"{name}-{version}.dist-info"
     files = dict(files)
     files[f"{info}/METADATA"] = (
@@ -240,11 +243,7 @@ def _wheel(dest: Path, name: str, version: str, files: dict[str, bytes]) -> Path
     files[f"{info}/WHEEL"] = (
         b"Wheel-Version: 1.0\nGenerator: tools/lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )
-    record = []
-    for path, data in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(data)}")
-    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    files[f"{info}/RECORD"] = _record(f"{info}/RECORD", files)
     wheel = dest / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, data in files.items():
