@@ -46,7 +46,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     is not in how many it has: the later lessons run agents, subprocesses and servers, the early
     ones a few model calls. So the notebooks take the same places among the files, ordered from
     the last lesson to the first, and the short early lessons fill the cores at the end. The browser
-    tests go first of all.
+    tests and mypy go first of all.
     """
     if not hasattr(config, "workerinput"):
         return  # not an xdist worker (-n 0): pytest's own order
@@ -58,13 +58,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     notebooks = sorted((order[i] for i in places), key=lambda path: (-_lesson_number(path), str(path)))
     for place, path in zip(places, notebooks, strict=True):
         order[place] = path
-    # a few files hold few tests but wait long on a browser (Chromium, JupyterLite booting): started
+    # a few files hold few tests but take long: they wait on a browser (Chromium, JupyterLite booting)
+    # or run mypy over every package agent_core imports (its cache is cold in a fresh clone). Started
     # last, as their test count places them, they would run alone at the end while the cores idle
-    order.sort(key=lambda path: path.name not in BROWSER_TEST_FILES)  # stable: the rest keep their order
+    order.sort(key=lambda path: path.name not in LONG_FEW_TEST_FILES)  # stable: the rest keep their order
     items[:] = [item for path in order for item in files[path]]
 
 
-BROWSER_TEST_FILES = ("test_website_edition.py", "test_website_pages.py", "test_website.py", "test_lite.py")
+LONG_FEW_TEST_FILES = (
+    "test_website_edition.py",
+    "test_website_pages.py",
+    "test_website.py",
+    "test_lite.py",
+    "test_types.py",
+)
 
 
 def _lesson_number(path: Path) -> int:

@@ -55,9 +55,18 @@ def test_a_tool_that_raises_keyboard_interrupt_is_an_observation(timeout):
     )
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler, as in a terminal: a process a shell without job control starts in
+    the background inherits SIGINT ignored, and Python then installs no handler of its own"""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="raise_signal(SIGINT) from a thread is POSIX behaviour")
 @pytest.mark.parametrize("timeout", [None, 5])
-def test_the_users_ctrl_c_still_stops_the_wait(timeout):
+def test_the_users_ctrl_c_still_stops_the_wait(timeout, ctrl_c_raises):
     release, finished = threading.Event(), threading.Event()
 
     def slow() -> str:

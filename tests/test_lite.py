@@ -10,8 +10,8 @@ except in CI (CI=true), where that is a failure. Every request that leaves 127.0
 fails the test.
 """
 
-import concurrent.futures
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -26,6 +26,10 @@ from headless_chromium import CHROMIUM_FLAGS, chromium, missing
 from agent_core._browser import LOCAL_INSTALL_LESSONS, stop_line
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import lite  # noqa: E402
+
 EDITION = ROOT / "build" / "lite"
 # outputs that differ from run to run by design: a widget's model id
 UNCOMPARED = {"application/vnd.jupyter.widget-view+json"}
@@ -48,29 +52,25 @@ def edition():
     """the built edition served on 127.0.0.1 by the room server (`python tools/lite.py serve`), gzipped"""
     if not (EDITION / "jupyter-lite.json").exists():
         _missing("no browser edition in build/lite: run `python tools/lite.py build`")
-    sys.path.insert(0, str(ROOT / "tools"))
-    import lite
-
     with lite.room_server(EDITION) as base:
         yield base
 
 
 @pytest.fixture(scope="module")
 def browser(edition, tmp_path_factory):
-    """headless Chromium with an empty profile; yields it and the outside URLs it refused"""
+    """headless Chromium with an empty profile; yields it and the outside URLs it asked for, which find
+    no host (CHROMIUM_FLAGS). Nothing is intercepted (context.route): that would turn the browser's HTTP
+    cache off, and lesson 00's requests are counted on the wire as a learner's browser makes them"""
     executable = chromium("the browser edition's tests")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing('the playwright package is missing: pip install -e ".[test]"')
-    refused: list[str] = []
+    outside: list[str] = []
 
-    def only_the_edition(route) -> None:
-        if route.request.url.startswith(edition):
-            route.continue_()
-        else:
-            refused.append(route.request.url)
-            route.abort()
+    def only_the_edition(request) -> None:
+        if not request.url.startswith(edition):
+            outside.append(request.url)
 
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -79,8 +79,8 @@ def browser(edition, tmp_path_factory):
             headless=True,
             args=CHROMIUM_FLAGS,
         )
-        context.route("**/*", only_the_edition)
-        yield context, refused
+        context.on("request", only_the_edition)
+        yield context, outside
         context.close()
 
 
@@ -196,10 +196,11 @@ class Tabs:
     the lessons take turns in one kernel, every name cleared between them (%reset -f): a Pyodide kernel
     costs about half a minute of CPU to start. A lesson then cannot lean on the one before it (its names are
     gone), every output is still compared with the stored one (which a fresh kernel made), and
-    `tools/lite.py check` runs each lesson in a fresh kernel against the same outputs."""
+    `tools/lite.py check` runs each lesson in a fresh kernel against the same outputs. The first tab is
+    lesson 00's, run first of all (the lesson_00 fixture)."""
 
-    def __init__(self, context, edition: str, fresh: bool) -> None:
-        self.context, self.edition, self.fresh, self.page = context, edition, fresh, None
+    def __init__(self, context, edition: str, fresh: bool, page) -> None:
+        self.context, self.edition, self.fresh, self.page = context, edition, fresh, page
 
     def open(self, notebook: str):
         """the lesson's tab, its kernel idle: a new tab, or in shared mode the open one with no names left"""
@@ -218,10 +219,37 @@ class Tabs:
             self.page = None
 
 
+@dataclasses.dataclass
+class FirstLesson:
+    """lesson 00 run to its last cell in the fresh browser: how its outputs differ from the stored ones,
+    every request on the wire, and its tab (its kernel idle)"""
+
+    differences: list[str]
+    fetched: list[lite.Fetched]
+    page: object
+
+
 @pytest.fixture(scope="module")
-def tabs(browser, edition):
+def lesson_00(browser, edition) -> FirstLesson:
+    """what a learner does first, in a browser that has opened nothing yet, counted on the wire as
+    `python tools/lite.py size` counts it (lite.first_lesson_files, without the second lesson)"""
     context, _ = browser
-    opened = Tabs(context, edition, fresh=ALL)
+    opened = [page.url for page in context.pages if page.url != "about:blank"]
+    assert not opened, f"lesson 00 must be the browser's first page, for its requests to be counted: {opened}"
+    wire = lite.WireLog(context, edition, EDITION)
+    page = context.new_page()
+    page.goto(f"{edition}notebooks/index.html?path={lite.LESSON_00}")
+    wait_for_kernel(page)
+    wire.stage = "cells"
+    differences = run_lesson(page, lite.LESSON_00)
+    page.wait_for_timeout(lite.LAST_FILES)
+    return FirstLesson(differences, wire.stop(), page)
+
+
+@pytest.fixture(scope="module")
+def tabs(browser, edition, lesson_00):
+    context, _ = browser
+    opened = Tabs(context, edition, ALL, lesson_00.page)
     yield opened
     opened.close()
 
@@ -236,10 +264,13 @@ ALL = os.environ.get("AGENT_CORE_LITE_LESSONS") == "all"
 @pytest.mark.parametrize(
     "lesson", [lesson for lesson in EVERY_LESSON if lesson not in LOCAL_ONLY] if ALL else LESSONS
 )
-def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, tabs, lesson):
+def test_a_lesson_runs_in_the_browser_with_its_stored_outputs(browser, lesson_00, tabs, lesson):
     _, refused = browser
     notebook = f"lessons/{lesson}.ipynb"
-    differences = run_lesson(tabs.open(notebook), notebook)
+    if notebook == lite.LESSON_00:
+        differences = lesson_00.differences  # run first of all, in the fresh browser
+    else:
+        differences = run_lesson(tabs.open(notebook), notebook)
     assert not differences, "\n".join(differences)
     assert not refused, f"requests that left 127.0.0.1: {refused}"
 
@@ -252,17 +283,11 @@ def test_the_edition_follows_the_systems_dark_mode(tabs):
 
 
 def test_lesson_00_to_its_last_cell_fetches_at_most_15_mb_on_the_wire_and_no_package_it_does_not_import(
-    edition, monkeypatch
+    lesson_00,
 ):
     """what `python tools/lite.py size` measures: a fresh Chromium, from the room server, gzipped, until
     every cell of lesson 00 has run"""
-    monkeypatch.setenv("AGENT_CORE_CHROMIUM", chromium("the browser edition's tests"))
-    sys.path.insert(0, str(ROOT / "tools"))
-    import lite
-
-    # its own Playwright, in a thread of its own: the browser fixture's may be running in this one
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        fetched = pool.submit(lite.first_lesson_files, EDITION).result()
+    fetched = lesson_00.fetched
     wire = sum(f.wire for f in fetched)
     assert wire <= lite.WIRE_BUDGET, sorted((-f.wire, f.path) for f in fetched)[:10]
     assert any(f.wire and f.path.endswith(".wasm") and f.wire < f.size / 2 for f in fetched)  # gzipped
@@ -364,9 +389,6 @@ def test_the_edition_offers_jupyterlab_in_spanish_and_opens_in_english():
 def test_the_spanish_copy_of_a_lesson_that_needs_a_local_install_is_stopped_by_the_same_first_cell():
     """what the edition does to lessons/es/07_coding_agent.ipynb (lesson 07 itself standing in until
     it is translated): the same stop cell, its comment in Spanish, its one-line message English"""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import lite
-
     for lesson in LOCAL_ONLY:
         path = ROOT / "lessons" / "es" / f"{lesson}.ipynb"
         path = path if path.is_file() else ROOT / "lessons" / f"{lesson}.ipynb"
@@ -461,9 +483,6 @@ def test_every_code_cell_of_a_lesson_that_needs_a_local_install_is_marked_to_sto
     """whichever cell runs first says the one line (agent_core._browser.stop_marked turns a marked cell
     into its lesson's local_install_only call); the other lessons' cells are left as they are"""
     from agent_core._browser import stop_marked
-
-    sys.path.insert(0, str(ROOT / "tools"))
-    import lite
 
     for lesson in [*LOCAL_ONLY, "04_the_loop"]:
         for language, folder in (("en", ROOT / "lessons"), ("es", ROOT / "lessons" / "es")):

@@ -28,6 +28,7 @@ from headless_chromium import CHROMIUM_FLAGS, chromium, missing  # noqa: E402
 
 SCREENSHOTS = ROOT / "test-artifacts" / "website"
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
 
 
 def _missing(reason: str) -> None:
@@ -62,7 +63,7 @@ def browser(tmp_path_factory):
             executable_path=executable,
             headless=True,
             args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900},
+            viewport=DESKTOP,
         )
         refused: list[str] = []
         context.route("**/*", lambda route: _only_the_site(route, refused))
@@ -260,41 +261,91 @@ def _english_pages_with_a_twin(page, site: Path) -> list[str]:
     return wrong
 
 
-def test_the_language_switch_on_every_page_leads_to_the_same_page_in_the_other_language_and_back(
-    browser, site
-):
-    """every English page's switch, clicked, lands on its Spanish twin (the same path under es/) and
-    that page's switch back on it; an English page with no twin lands on the Spanish home page, whose
-    switch leads to the English one. A page only in Spanish (the glossary) leads to the English home
-    page. On every Spanish page, a link to an English page whose Spanish twin exists is a fault."""
-    context, refused = browser
+def _switch_pairs(site: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """where each page's language switch must lead: every English page to its Spanish twin (the same path
+    under es/) or, with no twin, to the Spanish home page; every Spanish page back to its English twin or,
+    with none (the glossary), to the English home page. Twins first, then the pages with none."""
     targets = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
     english = [t for t in targets if not t.startswith(("es/", "static/", "lite/"))]
     spanish = [t for t in targets if t.startswith("es/")]
-    if not spanish:
+    pairs, alone = [], []
+    for target in english:
+        twin = f"es/{target}"
+        (pairs if twin in spanish else alone).append((target, twin if twin in spanish else "es/index.html"))
+    twins = {twin for _, twin in pairs}
+    pairs += [(twin, english) for english, twin in pairs]
+    alone += [(target, "index.html") for target in spanish if target not in twins]
+    return pairs, alone
+
+
+def _links_of(site: Path, target: str) -> tuple[list[str], list[str]]:
+    """a page's links as a browser resolves them, as paths in the site: its language switch's, the rest"""
+    text = (site / target).read_text(encoding="utf-8")
+    switch = SWITCH.findall(text)
+    where = (site / target).parent
+
+    def inside(hrefs: list[str]) -> list[str]:
+        paths = []
+        for href in hrefs:
+            path = unquote(html.unescape(href).split("#")[0].split("?")[0])
+            if path and not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", path):
+                paths.append((where / path).resolve().relative_to(site.resolve()).as_posix())
+        return paths
+
+    links = re.findall(r'<a\s[^>]*?href="([^"]*)"', SWITCH.sub("", text))
+    return inside(re.findall(r'href="([^"]*)"', "".join(switch))), inside(links)
+
+
+def test_the_language_switch_on_every_page_leads_to_the_same_page_in_the_other_language_and_back(site):
+    """every page's switch, as its link resolves: an English page to its Spanish twin and the twin back,
+    an English page with no twin to the Spanish home page, a page only in Spanish (the glossary) to the
+    English home page. On every Spanish page, a link to an English page whose Spanish twin exists is a
+    fault. (The browser test below clicks the switch on one page of each kind.)"""
+    pairs, alone = _switch_pairs(site)
+    if not pairs:
         pytest.skip("no Spanish page: README.es.md, lessons/es/ and docs/*.es.md are all missing")
-    # one tab, every page in turn, each left as soon as its switch is there: its style sheets may still
-    # be loading, and their requests end unfinished (every page loads in full in the test above)
+    assert ("index.html", "es/index.html") in pairs and len(pairs) >= 2 * 20
+    wrong = []
+    for target, expected in pairs + alone:
+        switch, links = _links_of(site, target)
+        if switch != [expected]:
+            wrong.append(f"the switch on {target} leads to {switch}, not to {expected}")
+        if target.startswith("es/"):
+            wrong += [
+                f"{target} links {path}, not es/{path}"
+                for path in links
+                if not path.startswith("es/") and (site / "es" / path).is_file()
+            ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_in_the_browser_the_language_switch_leads_to_the_other_language_and_back(browser, site):
+    """clicked on one page of each kind: the home pair, a lesson pair, an English page with no twin and a
+    page only in Spanish; on each Spanish page it reaches, the links as the browser resolves them lead to
+    no English page whose Spanish twin exists"""
+    context, refused = browser
+    pairs, alone = _switch_pairs(site)
+    if not pairs:
+        pytest.skip("no Spanish page: README.es.md, lessons/es/ and docs/*.es.md are all missing")
+    english_alone = [pair for pair in alone if not pair[0].startswith("es/")]
+    spanish_alone = [pair for pair in alone if pair[0].startswith("es/")]
+    chosen = [("index.html", "es/index.html"), ("lessons/04_the_loop.html", "es/lessons/04_the_loop.html")]
+    chosen += english_alone[:1] + spanish_alone[:1]
+    assert all(pair in pairs + alone for pair in chosen) and english_alone and spanish_alone
     page, problems = context.new_page(), []
     page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
-    passed: set[str] = set()
     wrong: list[str] = []
-    for target in ["index.html", *(t for t in english if t != "index.html")]:  # the home pair first
-        twin = f"es/{target}" if f"es/{target}" in spanish else "es/index.html"
+    for target, expected in chosen:
         page.goto(f"{site.as_uri()}/{target}", wait_until="domcontentloaded")
-        _follow_the_switch(page, site, twin)
-        if twin in passed:
-            continue  # the Spanish home page again: its links and its switch are checked already
-        assert page.evaluate("document.documentElement.lang") == "es", twin
-        wrong += _english_pages_with_a_twin(page, site)
-        passed.add(twin)
-        _follow_the_switch(page, site, target)
-    for target in sorted(set(spanish) - passed):  # pages only in Spanish
-        page.goto(f"{site.as_uri()}/{target}", wait_until="domcontentloaded")
-        assert not (site / target.removeprefix("es/")).is_file(), f"{target} has a twin no switch leads to"
-        wrong += _english_pages_with_a_twin(page, site)
-        _follow_the_switch(page, site, "index.html")
+        if target.startswith("es/"):
+            wrong += _english_pages_with_a_twin(page, site)
+        _follow_the_switch(page, site, expected)
+        if expected.startswith("es/"):
+            assert page.evaluate("document.documentElement.lang") == "es", expected
+            wrong += _english_pages_with_a_twin(page, site)
+        if (expected, target) in pairs:
+            _follow_the_switch(page, site, target)  # and back
     page.close()
     assert not wrong, "Spanish pages that link the English page, not its Spanish twin:\n" + "\n".join(wrong)
     assert not problems, "\n".join(problems)
@@ -541,6 +592,35 @@ def test_a_json_box_shows_every_field_without_scrolling_inside_it(browser, site)
     clipped = fingerprint.evaluate("element => element.scrollHeight - element.clientHeight")
     assert clipped <= 1
     page.close()
+
+
+@pytest.mark.parametrize(
+    "source", ["lessons/04_the_loop.ipynb", "lessons/06_context_and_cost.ipynb", "README.es.md"]
+)
+def test_a_page_is_what_nbconvert_writes_once_both_are_parsed(source):
+    """the course's exporter skips nbconvert's second parse of each page: the same page (widgets,
+    plots with no alt text, markdown), every input and output focusable, every image with its alt"""
+    from bs4 import BeautifulSoup
+    from nbconvert import HTMLExporter
+
+    page = next(p for p in website.pages() if p.source == ROOT / source)
+    label = website.WORDS[page.language]["course"]
+    ours = website._render(website._exporter(), page, ROOT, label)
+    stock = HTMLExporter(
+        template_name="lab",
+        template_file="course.html.j2",
+        extra_template_paths=[str(website.ASSETS)],
+        sanitize_html=True,
+    )
+    stock.register_filter("clean_html", website.clean_html)
+    theirs = website._render(stock, page, ROOT, label)
+    assert str(BeautifulSoup(ours, features="html.parser")) == theirs
+    soup = BeautifulSoup(ours, features="html.parser")
+    focusable = soup.select("div.jp-Cell-inputWrapper, div.jp-OutputArea-output")
+    assert focusable and all(element.get("tabindex") == "0" for element in focusable)
+    assert all(image.get("alt") for image in soup.select("img"))
+    if "06_" in source:
+        assert ours.count(f'alt="{website.NO_ALT}"') >= 3  # the lesson's plots
 
 
 def test_building_prints_a_line_per_page_and_says_where_the_site_is(tmp_path, capsys, monkeypatch):

@@ -4,6 +4,7 @@ beside the rest of tests/test_website.py)."""
 
 import nbformat
 from test_website import (  # noqa: F401  (browser and site are pytest fixtures, used by name)
+    DESKTOP,
     PHONE,
     SCREENSHOTS,
     _open,
@@ -21,8 +22,10 @@ def test_every_page_loads_with_no_console_errors_and_no_outside_requests_and_fit
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     pages = website.pages()
     assert {"home", "lesson", "solution", "doc"} <= {p.kind for p in pages}
+    page, problems = _open(context, "about:blank")  # one tab, every page in turn, as a reader follows links
     for entry in pages:
-        page, problems = _open(context, (site / entry.target).as_uri())
+        page.set_viewport_size(DESKTOP)
+        page.goto((site / entry.target).as_uri(), wait_until="load")
         _wait_for_widgets(page)
         assert page.locator("main .jp-Cell").count() >= 1, f"{entry.target} shows no content"
         assert page.title() == entry.title
@@ -44,8 +47,8 @@ def test_every_page_loads_with_no_console_errors_and_no_outside_requests_and_fit
             assert top < PHONE["height"] - 40, f"{entry.target}: the title starts {top} px down"
         if entry.target in ("index.html", "lessons/00_one_model_call.html", "lessons/04_the_loop.html"):
             page.screenshot(path=str(SCREENSHOTS / ("phone_" + entry.target.replace("/", "_") + ".png")))
-        page.close()
         assert not problems, f"{entry.target}: " + "\n".join(problems)
+    page.close()
     assert not refused, "requests left the site: " + ", ".join(refused)
     for target in ("index.html", "docs/teaching.html", "lessons/00_one_model_call.html"):
         page, _ = _open(context, (site / target).as_uri())

@@ -723,61 +723,77 @@ class Fetched:
     stage: str  # "kernel": until the kernel is ready; "cells": while lesson 00's cells run
 
 
+class WireLog:
+    """every request a browser context finishes from `base` (the room server serving `out`), in order,
+    with its bytes on the wire as Chromium counted them; `stage` names the part of the visit it is in.
+    The context must not intercept requests (context.route): that turns the browser's HTTP cache off."""
+
+    def __init__(self, context, base: str, out: Path) -> None:
+        self.context, self.base, self.out = context, base, out
+        self.fetched: list[Fetched] = []
+        self.stage = "kernel"
+        context.on("requestfinished", self._finished)
+
+    def _finished(self, request) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        if not request.url.startswith(self.base):
+            return
+        try:
+            sizes = request.sizes()
+            response = request.response()
+        except PlaywrightError:  # the page closed meanwhile
+            return
+        cached = response is not None and response.from_service_worker
+        wire = 0 if cached else sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        name = request.url.removeprefix(self.base)
+        path = self.out / name.split("?")[0]
+        path = path / "index.html" if path.is_dir() else path
+        size = path.stat().st_size if path.is_file() else 0
+        self.fetched.append(Fetched(name, max(wire, 0), size, self.stage))
+
+    def stop(self) -> list[Fetched]:
+        self.context.remove_listener("requestfinished", self._finished)
+        return self.fetched
+
+
 def first_lesson_files(
     out: Path = OUT, lesson: str = LESSON_00, cells: bool = True, second: str | None = None
 ) -> list[Fetched]:
     """what a fresh Chromium fetches from the room server to open `lesson` until its kernel is ready,
     then (cells) while every code cell of the lesson runs, then (second) opening another lesson to its
-    kernel; each request in order, with its bytes on the wire as Chromium counted them"""
-    from playwright.sync_api import Error as PlaywrightError
+    kernel; each request in order (tests/test_lite.py counts lesson 00 the same way, in its own browser)"""
     from playwright.sync_api import sync_playwright
 
-    fetched: list[Fetched] = []
-    stage = ["kernel"]
     chromium = (
         os.environ.get("AGENT_CORE_CHROMIUM") or shutil.which("chromium") or shutil.which("google-chrome")
     )
     with room_server(out) as base, sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
-
-        def finished(request) -> None:
-            if not request.url.startswith(base):
-                return
-            try:
-                sizes = request.sizes()
-                response = request.response()
-            except PlaywrightError:  # the page closed meanwhile
-                return
-            cached = response is not None and response.from_service_worker
-            wire = 0 if cached else sizes["responseBodySize"] + sizes["responseHeadersSize"]
-            name = request.url.removeprefix(base).split("?")[0]
-            path = out / name
-            path = path / "index.html" if path.is_dir() else path
-            size = path.stat().st_size if path.is_file() else 0
-            fetched.append(Fetched(request.url.removeprefix(base), max(wire, 0), size, stage[0]))
-
-        # no request interception (context.route): it turns the browser's HTTP cache off; outside hosts
-        # resolve to nothing instead
+        # outside hosts resolve to nothing
         flags = ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
         context = playwright.chromium.launch_persistent_context(
             profile, executable_path=chromium, headless=True, args=flags
         )
-        context.on("requestfinished", finished)
+        wire = WireLog(context, base, out)
         page = context.new_page()
         page.goto(f"{base}notebooks/index.html?path={lesson}")
         page.wait_for_function(KERNEL_IDLE, timeout=300_000)
         if cells:
-            stage[0] = "cells"
+            wire.stage = "cells"
             for cell in json.loads((ROOT / lesson).read_text(encoding="utf-8"))["cells"]:
                 if cell["cell_type"] == "code":
                     page.evaluate(RUN_CODE, "".join(cell["source"]))
-            page.wait_for_timeout(500)  # the last widget's files
+            page.wait_for_timeout(LAST_FILES)
         if second:
-            stage[0] = "second"
+            wire.stage = "second"
             page.goto(f"{base}notebooks/index.html?path={second}")
             page.wait_for_function(KERNEL_IDLE, timeout=300_000)
-        context.remove_listener("requestfinished", finished)
+        fetched = wire.stop()
         context.close()
     return fetched
+
+
+LAST_FILES = 500  # ms after a lesson's last cell: the files its last widget asks for
 
 
 WIRE_BUDGET = 15_000_000  # bytes on the wire per learner through lesson 00: thirty share one Wi-Fi

@@ -604,8 +604,33 @@ class _Site:
 
 def _exporter():
     from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
-    exporter = HTMLExporter(
+    class CourseExporter(HTMLExporter):
+        """nbconvert's HTMLExporter, with its last step done on the page's text: nbconvert parses the
+        whole page again with BeautifulSoup to make cells and outputs focusable and give images an alt
+        text, which is more than half of a page's rendering time. The page is the same once parsed
+        (tests/test_website.py compares the two on the course's notebooks)."""
+
+        def from_notebook_node(self, nb, resources=None, **kw):
+            # HTMLExporter.from_notebook_node (nbconvert 7.17) up to its BeautifulSoup step
+            info = nb.metadata.get("language_info", {})
+            lexer = info.get("pygments_lexer", info.get("name", None))
+            highlight_code = self.filters.get(
+                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)
+            )
+            resources = self._init_resources(resources)
+            filter_data_type = WidgetsDataTypeFilter(
+                notebook_metadata=self._nb_metadata, parent=self, resources=resources
+            )
+            self.register_filter("highlight_code", highlight_code)
+            self.register_filter("filter_data_type", filter_data_type)
+            page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+            return _focusable(page), resources
+
+    exporter = CourseExporter(
         template_name="lab",
         template_file="course.html.j2",
         extra_template_paths=[str(ASSETS)],
@@ -613,6 +638,30 @@ def _exporter():
     )
     exporter.register_filter("clean_html", clean_html)
     return exporter
+
+
+NO_ALT = "No description has been provided for this image"  # nbconvert's words for an image with none
+_SCRIPT = re.compile(r"(<script\b[^>]*>.*?</script>)", re.S)  # data (widget state), never markup
+_START_TAG = re.compile(r"<(div|img)\b[^>]*>")
+_FOCUSABLE = re.compile(r'\sclass="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)(?:\s[^"]*)?"')
+
+
+def _focusable(page: str) -> str:
+    """what nbconvert's HTMLExporter does last: every cell's input and every output focusable by the
+    keyboard (tabindex="0"), every image without an alt text given nbconvert's; inside a script
+    element (the saved widget state) nothing is markup"""
+
+    def tag(match: re.Match[str]) -> str:
+        text = match.group(0)
+        end = len(text) - (2 if text.endswith("/>") else 1)
+        if match.group(1) == "img" and not re.search(r"\salt=", text):
+            return f'{text[:end]} alt="{NO_ALT}"{text[end:]}'
+        if match.group(1) == "div" and _FOCUSABLE.search(text) and not re.search(r"\stabindex=", text):
+            return f'{text[:end]} tabindex="0"{text[end:]}'
+        return text
+
+    parts = _SCRIPT.split(page)  # markup, script, markup, script, ...
+    return "".join(part if number % 2 else _START_TAG.sub(tag, part) for number, part in enumerate(parts))
 
 
 # --- a page rendered once: kept by its content, so a rebuild renders only what changed ----------------
@@ -720,7 +769,8 @@ def _render(exporter, page: Page, root: Path, label: str) -> str:
         nb = _read_notebook(page.source, root)
     else:
         markdown = SWITCH_LINE.sub("", _read_markdown(page.source, root), count=1)
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown)])
+        cell = nbformat.v4.new_markdown_cell(markdown, id="page")  # the same id in every build
+        nb = nbformat.v4.new_notebook(cells=[cell])
     course = {"root": page.root, "label": label, **{name: _slot(name) for name in SLOTS}}
     exporter.language_code = page.language  # <html lang="...">
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": page.title}, "course": course})
@@ -729,7 +779,7 @@ def _render(exporter, page: Page, root: Path, label: str) -> str:
 
 def _fill(body: str, parts: dict[str, str]) -> str:
     """the slots filled: the menu and banner come before the page's content, the pager after it;
-    each part written as nbconvert writes the whole page (it parses and writes it with BeautifulSoup)"""
+    each part written as nbconvert's HTMLExporter writes a page (parsed and written by BeautifulSoup)"""
     from bs4 import BeautifulSoup
 
     written = {name: str(BeautifulSoup(part, features="html.parser")) for name, part in parts.items()}
