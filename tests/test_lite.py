@@ -471,8 +471,9 @@ if ALL:  # four more kernels: `tools/lite.py check` only; after the practice pro
     "lesson", ["00_one_model_call", "04_the_loop", "05_guardrails", "06_context_and_cost"]
 )
 def test_in_the_browser_a_check_cell_adds_no_empty_result(tabs, lesson):
-    """a check returns a Verdict whose display is empty: no empty execute_result is saved for it"""
-    page = tabs.page or tabs.open(f"lessons/{lesson}.ipynb")
+    """a check returns a Verdict whose display is empty: no empty execute_result is saved for it (the
+    check cell defines what it checks: it runs alone, in the lesson's tab or the shared one)"""
+    page = tabs.open(f"lessons/{lesson}.ipynb")  # not a lesson's tab its stop line has stopped
     stored = nbformat.read(ROOT / "lessons" / f"{lesson}.ipynb", as_version=4)
     check = next(c for c in stored.cells if c.cell_type == "code" and "from agent_core.checks" in c.source)
     outputs = page.evaluate(RUN_CELL, check.source)
