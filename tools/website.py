@@ -602,7 +602,9 @@ class _Site:
         self.by_source = {page.source.resolve(): page for page in self.pages}
 
 
-def _exporter():
+def _exporter(kind: type | None = None):
+    """the exporter every page goes through (kind: another HTMLExporter class with the same settings,
+    such as nbconvert's own, which tests/test_website.py compares it with)"""
     from nbconvert import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
     from nbconvert.filters.highlight import Highlight2HTML
@@ -630,7 +632,7 @@ def _exporter():
             page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             return _focusable(page), resources
 
-    exporter = CourseExporter(
+    exporter = (kind or CourseExporter)(
         template_name="lab",
         template_file="course.html.j2",
         extra_template_paths=[str(ASSETS)],
