@@ -467,7 +467,11 @@ def bench_suite() -> float:
     seconds = time.perf_counter() - started
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     if result.returncode != 0:
-        raise SystemExit(f"the test command failed:\n{result.stdout[-3000:]}")
+        # from pytest's first "= FAILURES =" or "= ERRORS =" heading on: what failed, and why
+        found = [result.stdout.find(f"= {part} =") for part in ("ERRORS", "FAILURES")]
+        start = min((i for i in found if i >= 0), default=max(0, len(result.stdout) - 3000))
+        start = result.stdout.rfind("\n", 0, start) + 1
+        raise SystemExit(f"the test command failed:\n{result.stdout[start:]}{result.stderr[-2000:]}")
     print(f"the README's test command took {seconds:.0f} s (target: at most {SUITE_LIMIT:.0f} s): {summary}")
     return seconds
 

@@ -3,12 +3,14 @@
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from agent_core import mock
 from agent_core.coding import Workspace
+from agent_core.coding._observations import ReportCache
 from agent_core.coding.agent import (
     TASKS,
     coding_tools,
@@ -40,6 +42,28 @@ def test_steady_timings_replaces_pytest_durations_only():
     assert steady_timings("1 failed, 3 passed in 0.04s\n") == "1 failed, 3 passed in ?.??s\n"
     assert steady_timings("5 passed in 61.20s (0:01:01)") == "5 passed in ?.??s"
     assert steady_timings("log in 3 steps; ran in 2 min") == "log in 3 steps; ran in 2 min"
+
+
+def test_a_report_cache_learns_reports_side_by_side_and_runs_each_key_once():
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: report_all runs one run at a time")
+    cache, ran = ReportCache(), []
+    both_running = threading.Barrier(2, timeout=10)  # passes only when two runs wait at once
+
+    def run(name: str, finished: bool = True):
+        def once() -> tuple[str, bool]:
+            ran.append(name)
+            if name in ("a", "b"):
+                both_running.wait()  # a BrokenBarrierError here: the runs did not overlap
+            return f"report {name}", finished
+
+        return once
+
+    cache.report("known", run("known"))
+    cache.report_all({"a": run("a"), "b": run("b"), "known": run("known"), "late": run("late", False)})
+    assert sorted(ran) == ["a", "b", "known", "late"]  # "known" once, before report_all
+    assert cache.report("a", run("again")) == "report a" and "again" not in ran
+    assert "late" not in cache.reports  # a run that did not finish is asked again
 
 
 def test_coding_tools_keep_the_definitions_and_steady_the_output(discount):

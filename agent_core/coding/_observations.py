@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Hashable
+import threading
+from collections.abc import Callable, Hashable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 __all__ = [
@@ -146,14 +149,27 @@ class ReportCache:
     def __init__(self, kept: int = 64) -> None:
         self.kept = kept
         self.reports: dict[Hashable, str] = {}  # oldest first
+        self._lock = threading.Lock()  # for report_all's threads
 
     def report(self, key: Hashable, run: Callable[[], tuple[str, bool]]) -> str:
         """the report remembered for key, or run() -> (report, finished) once"""
-        if key in self.reports:
-            return self.reports[key]
+        with self._lock:
+            if key in self.reports:
+                return self.reports[key]
         report, finished = run()
         if finished:
-            self.reports[key] = report
-            if len(self.reports) > self.kept:
-                del self.reports[next(iter(self.reports))]
+            with self._lock:
+                self.reports[key] = report
+                while len(self.reports) > self.kept:
+                    del self.reports[next(iter(self.reports))]
         return report
+
+    def report_all(self, runs: Mapping[Hashable, Callable[[], tuple[str, bool]]]) -> None:
+        """learn the reports of the runs not remembered yet, side by side: one thread per core, each
+        waiting on its own pytest process (for a check that knows every project it will ask about)"""
+        with self._lock:
+            missing = [(key, run) for key, run in runs.items() if key not in self.reports]
+        if len(missing) < 2:
+            return  # nothing to gain: report() runs it when asked
+        with ThreadPoolExecutor(max_workers=min(len(missing), os.cpu_count() or 1)) as pool:
+            list(pool.map(lambda item: self.report(*item), missing))

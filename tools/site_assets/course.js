@@ -31,7 +31,10 @@
       const shown = buttons.findIndex((button) => button.classList.contains("mod-active")) + 1;
       live.textContent = spanish ? `Turno ${shown} de ${buttons.length}` : `Turn ${shown} of ${buttons.length}`;
     };
-    for (const button of buttons) button.addEventListener("click", () => setTimeout(say, 0));
+    // said when a button's class changes, in the same task as the change: whatever moved the turn
+    // (a click, the keyboard, a script), the announcement is in place before anything else runs
+    const watcher = new MutationObserver(say);
+    for (const button of buttons) watcher.observe(button, { attributes: true, attributeFilter: ["class"] });
   }
   new MutationObserver(() => {
     for (const viewer of document.querySelectorAll(".agent-core-kernel-free")) fit(viewer);
