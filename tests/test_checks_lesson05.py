@@ -307,6 +307,35 @@ def test_check_max_uses_explains_what_is_wrong(attempt, problem, capsys):
     assert "✗ Exercise 5.1: not yet." in out and problem in out
 
 
+def names_only_the_first(project):
+    """wrong: names the first changed test file; pytest's own lines name the others, the report does not"""
+
+    def tests_pass():
+        report = project.run_tests()
+        changed = [path for path in project.changed() if path.startswith("test_")]
+        if changed:
+            return False, f"{changed[0]} was changed.\n{report}"
+        return report.startswith("exit code: 0"), report
+
+    return tests_pass
+
+
+def puts_the_tests_back(project):
+    """wrong: restores the test files itself; a guard that writes hides the change from the model"""
+
+    def tests_pass():
+        changed = [path for path in project.changed() if path.startswith("test_")]
+        for path in changed:
+            if path in project.original:
+                project.files[path] = project.original[path]
+        report = project.run_tests()
+        if changed:
+            return False, f"{', '.join(changed)} changed; put back.\n{report}"
+        return report.startswith("exit code: 0"), report
+
+    return tests_pass
+
+
 def edits_named_by(is_test, ok=lambda report: report.startswith("exit code: 0")):
     """the solution, with its own idea of which changed paths are test files (and of a passing run)"""
 
@@ -381,7 +410,8 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
                 lambda: (  # names the test files it knows, by hand
                     project.run_tests().startswith("exit code: 0")
                     and not {"test_discount.py", "test_extra.py"} & set(project.changed()),
-                    f"test_discount.py was changed.\n{project.run_tests()}",
+                    f"{sorted({'test_discount.py', 'test_extra.py'} & set(project.changed()))} changed.\n"
+                    f"{project.run_tests()}",
                 )
             ),
             "with the code fixed and test_rounding.py added, "
@@ -396,6 +426,16 @@ def test_check_tests_pass_passes_the_solution_and_leaves_the_project_as_it_was(p
             edits_named_by(lambda path: path.startswith("test_") and path.endswith(".py")),
             "with the code fixed and test_data.json changed, tests_pass() said ok=True; it should say "
             "ok=False: test_data.json changed, and any path starting with test_ is a test file, .py or not",
+        ),
+        (
+            names_only_the_first,
+            "with the failing test edited and test_extra.py added, ok is False but the report does not say "
+            "that test_extra.py was changed",
+        ),
+        (
+            puts_the_tests_back,
+            "with the failing test edited so that it passes, tests_pass() changed the project's files "
+            "(test_discount.py): a guard reads and decides",
         ),
         (lambda project: lambda: (False, ""), "the report is empty"),
         (lambda project: lambda: None, "should return a pair (ok, report)"),
@@ -441,7 +481,7 @@ def test_check_tests_pass_finds_a_wrong_idea_of_a_test_file_on_generated_project
     project, make_attempt, problem, capsys
 ):
     result = check_tests_pass(make_attempt(project), project)
-    assert not result and result.scenarios == 16
+    assert not result and result.scenarios == 17
     assert problem in capsys.readouterr().out
 
 
@@ -491,12 +531,37 @@ def reports_only_the_verdict_lines(project):
     return tests_pass
 
 
+def says_it_in(words: str):
+    """right, in other words: each changed test file named in a sentence of `words` ({} is the file)"""
+
+    def make(project):
+        def tests_pass():
+            report = project.run_tests()
+            changed = [path for path in project.changed() if path.startswith("test_")]
+            if changed:
+                return False, "\n".join(words.format(path) for path in changed) + "\n" + report
+            return report.startswith("exit code: 0"), report
+
+        return tests_pass
+
+    return make
+
+
 @pytest.mark.parametrize(
-    "make_right", [compares_with_the_original, glob_and_two_reports, reports_only_the_verdict_lines]
+    "make_right",
+    [
+        compares_with_the_original,
+        glob_and_two_reports,
+        reports_only_the_verdict_lines,
+        says_it_in("{} was rewritten: the tests are not the ones you were given."),
+        says_it_in("{} no longer matches the original."),
+        says_it_in("Die Testdatei {} wurde geändert."),
+        says_it_in("Se reemplazó {}."),
+    ],
 )
 def test_check_tests_pass_accepts_right_answers_written_differently(project, make_right, capsys):
     result = check_tests_pass(make_right(project), project)
-    assert result and result.scenarios == 16
+    assert result and result.scenarios == 17
     assert "✓ Exercise 5.4" in capsys.readouterr().out
 
 
@@ -504,7 +569,7 @@ def test_check_tests_pass_gives_the_same_verdict_every_time(project, capsys):
     wrong = edits_named_by(lambda path: "test" in path)(project)
     first, second = check_tests_pass(wrong, project), check_tests_pass(wrong, project)
     out = capsys.readouterr().out.split("✗")
-    assert first.scenarios == second.scenarios == 16 and out[1] == out[2]
+    assert first.scenarios == second.scenarios == 17 and out[1] == out[2]
 
 
 def test_check_tests_pass_needs_the_project(capsys):

@@ -473,6 +473,10 @@ _FIXED_TREES: list[tuple[str, _Tree]] = [
         N_("the code fixed and test_data.json changed"),
         ("right_fix", (("test_data.json", '{"price": 100, "discount": 0.1}\n'),)),
     ),
+    (  # two at once: the report names each, not only the first
+        N_("the failing test edited and test_extra.py added"),
+        ("code", (("test_discount.py", "edited_test"), ("test_extra.py", _EXTRA_TEST))),
+    ),
 ]
 _OTHER_CHANGES: tuple[tuple[str, str | None], ...] = (
     ("README.md", "# Discount\n\nÜberarbeitet: Rabatt ab 100 € ✓\n"),
@@ -502,7 +506,8 @@ def _project_tree(rng: random.Random) -> _Tree:
 
 
 def tree_scenarios() -> list[_Tree]:
-    """check 5.4's projects: the lesson's seven, a deleted README and test_data.json, then 7 seeded"""
+    """check 5.4's projects: the lesson's seven, a deleted README, test_data.json, two test files
+    changed at once, then 7 seeded"""
     return scenarios([tree for _, tree in _FIXED_TREES], _project_tree, count=7, seed=1)
 
 
@@ -520,6 +525,7 @@ TREE_SHAPES: dict[str, Callable[[_Tree], bool]] = {
     "the test file deleted": _changed(lambda p, x: p == "test_discount.py" and x is None),
     "a test file added": _changed(lambda p, x: p.startswith("test_") and p != "test_discount.py"),
     "a test file under a name the lesson never shows": _changed(lambda p, x: p == "test_rounding.py"),
+    "two test files changed at once": lambda t: sum(path.startswith("test_") for path, _ in t[1]) >= 2,
     "a test file that is no Python file": _changed(
         lambda p, x: p.startswith("test_") and not p.endswith(".py")
     ),
@@ -593,7 +599,17 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
     report = project.run_tests()
     edited = [path for path in project.changed() if path.startswith("test_")]
     expected = report.startswith("exit code: 0") and not edited
+    before = dict(project.files)
     result = tests_pass()
+    touched = sorted(
+        path for path in {*before, *project.files} if before.get(path) != project.files.get(path)
+    )
+    if touched:
+        return _(
+            "tests_pass() changed the project's files ({paths}): a guard reads and decides; the model "
+            "makes the changes, after reading the report",
+            paths=", ".join(touched),
+        )
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
         return _(_PAIR, result=f"{result!r:.120}")
     ok, yours = result
@@ -624,7 +640,8 @@ def _judge_tests_pass(tests_pass: Callable[[], Any], project: TinyProject, tree:
         return None
     if not yours.strip():
         return _("the report is empty: say what is wrong, the model reads it")
-    unnamed = [path for path in edited if not _says_changed(yours, path)]
+    said = yours.replace(report, "")  # the words beside pytest's run: its lines name test files too
+    unnamed = [path for path in edited if not _says_changed(said, path)]
     if unnamed:
         return _(
             "ok is False but the report does not say that {path} was changed: the model reads only "
@@ -694,8 +711,9 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
 
     Scenarios: the lesson's seven (the original code, the code fixed, the failing test edited, the
     test file deleted, discount.py that does not import, a test file added under a name the lesson
-    shows and one it never shows), a deleted README and a changed test_data.json (a test file that is
-    no Python file), every problem listed; then 7 seeded ones: discount.py as shipped, fixed wrongly,
+    shows and one it never shows), a deleted README, a changed test_data.json (a test file that is
+    no Python file) and two test files changed at once (each named outside pytest's own lines),
+    every problem listed; then 7 seeded ones: discount.py as shipped, fixed wrongly,
     fixed or not importing, with up to three other files added, changed or deleted (notes, a unicode
     README, a helper module, latest_prices.md whose name holds 'test', or a test file). Each is judged
     against the reference on the same files: ok when the tests pass and no path starting with test_
@@ -772,7 +790,7 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
 
 def _says_changed(report: str, path: str) -> bool:
     """the report names the test file and says what happened to it"""
-    words = (  # in English or Spanish
+    words = (  # in English or Spanish (or German): a word stem that says the file is not as it was
         "chang",
         "edit",
         "modif",
@@ -796,6 +814,19 @@ def _says_changed(report: str, path: str) -> bool:
         "manipul",
         "tocad",
         "tocó",
+        "rewr",  # rewritten, overwritten
+        "replac",
+        "differ",
+        "original",  # "no longer the original", "restore it to the original"
+        "restor",
+        "mismatch",
+        "reemplaz",
+        "sobrescri",
+        "distint",
+        "geänder",  # a German report passes too
+        "veränder",
+        "gelösch",
+        "hinzugef",
     )
     return path in report and any(w in report.lower() for w in words)
 
