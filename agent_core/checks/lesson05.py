@@ -717,7 +717,8 @@ def check_tests_pass(tests_pass: Callable[[], Any], project: TinyProject) -> Ver
     fixed or not importing, with up to three other files added, changed or deleted (notes, a unicode
     README, a helper module, latest_prices.md whose name holds 'test', or a test file). Each is judged
     against the reference on the same files: ok when the tests pass and no path starting with test_
-    changed; when not ok, a report that names every changed test file, or shows the failing run. Then
+    changed; when not ok, a report that names every changed test file, or shows the failing run;
+    either way tests_pass() leaves the files as they were (a guard reads, the model writes). Then
     a run of the model that skips the tests,
     with VerifyBeforeDone(tests_pass). pytest runs once per set of files it reads.
     """
